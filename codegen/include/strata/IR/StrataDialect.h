@@ -1,0 +1,59 @@
+//===- StrataDialect.h - the strata dialect, types and ops ------*- C++ -*-===//
+//
+// Include this to use the strata dialect. Not a public (dsl) header: it pulls
+// in MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_IR_STRATADIALECT_H
+#define STRATA_IR_STRATADIALECT_H
+
+#include "strata/Layout/LayoutAlgebra.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "strata/IR/StrataDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "strata/IR/StrataTypes.h.inc"
+
+namespace strata::ir {
+// Shared result-type inference of the elementwise and reduction op families
+// (defined in StrataOps.cpp, called from ODS-generated code).
+mlir::LogicalResult inferUnaryType(std::optional<mlir::Location> loc,
+                                   llvm::StringRef opName,
+                                   mlir::ValueRange operands,
+                                   llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult inferBinaryType(std::optional<mlir::Location> loc,
+                                    llvm::StringRef opName,
+                                    mlir::ValueRange operands, bool isCompare,
+                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult inferReduceType(std::optional<mlir::Location> loc,
+                                    llvm::StringRef opName, mlir::Value input,
+                                    llvm::ArrayRef<int64_t> dims, bool keepdim,
+                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
+} // namespace strata::ir
+
+#define GET_OP_CLASSES
+#include "strata/IR/StrataOps.h.inc"
+
+namespace strata::ir {
+/// The storage root a tensor value addresses: the first value reached by
+/// walking view ops back (a storage value, or a tensor that is not a view).
+mlir::Value getStorageRoot(mlir::Value tensor);
+/// The element count of the root's storage: a storage type's size, or the
+/// extent a root tensor's own layout needs.
+int64_t getRootStorageSize(mlir::Value root);
+/// The operand a view op reads when `op` is a view (including reshape,
+/// flatten and contiguous when they do not copy); null otherwise.
+mlir::Value getViewSource(mlir::Operation *op);
+/// "f32", "i64", "bool" ... for messages.
+std::string dtypeName(mlir::Type elementType);
+} // namespace strata::ir
+
+#endif // STRATA_IR_STRATADIALECT_H

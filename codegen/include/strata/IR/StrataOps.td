@@ -1,0 +1,572 @@
+//===- StrataOps.td - strata view, compute and write ops ---*- tablegen -*-===//
+//
+// Every op of the strata dialect. Result types are inferred by the layout
+// algebra (InferTypeOpInterface), so the verifier of each op is the algebra.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_IR_STRATAOPS_TD
+#define STRATA_IR_STRATAOPS_TD
+
+include "strata/IR/StrataTypes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
+
+//===----------------------------------------------------------------------===//
+// View ops: metadata only, the result aliases the operand's storage root.
+//===----------------------------------------------------------------------===//
+
+class Strata_ViewLikeOp<string mnemonic, list<Trait> traits = []>
+    : Strata_Op<mnemonic, !listconcat(traits, [Pure, ViewLikeOpInterface,
+          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  let results = (outs Strata_Tensor:$result);
+  let hasFolder = 1;
+  code viewExtra = [{
+    ::mlir::Value getViewSource() { return getInput(); }
+  }];
+  let extraClassDeclaration = viewExtra;
+}
+
+def Strata_ViewOp : Strata_ViewLikeOp<"view"> {
+  let summary = "Reinterpret the shape without moving data (PyTorch view)";
+  let description = [{
+    PyTorch's `view`: the result shares the storage; strides follow
+    computeStride. One size may be `-1`. When the input's strides cannot
+    express the shape, the op is invalid ("view size is not compatible with
+    input tensor's size and stride ... Use .reshape(...) instead").
+
+    ```mlir
+    %v = strata.view %a as [12]
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<12xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$input `as` $shape attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_PermuteOp : Strata_ViewLikeOp<"permute"> {
+  let summary = "Reorder dimensions";
+  let description = [{
+    ```mlir
+    %p = strata.permute %a dims [1, 0]
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let assemblyFormat = "$input `dims` $dims attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasCanonicalizer = 1;
+}
+
+def Strata_TransposeOp : Strata_ViewLikeOp<"transpose"> {
+  let summary = "Swap two dimensions";
+  let description = [{
+    ```mlir
+    %t = strata.transpose %a dims 0, 1
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim0, I64Attr:$dim1);
+  let assemblyFormat = "$input `dims` $dim0 `,` $dim1 attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasCanonicalizer = 1;
+}
+
+def Strata_SliceOp : Strata_ViewLikeOp<"slice"> {
+  let summary = "Python slicing start:end:step along one dimension";
+  let description = [{
+    Bounds follow Python: negative values count from the end and both are
+    clamped to `[0, size]`; a missing bound means the whole range. The step
+    must be positive.
+
+    ```mlir
+    %s = strata.slice %x dim 0 start 2 end 5 step 1
+        : !strata.tensor<10xi32, strided<[1], offset: 0>>
+        -> !strata.tensor<3xi32, strided<[1], offset: 2>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim,
+                       OptionalAttr<I64Attr>:$start, OptionalAttr<I64Attr>:$end,
+                       I64Attr:$step);
+  let assemblyFormat = [{
+    $input `dim` $dim (`start` $start^)? (`end` $end^)? `step` $step attr-dict
+    `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+}
+
+def Strata_SelectOp : Strata_ViewLikeOp<"select"> {
+  let summary = "Index one dimension, removing it";
+  let description = [{
+    ```mlir
+    %r = strata.select %a dim 0 index 1
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<4xf32, strided<[1], offset: 4>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim, I64Attr:$index);
+  let assemblyFormat = "$input `dim` $dim `index` $index attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_NarrowOp : Strata_ViewLikeOp<"narrow"> {
+  let summary = "A contiguous range [start, start+length) of one dimension";
+  let description = [{
+    ```mlir
+    %n = strata.narrow %a dim 1 start 1 length 2
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x2xf32, strided<[4, 1], offset: 1>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim, I64Attr:$start,
+                       I64Attr:$length);
+  let assemblyFormat = "$input `dim` $dim `start` $start `length` $length attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_ExpandOp : Strata_ViewLikeOp<"expand"> {
+  let summary = "Broadcast size-1 dimensions with stride 0";
+  let description = [{
+    `-1` keeps a size; new leading dimensions may be added. Expanded
+    dimensions get stride 0: no memory is allocated.
+
+    ```mlir
+    %e = strata.expand %b to [3, 4]
+        : !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$input `to` $shape attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_SqueezeOp : Strata_ViewLikeOp<"squeeze"> {
+  let summary = "Remove size-1 dimensions (all, or the listed ones)";
+  let description = [{
+    ```mlir
+    %q = strata.squeeze %a dims [1]
+        : !strata.tensor<3x1x4xf32, strided<[4, 4, 1], offset: 0>>
+        -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let assemblyFormat = "$input (`dims` $dims^)? attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_UnsqueezeOp : Strata_ViewLikeOp<"unsqueeze"> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    The new dimension gets PyTorch's stride (`sizes[d] * strides[d]`, or 1
+    at the end).
+
+    ```mlir
+    %u = strata.unsqueeze %a dim 1
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x1x4xf32, strided<[4, 4, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim);
+  let assemblyFormat = "$input `dim` $dim attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_AsStridedOp : Strata_ViewLikeOp<"as_strided"> {
+  let summary = "Any sizes, strides and absolute offset over the storage root";
+  let description = [{
+    The offset is absolute within the storage root of the input (as in
+    PyTorch); every addressed element must lie inside the root.
+
+    ```mlir
+    %w = strata.as_strided %x sizes [3] strides [1] offset 2
+        : !strata.tensor<10xi32, strided<[1], offset: 0>>
+        -> !strata.tensor<3xi32, strided<[1], offset: 2>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$sizes,
+                       DenseI64ArrayAttr:$strides, I64Attr:$offset);
+  let assemblyFormat = [{
+    $input `sizes` $sizes `strides` $strides `offset` $offset attr-dict
+    `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+}
+
+def Strata_DiagonalOp : Strata_ViewLikeOp<"diagonal"> {
+  let summary = "The diagonal of two dimensions, moved to the end";
+  let description = [{
+    ```mlir
+    %d = strata.diagonal %a offset 1 dims 0, 1
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3xf32, strided<[5], offset: 1>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$offset, I64Attr:$dim1,
+                       I64Attr:$dim2);
+  let assemblyFormat = "$input `offset` $offset `dims` $dim1 `,` $dim2 attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_UnfoldOp : Strata_ViewLikeOp<"unfold"> {
+  let summary = "Sliding windows of one dimension (may overlap)";
+  let description = [{
+    ```mlir
+    %w = strata.unfold %x dim 0 size 3 step 1
+        : !strata.tensor<5xf32, strided<[1], offset: 0>>
+        -> !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$dim, I64Attr:$size,
+                       I64Attr:$step);
+  let assemblyFormat = "$input `dim` $dim `size` $size `step` $step attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_FlipOp : Strata_ViewLikeOp<"flip"> {
+  let summary = "Reverse dimensions with negative strides";
+  let description = [{
+    A deliberate extension over PyTorch (which copies): flipping is a view
+    with negative strides and the offset at the first element.
+
+    ```mlir
+    %f = strata.flip %x dims [0]
+        : !strata.tensor<5xf32, strided<[1], offset: 0>>
+        -> !strata.tensor<5xf32, strided<[-1], offset: 4>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let assemblyFormat = "$input `dims` $dims attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_StridedViewOp : Strata_Op<"strided_view", [Pure]> {
+  let summary = "The folded form of a view chain: one layout over a root";
+  let description = [{
+    The result's type holds the whole (sizes, strides, offset) triple,
+    absolute within the storage root of the source. The source is a storage
+    value or a tensor (whose root is then used). `--strata-fold-views`
+    rewrites every chain of view ops into one `strided_view`.
+
+    ```mlir
+    %v = strata.strided_view %s : !strata.storage<12xf32>
+        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_TensorOrStorage:$source);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// View-or-copy ops: a view when strides allow it, else a fresh tensor.
+//===----------------------------------------------------------------------===//
+
+class Strata_MaybeViewOp<string mnemonic>
+    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let results = (outs Strata_Tensor:$result);
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// True when the result is a view of the input (no copy needed).
+    bool isView();
+  }];
+}
+
+def Strata_ReshapeOp : Strata_MaybeViewOp<"reshape"> {
+  let summary = "view when strides allow it, otherwise a contiguous copy";
+  let description = [{
+    The result type says which: the view's layout, or a fresh contiguous
+    layout at offset 0. `--strata-materialize-copies` turns the copying form
+    into `strata.contiguous` followed by `strata.view`.
+
+    ```mlir
+    %r = strata.reshape %t as [12]
+        : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+        -> !strata.tensor<12xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$input `as` $shape attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_FlattenOp : Strata_MaybeViewOp<"flatten"> {
+  let summary = "Merge dimensions start..end (a reshape)";
+  let description = [{
+    ```mlir
+    %f = strata.flatten %a dims 0 to 1
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<12xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, I64Attr:$start_dim, I64Attr:$end_dim);
+  let assemblyFormat = "$input `dims` $start_dim `to` $end_dim attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+def Strata_ContiguousOp : Strata_MaybeViewOp<"contiguous"> {
+  let summary = "The input itself when contiguous, else a contiguous copy";
+  let description = [{
+    As in PyTorch, `contiguous()` of an already-contiguous tensor is that
+    tensor (same type, same storage); otherwise a fresh row-major copy.
+
+    ```mlir
+    %c = strata.contiguous %t
+        : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute ops: each result is a fresh contiguous tensor (its own root).
+//===----------------------------------------------------------------------===//
+
+def Strata_CopyOp : Strata_Op<"copy", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "A fresh contiguous copy (clone)";
+  let description = [{
+    ```mlir
+    %c = strata.copy %a
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+}
+
+class Strata_UnaryOp<string mnemonic, string what>
+    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    Elementwise; the input may have any layout (stride 0, negative), the
+    result is a fresh contiguous tensor of the same shape and element type.
+
+    ```mlir
+    %y = strata.}] # mnemonic # [{ %x
+        : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::strata::ir::inferUnaryType(location, getOperationName(),
+                                          operands, inferred);
+    }
+  }];
+}
+
+def Strata_NegOp : Strata_UnaryOp<"neg", "negation">;
+def Strata_AbsOp : Strata_UnaryOp<"abs", "absolute value">;
+def Strata_ExpOp : Strata_UnaryOp<"exp", "exponential">;
+def Strata_LogOp : Strata_UnaryOp<"log", "natural logarithm">;
+def Strata_SqrtOp : Strata_UnaryOp<"sqrt", "square root">;
+def Strata_ReluOp : Strata_UnaryOp<"relu", "max(x, 0)">;
+def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "logistic sigmoid">;
+def Strata_TanhOp : Strata_UnaryOp<"tanh", "hyperbolic tangent">;
+
+class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
+    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Elementwise " # what # " with broadcasting";
+  let description = [{
+    Both operands have the same element type (insert `strata.cast` to mix
+    types); shapes broadcast as in PyTorch, read with their own strides.
+    The result is a fresh contiguous tensor}] #
+    !if(compare, " of `i1`", "") # [{.
+
+    ```mlir
+    %c = strata.}] # mnemonic # [{ %a, %b
+        : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
+          !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x4x}] # !if(compare, "i1", "f32") #
+        [{, strided<[4, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::strata::ir::inferBinaryType(location, getOperationName(),
+                                           operands, }] # !if(compare, "true", "false") # [{,
+                                           inferred);
+    }
+  }];
+}
+
+def Strata_AddOp : Strata_BinaryOp<"add", "addition">;
+def Strata_SubOp : Strata_BinaryOp<"sub", "subtraction">;
+def Strata_MulOp : Strata_BinaryOp<"mul", "multiplication">;
+def Strata_DivOp : Strata_BinaryOp<"div", "division">;
+def Strata_PowOp : Strata_BinaryOp<"pow", "power">;
+def Strata_MaximumOp : Strata_BinaryOp<"maximum", "maximum">;
+def Strata_MinimumOp : Strata_BinaryOp<"minimum", "minimum">;
+def Strata_EqOp : Strata_BinaryOp<"eq", "==", 1>;
+def Strata_NeOp : Strata_BinaryOp<"ne", "!=", 1>;
+def Strata_LtOp : Strata_BinaryOp<"lt", "<", 1>;
+def Strata_LeOp : Strata_BinaryOp<"le", "<=", 1>;
+def Strata_GtOp : Strata_BinaryOp<"gt", ">", 1>;
+def Strata_GeOp : Strata_BinaryOp<"ge", ">=", 1>;
+
+def Strata_WhereOp : Strata_Op<"where", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Select elementwise: cond ? a : b, with broadcasting";
+  let description = [{
+    ```mlir
+    %r = strata.where %c, %a, %b
+        : !strata.tensor<4xi1, strided<[1], offset: 0>>,
+          !strata.tensor<4xf32, strided<[1], offset: 0>>,
+          !strata.tensor<f32, strided<[], offset: 0>>
+        -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$cond, Strata_Tensor:$lhs, Strata_Tensor:$rhs);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:` qualified(type($cond)) `,` qualified(type($lhs)) `,`
+    qualified(type($rhs)) `->` qualified(type($result))
+  }];
+}
+
+def Strata_CastOp : Strata_Op<"cast", [Pure]> {
+  let summary = "Convert the element type (PyTorch's to(dtype))";
+  let description = [{
+    The result is a fresh contiguous tensor of the same shape with the
+    result type's element type. Float to integer truncates toward zero;
+    to `i1` tests `!= 0`.
+
+    ```mlir
+    %d = strata.cast %a
+        : !strata.tensor<4xi32, strided<[1], offset: 0>>
+        -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+class Strata_ReduceOp<string mnemonic, string what>
+    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = what # " over dimensions (all when none are listed)";
+  let description = [{
+    Reduces over `dims` (all dimensions when empty); `keepdim` keeps them
+    with size 1. Integer and `i1` inputs of `sum` produce `i64`, as in
+    PyTorch; `mean` needs a floating-point input.
+
+    ```mlir
+    %s = strata.}] # mnemonic # [{ %a dims [1] keepdim
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` qualified(type($input))
+    `->` qualified(type($result))
+  }];
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      Adaptor adaptor(operands, attributes, regions);
+      return ::strata::ir::inferReduceType(location, getOperationName(),
+                                           adaptor.getInput(), adaptor.getDims(),
+                                           adaptor.getKeepdim(), inferred);
+    }
+  }];
+}
+
+def Strata_SumOp : Strata_ReduceOp<"sum", "Sum">;
+def Strata_MeanOp : Strata_ReduceOp<"mean", "Mean">;
+def Strata_AmaxOp : Strata_ReduceOp<"amax", "Maximum">;
+def Strata_AminOp : Strata_ReduceOp<"amin", "Minimum">;
+
+def Strata_MatmulOp : Strata_Op<"matmul", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Matrix product with PyTorch's matmul shape rules";
+  let description = [{
+    1-D and 2-D operands as in `torch.matmul`, and batched operands whose
+    leading dimensions broadcast.
+
+    ```mlir
+    %c = strata.matmul %a, %b
+        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>,
+          !strata.tensor<4x5xf32, strided<[1, 4], offset: 0>>
+        -> !strata.tensor<3x5xf32, strided<[5, 1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
+}
+
+def Strata_FillOp : Strata_Op<"fill", [Pure]> {
+  let summary = "A fresh tensor with every element equal to a value";
+  let description = [{
+    A 0-d `fill` is how scalars enter a program (`x * 2`).
+
+    ```mlir
+    %two = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+    ```
+  }];
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Strata_ArangeOp : Strata_Op<"arange", [Pure]> {
+  let summary = "start, start + step, ... (the size comes from the type)";
+  let description = [{
+    ```mlir
+    %x = strata.arange start 0.0 step 1.0
+        : !strata.tensor<12xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins F64Attr:$start, F64Attr:$step);
+  let results = (outs Strata_Tensor:$result);
+  let assemblyFormat = "`start` $start `step` $step attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// In-place writes, recorded functionally.
+//===----------------------------------------------------------------------===//
+
+def Strata_WriteOp : Strata_Op<"write", [Pure]> {
+  let summary = "Write through a view: a new version of its storage root";
+  let description = [{
+    The functional form of an in-place op (`dest.copy_(src)`, `dest.add_(..)`
+    recorded as `add` then `write`): the result is a new version of the
+    storage root of `dest` in which the elements `dest` addresses hold
+    `src` (broadcast to `dest`'s shape). Later reads of any view of that
+    storage are `strided_view`s of the new version. Writing through a view in
+    which several elements share one memory location (stride 0 with size > 1)
+    is invalid, as in PyTorch.
+
+    ```mlir
+    %s1 = strata.write %v into %d
+        : !strata.tensor<f32, strided<[], offset: 0>>,
+          !strata.tensor<3xf32, strided<[1], offset: 2>>
+        -> !strata.storage<12xf32>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$src, Strata_Tensor:$dest);
+  let results = (outs Strata_Storage:$result);
+  let assemblyFormat = "$src `into` $dest attr-dict `:` qualified(type($src)) `,` qualified(type($dest)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_IR_STRATAOPS_TD

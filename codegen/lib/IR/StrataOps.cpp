@@ -1,0 +1,284 @@
+//===- StrataOps.cpp - compute and write ops: inference, verifiers --------===//
+//
+// Compute ops produce fresh contiguous tensors; their shape rules
+// (broadcasting, reductions) come from the layout algebra, their dtype rules
+// follow PyTorch with explicit casts instead of implicit promotion.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/IR/StrataDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace strata::ir;
+namespace layout = strata::layout;
+
+#define GET_OP_CLASSES
+#include "strata/IR/StrataOps.cpp.inc"
+
+namespace {
+StridedTensorType tensorType(Value v) {
+  return v.getType().dyn_cast<StridedTensorType>();
+}
+
+/// The short op name ("add") of "strata.add", for messages.
+StringRef shortName(StringRef opName) {
+  return opName.drop_front(opName.find('.') + 1);
+}
+
+bool isFloat(Type t) { return t.isa<FloatType>(); }
+bool isBool(Type t) { return t.isInteger(1); }
+} // namespace
+
+LogicalResult
+strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
+                           ValueRange operands,
+                           SmallVectorImpl<Type> &inferred) {
+  auto type = tensorType(operands[0]);
+  if (!type)
+    return emitOptionalError(loc, "expected a strata tensor operand");
+  StringRef name = shortName(opName);
+  Type element = type.getElementType();
+  bool needsFloat = name == "exp" || name == "log" || name == "sqrt" ||
+                    name == "sigmoid" || name == "tanh";
+  if (needsFloat && !isFloat(element))
+    return emitOptionalError(loc, name, " expects a floating-point tensor, got ",
+                             dtypeName(element),
+                             "; cast it first (strata.cast to f32 or f64)");
+  if (isBool(element) && name != "abs")
+    return emitOptionalError(loc, name, " is not defined for bool tensors; "
+                                        "cast to an integer or float first");
+  inferred.push_back(StridedTensorType::getContiguous(element, type.getShape()));
+  return success();
+}
+
+LogicalResult
+strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
+                            ValueRange operands, bool isCompare,
+                            SmallVectorImpl<Type> &inferred) {
+  auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
+  if (!lhs || !rhs)
+    return emitOptionalError(loc, "expected strata tensor operands");
+  StringRef name = shortName(opName);
+  Type element = lhs.getElementType();
+  if (element != rhs.getElementType())
+    return emitOptionalError(
+        loc, name, ": dtype mismatch: lhs is ", dtypeName(element),
+        ", rhs is ", dtypeName(rhs.getElementType()),
+        "; cast one operand with strata.cast so both have the same dtype");
+  bool arithmetic = name == "add" || name == "sub" || name == "mul" ||
+                    name == "div" || name == "pow";
+  if (arithmetic && isBool(element))
+    return emitOptionalError(loc, name, " is not defined for bool tensors; "
+                                        "cast to an integer or float first");
+  if (name == "div" && !isFloat(element))
+    return emitOptionalError(loc, "div of ", dtypeName(element),
+                             " tensors is true division in PyTorch; cast "
+                             "the operands to f32 or f64 first");
+  auto shape = layout::broadcastShapes(lhs.getShape(), rhs.getShape(),
+                                       name.str().c_str());
+  if (!shape)
+    return emitOptionalError(loc, shape.error());
+  Type resultElement =
+      isCompare ? IntegerType::get(lhs.getContext(), 1) : element;
+  inferred.push_back(StridedTensorType::getContiguous(resultElement, *shape));
+  return success();
+}
+
+LogicalResult strata::ir::inferReduceType(std::optional<Location> loc,
+                                          StringRef opName, Value input,
+                                          ArrayRef<int64_t> dims, bool keepdim,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = tensorType(input);
+  if (!type)
+    return emitOptionalError(loc, "expected a strata tensor operand");
+  StringRef name = shortName(opName);
+  std::string op = name.str();
+  auto shape = layout::reduceShape(type.getShape(), dims, keepdim, op.c_str());
+  if (!shape)
+    return emitOptionalError(loc, shape.error());
+  Type element = type.getElementType();
+  if (name == "mean" && !isFloat(element))
+    return emitOptionalError(
+        loc, "mean: could not infer output dtype. Input dtype must be either "
+             "a floating point or complex dtype. Got: ",
+        dtypeName(element), "; cast to f32 or f64 first");
+  if ((name == "amax" || name == "amin") && type.getNumElements() == 0) {
+    // PyTorch: a max over an empty dimension has no identity element.
+    SmallVector<int64_t> reduced(dims.begin(), dims.end());
+    if (reduced.empty())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        reduced.push_back(d);
+    for (int64_t d : reduced) {
+      int64_t w = d < 0 ? d + type.getRank() : d;
+      if (type.getShape()[w] == 0)
+        return emitOptionalError(loc, name, "(): Expected reduction dim ", w,
+                                 " to have non-zero size.");
+    }
+  }
+  if (name == "sum" && !isFloat(element))
+    element = IntegerType::get(type.getContext(), 64);
+  inferred.push_back(StridedTensorType::getContiguous(element, *shape));
+  return success();
+}
+
+LogicalResult CopyOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       ValueRange operands, DictionaryAttr,
+                                       RegionRange,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto type = tensorType(operands[0]);
+  if (!type)
+    return emitOptionalError(loc, "expected a strata tensor operand");
+  inferred.push_back(
+      StridedTensorType::getContiguous(type.getElementType(), type.getShape()));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        RegionRange,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto cond = tensorType(operands[0]), lhs = tensorType(operands[1]),
+       rhs = tensorType(operands[2]);
+  if (!cond || !lhs || !rhs)
+    return emitOptionalError(loc, "expected strata tensor operands");
+  if (!isBool(cond.getElementType()))
+    return emitOptionalError(loc, "where: expected condition to be a bool (i1) "
+                                  "tensor, got ",
+                             dtypeName(cond.getElementType()));
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(
+        loc, "where: dtype mismatch: lhs is ", dtypeName(lhs.getElementType()),
+        ", rhs is ", dtypeName(rhs.getElementType()),
+        "; cast one operand with strata.cast so both have the same dtype");
+  auto ab = layout::broadcastShapes(lhs.getShape(), rhs.getShape(), "where");
+  if (!ab)
+    return emitOptionalError(loc, ab.error());
+  auto all = layout::broadcastShapes(cond.getShape(), *ab, "where");
+  if (!all)
+    return emitOptionalError(loc, all.error());
+  inferred.push_back(
+      StridedTensorType::getContiguous(lhs.getElementType(), *all));
+  return success();
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         ValueRange operands, DictionaryAttr,
+                                         RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
+  if (!lhs || !rhs)
+    return emitOptionalError(loc, "expected strata tensor operands");
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(
+        loc, "matmul: expected both operands to have the same dtype, but got ",
+        dtypeName(lhs.getElementType()), " and ",
+        dtypeName(rhs.getElementType()));
+  if (isBool(lhs.getElementType()))
+    return emitOptionalError(loc, "matmul is not defined for bool tensors");
+  if (lhs.getRank() == 0 || rhs.getRank() == 0)
+    return emitOptionalError(
+        loc, "matmul: both arguments to matmul need to be at least 1D, but "
+             "they are ",
+        lhs.getRank(), "D and ", rhs.getRank(), "D");
+  // torch.matmul: a 1-D lhs is a row (dim removed after), a 1-D rhs a column.
+  SmallVector<int64_t> a(lhs.getShape()), b(rhs.getShape());
+  bool lhsVector = a.size() == 1, rhsVector = b.size() == 1;
+  if (lhsVector)
+    a.insert(a.begin(), 1);
+  if (rhsVector)
+    b.push_back(1);
+  int64_t n = a[a.size() - 2], k = a.back(), k2 = b[b.size() - 2],
+          m = b.back();
+  if (k != k2) {
+    if (lhs.getRank() == 1 && rhs.getRank() == 1)
+      return emitOptionalError(
+          loc, "matmul: inconsistent tensor size, expected tensor [", k,
+          "] and src [", k2, "] to have the same number of elements, but got ",
+          k, " and ", k2, " elements respectively");
+    return emitOptionalError(loc, "matmul: mat1 and mat2 shapes cannot be "
+                                  "multiplied (",
+                             n, "x", k, " and ", k2, "x", m, ")");
+  }
+  auto batch = layout::broadcastShapes(ArrayRef(a).drop_back(2),
+                                       ArrayRef(b).drop_back(2), "matmul");
+  if (!batch)
+    return emitOptionalError(loc, batch.error());
+  SmallVector<int64_t> shape(batch->begin(), batch->end());
+  if (!lhsVector)
+    shape.push_back(n);
+  if (!rhsVector)
+    shape.push_back(m);
+  inferred.push_back(
+      StridedTensorType::getContiguous(lhs.getElementType(), shape));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "result shape "
+                         << layout::formatList(out.getShape())
+                         << " differs from the input's "
+                         << layout::formatList(in.getShape());
+  if (out != StridedTensorType::getContiguous(out.getElementType(),
+                                              out.getShape()))
+    return emitOpError() << "result must be a fresh contiguous tensor (offset "
+                            "0, row-major strides)";
+  return success();
+}
+
+namespace {
+LogicalResult verifyFreshResult(Operation *op, StridedTensorType type) {
+  if (type != StridedTensorType::getContiguous(type.getElementType(),
+                                               type.getShape()))
+    return op->emitOpError() << "result must be a fresh contiguous tensor "
+                                "(offset 0, row-major strides), got strides "
+                             << layout::formatList(type.getStrides())
+                             << " offset " << type.getOffset();
+  return success();
+}
+} // namespace
+
+LogicalResult FillOp::verify() { return verifyFreshResult(*this, getType()); }
+
+LogicalResult ArangeOp::verify() {
+  if (getType().getRank() != 1)
+    return emitOpError() << "result must be 1-D, got rank "
+                         << getType().getRank();
+  return verifyFreshResult(*this, getType());
+}
+
+LogicalResult WriteOp::verify() {
+  auto src = getSrc().getType(), dest = getDest().getType();
+  if (src.getElementType() != dest.getElementType())
+    return emitOpError() << "dtype mismatch: writing "
+                         << dtypeName(src.getElementType()) << " into "
+                         << dtypeName(dest.getElementType())
+                         << "; cast the source with strata.cast first";
+  auto shape = layout::broadcastShapes(src.getShape(), dest.getShape(), "write");
+  if (!shape || ArrayRef<int64_t>(*shape) != dest.getShape())
+    return emitOpError() << "source of shape "
+                         << layout::formatList(src.getShape())
+                         << " doesn't match the broadcast shape "
+                         << layout::formatList(dest.getShape())
+                         << " of the destination";
+  if (layout::hasInternalOverlap(dest.getLayout()))
+    return emitOpError()
+           << "unsupported operation: more than one element of the "
+              "written-to tensor refers to a single memory location. Please "
+              "clone() the tensor before performing the operation.";
+  Value root = getStorageRoot(getDest());
+  auto expected = StorageType::get(getContext(), getRootStorageSize(root),
+                                   dest.getElementType());
+  if (getType() != expected)
+    return emitOpError() << "result must be the new version of the "
+                            "destination's storage root, "
+                         << expected << ", got " << getType();
+  return success();
+}

@@ -1,0 +1,4 @@
+//===- Jit.cpp - compile orchestration ------------------------------------===//
+#include "strata/JIT/Jit.h"
+
+const char *strata::jit::compilerVersion() { return "strata-0.1.0"; }

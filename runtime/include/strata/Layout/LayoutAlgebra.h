@@ -1,0 +1,154 @@
+//===- LayoutAlgebra.h - sizes/strides/offset rules of every view op ------===//
+//
+// The one implementation of PyTorch's view rules. The DSL (metadata without
+// compiling), the dialect's type inference and verifiers, the passes and
+// autograd all call these functions; no other code computes a stride.
+//
+// Offsets are absolute element offsets into the storage root. Nothing here
+// throws: the compiler libraries are built without exceptions, so every rule
+// returns a Result that holds either the layout or a precise error message
+// (naming the op, the argument, the valid range and the value given).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_LAYOUT_LAYOUTALGEBRA_H
+#define STRATA_LAYOUT_LAYOUTALGEBRA_H
+
+#include <cassert>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::layout {
+
+using Shape = std::vector<int64_t>;
+using IntList = std::span<const int64_t>;
+
+/// How a tensor maps an n-d index onto a flat storage: element
+/// (i0, ..., in-1) lives at storage[offset + sum(ik * strides[k])].
+struct Layout {
+  Shape sizes;
+  Shape strides;
+  int64_t offset = 0;
+
+  int64_t dim() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t numel() const;
+  bool operator==(const Layout &) const = default;
+};
+
+/// Either a value or an error message; the error channel of the algebra.
+template <typename T> class Result {
+public:
+  Result(T value) : value_(std::move(value)) {}
+  static Result failure(std::string message) {
+    Result r;
+    r.error_ = std::move(message);
+    return r;
+  }
+  explicit operator bool() const { return value_.has_value(); }
+  bool ok() const { return value_.has_value(); }
+  const T &value() const {
+    assert(ok() && "value() of a failed layout Result");
+    return *value_;
+  }
+  T &value() {
+    assert(ok() && "value() of a failed layout Result");
+    return *value_;
+  }
+  const T &operator*() const { return value(); }
+  const T *operator->() const { return &value(); }
+  const std::string &error() const { return error_; }
+
+private:
+  Result() = default;
+  std::optional<T> value_;
+  std::string error_;
+};
+
+/// The result of an op that is a view when strides allow and a copy
+/// otherwise (reshape, flatten). When `needsCopy`, `layout` is the
+/// contiguous layout (offset 0) of the fresh tensor the copy produces.
+struct MaybeView {
+  Layout layout;
+  bool needsCopy = false;
+  bool operator==(const MaybeView &) const = default;
+};
+
+//===--- Basic queries ----------------------------------------------------===//
+
+/// Row-major strides of `sizes` (PyTorch: size-1 and size-0 dims still get
+/// the running product, the last dim stride 1).
+Shape contiguousStrides(IntList sizes);
+/// The contiguous layout of `sizes` starting at `offset`.
+Layout contiguous(IntList sizes, int64_t offset = 0);
+/// PyTorch's is_contiguous: numel 0 is contiguous; size-1 dims are ignored.
+bool isContiguous(const Layout &l);
+/// PyTorch's has_internal_overlap == YES: some dim has stride 0 and size > 1.
+bool hasInternalOverlap(const Layout &l);
+/// The number of storage elements a layout needs: 1 + the largest storage
+/// index it addresses (0 when numel is 0). With negative strides the
+/// smallest index must also be >= 0: see `checkInStorage`.
+int64_t requiredStorageSize(const Layout &l);
+/// Smallest and largest storage index addressed (numel must be > 0).
+std::pair<int64_t, int64_t> indexRange(const Layout &l);
+/// Every storage index the layout addresses, in row-major element order.
+std::vector<int64_t> storageIndices(const Layout &l);
+/// Fails unless every index the layout addresses lies in [0, storageSize).
+Result<Layout> checkInStorage(const Layout &l, int64_t storageSize,
+                              const char *op);
+
+/// PyTorch's maybe_wrap_dim: accepts [-rank, rank-1] (for rank 0, [-1, 0]);
+/// error "<op>: Dimension out of range (expected to be in range of [lo, hi],
+/// but got d)".
+Result<int64_t> wrapDim(int64_t dim, int64_t rank, const char *op);
+/// PyTorch's infer_size: at most one -1, product must match numel.
+Result<Shape> inferSize(IntList shape, int64_t numel, const char *op);
+/// Broadcasting of two shapes, trailing dims aligned.
+Result<Shape> broadcastShapes(IntList a, IntList b, const char *op);
+/// Result shape of a reduction over `dims` (empty = all dims).
+Result<Shape> reduceShape(IntList sizes, IntList dims, bool keepdim,
+                          const char *op);
+
+//===--- View ops (PyTorch's rules) ---------------------------------------===//
+
+/// computeStride; error as PyTorch's "view size is not compatible with input
+/// tensor's size and stride (at least one dimension spans across two
+/// contiguous subspaces). Use .reshape(...) instead."
+Result<Layout> view(const Layout &l, IntList shape);
+Result<MaybeView> reshape(const Layout &l, IntList shape);
+Result<Layout> permute(const Layout &l, IntList dims);
+Result<Layout> transpose(const Layout &l, int64_t dim0, int64_t dim1);
+/// t(): rank <= 2 only (PyTorch's "t() expects a tensor with <= 2 dimensions").
+Result<Layout> t(const Layout &l);
+/// Python slicing: negative start/end count from the end, both clamped to
+/// [0, size]; end < start gives size 0; step must be positive.
+Result<Layout> slice(const Layout &l, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step);
+Result<Layout> select(const Layout &l, int64_t dim, int64_t index);
+Result<Layout> narrow(const Layout &l, int64_t dim, int64_t start,
+                      int64_t length);
+/// -1 keeps a size; new leading dims allowed; expanded dims get stride 0.
+Result<Layout> expand(const Layout &l, IntList shape);
+/// No dims: every size-1 dim. With dims: those of size 1 (others are kept).
+Result<Layout> squeeze(const Layout &l, IntList dims = {});
+/// PyTorch's stride for the new dim: sizes[d] * strides[d] (1 at the end).
+Result<Layout> unsqueeze(const Layout &l, int64_t dim);
+Result<MaybeView> flatten(const Layout &l, int64_t startDim, int64_t endDim);
+/// Sizes, strides and absolute offset are taken as given (negative strides
+/// rejected, as PyTorch does); every index must lie in [0, storageSize).
+Result<Layout> asStrided(IntList sizes, IntList strides, int64_t offset,
+                         int64_t storageSize);
+Result<Layout> diagonal(const Layout &l, int64_t offset, int64_t dim1,
+                        int64_t dim2);
+Result<Layout> unfold(const Layout &l, int64_t dim, int64_t size, int64_t step);
+/// Negative strides: strata's documented extension (PyTorch copies).
+Result<Layout> flip(const Layout &l, IntList dims);
+
+/// "[a, b, c]" for messages and printing.
+std::string formatList(IntList values);
+
+} // namespace strata::layout
+
+#endif // STRATA_LAYOUT_LAYOUTALGEBRA_H

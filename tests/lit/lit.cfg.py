@@ -1,0 +1,17 @@
+# lit configuration for strata's compiler tests (FileCheck over the tools).
+import os
+import lit.formats
+
+config.name = "strata"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.strata_obj_root, "tests", "lit")
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+# The build's tools first, then LLVM 16's FileCheck/not/count (the
+# unversioned ones on PATH are another LLVM).
+path = os.pathsep.join([config.strata_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+config.substitutions.append(("%strata_src", config.strata_src_root))

@@ -1,0 +1,18 @@
+//===- strata-opt.cpp - parse, verify, transform and print strata IR ------===//
+#include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<strata::ir::StrataDialect, mlir::func::FuncDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  strata::registerStrataPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "strata optimizer driver\n", registry));
+}
