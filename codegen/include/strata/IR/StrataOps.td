@@ -569,4 +569,6 @@ def Strata_WriteOp : Strata_Op<"write", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "strata/IR/StrataKernelOps.td"
+
 #endif // STRATA_IR_STRATAOPS_TD
