@@ -1,5 +1,6 @@
 //===- strata-opt.cpp - parse, verify, transform and print strata IR ------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/KernelPasses.h"
 #include "strata/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   strata::registerStrataPasses();
+  strata::registerKernelPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "strata optimizer driver\n", registry));
 }

@@ -1,6 +1,8 @@
 //===- StrataDialect.cpp - registration of the strata dialect -------------===//
 #include "strata/IR/StrataDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"

@@ -242,8 +242,11 @@ struct TransposeToPermute : OpRewritePattern<TransposeOp> {
     SmallVector<int64_t> perm;
     for (int64_t i = 0; i < rank; ++i)
       perm.push_back(i);
-    int64_t d0 = op.getDim0() < 0 ? op.getDim0() + rank : op.getDim0();
-    int64_t d1 = op.getDim1() < 0 ? op.getDim1() + rank : op.getDim1();
+    // I64Attr getters return uint64_t: convert before testing the sign.
+    int64_t d0 = static_cast<int64_t>(op.getDim0());
+    int64_t d1 = static_cast<int64_t>(op.getDim1());
+    d0 = d0 < 0 ? d0 + rank : d0;
+    d1 = d1 < 0 ? d1 + rank : d1;
     std::swap(perm[d0], perm[d1]);
     rewriter.replaceOpWithNewOp<PermuteOp>(op, op.getInput(),
                                            rewriter.getDenseI64ArrayAttr(perm));

@@ -1,1 +1,628 @@
-// placeholder
+//===- Evaluator.cpp - the reference evaluator of strata IR ---------------===//
+//
+// Every op is evaluated by the most direct loop over its result's index
+// space. Views never copy: they pair the operand's buffer with the layout of
+// their result type, so the evaluator checks the layout algebra's layouts
+// rather than recomputing them. Element addressing is done here from first
+// principles (offset + sum of index * stride), not through the algebra, so
+// that the oracle does not share its bugs.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Reference/Evaluator.h"
+
+#include "strata/IR/StrataDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+using namespace strata::ir;
+using namespace strata::reference;
+namespace layout = strata::layout;
+
+namespace {
+using Index = SmallVector<int64_t, 6>;
+
+/// Calls `fn(index)` for every index of `shape`, last dim fastest. A 0-d
+/// shape has one (empty) index; a shape with a 0 has none.
+template <typename Fn> void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
+  for (int64_t s : shape)
+    if (s == 0)
+      return;
+  Index index(shape.size(), 0);
+  while (true) {
+    fn(ArrayRef<int64_t>(index));
+    int64_t d = static_cast<int64_t>(shape.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+int64_t storageIndex(const layout::Layout &l, ArrayRef<int64_t> index) {
+  int64_t at = l.offset;
+  for (size_t k = 0; k < index.size(); ++k)
+    at += index[k] * l.strides[k];
+  return at;
+}
+
+/// The element of `v` that broadcasting maps the result index `out` to:
+/// trailing dims aligned, size-1 dims read at 0.
+double readBroadcast(const RefValue &v, ArrayRef<int64_t> out) {
+  size_t rank = v.layout.sizes.size(), lead = out.size() - rank;
+  Index index(rank);
+  for (size_t k = 0; k < rank; ++k)
+    index[k] = v.layout.sizes[k] == 1 ? 0 : out[lead + k];
+  return v.at(index);
+}
+
+// Types come from users: sizes and strides may be huge, so every product
+// and sum on them is checked (signed overflow is undefined behaviour).
+
+/// The element count of `sizes`, or nullopt when it overflows int64.
+std::optional<int64_t> checkedNumel(ArrayRef<int64_t> sizes) {
+  if (llvm::is_contained(sizes, 0))
+    return 0;
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(n, s, &n))
+      return std::nullopt;
+  return n;
+}
+
+/// The smallest and largest storage index `l` addresses (numel > 0), or
+/// nullopt when they overflow int64.
+std::optional<std::pair<int64_t, int64_t>>
+checkedRange(const layout::Layout &l) {
+  int64_t lo = l.offset, hi = l.offset, extent;
+  for (size_t k = 0; k < l.sizes.size(); ++k) {
+    if (__builtin_mul_overflow(l.sizes[k] - 1, l.strides[k], &extent))
+      return std::nullopt;
+    int64_t &bound = extent > 0 ? hi : lo;
+    if (__builtin_add_overflow(bound, extent, &bound))
+      return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
+}
+
+/// Fails unless every element `l` addresses lies inside a buffer of `size`.
+LogicalResult checkInBuffer(Operation *op, const layout::Layout &l,
+                            int64_t size, StringRef what) {
+  if (checkedNumel(l.sizes) == 0)
+    return success();
+  auto range = checkedRange(l);
+  if (!range)
+    return op->emitError() << "reference evaluator: " << what
+                           << " addresses storage indices beyond int64";
+  auto [lo, hi] = *range;
+  if (lo >= 0 && hi < size)
+    return success();
+  return op->emitError() << "reference evaluator: " << what
+                         << " addresses storage indices [" << lo << ", " << hi
+                         << "], outside its root of " << size << " elements";
+}
+
+/// Fails for a tensor value of more than kMaxElements elements.
+LogicalResult checkSize(Operation *op, Type type) {
+  auto tensor = type.dyn_cast<StridedTensorType>();
+  if (!tensor)
+    return success();
+  std::optional<int64_t> n = checkedNumel(tensor.getShape());
+  if (n && *n <= kMaxElements)
+    return success();
+  return op->emitError() << "reference evaluator: a tensor of shape "
+                         << layout::formatList(tensor.getShape())
+                         << " has more elements than its limit of "
+                         << kMaxElements;
+}
+
+StridedTensorType tensorType(Value v) {
+  return v.getType().dyn_cast<StridedTensorType>();
+}
+
+/// NaN-propagating max/min, as torch.maximum/amax.
+double nanMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+}
+double nanMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+}
+
+enum class ReduceKind { Sum, Mean, Max, Min };
+
+// The scalar function of each elementwise op, on its operands' elements
+// (broadcast); the result is rounded to the result dtype on store.
+double scalar(NegOp, ArrayRef<double> x) { return -x[0]; }
+double scalar(AbsOp, ArrayRef<double> x) { return std::fabs(x[0]); }
+double scalar(ExpOp, ArrayRef<double> x) { return std::exp(x[0]); }
+double scalar(LogOp, ArrayRef<double> x) { return std::log(x[0]); }
+double scalar(SqrtOp, ArrayRef<double> x) { return std::sqrt(x[0]); }
+double scalar(ReluOp, ArrayRef<double> x) {
+  return x[0] > 0 || std::isnan(x[0]) ? x[0] : 0.0; // relu(nan) is nan.
+}
+double scalar(SigmoidOp, ArrayRef<double> x) {
+  return 1 / (1 + std::exp(-x[0]));
+}
+double scalar(TanhOp, ArrayRef<double> x) { return std::tanh(x[0]); }
+double scalar(AddOp, ArrayRef<double> x) { return x[0] + x[1]; }
+double scalar(SubOp, ArrayRef<double> x) { return x[0] - x[1]; }
+double scalar(MulOp, ArrayRef<double> x) { return x[0] * x[1]; }
+double scalar(DivOp, ArrayRef<double> x) { return x[0] / x[1]; }
+double scalar(PowOp, ArrayRef<double> x) { return std::pow(x[0], x[1]); }
+double scalar(MaximumOp, ArrayRef<double> x) { return nanMax(x[0], x[1]); }
+double scalar(MinimumOp, ArrayRef<double> x) { return nanMin(x[0], x[1]); }
+double scalar(EqOp, ArrayRef<double> x) { return x[0] == x[1]; }
+double scalar(NeOp, ArrayRef<double> x) { return x[0] != x[1]; }
+double scalar(LtOp, ArrayRef<double> x) { return x[0] < x[1]; }
+double scalar(LeOp, ArrayRef<double> x) { return x[0] <= x[1]; }
+double scalar(GtOp, ArrayRef<double> x) { return x[0] > x[1]; }
+double scalar(GeOp, ArrayRef<double> x) { return x[0] >= x[1]; }
+double scalar(WhereOp, ArrayRef<double> x) { return x[0] != 0 ? x[1] : x[2]; }
+// A cast is only the rounding to the result dtype.
+double scalar(CastOp, ArrayRef<double> x) { return x[0]; }
+
+class Evaluator {
+public:
+  FailureOr<std::vector<RefValue>> run(func::FuncOp func,
+                                       ArrayRef<RefValue> args);
+
+private:
+  LogicalResult eval(Operation *op);
+  const RefValue &get(Value v) { return values.find(v)->second; }
+  LogicalResult set(Value v, RefValue r) {
+    values[v] = std::move(r);
+    return success();
+  }
+
+  LogicalResult view(Operation *op, Value source);
+  LogicalResult copy(Value input, Value result);
+  LogicalResult elementwise(Operation *op,
+                            double (*fn)(ArrayRef<double> operands));
+  LogicalResult reduce(Operation *op, ReduceKind kind, ArrayRef<int64_t> dims);
+  LogicalResult matmul(MatmulOp op);
+  LogicalResult write(WriteOp op);
+
+  DenseMap<Value, RefValue> values;
+  std::vector<RefValue> results;
+};
+} // namespace
+
+//===--- RefValue ---------------------------------------------------------===//
+
+double RefValue::at(ArrayRef<int64_t> index) const {
+  return buffer->data[storageIndex(layout, index)];
+}
+
+std::vector<double> RefValue::elements() const {
+  std::vector<double> out;
+  out.reserve(numel());
+  forEachIndex(layout.sizes,
+               [&](ArrayRef<int64_t> i) { out.push_back(at(i)); });
+  return out;
+}
+
+RefValue RefValue::storage(Type elementType, std::vector<double> data) {
+  for (double &x : data)
+    x = roundToElementType(x, elementType);
+  int64_t size = static_cast<int64_t>(data.size());
+  return {std::make_shared<Buffer>(Buffer{std::move(data), elementType}),
+          layout::Layout{{size}, {1}, 0}, elementType, /*isStorage=*/true};
+}
+
+RefValue RefValue::fresh(Type elementType, ArrayRef<int64_t> shape,
+                         std::vector<double> rowMajor) {
+  RefValue v = storage(elementType, std::move(rowMajor));
+  v.layout = layout::contiguous(shape, 0);
+  v.isStorage = false;
+  return v;
+}
+
+double strata::reference::roundToElementType(double v, Type elementType) {
+  if (elementType.isF32())
+    return static_cast<double>(static_cast<float>(v));
+  if (elementType.isInteger(1))
+    return v != 0 ? 1 : 0;
+  if (!elementType.isa<IntegerType>())
+    return v;
+  if (std::isnan(v))
+    return 0;
+  // Saturate before converting: out-of-range double -> int64 is UB in C++.
+  double t = std::trunc(v);
+  int64_t i = t >= 0x1p63   ? std::numeric_limits<int64_t>::max()
+              : t < -0x1p63 ? std::numeric_limits<int64_t>::min()
+                            : static_cast<int64_t>(t);
+  if (elementType.getIntOrFloatBitWidth() == 32)
+    i = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(i)));
+  return static_cast<double>(i);
+}
+
+//===--- Evaluation -------------------------------------------------------===//
+
+FailureOr<std::vector<RefValue>> Evaluator::run(func::FuncOp func,
+                                                ArrayRef<RefValue> args) {
+  if (func.isExternal())
+    return func.emitError("reference evaluator: function has no body");
+  if (!func.getBody().hasOneBlock())
+    return func.emitError(
+        "reference evaluator: only single-block functions are supported");
+  Block &body = func.getBody().front();
+  if (args.size() != body.getNumArguments())
+    return func.emitError()
+           << "reference evaluator: expected " << body.getNumArguments()
+           << " arguments, got " << args.size();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    const RefValue &given = args[i];
+    Type type = arg.getType();
+    bool ok = given.buffer && given.elementType &&
+              given.buffer->elementType == given.elementType;
+    if (auto s = type.dyn_cast<StorageType>())
+      ok = ok && given.isStorage && given.elementType == s.getElementType() &&
+           static_cast<int64_t>(given.buffer->data.size()) == s.getSize();
+    else if (auto t = type.dyn_cast<StridedTensorType>())
+      ok = ok && !given.isStorage && given.elementType == t.getElementType() &&
+           given.layout == t.getLayout();
+    else
+      ok = false;
+    if (!ok)
+      return func.emitError() << "reference evaluator: argument " << i
+                              << " does not match its type " << type;
+    if (failed(checkSize(func, type)))
+      return failure();
+    if (!given.isStorage &&
+        failed(checkInBuffer(func, given.layout, given.buffer->data.size(),
+                             "argument " + std::to_string(i))))
+      return failure();
+    (void)set(arg, given);
+  }
+  for (Operation &op : body)
+    if (failed(eval(&op)))
+      return failure();
+  return results;
+}
+
+LogicalResult Evaluator::eval(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    for (Value v : ret.getOperands())
+      results.push_back(get(v));
+    return success();
+  }
+  for (Type type : op->getResultTypes())
+    if (failed(checkSize(op, type)))
+      return failure();
+  if (op->getDialect() && isa<StrataDialect>(op->getDialect()))
+    if (Value source = getViewSource(op))
+      return view(op, source);
+
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      // reshape/flatten/contiguous reach here only when they copy.
+      .Case<ReshapeOp, FlattenOp, ContiguousOp, CopyOp>(
+          [&](auto o) { return copy(o.getInput(), o.getResult()); })
+      .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
+            AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp, NeOp,
+            LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>([&](auto o) {
+        using OpT = decltype(o);
+        return elementwise(o,
+                           [](ArrayRef<double> x) { return scalar(OpT(), x); });
+      })
+      .Case([&](SumOp o) { return reduce(o, ReduceKind::Sum, o.getDims()); })
+      .Case([&](MeanOp o) { return reduce(o, ReduceKind::Mean, o.getDims()); })
+      .Case([&](AmaxOp o) { return reduce(o, ReduceKind::Max, o.getDims()); })
+      .Case([&](AminOp o) { return reduce(o, ReduceKind::Min, o.getDims()); })
+      .Case([&](MatmulOp o) { return matmul(o); })
+      .Case([&](FillOp o) {
+        auto type = o.getType();
+        std::vector<double> data(type.getNumElements(),
+                                 o.getValue().convertToDouble());
+        return set(o, RefValue::fresh(type.getElementType(), type.getShape(),
+                                      std::move(data)));
+      })
+      .Case([&](ArangeOp o) {
+        auto type = o.getType();
+        double start = o.getStart().convertToDouble(),
+               step = o.getStep().convertToDouble();
+        std::vector<double> data;
+        for (int64_t i = 0; i < type.getNumElements(); ++i)
+          data.push_back(start + static_cast<double>(i) * step);
+        return set(o, RefValue::fresh(type.getElementType(), type.getShape(),
+                                      std::move(data)));
+      })
+      .Case([&](WriteOp o) { return write(o); })
+      .Default([&](Operation *other) {
+        return other->emitError() << "reference evaluator: unsupported op '"
+                                  << other->getName() << "'";
+      });
+}
+
+LogicalResult Evaluator::view(Operation *op, Value source) {
+  const RefValue &in = get(source);
+  RefValue out{in.buffer, tensorType(op->getResult(0)).getLayout(),
+               in.elementType, /*isStorage=*/false};
+  if (failed(checkInBuffer(op, out.layout, in.buffer->data.size(), "view")))
+    return failure();
+  return set(op->getResult(0), std::move(out));
+}
+
+LogicalResult Evaluator::copy(Value input, Value result) {
+  const RefValue &in = get(input);
+  return set(result,
+             RefValue::fresh(in.elementType, tensorType(result).getShape(),
+                             in.elements()));
+}
+
+LogicalResult Evaluator::elementwise(Operation *op,
+                                     double (*fn)(ArrayRef<double>)) {
+  auto type = tensorType(op->getResult(0));
+  SmallVector<const RefValue *> in;
+  for (Value v : op->getOperands())
+    in.push_back(&get(v));
+  std::vector<double> data;
+  SmallVector<double, 3> x(in.size());
+  forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index) {
+    for (size_t k = 0; k < in.size(); ++k)
+      x[k] = readBroadcast(*in[k], index);
+    data.push_back(fn(x));
+  });
+  return set(
+      op->getResult(0),
+      RefValue::fresh(type.getElementType(), type.getShape(), std::move(data)));
+}
+
+LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,
+                                ArrayRef<int64_t> dims) {
+  const RefValue &in = get(op->getOperand(0));
+  auto type = tensorType(op->getResult(0));
+  int64_t rank = in.layout.dim();
+  // Which dims are reduced (negative dims wrap); none listed means all.
+  std::vector<bool> reduced(rank, dims.empty());
+  for (int64_t d : dims) {
+    int64_t wrapped = d < 0 ? d + rank : d;
+    if (rank > 0 && (wrapped < 0 || wrapped >= rank))
+      return op->emitError() << "reference evaluator: reduction dim " << d
+                             << " out of range for rank " << rank;
+    if (rank > 0)
+      reduced[wrapped] = true;
+  }
+  layout::Shape kept = in.layout.sizes;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d]) {
+      count *= kept[d];
+      kept[d] = 1;
+    }
+  // The keepdim shape has the result's row-major order with or without
+  // keepdim, so accumulators are indexed by the row-major position in it.
+  std::vector<double> acc(*checkedNumel(kept),
+                          kind == ReduceKind::Max   ? -INFINITY
+                          : kind == ReduceKind::Min ? INFINITY
+                                                    : 0.0);
+  layout::Shape keptStrides = layout::contiguousStrides(kept);
+  forEachIndex(in.layout.sizes, [&](ArrayRef<int64_t> index) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        at += index[d] * keptStrides[d];
+    double x = in.at(index);
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      acc[at] += x;
+      break;
+    case ReduceKind::Max:
+      acc[at] = nanMax(acc[at], x);
+      break;
+    case ReduceKind::Min:
+      acc[at] = nanMin(acc[at], x);
+      break;
+    }
+  });
+  if (kind == ReduceKind::Mean)
+    for (double &a : acc)
+      a /= static_cast<double>(count); // 0 / 0 = nan, as torch.mean of empty.
+  return set(
+      op->getResult(0),
+      RefValue::fresh(type.getElementType(), type.getShape(), std::move(acc)));
+}
+
+LogicalResult Evaluator::matmul(MatmulOp op) {
+  const RefValue &a = get(op.getLhs()), &b = get(op.getRhs());
+  auto type = op.getType();
+  // torch.matmul: a 1-D lhs is a row [1, k], a 1-D rhs a column [k, 1]; the
+  // result drops those dims again. The "full" shape is batch + [n, m].
+  bool lhsVector = a.layout.dim() == 1, rhsVector = b.layout.dim() == 1;
+  int64_t k = a.layout.sizes.back();
+  int64_t n = lhsVector ? 1 : a.layout.sizes[a.layout.dim() - 2];
+  int64_t m = rhsVector ? 1 : b.layout.sizes.back();
+  int64_t batchRank = type.getRank() - !lhsVector - !rhsVector;
+  layout::Shape full(type.getShape().begin(),
+                     type.getShape().begin() + batchRank);
+  full.push_back(n);
+  full.push_back(m);
+  // The batch index of an operand: its leading dims, broadcast.
+  auto operandIndex = [&](const RefValue &v, ArrayRef<int64_t> batch,
+                          int64_t row, int64_t col) {
+    int64_t vb = v.layout.dim() - 2;
+    Index index;
+    for (int64_t d = 0; d < vb; ++d)
+      index.push_back(v.layout.sizes[d] == 1 ? 0 : batch[batchRank - vb + d]);
+    index.push_back(row);
+    index.push_back(col);
+    return index;
+  };
+  std::vector<double> data;
+  forEachIndex(full, [&](ArrayRef<int64_t> index) {
+    ArrayRef<int64_t> batch = index.take_front(batchRank);
+    int64_t i = index[batchRank], j = index[batchRank + 1];
+    double sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      double x = lhsVector ? a.at({kk}) : a.at(operandIndex(a, batch, i, kk));
+      double y = rhsVector ? b.at({kk}) : b.at(operandIndex(b, batch, kk, j));
+      sum += x * y;
+    }
+    data.push_back(sum);
+  });
+  return set(op, RefValue::fresh(type.getElementType(), type.getShape(),
+                                 std::move(data)));
+}
+
+LogicalResult Evaluator::write(WriteOp op) {
+  const RefValue &src = get(op.getSrc()), &dest = get(op.getDest());
+  auto type = op.getType();
+  if (static_cast<int64_t>(dest.buffer->data.size()) != type.getSize())
+    return op.emitError() << "reference evaluator: the destination's root "
+                          << "holds " << dest.buffer->data.size()
+                          << " elements but the result type is " << type;
+  // A new version: the old buffer stays as it was for its other readers.
+  auto next = std::make_shared<Buffer>(*dest.buffer);
+  forEachIndex(dest.layout.sizes, [&](ArrayRef<int64_t> index) {
+    next->data[storageIndex(dest.layout, index)] =
+        roundToElementType(readBroadcast(src, index), dest.elementType);
+  });
+  return set(op, RefValue{next, layout::Layout{{type.getSize()}, {1}, 0},
+                          dest.elementType, /*isStorage=*/true});
+}
+
+FailureOr<std::vector<RefValue>>
+strata::reference::evaluate(func::FuncOp func, ArrayRef<RefValue> args) {
+  return Evaluator().run(func, args);
+}
+
+//===--- Inputs -----------------------------------------------------------===//
+
+uint64_t InputGenerator::next() {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double InputGenerator::element(int64_t i, Type elementType) {
+  if (kind == InputKind::Arange)
+    return elementType.isInteger(1) ? static_cast<double>(i % 2)
+                                    : static_cast<double>(i);
+  if (elementType.isInteger(1))
+    return static_cast<double>(next() >> 63);
+  if (elementType.isa<IntegerType>())
+    return static_cast<double>(static_cast<int64_t>(next() % 11) - 5);
+  return -2.0 + 4.0 * (static_cast<double>(next() >> 11) * 0x1p-53);
+}
+
+FailureOr<RefValue> InputGenerator::makeArgument(Type type,
+                                                 std::string &whyNot) {
+  Type elementType;
+  int64_t size = 0;
+  auto tensor = type.dyn_cast<StridedTensorType>();
+  if (auto s = type.dyn_cast<StorageType>()) {
+    elementType = s.getElementType();
+    size = s.getSize();
+  } else if (tensor) {
+    // layout::requiredStorageSize, after checking that it can't overflow.
+    elementType = tensor.getElementType();
+    std::optional<int64_t> n = checkedNumel(tensor.getShape());
+    auto range = n && *n > 0 ? checkedRange(tensor.getLayout()) : std::nullopt;
+    if (!n || (*n > 0 && (!range || range->second == INT64_MAX))) {
+      whyNot = "its layout addresses storage indices beyond int64";
+      return failure();
+    }
+    if (*n > kMaxElements) {
+      whyNot = "its " + std::to_string(*n) +
+               " elements are more than the limit of " +
+               std::to_string(kMaxElements);
+      return failure();
+    }
+    size = layout::requiredStorageSize(tensor.getLayout());
+  } else {
+    whyNot = "expected a strata storage or tensor";
+    return failure();
+  }
+  if (size > kMaxElements) {
+    whyNot = "its storage of " + std::to_string(size) +
+             " elements is more than the limit of " +
+             std::to_string(kMaxElements);
+    return failure();
+  }
+  std::vector<double> data;
+  for (int64_t i = 0; i < size; ++i)
+    data.push_back(element(i, elementType));
+  RefValue v = RefValue::storage(elementType, std::move(data));
+  if (tensor) {
+    v.layout = tensor.getLayout();
+    v.isStorage = false;
+  }
+  return v;
+}
+
+//===--- Printing ---------------------------------------------------------===//
+
+std::string strata::reference::formatElement(double v, Type elementType) {
+  if (elementType.isInteger(1))
+    return v != 0 ? "true" : "false";
+  if (elementType.isa<IntegerType>())
+    return std::to_string(static_cast<int64_t>(v));
+  // Every NaN prints "nan": x86 makes negative NaNs that fmt prints "-nan".
+  return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v);
+}
+
+namespace {
+/// Appends the elements of dims `d..` at storage position `at` to `out`.
+void formatDims(const RefValue &v, size_t d, int64_t at, std::string &out) {
+  const layout::Layout &l = v.layout;
+  if (d == l.sizes.size()) {
+    out += formatElement(v.buffer->data[at], v.elementType);
+    return;
+  }
+  // Space out "[[" and "]]": FileCheck reads "[[" as a variable.
+  bool nested = d + 1 < l.sizes.size() && l.sizes[d] > 0;
+  out += nested ? "[ " : "[";
+  for (int64_t i = 0; i < l.sizes[d]; ++i) {
+    if (i > 0)
+      out += ", ";
+    formatDims(v, d + 1, at + i * l.strides[d], out);
+  }
+  out += nested ? " ]" : "]";
+}
+
+/// "[a, b, c]": kept here so that the output format is this file's alone.
+std::string formatInts(ArrayRef<int64_t> values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+} // namespace
+
+std::string strata::reference::formatElements(const RefValue &v) {
+  std::string out;
+  formatDims(v, 0, v.layout.offset, out);
+  return out;
+}
+
+std::string strata::reference::formatDescription(const RefValue &v) {
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  v.elementType.print(os);
+  os.flush();
+  if (v.isStorage)
+    return "storage " + type + " size " + std::to_string(v.numel());
+  return type + " sizes " + formatInts(v.layout.sizes) + " strides " +
+         formatInts(v.layout.strides) + " offset " +
+         std::to_string(v.layout.offset);
+}
+
+void strata::reference::printValue(llvm::raw_ostream &os, StringRef label,
+                                   const RefValue &v) {
+  os << label << ": " << formatDescription(v) << "\n  " << formatElements(v)
+     << "\n";
+}

@@ -1,16 +1,66 @@
 //===- Pipeline.cpp - the one ordered list of strata passes --------------===//
 #include "strata/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-void strata::buildStrataPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(mlir::createCanonicalizerPass());
+namespace strata {
+namespace detail {
+// registerFoldViews(), registerMaterializeCopies() and a
+// registerStrataPasses() that calls both.
+#define GEN_PASS_REGISTRATION
+#include "strata/Transforms/Passes.h.inc"
+} // namespace detail
+} // namespace strata
+
+namespace {
+/// `--strata-pipeline=remarks=true`.
+struct PipelineCLOptions : mlir::PassPipelineOptions<PipelineCLOptions> {
+  Option<bool> remarks{*this, "remarks",
+                       llvm::cl::desc("Report every copy kept, with its "
+                                      "reason and location"),
+                       llvm::cl::init(false)};
+};
+} // namespace
+
+// The order, and why:
+//  1. canonicalize: local cleanups first (identity views, permute/transpose
+//     and expand chains, dead ops), so the later passes see fewer ops;
+//  2. fold-views: every chain becomes one strided_view of its root, so a
+//     copy's users are one hop away and a copying reshape reads its input
+//     directly;
+//  3. materialize-copies: needs 2 (it decides each copy from its uses and
+//     their views) and must come before fusion/lowering, which expect every
+//     reshape to be a view or an explicit contiguous;
+//  4. canonicalize: folds the views that 3 created or exposed
+//     (strided_view of a view of a fresh copy -> strided_view of the copy)
+//     and removes what became dead;
+//  5. cse: merges identical strided_views of one root (different chains that
+//     reached the same layout) and duplicate copies.
+void strata::buildStrataPipeline(mlir::OpPassManager &pm,
+                                 const PipelineOptions &options) {
+  bool onFunctions = pm.getOpName() &&
+                     *pm.getOpName() == mlir::func::FuncOp::getOperationName();
+  mlir::OpPassManager &fpm = onFunctions ? pm : pm.nest<mlir::func::FuncOp>();
+  MaterializeCopiesOptions copies;
+  copies.emitRemarks = options.copyRemarks;
+  fpm.addPass(mlir::createCanonicalizerPass());
+  fpm.addPass(createFoldViews());
+  fpm.addPass(createMaterializeCopies(copies));
+  fpm.addPass(mlir::createCanonicalizerPass());
+  fpm.addPass(mlir::createCSEPass());
 }
 
 void strata::registerStrataPasses() {
-  mlir::PassPipelineRegistration<>(
+  detail::registerStrataPasses();
+  mlir::PassPipelineRegistration<PipelineCLOptions>(
       "strata-pipeline", "The full strata pipeline, as the JIT runs it",
-      [](mlir::OpPassManager &pm) { buildStrataPipeline(pm); });
+      [](mlir::OpPassManager &pm, const PipelineCLOptions &cl) {
+        PipelineOptions options;
+        options.copyRemarks = cl.remarks;
+        buildStrataPipeline(pm, options);
+      });
 }

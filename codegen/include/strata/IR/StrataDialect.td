@@ -22,6 +22,11 @@ def Strata_Dialect : Dialect {
   let cppNamespace = "::strata::ir";
   let useDefaultTypePrinterParser = 1;
   let useFoldAPI = kEmitFoldAdaptorFolder;
+  // Dialect-wide view-chain patterns (codegen/lib/Transforms/Canonicalize.cpp).
+  let hasCanonicalizer = 1;
+  // strata.kernel bodies are arith/math ops on scalars.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
   let extraClassDeclaration = [{
     void registerTypes();
   }];

@@ -1,4 +1,111 @@
 //===- StrataKernelOps.td - fused kernels ------------------*- tablegen -*-===//
+//
+// `strata.kernel`: one iteration space, strided loads, a scalar body, an
+// optional reduction, fresh contiguous results (or one strided store into an
+// existing storage). Produced by --strata-fuse, annotated by
+// --strata-coalesce, lowered to LLVM IR by KernelToLLVM.
+//
+//===----------------------------------------------------------------------===//
 #ifndef STRATA_IR_STRATAKERNELOPS_TD
 #define STRATA_IR_STRATAKERNELOPS_TD
+
+include "mlir/IR/OpBase.td"
+
+def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments]> {
+  let summary = "A fused loop nest over one iteration space";
+  let description = [{
+    `space` is the iteration space. Every input has exactly the shape of the
+    space (broadcast dimensions have stride 0; `--strata-fuse` inserts
+    `strata.strided_view`s to get there) and any layout within its storage
+    root. The body receives one scalar per input (and, with `indexed`, one
+    `i64` index per space dimension after them) and yields one scalar per
+    result.
+
+    Results are fresh contiguous tensors (offset 0). Without `reduce`, each
+    result holds one element per point of the space in row-major order (its
+    shape may be any shape of the same element count). With `reduce`, every
+    result combines (`sum`, `max` or `min`, one per result) the yielded values
+    over the listed space dimensions; its row-major elements are the kept
+    dimensions in order (keepdim or not).
+
+    With `into %dest`, the kernel has one yield and one result: the new
+    version of the storage root of `%dest` (whose shape is the space), in
+    which the elements `%dest` addresses hold the yielded values.
+
+    `--strata-coalesce` adds `loop_sizes` (loops, outermost first) and
+    `loop_strides` (for each operand in the order inputs, results, dest: its
+    element stride along each loop); code generation uses them when present.
+
+    ```mlir
+    %r = strata.kernel space [4, 3] reduce [1] combiners ["sum"]
+        ins(%a, %b : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>,
+                     !strata.tensor<4x3xf32, strided<[0, 1], offset: 0>>) {
+    ^bb0(%x: f32, %y: f32):
+      %m = arith.mulf %x, %y : f32
+      strata.yield %m : f32
+    } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$space,
+                       OptionalAttr<DenseI64ArrayAttr>:$reduce_dims,
+                       OptionalAttr<StrArrayAttr>:$combiners,
+                       UnitAttr:$indexed,
+                       Variadic<Strata_Tensor>:$inputs,
+                       Optional<Strata_Tensor>:$dest,
+                       OptionalAttr<DenseI64ArrayAttr>:$loop_sizes,
+                       OptionalAttr<DenseI64ArrayAttr>:$loop_strides);
+  let results = (outs Variadic<Strata_TensorOrStorage>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `space` $space (`reduce` $reduce_dims^)? (`combiners` $combiners^)?
+    (`indexed` $indexed^)?
+    (`ins` `(` $inputs^ `:` qualified(type($inputs)) `)`)?
+    (`into` `(` $dest^ `:` qualified(type($dest)) `)`)?
+    attr-dict-with-keyword $body `->` qualified(type($results))
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::llvm::ArrayRef<int64_t>":$space,
+                   "::mlir::ValueRange":$inputs,
+                   "::mlir::Value":$dest)>
+  ];
+  let extraClassDeclaration = [{
+    /// The loops code generation runs: sizes outermost first and, for every
+    /// operand (inputs, results, dest), its element stride per loop and its
+    /// element offset within its storage root.
+    struct LoopNest {
+      std::vector<int64_t> sizes;
+      std::vector<std::vector<int64_t>> strides;
+      std::vector<int64_t> offsets;
+    };
+    /// The coalesced loops when present, else the space as written.
+    LoopNest getLoopNest();
+    /// The nest as written: the space and each operand's strides in it.
+    LoopNest getSpaceLoopNest();
+    /// Space dimensions the results reduce over (empty without `reduce`).
+    ::llvm::SmallVector<int64_t> getReducedDims();
+    /// "sum", "max", "min", or "" for a non-reducing result.
+    ::llvm::StringRef getCombiner(unsigned result);
+    /// Number of operands in loop-nest order: inputs, results, dest.
+    unsigned getNumLoopOperands() {
+      return getInputs().size() + getNumResults() + (getDest() ? 1 : 0);
+    }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Strata_YieldOp : Strata_Op<"yield", [Pure, Terminator,
+    HasParent<"KernelOp">]> {
+  let summary = "The scalars one point of a kernel produces";
+  let description = [{
+    ```mlir
+    strata.yield %v : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 #endif // STRATA_IR_STRATAKERNELOPS_TD

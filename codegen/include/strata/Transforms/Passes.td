@@ -1,4 +1,10 @@
 //===- Passes.td - strata's passes -------------------------*- tablegen -*-===//
+//
+// Declared here, defined one per file in codegen/lib/Transforms/, ordered by
+// buildStrataPipeline (Pipeline.cpp). The canonicalizations are not a pass:
+// `--canonicalize` picks them up from the dialect (Canonicalize.cpp).
+//
+//===----------------------------------------------------------------------===//
 #ifndef STRATA_TRANSFORMS_PASSES_TD
 #define STRATA_TRANSFORMS_PASSES_TD
 
@@ -10,9 +16,12 @@ def FoldViews : Pass<"strata-fold-views", "mlir::func::FuncOp"> {
     Every value produced by a view op (view, reshape or flatten that does not
     copy, permute, transpose, slice, select, narrow, expand, squeeze,
     unsqueeze, as_strided, diagonal, unfold, flip, contiguous of a contiguous
-    value) is replaced by one `strata.strided_view` of its storage root with
-    the same type. Types are absolute within the root, so the fold is exact:
-    the composed (sizes, strides, offset) triple is the result type itself.
+    value, strided_view of a non-root) is replaced by one
+    `strata.strided_view` of its storage root with the same type, or by the
+    root itself when the types are equal. Types are absolute within the root,
+    so the fold is exact: the composed (sizes, strides, offset) triple is the
+    result type itself. No value changes type; the pass is linear in the
+    number of ops.
 
     Before:
     ```mlir
@@ -31,11 +40,26 @@ def MaterializeCopies : Pass<"strata-materialize-copies", "mlir::func::FuncOp"> 
   let summary = "Insert copies only where strides cannot express a view";
   let description = [{
     A `reshape`/`flatten` that strides cannot express becomes
-    `strata.contiguous` + `strata.view`; a `contiguous` or `copy` of an
-    already-contiguous value disappears; a copy whose only consumers read
-    strided input directly (elementwise ops, reductions) is removed. Every
-    copy that stays is reported as a remark with its reason and the user
-    location it came from (`--strata-remarks` or `-mlir-print-...`).
+    `strata.contiguous` (the copy) + `strata.view`; a `contiguous` of a
+    contiguous value disappears; a `copy` whose source already has the
+    copy's layout disappears unless that would make a write land in another
+    storage or make a result alias an argument or another result; a copy
+    whose only consumers read strided input directly (elementwise ops,
+    where, cast, reductions, matmul, copy, the source of a write) is removed
+    and they read its source. With `remarks=true` every copy that stays is
+    reported as a remark at its location, with its reason.
+
+    Before:
+    ```mlir
+    %c = strata.contiguous %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+                             -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+    %e = strata.exp %c : ... -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+    ```
+    After:
+    ```mlir
+    %e = strata.exp %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+                      -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+    ```
   }];
   let options = [
     Option<"emitRemarks", "remarks", "bool", /*default=*/"false",

@@ -1,10 +1,121 @@
-//===- Jit.h - compile orchestration entry points ---------------*- C++ -*-===//
+//===- Jit.h - CPU JIT: compile kernels, run functions ----------*- C++ -*-===//
+//
+// Runs a func.func of strata views and strata.kernel ops (after
+// buildStrataPipeline + buildKernelPipeline) on host buffers. Kernels are
+// compiled to native code through LLVM (ORC LLJIT) and cached in memory and
+// on disk ($STRATA_CACHE_DIR, default ~/.cache/strata). No MLIR or LLVM in
+// this header.
+//
+//===----------------------------------------------------------------------===//
 #ifndef STRATA_JIT_JIT_H
 #define STRATA_JIT_JIT_H
 
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+class MLIRContext;
+} // namespace mlir
+
 namespace strata::jit {
+
 /// The compiler version that is part of every kernel-cache key.
 const char *compilerVersion();
+
+enum class DType { F32, F64, I32, I64, Bool };
+/// Bytes per element (Bool: 1).
+int64_t elementSize(DType t);
+/// "f32", "f64", "i32", "i64", "bool".
+const char *dtypeName(DType t);
+
+/// A host value: a storage (flat buffer) or a tensor (a layout over a
+/// buffer it may share). Same shape as reference::RefValue, with native
+/// element bytes instead of doubles.
+struct JitValue {
+  DType dtype = DType::F32;
+  /// Raw elements of the storage root (bool: one byte 0/1 each).
+  std::shared_ptr<std::vector<unsigned char>> buffer;
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  bool isStorage = false;
+
+  int64_t numel() const;
+  int64_t storageElements() const;
+  /// Storage element `i` as a double.
+  double storageAt(int64_t i) const;
+  void setStorageAt(int64_t i, double v);
+  /// Every element, row-major over `sizes` (a storage: all its elements).
+  std::vector<double> elements() const;
+
+  /// A fresh contiguous tensor holding `rowMajor` (converted to `dtype`).
+  static JitValue fresh(DType dtype, std::vector<int64_t> sizes,
+                        const std::vector<double> &rowMajor);
+  /// A storage of `data.size()` elements.
+  static JitValue storage(DType dtype, const std::vector<double> &data);
+  /// A tensor with the given layout over a buffer of `storageSize` elements
+  /// holding `storageData` (storage order).
+  static JitValue strided(DType dtype, std::vector<int64_t> sizes,
+                          std::vector<int64_t> strides, int64_t offset,
+                          const std::vector<double> &storageData);
+};
+
+/// What happened in the kernel cache since the last resetCacheStats().
+struct CacheStats {
+  int64_t compiles = 0;      ///< kernels compiled by LLVM
+  int64_t memoryHits = 0;    ///< found compiled in this process
+  int64_t diskHits = 0;      ///< loaded from the disk cache
+  int64_t diskCorrupt = 0;   ///< disk entries rejected (then recompiled)
+  double compileSeconds = 0; ///< total LLVM time of the compiles
+};
+CacheStats cacheStats();
+void resetCacheStats();
+/// Forgets every compiled kernel of this process (as a new process would).
+void clearMemoryCache();
+/// Overrides $STRATA_CACHE_DIR; "" disables the disk cache.
+void setCacheDir(const std::string &dir);
+/// The disk cache directory in use ("" when disabled).
+std::string cacheDir();
+
+struct RunOptions {
+  /// 0: the global pool (STRATA_NUM_THREADS, default all cores); 1: serial.
+  int numThreads = 0;
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string error;
+  std::vector<JitValue> values;
+};
+
+/// Runs `func` (a func.func after the pipeline, fuse and coalesce) on
+/// `args`: a storage for a storage argument; for a tensor argument a value
+/// whose buffer holds at least the argument type's required storage (its
+/// layout is the type's, absolute in that buffer).
+RunResult runFunction(mlir::Operation *func, const std::vector<JitValue> &args,
+                      const RunOptions &options = {});
+
+/// Compiles (or finds in the caches) one strata.kernel; false and `error`
+/// on failure. For tests and benchmarks: warms the cache.
+bool compileKernel(mlir::Operation *kernel, std::string &error);
+
+/// The LLVM IR text of one kernel; `optimized` runs the JIT's O3 pipeline
+/// for the host first.
+std::string kernelLLVMIR(mlir::Operation *kernel, bool optimized,
+                         std::string &error);
+
+/// Registers the dialects the JIT's input IR uses (strata, func, arith,
+/// math) in `context`.
+void loadDialects(mlir::MLIRContext &context);
+
+/// Parses `source`, runs buildStrataPipeline + buildKernelPipeline, and runs
+/// function `funcName` on `args`.
+RunResult runSource(const std::string &source, const std::string &funcName,
+                    const std::vector<JitValue> &args,
+                    const RunOptions &options = {});
+
 } // namespace strata::jit
 
 #endif // STRATA_JIT_JIT_H

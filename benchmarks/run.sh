@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs strata's benchmarks from a build directory: ./benchmarks/run.sh BUILD_DIR
+# Extra arguments go to every benchmark program (e.g. --benchmark_filter=Fold).
+set -euo pipefail
+build_dir="${1:-build}"
+shift || true
+bin="$build_dir/bin"
+if [[ ! -x "$bin/strata-bench-passes" ]]; then
+  echo "run.sh: $bin/strata-bench-passes not found; build the" \
+       "strata-bench-passes target (needs libbenchmark-dev)" >&2
+  exit 1
+fi
+# per_op is the time per op of the program: flat across sizes = linear.
+"$bin/strata-bench-passes" --benchmark_counters_tabular=true "$@"

@@ -1,0 +1,55 @@
+//===- KernelPasses.td - fusion and loop coalescing passes -*- tablegen -*-===//
+#ifndef STRATA_TRANSFORMS_KERNELPASSES_TD
+#define STRATA_TRANSFORMS_KERNELPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Fuse : Pass<"strata-fuse", "mlir::func::FuncOp"> {
+  let summary = "Group compute ops into strata.kernel ops";
+  let description = [{
+    Elementwise chains (unary, binary, compare, where, cast; 0-d fills become
+    constants) with broadcasting, plus an optional trailing reduction, become
+    one `strata.kernel` per group. A value used more than once, by a
+    non-elementwise op, or returned is written once by its own kernel.
+    copy/contiguous/reshape copies, fills, arange, matmul and writes become
+    kernels too. Afterwards the function holds only views, kernels and the
+    return.
+
+    Before:
+    ```mlir
+    %m = strata.mul %a, %two : ...
+    %r = strata.add %m, %b : ...
+    ```
+    After:
+    ```mlir
+    %r = strata.kernel space [4] ins(%a, %b : ...) {
+    ^bb0(%x: f32, %y: f32):
+      %c = arith.constant 2.0 : f32
+      %m = arith.mulf %x, %c : f32
+      %s = arith.addf %m, %y : f32
+      strata.yield %s : f32
+    } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let dependentDialects = ["::strata::ir::StrataDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def Coalesce : Pass<"strata-coalesce", "mlir::func::FuncOp"> {
+  let summary = "Reorder and merge kernel loops as TensorIterator does";
+  let description = [{
+    For every `strata.kernel`: drops size-1 loops, orders loops so that the
+    innermost one has the smallest stride for the first operand that tells
+    them apart (results first, then inputs; stride 0 never decides), and
+    merges neighbouring loops that are contiguous for every operand. The
+    result is recorded as `loop_sizes` / `loop_strides`.
+
+    Before: `strata.kernel space [4, 3] ins(%a : <4x3, strided<[1, 4]>>)`
+    After: `... {loop_sizes = array<i64: 12>, loop_strides = array<i64: 1, 1>}`
+    (the transposed copy gets loops [3, 4] with the input unit-stride inner).
+  }];
+  let dependentDialects = ["::strata::ir::StrataDialect"];
+}
+
+#endif // STRATA_TRANSFORMS_KERNELPASSES_TD

@@ -1,0 +1,509 @@
+//===- KernelToLLVM.cpp - strata.kernel to LLVM IR with IRBuilder ---------===//
+//
+// Assumes: a verified strata.kernel whose body holds the arith/math ops
+//   --strata-fuse emits; its loop nest (coalesced or not) is static.
+// Guarantees: one function with the ABI of KernelToLLVM.h that computes the
+//   kernel for outermost-loop iterations [begin, end). Deterministic: the
+//   same kernel gives the same text.
+// Algorithm: a perfect loop nest, outermost first, with every operand's
+//   element index carried as `base + sum(i * stride)` of constants (so the
+//   innermost loop of a unit-stride operand is a plain `p[i]` that LLVM's
+//   loop vectorizer takes). A reducing result whose innermost stride is 0
+//   accumulates in a register over the innermost loop (reassociable float
+//   adds, so sums vectorize); otherwise it is read-modified-written per
+//   point. The runtime fills reducing results with the identity first.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Target/LLVM/KernelToLLVM.h"
+#include "strata/IR/StrataDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+
+using namespace strata::ir;
+using llvm::Value;
+
+namespace {
+
+class Emitter {
+public:
+  Emitter(KernelOp kernel, llvm::Module &module)
+      : k(kernel), mod(module), ctx(module.getContext()), b(ctx),
+        nest(kernel.getLoopNest()) {}
+
+  bool run(const std::string &name, std::string &error);
+
+private:
+  llvm::Type *scalarType(mlir::Type t) {
+    if (t.isF32())
+      return b.getFloatTy();
+    if (t.isF64())
+      return b.getDoubleTy();
+    return b.getIntNTy(t.getIntOrFloatBitWidth());
+  }
+  /// i1 lives in memory as one byte.
+  llvm::Type *memoryType(mlir::Type t) {
+    return t.isInteger(1) ? b.getInt8Ty() : scalarType(t);
+  }
+  mlir::Type elementType(mlir::Value v) {
+    mlir::Type t = v.getType();
+    if (auto s = t.dyn_cast<StorageType>())
+      return s.getElementType();
+    return t.cast<StridedTensorType>().getElementType();
+  }
+  Value *load(unsigned op, Value *index) {
+    Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+    Value *v = b.CreateLoad(memTypes[op], p);
+    return types[op].isInteger(1) ? b.CreateTrunc(v, b.getInt1Ty()) : v;
+  }
+  void store(unsigned op, Value *index, Value *v) {
+    if (types[op].isInteger(1))
+      v = b.CreateZExt(v, b.getInt8Ty());
+    b.CreateStore(v, b.CreateInBoundsGEP(memTypes[op], bases[op], index));
+  }
+  Value *nanPropagating(bool isMax, Value *x, Value *y) {
+    Value *pick = isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+    Value *r = b.CreateSelect(pick, x, y);
+    return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), r);
+  }
+  Value *combine(llvm::StringRef kind, Value *acc, Value *v) {
+    bool f = v->getType()->isFloatingPointTy();
+    if (kind == "sum") {
+      if (!f)
+        return b.CreateAdd(acc, v);
+      llvm::FastMathFlags fmf;
+      fmf.setAllowReassoc();
+      auto *add = llvm::cast<llvm::Instruction>(b.CreateFAdd(acc, v));
+      add->setFastMathFlags(fmf);
+      return add;
+    }
+    bool isMax = kind == "max";
+    if (f)
+      return nanPropagating(isMax, acc, v);
+    return b.CreateSelect(
+        isMax ? b.CreateICmpSGT(acc, v) : b.CreateICmpSLT(acc, v), acc, v);
+  }
+  Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
+    return b.CreateUnaryIntrinsic(id, x);
+  }
+  Value *libmCall(llvm::StringRef f32Name, llvm::StringRef f64Name,
+                  llvm::ArrayRef<Value *> args) {
+    llvm::Type *t = args[0]->getType();
+    llvm::SmallVector<llvm::Type *> params(args.size(), t);
+    auto callee =
+        mod.getOrInsertFunction(t->isFloatTy() ? f32Name : f64Name,
+                                llvm::FunctionType::get(t, params, false));
+    return b.CreateCall(callee, args);
+  }
+  bool emitBody(llvm::ArrayRef<Value *> args,
+                llvm::SmallVectorImpl<Value *> &yields, std::string &error);
+  Value *emitOp(mlir::Operation &op, std::string &error);
+  using BodyFn = llvm::function_ref<llvm::SmallVector<Value *>(
+      Value *, llvm::ArrayRef<Value *>)>;
+  llvm::SmallVector<Value *> emitFor(Value *lo, Value *hi,
+                                     llvm::ArrayRef<Value *> init, BodyFn body);
+  bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
+                 llvm::SmallVector<Value *> ivs, std::string &error);
+
+  KernelOp k;
+  llvm::Module &mod;
+  llvm::LLVMContext &ctx;
+  llvm::IRBuilder<> b;
+  KernelOp::LoopNest nest;
+  std::vector<mlir::Type> types;
+  std::vector<llvm::Type *> memTypes;
+  std::vector<Value *> bases;
+  llvm::DenseMap<mlir::Value, Value *> values;
+  Value *begin = nullptr, *end = nullptr;
+};
+
+llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
+                                            llvm::ArrayRef<Value *> init,
+                                            BodyFn body) {
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx, "loop", f);
+  auto *exit = llvm::BasicBlock::Create(ctx, "loop.exit", f);
+  b.CreateCondBr(b.CreateICmpSLT(lo, hi), header, exit);
+  b.SetInsertPoint(header);
+  llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  iv->addIncoming(lo, pre);
+  llvm::SmallVector<llvm::PHINode *> phis;
+  llvm::SmallVector<Value *> carried;
+  for (Value *v : init) {
+    phis.push_back(b.CreatePHI(v->getType(), 2));
+    phis.back()->addIncoming(v, pre);
+    carried.push_back(phis.back());
+  }
+  llvm::SmallVector<Value *> next = body(iv, carried);
+  Value *inext = b.CreateAdd(iv, b.getInt64(1), "", true, true);
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  iv->addIncoming(inext, latch);
+  for (size_t i = 0; i < phis.size(); ++i)
+    phis[i]->addIncoming(next[i], latch);
+  b.CreateCondBr(b.CreateICmpSLT(inext, hi), header, exit);
+  b.SetInsertPoint(exit);
+  llvm::SmallVector<Value *> out;
+  for (size_t i = 0; i < init.size(); ++i) {
+    llvm::PHINode *p = b.CreatePHI(init[i]->getType(), 2);
+    p->addIncoming(init[i], pre);
+    p->addIncoming(next[i], latch);
+    out.push_back(p);
+  }
+  return out;
+}
+
+Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
+  auto in = [&](unsigned i) { return values.lookup(op.getOperand(i)); };
+  if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+    llvm::Type *t = scalarType(c.getType());
+    if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
+      return llvm::ConstantFP::get(t, fa.getValueAsDouble());
+    auto ia = c.getValue().cast<mlir::IntegerAttr>();
+    return llvm::ConstantInt::get(t, ia.getValue());
+  }
+  if (auto c = llvm::dyn_cast<mlir::arith::CmpFOp>(op)) {
+    // The two enums agree up to ORD only.
+    using F = mlir::arith::CmpFPredicate;
+    using L = llvm::CmpInst;
+    L::Predicate p;
+    switch (c.getPredicate()) {
+    case F::AlwaysFalse:
+      p = L::FCMP_FALSE;
+      break;
+    case F::OEQ:
+      p = L::FCMP_OEQ;
+      break;
+    case F::OGT:
+      p = L::FCMP_OGT;
+      break;
+    case F::OGE:
+      p = L::FCMP_OGE;
+      break;
+    case F::OLT:
+      p = L::FCMP_OLT;
+      break;
+    case F::OLE:
+      p = L::FCMP_OLE;
+      break;
+    case F::ONE:
+      p = L::FCMP_ONE;
+      break;
+    case F::ORD:
+      p = L::FCMP_ORD;
+      break;
+    case F::UEQ:
+      p = L::FCMP_UEQ;
+      break;
+    case F::UGT:
+      p = L::FCMP_UGT;
+      break;
+    case F::UGE:
+      p = L::FCMP_UGE;
+      break;
+    case F::ULT:
+      p = L::FCMP_ULT;
+      break;
+    case F::ULE:
+      p = L::FCMP_ULE;
+      break;
+    case F::UNE:
+      p = L::FCMP_UNE;
+      break;
+    case F::UNO:
+      p = L::FCMP_UNO;
+      break;
+    default:
+      p = L::FCMP_TRUE;
+      break;
+    }
+    return b.CreateFCmp(p, in(0), in(1));
+  }
+  if (auto c = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
+    using P = mlir::arith::CmpIPredicate;
+    llvm::CmpInst::Predicate p;
+    switch (c.getPredicate()) {
+    case P::eq:
+      p = llvm::CmpInst::ICMP_EQ;
+      break;
+    case P::ne:
+      p = llvm::CmpInst::ICMP_NE;
+      break;
+    case P::slt:
+      p = llvm::CmpInst::ICMP_SLT;
+      break;
+    case P::sle:
+      p = llvm::CmpInst::ICMP_SLE;
+      break;
+    case P::sgt:
+      p = llvm::CmpInst::ICMP_SGT;
+      break;
+    case P::sge:
+      p = llvm::CmpInst::ICMP_SGE;
+      break;
+    case P::ult:
+      p = llvm::CmpInst::ICMP_ULT;
+      break;
+    case P::ule:
+      p = llvm::CmpInst::ICMP_ULE;
+      break;
+    case P::ugt:
+      p = llvm::CmpInst::ICMP_UGT;
+      break;
+    default:
+      p = llvm::CmpInst::ICMP_UGE;
+      break;
+    }
+    return b.CreateICmp(p, in(0), in(1));
+  }
+  llvm::Type *rt =
+      op.getNumResults() ? scalarType(op.getResult(0).getType()) : nullptr;
+  llvm::StringRef name = op.getName().getStringRef();
+  if (name == "arith.addf")
+    return b.CreateFAdd(in(0), in(1));
+  if (name == "arith.subf")
+    return b.CreateFSub(in(0), in(1));
+  if (name == "arith.mulf")
+    return b.CreateFMul(in(0), in(1));
+  if (name == "arith.divf")
+    return b.CreateFDiv(in(0), in(1));
+  if (name == "arith.negf")
+    return b.CreateFNeg(in(0));
+  if (name == "arith.addi")
+    return b.CreateAdd(in(0), in(1));
+  if (name == "arith.subi")
+    return b.CreateSub(in(0), in(1));
+  if (name == "arith.muli")
+    return b.CreateMul(in(0), in(1));
+  if (name == "arith.maxf")
+    return nanPropagating(true, in(0), in(1));
+  if (name == "arith.minf")
+    return nanPropagating(false, in(0), in(1));
+  if (name == "arith.maxsi")
+    return b.CreateSelect(b.CreateICmpSGT(in(0), in(1)), in(0), in(1));
+  if (name == "arith.minsi")
+    return b.CreateSelect(b.CreateICmpSLT(in(0), in(1)), in(0), in(1));
+  if (name == "arith.maxui")
+    return b.CreateSelect(b.CreateICmpUGT(in(0), in(1)), in(0), in(1));
+  if (name == "arith.minui")
+    return b.CreateSelect(b.CreateICmpULT(in(0), in(1)), in(0), in(1));
+  if (name == "arith.select")
+    return b.CreateSelect(in(0), in(1), in(2));
+  if (name == "arith.extf")
+    return b.CreateFPExt(in(0), rt);
+  if (name == "arith.truncf")
+    return b.CreateFPTrunc(in(0), rt);
+  if (name == "arith.sitofp")
+    return b.CreateSIToFP(in(0), rt);
+  if (name == "arith.uitofp")
+    return b.CreateUIToFP(in(0), rt);
+  if (name == "arith.fptosi")
+    return b.CreateFPToSI(in(0), rt);
+  if (name == "arith.extsi")
+    return b.CreateSExt(in(0), rt);
+  if (name == "arith.extui")
+    return b.CreateZExt(in(0), rt);
+  if (name == "arith.trunci")
+    return b.CreateTrunc(in(0), rt);
+  if (name == "math.exp")
+    return unaryCall(llvm::Intrinsic::exp, in(0));
+  if (name == "math.log")
+    return unaryCall(llvm::Intrinsic::log, in(0));
+  if (name == "math.sqrt")
+    return unaryCall(llvm::Intrinsic::sqrt, in(0));
+  if (name == "math.absf")
+    return unaryCall(llvm::Intrinsic::fabs, in(0));
+  if (name == "math.tanh")
+    return libmCall("tanhf", "tanh", {in(0)});
+  if (name == "math.powf")
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, in(0), in(1));
+  if (name == "math.absi") {
+    Value *neg = b.CreateSub(llvm::ConstantInt::get(rt, 0), in(0));
+    return b.CreateSelect(b.CreateICmpSLT(in(0), llvm::ConstantInt::get(rt, 0)),
+                          neg, in(0));
+  }
+  if (name == "math.ipowi") {
+    // Through f64: exact for the magnitudes integer tensors hold in practice.
+    Value *x = b.CreateSIToFP(in(0), b.getDoubleTy());
+    Value *y = b.CreateSIToFP(in(1), b.getDoubleTy());
+    return b.CreateFPToSI(b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y),
+                          rt);
+  }
+  error = "strata.kernel body: unsupported op '" + name.str() + "'";
+  return nullptr;
+}
+
+bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
+                       llvm::SmallVectorImpl<Value *> &yields,
+                       std::string &error) {
+  mlir::Block &body = k.getBodyBlock();
+  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
+    values[arg] = v;
+  for (mlir::Operation &op : body.without_terminator()) {
+    Value *v = emitOp(op, error);
+    if (!v)
+      return false;
+    values[op.getResult(0)] = v;
+  }
+  for (mlir::Value y : body.getTerminator()->getOperands())
+    yields.push_back(values.lookup(y));
+  return true;
+}
+
+bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
+                        llvm::SmallVector<Value *> ivs, std::string &error) {
+  size_t n = nest.sizes.size();
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  auto advance = [&](Value *i, size_t l) {
+    llvm::SmallVector<Value *> next(index);
+    for (size_t op = 0; op < next.size(); ++op)
+      if (int64_t s = nest.strides[op][l])
+        next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
+    return next;
+  };
+  // One point: load inputs, run the body, store or combine results.
+  auto point =
+      [&](llvm::SmallVector<Value *> idx, llvm::SmallVector<Value *> pointIvs,
+          llvm::ArrayRef<Value *> carried, llvm::ArrayRef<unsigned> accumulated,
+          llvm::SmallVector<Value *> &nextCarried) {
+        llvm::SmallVector<Value *> args;
+        for (unsigned op = 0; op < numInputs; ++op)
+          args.push_back(load(op, idx[op]));
+        if (k.getIndexed())
+          args.append(pointIvs.begin(), pointIvs.end());
+        llvm::SmallVector<Value *> yields;
+        if (!emitBody(args, yields, error))
+          return false;
+        for (unsigned r = 0; r < numResults; ++r) {
+          unsigned op = numInputs + r;
+          llvm::StringRef kind = k.getCombiner(r);
+          auto acc = llvm::find(accumulated, r);
+          if (kind.empty())
+            store(op, idx[op], yields[r]);
+          else if (acc != accumulated.end())
+            nextCarried.push_back(
+                combine(kind, carried[acc - accumulated.begin()], yields[r]));
+          else
+            store(op, idx[op], combine(kind, load(op, idx[op]), yields[r]));
+        }
+        return true;
+      };
+  if (n == 0) {
+    llvm::SmallVector<Value *> unused;
+    return point(index, ivs, {}, {}, unused);
+  }
+  Value *lo = level == 0 ? begin : b.getInt64(0);
+  Value *hi = level == 0 ? end : b.getInt64(nest.sizes[level]);
+  bool ok = true;
+  if (level + 1 < n) {
+    emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
+      llvm::SmallVector<Value *> nextIvs(ivs);
+      nextIvs.push_back(i);
+      ok = emitLevel(level + 1, advance(i, level), nextIvs, error);
+      return llvm::SmallVector<Value *>();
+    });
+    return ok;
+  }
+  // Innermost loop: results that do not move along it accumulate in
+  // registers.
+  llvm::SmallVector<unsigned> accumulated;
+  llvm::SmallVector<Value *> init;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][level] == 0) {
+      accumulated.push_back(r);
+      init.push_back(load(numInputs + r, index[numInputs + r]));
+    }
+  auto finals = emitFor(lo, hi, init, [&](Value *i, llvm::ArrayRef<Value *> c) {
+    llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
+    nextIvs.push_back(i);
+    ok = ok && point(advance(i, level), nextIvs, c, accumulated, nextCarried);
+    if (!ok)
+      nextCarried.assign(c.begin(), c.end());
+    return nextCarried;
+  });
+  for (size_t a = 0; a < accumulated.size(); ++a)
+    store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
+          finals[a]);
+  return ok;
+}
+
+bool Emitter::run(const std::string &name, std::string &error) {
+  for (mlir::Value v : k.getInputs())
+    types.push_back(elementType(v));
+  for (mlir::Value v : k.getResults())
+    types.push_back(elementType(v));
+  if (mlir::Value d = k.getDest())
+    types.push_back(elementType(d));
+  for (mlir::Type t : types)
+    memTypes.push_back(memoryType(t));
+
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *fnType = llvm::FunctionType::get(
+      b.getVoidTy(), {ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage,
+                                    name, mod);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fn->addFnAttr(llvm::Attribute::NoFree);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  Value *buffers = fn->getArg(0);
+  begin = fn->getArg(1);
+  end = fn->getArg(2);
+  llvm::SmallVector<Value *> index;
+  for (size_t op = 0; op < types.size(); ++op) {
+    Value *slot = b.CreateConstInBoundsGEP1_64(ptr, buffers, op);
+    Value *base = b.CreateLoad(ptr, slot);
+    bases.push_back(
+        b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
+    index.push_back(b.getInt64(0));
+  }
+  if (!emitLevel(0, index, {}, error))
+    return false;
+  b.CreateRetVoid();
+  std::string verifyLog;
+  llvm::raw_string_ostream os(verifyLog);
+  if (llvm::verifyFunction(*fn, &os)) {
+    error = "internal error: invalid LLVM IR for a kernel: " + os.str();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module>
+strata::codegen::emitKernelLLVM(mlir::Operation *kernelOp,
+                                llvm::LLVMContext &context,
+                                const std::string &name, std::string &error) {
+  auto module = std::make_unique<llvm::Module>(name, context);
+  Emitter emitter(llvm::cast<KernelOp>(kernelOp), *module);
+  if (!emitter.run(name, error))
+    return nullptr;
+  return module;
+}
+
+strata::codegen::KernelLaunchInfo
+strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
+  auto k = llvm::cast<KernelOp>(kernelOp);
+  KernelOp::LoopNest nest = k.getLoopNest();
+  KernelLaunchInfo info;
+  info.numPoints = 1;
+  for (int64_t s : nest.sizes)
+    info.numPoints *= s;
+  if (nest.sizes.empty())
+    return info;
+  info.outerSize = nest.sizes[0];
+  info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
+  unsigned numInputs = k.getInputs().size();
+  for (unsigned r = 0; r < k.getNumResults(); ++r)
+    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0 &&
+        nest.sizes[0] > 1)
+      info.outerParallel = false;
+  return info;
+}
+
+const char *strata::codegen::emitterBuildId() { return __DATE__ " " __TIME__; }

@@ -1,0 +1,498 @@
+//===- Fuse.cpp - group compute ops into strata.kernel ops ----------------===//
+//
+// Assumes: a func.func of strata ops (views may or may not be folded); every
+//   type's layout is absolute within its storage root.
+// Guarantees: afterwards the function holds only view ops, strided_views,
+//   strata.kernel ops, func ops, and the return; every compute op and write
+//   is inside (or is) a kernel. Results are unchanged: a kernel computes
+//   exactly the values of the ops it replaces.
+// Algorithm: an elementwise op is *inlined* into its consumer when its value
+//   has exactly one use, by an elementwise op, a reduction or a write, over
+//   the same shape (no broadcast of an intermediate, so nothing is computed
+//   twice). Every other compute op is the root of a group: its kernel's body
+//   is built by walking the operands back through inlined ops; anything else
+//   becomes a kernel input, broadcast to the space by a strided_view (stride
+//   0), and 0-d fills become constants. So a value that is used several
+//   times, by a non-elementwise op, or returned is written exactly once.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/KernelPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace strata {
+#define GEN_PASS_DEF_FUSE
+#include "strata/Transforms/KernelPasses.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata::ir;
+
+namespace {
+
+bool isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
+             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
+             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
+}
+
+bool isReduction(Operation *op) {
+  return isa<SumOp, MeanOp, AmaxOp, AminOp>(op);
+}
+
+StridedTensorType tensorType(Value v) {
+  return v.getType().cast<StridedTensorType>();
+}
+
+bool isZeroDimFill(Value v) {
+  auto fill = v.getDefiningOp<FillOp>();
+  return fill && fill.getType().getRank() == 0;
+}
+
+/// The shape a consumer iterates over when it reads `operand`.
+std::optional<ArrayRef<int64_t>> consumerSpace(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (isElementwise(user))
+    return tensorType(user->getResult(0)).getShape();
+  if (isReduction(user))
+    return tensorType(user->getOperand(0)).getShape();
+  if (auto write = dyn_cast<WriteOp>(user))
+    if (use.get() == write.getSrc())
+      return tensorType(write.getDest()).getShape();
+  return std::nullopt;
+}
+
+/// True when `op` is computed inside its only consumer's kernel.
+bool isInlined(Operation *op) {
+  if (!isElementwise(op) || !op->getResult(0).hasOneUse())
+    return false;
+  OpOperand &use = *op->getResult(0).getUses().begin();
+  auto space = consumerSpace(use);
+  return space && *space == tensorType(op->getResult(0)).getShape();
+}
+
+/// Scalar arithmetic of one element type (f32, f64, i1, i32, i64).
+struct Scalar {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(Type t, double v) {
+    if (auto f = t.dyn_cast<FloatType>())
+      return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
+    return b.create<arith::ConstantOp>(
+        loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
+  }
+
+  /// strata.cast semantics: float->int truncates, anything->i1 is `!= 0`.
+  Value convert(Value x, Type to) {
+    Type from = x.getType();
+    if (from == to)
+      return x;
+    bool fromFloat = from.isa<FloatType>(), toFloat = to.isa<FloatType>();
+    if (to.isInteger(1))
+      return fromFloat ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE,
+                                                 x, constant(from, 0))
+                             .getResult()
+                       : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                                 x, constant(from, 0))
+                             .getResult();
+    if (fromFloat && toFloat)
+      return to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
+                 ? b.create<arith::ExtFOp>(loc, to, x).getResult()
+                 : b.create<arith::TruncFOp>(loc, to, x).getResult();
+    if (fromFloat)
+      return b.create<arith::FPToSIOp>(loc, to, x);
+    if (toFloat)
+      return from.isInteger(1)
+                 ? b.create<arith::UIToFPOp>(loc, to, x).getResult()
+                 : b.create<arith::SIToFPOp>(loc, to, x).getResult();
+    if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+      return from.isInteger(1)
+                 ? b.create<arith::ExtUIOp>(loc, to, x).getResult()
+                 : b.create<arith::ExtSIOp>(loc, to, x).getResult();
+    return b.create<arith::TruncIOp>(loc, to, x);
+  }
+
+  Value compare(StringRef name, Value x, Value y) {
+    Type t = x.getType();
+    if (t.isa<FloatType>()) {
+      auto p = llvm::StringSwitch<arith::CmpFPredicate>(name)
+                   .Case("eq", arith::CmpFPredicate::OEQ)
+                   .Case("ne", arith::CmpFPredicate::UNE)
+                   .Case("lt", arith::CmpFPredicate::OLT)
+                   .Case("le", arith::CmpFPredicate::OLE)
+                   .Case("gt", arith::CmpFPredicate::OGT)
+                   .Default(arith::CmpFPredicate::OGE);
+      return b.create<arith::CmpFOp>(loc, p, x, y);
+    }
+    bool u = t.isInteger(1);
+    auto p =
+        llvm::StringSwitch<arith::CmpIPredicate>(name)
+            .Case("eq", arith::CmpIPredicate::eq)
+            .Case("ne", arith::CmpIPredicate::ne)
+            .Case("lt",
+                  u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+            .Case("le",
+                  u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+            .Case("gt",
+                  u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+            .Default(u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+    return b.create<arith::CmpIOp>(loc, p, x, y);
+  }
+
+  /// The scalar of elementwise op `op` given its operands' scalars.
+  Value apply(Operation *op, ArrayRef<Value> in) {
+    Type t = in.back().getType();
+    bool f = t.isa<FloatType>();
+    bool i1 = t.isInteger(1);
+    StringRef name = op->getName().stripDialect();
+    if (name == "eq" || name == "ne" || name == "lt" || name == "le" ||
+        name == "gt" || name == "ge")
+      return compare(name, in[0], in[1]);
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([&](NegOp) -> Value {
+          return f ? b.create<arith::NegFOp>(loc, in[0]).getResult()
+                   : b.create<arith::SubIOp>(loc, constant(t, 0), in[0])
+                         .getResult();
+        })
+        .Case([&](AbsOp) -> Value {
+          if (i1)
+            return in[0];
+          return f ? b.create<math::AbsFOp>(loc, in[0]).getResult()
+                   : b.create<math::AbsIOp>(loc, in[0]).getResult();
+        })
+        .Case([&](ExpOp) { return b.create<math::ExpOp>(loc, in[0]); })
+        .Case([&](LogOp) { return b.create<math::LogOp>(loc, in[0]); })
+        .Case([&](SqrtOp) { return b.create<math::SqrtOp>(loc, in[0]); })
+        .Case([&](TanhOp) { return b.create<math::TanhOp>(loc, in[0]); })
+        .Case([&](SigmoidOp) -> Value {
+          Value e = b.create<math::ExpOp>(
+              loc, b.create<arith::NegFOp>(loc, in[0]).getResult());
+          Value one = constant(t, 1);
+          return b.create<arith::DivFOp>(
+              loc, one, b.create<arith::AddFOp>(loc, one, e).getResult());
+        })
+        .Case([&](ReluOp) -> Value {
+          Value zero = constant(t, 0);
+          if (!f)
+            return b.create<arith::MaxSIOp>(loc, in[0], zero);
+          // NaN stays NaN, as in PyTorch.
+          Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
+                                              in[0], zero);
+          return b.create<arith::SelectOp>(loc, neg, zero, in[0]);
+        })
+        .Case([&](AddOp) -> Value {
+          return f ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
+                   : b.create<arith::AddIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](SubOp) -> Value {
+          return f ? b.create<arith::SubFOp>(loc, in[0], in[1]).getResult()
+                   : b.create<arith::SubIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](MulOp) -> Value {
+          return f ? b.create<arith::MulFOp>(loc, in[0], in[1]).getResult()
+                   : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](DivOp) { return b.create<arith::DivFOp>(loc, in[0], in[1]); })
+        .Case([&](PowOp) -> Value {
+          return f ? b.create<math::PowFOp>(loc, in[0], in[1]).getResult()
+                   : b.create<math::IPowIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](MaximumOp) -> Value {
+          if (f)
+            return b.create<arith::MaxFOp>(loc, in[0], in[1]);
+          return i1 ? b.create<arith::MaxUIOp>(loc, in[0], in[1]).getResult()
+                    : b.create<arith::MaxSIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](MinimumOp) -> Value {
+          if (f)
+            return b.create<arith::MinFOp>(loc, in[0], in[1]);
+          return i1 ? b.create<arith::MinUIOp>(loc, in[0], in[1]).getResult()
+                    : b.create<arith::MinSIOp>(loc, in[0], in[1]).getResult();
+        })
+        .Case([&](WhereOp) {
+          return b.create<arith::SelectOp>(loc, in[0], in[1], in[2]);
+        })
+        .Case([&](CastOp c) {
+          return convert(in[0], tensorType(c.getResult()).getElementType());
+        })
+        .Default([](Operation *) { return Value(); });
+  }
+};
+
+/// Builds one kernel: its body block, its inputs (broadcast to the space).
+class KernelBuilder {
+public:
+  KernelBuilder(Operation *root, ArrayRef<int64_t> space)
+      : root(root), space(space.begin(), space.end()), body(new Block),
+        outer(root), inner(root->getContext()), scalar{inner, root->getLoc()} {
+    inner.setInsertionPointToEnd(body);
+  }
+
+  /// The scalar of tensor `v` at the current point of the space.
+  Value emit(Value v) {
+    if (Value known = scalars.lookup(v))
+      return known;
+    Value s;
+    Operation *def = v.getDefiningOp();
+    if (isZeroDimFill(v)) {
+      auto fill = cast<FillOp>(def);
+      s = scalar.constant(fill.getType().getElementType(),
+                          fill.getValue().convertToDouble());
+    } else if (def && isInlined(def)) {
+      SmallVector<Value> operands;
+      for (Value o : def->getOperands())
+        operands.push_back(emit(o));
+      s = scalar.apply(def, operands);
+    } else {
+      inputs.push_back(broadcast(v, space));
+      s = body->addArgument(tensorType(v).getElementType(), root->getLoc());
+    }
+    scalars[v] = s;
+    return s;
+  }
+
+  /// `v` viewed with `sizes`/`strides` per space dim (a strided_view
+  /// unless the type already matches).
+  Value view(Value v, ArrayRef<int64_t> strides) {
+    auto t = tensorType(v);
+    auto type = StridedTensorType::get(
+        v.getContext(), space, t.getElementType(), strides, t.getOffset());
+    if (type == t)
+      return v;
+    return outer.create<StridedViewOp>(root->getLoc(), type, v);
+  }
+
+  /// PyTorch broadcasting of `v` to `shape` (trailing dims aligned).
+  Value broadcast(Value v, ArrayRef<int64_t> shape) {
+    auto t = tensorType(v);
+    int64_t n = shape.size(), r = t.getRank();
+    SmallVector<int64_t> strides(n, 0);
+    for (int64_t d = 0; d < n; ++d) {
+      int64_t k = d - (n - r);
+      if (k >= 0 && !(t.getShape()[k] == 1 && shape[d] != 1))
+        strides[d] = t.getStrides()[k];
+    }
+    return view(v, strides);
+  }
+
+  Block &getBody() { return *body; }
+
+  /// Finishes the body with `yields` and creates the kernel before `root`.
+  KernelOp finish(ArrayRef<Value> yields, TypeRange resultTypes,
+                  Value dest = {}) {
+    inner.create<YieldOp>(root->getLoc(), yields);
+    auto kernel = outer.create<KernelOp>(root->getLoc(), resultTypes, space,
+                                         inputs, dest);
+    kernel.getBody().push_back(body);
+    return kernel;
+  }
+
+  Operation *root;
+  SmallVector<int64_t> space;
+  Block *body;
+  OpBuilder outer, inner;
+  Scalar scalar;
+  SmallVector<Value> inputs;
+  DenseMap<Value, Value> scalars;
+};
+
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t p = 1;
+  for (int64_t x : v)
+    p *= x;
+  return p;
+}
+
+/// sum/mean/amax/amin: the input's chain + the reduction, one kernel.
+KernelOp buildReduction(Operation *op) {
+  Value input = op->getOperand(0);
+  auto inType = tensorType(input);
+  auto resultType = tensorType(op->getResult(0));
+  int64_t rank = inType.getRank();
+  auto dimsAttr = op->getAttrOfType<DenseI64ArrayAttr>("dims");
+  SmallVector<int64_t> dims;
+  for (int64_t d : dimsAttr.asArrayRef())
+    dims.push_back(d < 0 ? d + rank : d);
+  if (dims.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+  llvm::sort(dims);
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= inType.getShape()[d];
+
+  KernelBuilder kb(op, inType.getShape());
+  Type element = resultType.getElementType();
+  Value s = kb.emit(input);
+  s = kb.scalar.convert(s, element);
+  StringRef combiner = isa<AmaxOp>(op)   ? "max"
+                       : isa<AminOp>(op) ? "min"
+                                         : "sum";
+  if (isa<MeanOp>(op)) {
+    // mean = sum(x / n); an empty mean is NaN as in PyTorch (0/0).
+    Value n = kb.scalar.constant(element, static_cast<double>(count));
+    s = kb.inner.create<arith::DivFOp>(op->getLoc(), s, n);
+  }
+  KernelOp k = kb.finish({s}, {resultType});
+  k.setReduceDimsAttr(kb.outer.getDenseI64ArrayAttr(dims));
+  k.setCombinersAttr(kb.outer.getStrArrayAttr({combiner}));
+  if (isa<MeanOp>(op) && count == 0) {
+    // Sum of nothing is 0; PyTorch's mean of nothing is NaN: fill instead.
+    KernelBuilder fill(op, resultType.getShape());
+    Value nan = fill.scalar.constant(element, std::nan(""));
+    KernelOp f = fill.finish({nan}, {resultType});
+    k.erase();
+    return f;
+  }
+  return k;
+}
+
+/// torch.matmul as a kernel over [batch..., M, N, K] reducing K.
+KernelOp buildMatmul(MatmulOp op) {
+  auto a = tensorType(op.getLhs()), b = tensorType(op.getRhs());
+  // Promote 1-d operands: a [K] -> [1, K], b [K] -> [K, 1] (stride 0).
+  SmallVector<int64_t> as(a.getShape()), ast(a.getStrides());
+  SmallVector<int64_t> bs(b.getShape()), bst(b.getStrides());
+  if (as.size() == 1) {
+    as.insert(as.begin(), 1);
+    ast.insert(ast.begin(), 0);
+  }
+  if (bs.size() == 1) {
+    bs.push_back(1);
+    bst.push_back(0);
+  }
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  auto batchA = ArrayRef<int64_t>(as).drop_back(2);
+  auto batchB = ArrayRef<int64_t>(bs).drop_back(2);
+  auto batch = strata::layout::broadcastShapes(batchA, batchB, "matmul");
+  SmallVector<int64_t> space(batch->begin(), batch->end());
+  int64_t nb = space.size();
+  space.append({m, n, k});
+  auto batchStrides = [&](ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+    SmallVector<int64_t> out(nb, 0);
+    int64_t r = sizes.size();
+    for (int64_t d = 0; d < nb; ++d) {
+      int64_t kk = d - (nb - r);
+      if (kk >= 0 && !(sizes[kk] == 1 && space[d] != 1))
+        out[d] = strides[kk];
+    }
+    return out;
+  };
+  SmallVector<int64_t> sa = batchStrides(batchA, ast),
+                       sb = batchStrides(batchB, bst);
+  sa.append({ast[ast.size() - 2], 0, ast.back()});
+  sb.append({0, bst.back(), bst[bst.size() - 2]});
+
+  KernelBuilder kb(op, space);
+  Value va = kb.view(op.getLhs(), sa), vb = kb.view(op.getRhs(), sb);
+  kb.inputs = {va, vb};
+  Value x = kb.body->addArgument(a.getElementType(), op.getLoc());
+  Value y = kb.body->addArgument(b.getElementType(), op.getLoc());
+  Value p = a.getElementType().isa<FloatType>()
+                ? kb.inner.create<arith::MulFOp>(op.getLoc(), x, y).getResult()
+                : kb.inner.create<arith::MulIOp>(op.getLoc(), x, y).getResult();
+  KernelOp kernel = kb.finish({p}, {op.getType()});
+  kernel.setReduceDimsAttr(kb.outer.getDenseI64ArrayAttr({nb + 2}));
+  kernel.setCombinersAttr(kb.outer.getStrArrayAttr({"sum"}));
+  return kernel;
+}
+
+/// The kernel replacing group root `op`, or null when `op` is not compute.
+KernelOp buildKernel(Operation *op) {
+  if (isElementwise(op)) {
+    auto type = tensorType(op->getResult(0));
+    KernelBuilder kb(op, type.getShape());
+    SmallVector<Value> operands;
+    for (Value o : op->getOperands())
+      operands.push_back(kb.emit(o));
+    return kb.finish({kb.scalar.apply(op, operands)}, {type});
+  }
+  if (isReduction(op))
+    return buildReduction(op);
+  if (auto mm = dyn_cast<MatmulOp>(op))
+    return buildMatmul(mm);
+  if (auto write = dyn_cast<WriteOp>(op)) {
+    KernelBuilder kb(op, tensorType(write.getDest()).getShape());
+    Value s = kb.emit(write.getSrc());
+    return kb.finish({s}, {write.getType()}, write.getDest());
+  }
+  if (auto fill = dyn_cast<FillOp>(op)) {
+    KernelBuilder kb(op, fill.getType().getShape());
+    Value c = kb.scalar.constant(fill.getType().getElementType(),
+                                 fill.getValue().convertToDouble());
+    return kb.finish({c}, {fill.getType()});
+  }
+  if (auto ar = dyn_cast<ArangeOp>(op)) {
+    auto type = ar.getType();
+    KernelBuilder kb(op, type.getShape());
+    Location loc = op->getLoc();
+    Value i = kb.body->addArgument(kb.inner.getI64Type(), loc);
+    Type f64 = kb.inner.getF64Type();
+    Value v = kb.inner.create<arith::AddFOp>(
+        loc, kb.scalar.constant(f64, ar.getStart().convertToDouble()),
+        kb.inner.create<arith::MulFOp>(
+            loc, kb.inner.create<arith::SIToFPOp>(loc, f64, i),
+            kb.scalar.constant(f64, ar.getStep().convertToDouble())));
+    KernelOp k =
+        kb.finish({kb.scalar.convert(v, type.getElementType())}, {type});
+    k.setIndexed(true);
+    return k;
+  }
+  if (isa<CopyOp, ContiguousOp, ReshapeOp, FlattenOp>(op) &&
+      !getViewSource(op)) {
+    // A copy into a fresh contiguous tensor: row-major order of the input.
+    Value input = op->getOperand(0);
+    KernelBuilder kb(op, tensorType(input).getShape());
+    return kb.finish({kb.emit(input)}, {op->getResult(0).getType()});
+  }
+  return {};
+}
+
+struct FusePass : public strata::impl::FuseBase<FusePass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> roots;
+    getOperation().walk([&](Operation *op) {
+      if (op->getDialect() && isa<StrataDialect>(op->getDialect()) &&
+          !isa<KernelOp, YieldOp>(op) && !op->getParentOfType<KernelOp>() &&
+          !isInlined(op) &&
+          !isZeroDimFill(op->getNumResults() ? op->getResult(0) : Value()))
+        roots.push_back(op);
+    });
+    SmallVector<Operation *> replaced;
+    for (Operation *op : roots) {
+      KernelOp kernel = buildKernel(op);
+      if (!kernel)
+        continue;
+      op->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+      replaced.push_back(op);
+    }
+    // Erase the replaced ops and whatever only fed them, last user first.
+    SmallVector<Operation *> all;
+    getOperation().walk([&](Operation *op) {
+      if (op->getDialect() && isa<StrataDialect>(op->getDialect()) &&
+          !isa<KernelOp, YieldOp>(op) && !op->getParentOfType<KernelOp>())
+        all.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(all))
+      if (op->use_empty() && (isElementwise(op) || isReduction(op) ||
+                              isa<FillOp, ArangeOp, MatmulOp, WriteOp, CopyOp,
+                                  ContiguousOp, ReshapeOp, FlattenOp>(op)))
+        op->erase();
+    // 0-d fills still used outside kernels (returned, viewed) get a kernel.
+    getOperation().walk([&](FillOp fill) {
+      KernelOp kernel = buildKernel(fill);
+      fill.getResult().replaceAllUsesWith(kernel.getResult(0));
+      fill.erase();
+    });
+  }
+};
+
+} // namespace

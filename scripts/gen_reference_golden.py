@@ -1,0 +1,786 @@
+#!/usr/bin/python3
+"""Generates tests/lit/Reference/*.mlir: strata IR functions and, as FileCheck
+lines, the output strata-run must print for them, computed by PyTorch 1.13.
+
+Run with the system Python that has PyTorch (python3-torch):
+    /usr/bin/python3 scripts/gen_reference_golden.py          # rewrite files
+    /usr/bin/python3 scripts/gen_reference_golden.py --check  # diff only
+The output is deterministic; rerunning it must not change the checked-in
+files unless this script or PyTorch changed. The tests themselves need only
+strata-run and FileCheck.
+
+Each test function is traced here: a small builder writes the IR text and
+performs the same op with PyTorch at the same time.
+- View ops are applied by PyTorch to torch.as_strided(root, layout), so the
+  result type written into the IR is PyTorch's (sizes, stride(),
+  storage_offset()) and its values are PyTorch's. strata-opt's verifier
+  re-infers each type with the layout algebra. flip is the exception (PyTorch
+  copies): its layout is the documented negative-stride rule, its values are
+  torch.flip's.
+- Compute ops are PyTorch's ops. Floating-point ops run in float64 and the
+  result is rounded to the result dtype, which is the reference evaluator's
+  documented model ("compute in double, round each stored element"). Integer
+  and bool ops run in their own dtype.
+- Inputs follow strata-run: --inputs=arange puts i into element i of each
+  argument's storage (i % 2 for i1); --inputs=random reproduces the
+  documented SplitMix64 stream (strata/Reference/Evaluator.h).
+- Values print as strata-run prints them: "{:.6g}" floats, integers,
+  true/false; nested brackets spaced as "[ [..], [..] ]".
+"""
+
+import math
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "..", "tests", "lit", "Reference")
+DTYPES = {"f32": torch.float32, "f64": torch.float64, "i32": torch.int32,
+          "i64": torch.int64, "i1": torch.bool}
+MASK = (1 << 64) - 1
+
+
+def ints(xs):
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def tensor_type(layout, dt):
+    sizes, strides, offset = layout
+    shape = "".join("%dx" % s for s in sizes)
+    return "!strata.tensor<%s%s, strided<%s, offset: %d>>" % (
+        shape, dt, ints(strides), offset)
+
+
+def contiguous(sizes):
+    return (list(sizes), list(torch.empty(list(sizes)).stride()), 0)
+
+
+def float_attr(v):
+    text = repr(float(v))
+    return text if "." in text else text.replace("e", ".0e")
+
+
+def fmt_elem(v, dt):
+    if dt == "i1":
+        return "true" if v else "false"
+    if dt in ("i32", "i64"):
+        return str(int(v))
+    v = float(v)
+    return "nan" if math.isnan(v) else "{:.6g}".format(v)
+
+
+def fmt_values(t, dt):
+    if t.dim() == 0:
+        return fmt_elem(t.item(), dt)
+    inner = ", ".join(fmt_values(t[i], dt) for i in range(t.shape[0]))
+    if t.dim() > 1 and t.shape[0] > 0:
+        return "[ " + inner + " ]"
+    return "[" + inner + "]"
+
+
+def gather(root, layout):
+    """Elements of `layout` over the 1-D `root`, for any strides."""
+    sizes, strides, offset = layout
+    index = torch.full(list(sizes), offset, dtype=torch.int64)
+    for d, (n, s) in enumerate(zip(sizes, strides)):
+        shape = [1] * len(sizes)
+        shape[d] = n
+        index = index + (torch.arange(n) * s).reshape(shape)
+    return root[index]
+
+
+class Val:
+    """A traced value: an SSA name, its type, and PyTorch's data for it."""
+
+    def __init__(self, name, dt, root, layout=None):
+        self.name, self.dt, self.root, self.layout = name, dt, root, layout
+
+    @property
+    def storage(self):
+        return self.layout is None
+
+    @property
+    def type(self):
+        if self.storage:
+            return "!strata.storage<%dx%s>" % (self.root.numel(), self.dt)
+        return tensor_type(self.layout, self.dt)
+
+    @property
+    def data(self):
+        return self.root if self.storage else gather(self.root, self.layout)
+
+    def base(self):
+        """The value as a PyTorch view of its root (non-negative strides)."""
+        sizes, strides, offset = self.layout
+        assert min(strides, default=0) >= 0, "PyTorch can't view this layout"
+        return torch.as_strided(self.root, sizes, strides, offset)
+
+
+class Func:
+    def __init__(self, name, inputs="arange", seed=0):
+        self.name, self.inputs, self.state = name, inputs, seed
+        self.args, self.body, self.expect = [], [], []
+        self.count = 0
+
+    # --- inputs --------------------------------------------------------------
+    def _next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def _buffer(self, n, dt):
+        if self.inputs == "arange":
+            vals = [i % 2 if dt == "i1" else i for i in range(n)]
+            return torch.tensor(vals, dtype=torch.float64).to(DTYPES[dt])
+        vals = []
+        for _ in range(n):
+            r = self._next()
+            if dt == "i1":
+                vals.append(float(r >> 63))
+            elif dt in ("i32", "i64"):
+                vals.append(float(r % 11 - 5))
+            else:
+                vals.append(-2.0 + 4.0 * ((r >> 11) * 2.0 ** -53))
+        return torch.tensor(vals, dtype=torch.float64).to(DTYPES[dt])
+
+    def storage_arg(self, n, dt="f32"):
+        v = Val("%%arg%d" % len(self.args), dt, self._buffer(n, dt))
+        self.args.append(v)
+        return v
+
+    def tensor_arg(self, sizes, strides, offset=0, dt="f32"):
+        extent = 0 if 0 in sizes else offset + 1 + sum(
+            (n - 1) * s for n, s in zip(sizes, strides))
+        v = Val("%%arg%d" % len(self.args), dt, self._buffer(extent, dt),
+                (list(sizes), list(strides), offset))
+        self.args.append(v)
+        return v
+
+    # --- ops -----------------------------------------------------------------
+    def _emit(self, op, operands, attrs, result, dt, root, layout=None):
+        v = Val("%%%d" % self.count, dt, root, layout)
+        self.count += 1
+        text = "%s = strata.%s" % (v.name, op)
+        text += "".join(" " + o.name for o in operands[:1])
+        text += "".join(", " + o.name for o in operands[1:])
+        text += (" " + attrs if attrs else "") + " : "
+        if operands:
+            text += ", ".join(o.type for o in operands) + " -> "
+        self.body.append(text + v.type)
+        return v
+
+    def _fresh(self, op, operands, attrs, t, dt):
+        t = t.to(DTYPES[dt]).contiguous()
+        return self._emit(op, operands, attrs, None, dt, t.reshape(-1).clone(),
+                          contiguous(t.shape))
+
+    def strided_view(self, src, sizes, strides, offset):
+        return self._emit("strided_view", [src], "", None, src.dt, src.root,
+                          (list(sizes), list(strides), offset))
+
+    def view(self, op, x, attrs, fn):
+        """A view op (or reshape/flatten/contiguous, which may copy)."""
+        y = fn(x.base())
+        if y.storage().data_ptr() != x.root.storage().data_ptr():
+            return self._fresh(op, [x], attrs, y, x.dt)  # PyTorch copied.
+        return self._emit(op, [x], attrs, None, x.dt, x.root,
+                          (list(y.shape), list(y.stride()),
+                           y.storage_offset()))
+
+    def flip(self, x, dims):
+        sizes, strides, offset = x.layout
+        strides = list(strides)
+        for d in dims:
+            offset += (sizes[d] - 1) * strides[d] if sizes[d] else 0
+            strides[d] = -strides[d]
+        v = self._emit("flip", [x], "dims " + ints(dims), None, x.dt, x.root,
+                       (list(sizes), strides, offset))
+        assert torch.equal(v.data, torch.flip(x.data, dims))
+        return v
+
+    def unary(self, op, x):
+        if x.dt in ("f32", "f64"):
+            t = getattr(torch, op)(x.data.double())
+        else:
+            t = getattr(torch, op)(x.data)
+        return self._fresh(op, [x], "", t, x.dt)
+
+    def binary(self, op, a, b):
+        fn = {"add": torch.add, "sub": torch.sub, "mul": torch.mul,
+              "div": torch.div, "pow": torch.pow, "maximum": torch.maximum,
+              "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
+              "lt": torch.lt, "le": torch.le, "gt": torch.gt,
+              "ge": torch.ge}[op]
+        wide = a.dt in ("f32", "f64")
+        t = fn(a.data.double(), b.data.double()) if wide else fn(a.data,
+                                                                 b.data)
+        dt = "i1" if op in ("eq", "ne", "lt", "le", "gt", "ge") else a.dt
+        return self._fresh(op, [a, b], "", t, dt)
+
+    def where(self, c, a, b):
+        return self._fresh("where", [c, a, b], "",
+                           torch.where(c.data, a.data, b.data), a.dt)
+
+    def cast(self, x, dt):
+        return self._fresh("cast", [x], "", x.data.to(DTYPES[dt]), dt)
+
+    def reduce(self, op, x, dims, keepdim=False):
+        data = x.data
+        if x.dt in ("f32", "f64"):
+            data = data.double()
+        all_dims = list(dims) if dims else list(range(data.dim()))
+        if op == "sum":
+            t = torch.sum(data, dim=all_dims, keepdim=keepdim) if all_dims \
+                else torch.sum(data)
+        elif op == "mean":
+            t = torch.mean(data, dim=all_dims, keepdim=keepdim) if all_dims \
+                else torch.mean(data)
+        else:
+            t = getattr(torch, op)(data, dim=all_dims, keepdim=keepdim)
+        dt = "i64" if op == "sum" and x.dt not in ("f32", "f64") else x.dt
+        attrs = "dims " + ints(dims) + (" keepdim" if keepdim else "")
+        return self._fresh(op, [x], attrs, t, dt)
+
+    def matmul(self, a, b):
+        wide = a.dt in ("f32", "f64")
+        t = torch.matmul(a.data.double(), b.data.double()) if wide else \
+            torch.matmul(a.data, b.data)
+        return self._fresh("matmul", [a, b], "", t, a.dt)
+
+    def fill(self, value, sizes, dt="f32"):
+        t = torch.full(list(sizes), value, dtype=torch.float64)
+        return self._fresh("fill", [], float_attr(value), t, dt)
+
+    def arange(self, start, step, n, dt="f32"):
+        t = start + torch.arange(n, dtype=torch.float64) * step
+        attrs = "start %s step %s" % (float_attr(start), float_attr(step))
+        return self._fresh("arange", [], attrs, t, dt)
+
+    def copy(self, x):
+        return self._fresh("copy", [x], "", x.data.clone(), x.dt)
+
+    def write(self, src, dest):
+        root = dest.root.clone()
+        if min(dest.layout[1], default=0) >= 0:
+            torch.as_strided(root, *dest.layout).copy_(src.data)
+        else:  # PyTorch can't view negative strides: assign through indices.
+            idx = gather(torch.arange(root.numel()), dest.layout)
+            root[idx] = src.data.to(root.dtype).expand(idx.shape)
+        v = Val("%%%d" % self.count, dest.dt, root)
+        self.count += 1
+        self.body.append("%s = strata.write %s into %s : %s, %s -> %s" % (
+            v.name, src.name, dest.name, src.type, dest.type, v.type))
+        return v
+
+    # --- output --------------------------------------------------------------
+    def ret(self, *vals, print_inputs=False):
+        lines = ["func @" + self.name]
+        for label, group in (("arg", self.args if print_inputs else []),
+                             ("result", vals)):
+            for i, v in enumerate(group):
+                if v.storage:
+                    desc = "storage %s size %d" % (v.dt, v.root.numel())
+                else:
+                    desc = "%s sizes %s strides %s offset %d" % (
+                        v.dt, ints(v.layout[0]), ints(v.layout[1]),
+                        v.layout[2])
+                lines.append("%s %d: %s" % (label, i, desc))
+                lines.append("  " + fmt_values(v.data, v.dt))
+        self.expect = lines
+        self.results = vals
+
+    def text(self, first):
+        out = []
+        for i, line in enumerate(self.expect):
+            kind = "CHECK" if first and i == 0 else "CHECK-NEXT"
+            out.append("// %s: %s" % (kind, line))
+        args = ", ".join("%s: %s" % (a.name, a.type) for a in self.args)
+        types = ", ".join(v.type for v in self.results)
+        out.append("func.func @%s(%s) -> (%s) {" % (self.name, args, types))
+        out += ["  " + line for line in self.body]
+        out.append("  return %s : %s" % (
+            ", ".join(v.name for v in self.results), types))
+        out.append("}")
+        return "\n".join(out)
+
+
+def render(title, funcs, run_args=""):
+    names = [f.name for f in funcs]
+    assert len(set(names)) == len(names), names
+    head = ("// %s\n"
+            "// Generated by scripts/gen_reference_golden.py from PyTorch %s;"
+            " do not edit.\n"
+            "// RUN: strata-run%s %%s | FileCheck %%s --match-full-lines\n"
+            % (title, torch.__version__.split("a")[0], run_args))
+    body = "\n\n".join(f.text(i == 0) for i, f in enumerate(funcs))
+    return head + "\n" + body + "\n\n// Nothing after the last result.\n" \
+        "// CHECK-NOT: {{.}}\n"
+
+
+FILES = {}
+
+
+def test_file(filename, title, run_args=""):
+    def register(builder):
+        FILES[filename] = lambda: render(title, builder(), run_args)
+        return builder
+    return register
+
+
+# --- views: values are storage indices ---------------------------------------
+
+@test_file("views.mlir", "View ops over arange storages: every printed value "
+           "is the storage index the view reads.")
+def views():
+    fs = []
+
+    def fn(name):
+        f = Func(name)
+        fs.append(f)
+        return f
+
+    f = fn("chain")
+    s = f.storage_arg(12)
+    m = f.strided_view(s, [3, 4], [4, 1], 0)
+    f.ret(f.view("select", m, "dim 1 index 1", lambda t: t.select(1, 1)))
+
+    f = fn("transpose_permute")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    t = f.view("transpose", a, "dims 0, 2", lambda t: t.transpose(0, 2))
+    p = f.view("permute", a, "dims [1, 2, 0]", lambda t: t.permute(1, 2, 0))
+    f.ret(t, p)
+
+    f = fn("view_reshape")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    v = f.view("view", a, "as [2, -1, 3]", lambda t: t.view(2, -1, 3))
+    tr = f.view("transpose", a, "dims 0, 1", lambda t: t.t())
+    r1 = f.view("reshape", tr, "as [4, 3]", lambda t: t.reshape(4, 3))
+    r2 = f.view("reshape", tr, "as [12]", lambda t: t.reshape(12))
+    f.ret(v, r1, r2)
+
+    f = fn("slice_narrow")
+    s = f.storage_arg(20)
+    a = f.strided_view(s, [4, 5], [5, 1], 0)
+    s1 = f.view("slice", a, "dim 1 start 1 end 5 step 2",
+                lambda t: t[:, 1:5:2])
+    s2 = f.view("slice", a, "dim 0 start -3 step 1", lambda t: t[-3:])
+    s3 = f.view("slice", a, "dim 1 end 100 step 3", lambda t: t[:, :100:3])
+    n = f.view("narrow", a, "dim 0 start 1 length 2",
+               lambda t: t.narrow(0, 1, 2))
+    sel = f.view("select", a, "dim 0 index -1", lambda t: t.select(0, -1))
+    f.ret(s1, s2, s3, n, sel)
+
+    f = fn("expand_squeeze")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [3, 1], [2, 1], 1)
+    e = f.view("expand", a, "to [2, 3, 4]", lambda t: t.expand(2, 3, 4))
+    e2 = f.view("expand", a, "to [-1, 2]", lambda t: t.expand(-1, 2))
+    u = f.view("unsqueeze", a, "dim 0", lambda t: t.unsqueeze(0))
+    q = f.view("squeeze", u, "", lambda t: t.squeeze())
+    q2 = f.view("squeeze", u, "dims [0]", lambda t: t.squeeze(0))
+    f.ret(e, e2, q, q2)
+
+    f = fn("flatten_unfold_diagonal")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    fl = f.view("flatten", a, "dims 1 to 2", lambda t: t.flatten(1, 2))
+    tr = f.view("transpose", a, "dims 1, 2", lambda t: t.transpose(1, 2))
+    fc = f.view("flatten", tr, "dims 0 to 2", lambda t: t.flatten(0, 2))
+    m = f.strided_view(s, [6], [1], 2)
+    uf = f.view("unfold", m, "dim 0 size 3 step 2",
+                lambda t: t.unfold(0, 3, 2))
+    d = f.view("diagonal", a, "offset 1 dims 1, 2",
+               lambda t: t.diagonal(1, 1, 2))
+    f.ret(fl, fc, uf, d)
+
+    f = fn("as_strided_overlap")
+    s = f.storage_arg(10)
+    a = f.strided_view(s, [10], [1], 0)
+    w = f.view("as_strided", a, "sizes [3, 4] strides [2, 1] offset 1",
+               lambda t: t.as_strided([3, 4], [2, 1], 1))
+    f.ret(w)
+
+    f = fn("flip_negative_strides")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    f1 = f.flip(a, [0])
+    f2 = f.flip(a, [0, 1])
+    neg = f.strided_view(s, [4], [-3], 10)
+    f.ret(f1, f2, neg)
+
+    f = fn("contiguous_copy")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [3, 1], 0)
+    c1 = f.view("contiguous", a, "", lambda t: t.contiguous())
+    tr = f.view("transpose", a, "dims 0, 1", lambda t: t.t())
+    c2 = f.view("contiguous", tr, "", lambda t: t.contiguous())
+    cp = f.copy(tr)
+    f.ret(c1, c2, cp)
+
+    f = fn("zero_size_and_scalars")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    z1 = f.view("slice", a, "dim 0 start 2 end 1 step 1", lambda t: t[2:1])
+    z2 = f.view("slice", a, "dim 1 start 4 step 1", lambda t: t[:, 4:])
+    z3 = f.view("unsqueeze", z2, "dim 0", lambda t: t.unsqueeze(0))
+    sc = f.view("select", f.view("select", a, "dim 0 index 2",
+                                 lambda t: t.select(0, 2)),
+                "dim 0 index 3", lambda t: t.select(0, 3))
+    one = f.strided_view(s, [1, 1], [7, 9], 5)
+    f.ret(z1, z2, z3, sc, one)
+
+    f = fn("tensor_arguments")
+    a = f.tensor_arg([2, 3], [1, 2], 3)
+    b = f.tensor_arg([], [], 4, "i32")
+    c = f.tensor_arg([4], [0], 2, "i64")
+    tr = f.view("transpose", a, "dims 0, 1", lambda t: t.t())
+    f.ret(a, tr, b, c)
+
+    f = fn("view_of_dtypes")
+    s64 = f.storage_arg(4, "f64")
+    si = f.storage_arg(5, "i1")
+    a = f.strided_view(s64, [2, 2], [1, 2], 0)
+    b = f.strided_view(si, [2, 2], [2, 1], 1)
+    f.ret(a, b, si)
+    return fs
+
+
+def collect():
+    """A decorator's helper: a list of functions and a maker for them."""
+    fs = []
+
+    def fn(name, **kw):
+        f = Func(name, **kw)
+        fs.append(f)
+        return f
+    return fs, fn
+
+
+# --- elementwise --------------------------------------------------------------
+
+@test_file("elementwise.mlir", "Unary, binary (broadcasting), compare, where "
+           "and cast over strided, stride-0 and negative-stride inputs.")
+def elementwise():
+    fs, fn = collect()
+
+    f = fn("unary_f32")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [1, 2], 0)  # transposed storage order
+    x = f.binary("sub", a, f.fill(2.5, []))
+    f.ret(*[f.unary(op, x) for op in ("neg", "abs", "relu", "sigmoid",
+                                       "tanh", "exp")])
+
+    f = fn("unary_domain")
+    s = f.storage_arg(5)
+    a = f.strided_view(s, [5], [-1], 4)
+    x = f.binary("sub", a, f.fill(1.0, []))  # 3 2 1 0 -1
+    f.ret(f.unary("log", x), f.unary("sqrt", x))
+
+    f = fn("unary_ints")
+    s = f.storage_arg(6, "i32")
+    b = f.strided_view(s, [3, 2], [2, 1], 0)
+    x = f.binary("sub", b, f.fill(3, [1, 2], "i32"))
+    f.ret(f.unary("neg", x), f.unary("abs", x), f.unary("relu", x))
+
+    f = fn("unary_f64_broadcast_input")
+    s = f.storage_arg(3, "f64")
+    e = f.strided_view(s, [2, 3], [0, 1], 0)
+    f.ret(f.unary("exp", e), f.unary("sqrt", e))
+
+    f = fn("binary_broadcast")
+    s = f.storage_arg(12)
+    col = f.strided_view(s, [3, 1], [4, 1], 1)
+    row = f.strided_view(s, [1, 4], [4, 1], 8)
+    f.ret(*[f.binary(op, col, row) for op in ("add", "sub", "mul", "div",
+                                               "pow", "maximum", "minimum")])
+
+    f = fn("binary_rank_mismatch")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [3, 1], 0)
+    v = f.strided_view(s, [3], [-2], 5)
+    sc = f.fill(0.5, [])
+    f.ret(f.binary("mul", a, v), f.binary("add", sc, a),
+          f.binary("div", a, sc), f.binary("div", sc, a))
+
+    f = fn("binary_ints")
+    s = f.storage_arg(8, "i64")
+    a = f.strided_view(s, [2, 4], [4, 1], 0)
+    b = f.strided_view(s, [4], [2], 1)
+    f.ret(f.binary("mul", a, b), f.binary("sub", b, a),
+          f.binary("maximum", a, f.fill(3, [], "i64")),
+          f.binary("pow", a, f.fill(2, [], "i64")))
+
+    f = fn("compares")
+    s = f.storage_arg(8)
+    a = f.strided_view(s, [2, 4], [4, 1], 0)
+    b = f.strided_view(s, [4], [-1], 6)
+    f.ret(*[f.binary(op, a, b) for op in ("eq", "ne", "lt", "le", "gt",
+                                           "ge")])
+
+    f = fn("where_broadcast")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [3, 1], 0)
+    c = f.binary("gt", a, f.strided_view(s, [3], [1], 2))
+    w1 = f.where(c, a, f.fill(-1.0, []))
+    c2 = f.binary("lt", f.strided_view(s, [2, 1], [1, 1], 0),
+                  f.fill(0.5, []))
+    w2 = f.where(c2, f.fill(7.0, [3]), f.strided_view(s, [3], [2], 1))
+    f.ret(c, w1, w2)
+
+    f = fn("casts")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [6], [1], 0)
+    x = f.binary("mul", f.binary("sub", a, f.fill(2.5, [])),
+                 f.fill(1.5, []))  # -3.75 -2.25 -0.75 0.75 2.25 3.75
+    b = f.cast(x, "i1")
+    f.ret(x, f.cast(x, "i32"), f.cast(x, "i64"), f.cast(x, "f64"), b,
+          f.cast(b, "f32"), f.cast(f.cast(x, "i32"), "f32"),
+          f.cast(f.fill(0.1, [], "f64"), "f32"))
+
+    f = fn("nan_propagation")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [1, 2], 0)  # 0 2 4 / 1 3 5
+    x = f.unary("sqrt", f.binary("sub", a, f.fill(2.0, [])))
+    f.ret(x, f.unary("relu", x), f.binary("maximum", x, f.fill(0.0, [])),
+          f.binary("minimum", f.fill(9.0, []), x),
+          f.binary("ne", x, x), f.binary("lt", x, f.fill(1.5, [])),
+          f.cast(x, "i1"), f.reduce("amax", x, [1]),
+          f.reduce("amin", x, [0]), f.reduce("sum", x, [1]))
+
+    f = fn("int_overflow_wraps")
+    s = f.storage_arg(3, "i32")
+    big = f.fill(2147483647, [3], "i32")
+    f.ret(f.binary("add", big, f.strided_view(s, [3], [1], 0)),
+          f.cast(f.fill(4294967298, [], "i64"), "i32"))
+    return fs
+
+
+# --- reductions ------------------------------------------------------------------
+
+@test_file("reductions.mlir", "sum, mean, amax, amin over dims (all when "
+           "none), keepdim, strided and zero-size inputs.")
+def reductions():
+    fs, fn = collect()
+
+    f = fn("sum_dims")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    f.ret(f.reduce("sum", a, []), f.reduce("sum", a, [1]),
+          f.reduce("sum", a, [0, 2], keepdim=True),
+          f.reduce("sum", a, [-1]), f.reduce("sum", a, [], keepdim=True))
+
+    f = fn("mean_amax_amin")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [4, 3], [1, 4], 0)
+    x = f.binary("mul", f.binary("sub", a, f.fill(5.0, [])),
+                 f.binary("sub", a, f.fill(7.0, [])))
+    f.ret(f.reduce("mean", x, [0]), f.reduce("mean", x, [1], keepdim=True),
+          f.reduce("amax", x, [0]), f.reduce("amin", x, [-1]),
+          f.reduce("amax", x, []), f.reduce("amin", x, [0, 1],
+                                            keepdim=True))
+
+    f = fn("reduce_views")
+    s = f.storage_arg(6)
+    e = f.strided_view(s, [3, 4], [2, 0], 1)
+    fl = f.strided_view(s, [2, 3], [-3, -1], 5)
+    f.ret(f.reduce("sum", e, [1]), f.reduce("mean", e, [0]),
+          f.reduce("amax", fl, [1]), f.reduce("sum", fl, [0]))
+
+    f = fn("sum_int_bool_to_i64")
+    si = f.storage_arg(6, "i32")
+    sb = f.storage_arg(6, "i1")
+    a = f.strided_view(si, [2, 3], [3, 1], 0)
+    b = f.strided_view(sb, [2, 3], [3, 1], 0)
+    f.ret(f.reduce("sum", a, [1]), f.reduce("sum", b, []),
+          f.reduce("amax", a, [0]), f.reduce("amin", b, [1]))
+
+    f = fn("reduce_zero_size")
+    s = f.storage_arg(6)
+    z = f.strided_view(s, [2, 0], [3, 1], 0)
+    f.ret(f.reduce("sum", z, [1]), f.reduce("sum", z, []),
+          f.reduce("mean", z, [1]), f.reduce("sum", z, [0], keepdim=True),
+          f.reduce("amax", z, [0]))
+
+    f = fn("reduce_scalar")
+    s = f.storage_arg(6)
+    sc = f.strided_view(s, [], [], 4)
+    one = f.strided_view(s, [1, 1], [1, 1], 3)
+    f.ret(f.reduce("sum", sc, []), f.reduce("mean", sc, []),
+          f.reduce("amax", one, [1]), f.reduce("amin", one, [0, 1]))
+    return fs
+
+
+# --- matmul ------------------------------------------------------------------------
+
+@test_file("matmul.mlir", "matmul with torch.matmul's 1-D, 2-D and batched "
+           "broadcast rules over strided operands.")
+def matmul():
+    fs, fn = collect()
+
+    f = fn("mm_strided")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    b = f.strided_view(s, [4, 2], [1, 4], 2)
+    f.ret(f.matmul(a, b), f.matmul(f.strided_view(s, [2, 3], [1, 2], 0),
+                                   f.strided_view(s, [3, 3], [-3, 1], 9)))
+
+    f = fn("mm_vectors")
+    s = f.storage_arg(12)
+    m = f.strided_view(s, [3, 4], [4, 1], 0)
+    v4 = f.strided_view(s, [4], [1], 1)
+    v3 = f.strided_view(s, [3], [4], 0)
+    f.ret(f.matmul(v4, v4), f.matmul(m, v4), f.matmul(v3, m))
+
+    f = fn("mm_batched_broadcast")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 1, 3, 4], [12, 12, 4, 1], 0)
+    b = f.strided_view(s, [3, 4, 2], [0, 2, 1], 3)
+    v = f.strided_view(s, [4], [2], 0)
+    f.ret(f.matmul(a, b), f.matmul(v, b), f.matmul(a, v))
+
+    f = fn("mm_ints_and_empty")
+    si = f.storage_arg(6, "i64")
+    a = f.strided_view(si, [2, 3], [3, 1], 0)
+    b = f.strided_view(si, [3, 2], [1, 3], 0)
+    s = f.storage_arg(6)
+    z1 = f.strided_view(s, [2, 0], [1, 1], 0)
+    z2 = f.strided_view(s, [0, 3], [3, 1], 0)
+    f.ret(f.matmul(a, b), f.matmul(z1, z2),
+          f.matmul(f.strided_view(s, [0, 2], [2, 1], 0),
+                   f.strided_view(s, [2, 2], [2, 1], 0)))
+    return fs
+
+
+# --- fill, arange, copy ------------------------------------------------------------
+
+@test_file("fill_arange.mlir", "fill and arange for every dtype, copy of "
+           "strided values.")
+def fill_arange():
+    fs, fn = collect()
+
+    f = fn("fills")
+    f.ret(f.fill(2.5, []), f.fill(-1.25, [2, 3]), f.fill(7.9, [3], "i32"),
+          f.fill(-3.0, [2], "i64"), f.fill(2.0, [2, 1], "i1"),
+          f.fill(0.0, [3], "i1"), f.fill(1e-07, [2], "f64"),
+          f.fill(0.1, [], "f32"), f.fill(1.0, [0, 2]))
+
+    f = fn("aranges")
+    f.ret(f.arange(0.0, 1.0, 5), f.arange(1.0, -0.5, 4),
+          f.arange(-2.0, 3.0, 4, "i64"), f.arange(0.0, 0.1, 4, "f64"),
+          f.arange(0.0, 0.1, 4), f.arange(3.0, 1.0, 0, "i32"))
+
+    f = fn("copies")
+    s = f.storage_arg(6, "i32")
+    t = f.strided_view(s, [3, 2], [1, 3], 0)
+    e = f.strided_view(s, [2, 2], [0, -1], 5)
+    f.ret(f.copy(t), f.copy(e))
+    return fs
+
+
+# --- writes --------------------------------------------------------------------------
+
+@test_file("write.mlir", "strata.write makes a new storage version; later "
+           "views read it, the old version is unchanged.")
+def write():
+    fs, fn = collect()
+
+    f = fn("write_then_read")
+    s = f.storage_arg(12)
+    d = f.strided_view(s, [3], [4], 1)
+    s1 = f.write(f.fill(7.5, []), d)
+    r = f.strided_view(s1, [3, 4], [4, 1], 0)
+    old = f.strided_view(s, [3, 4], [4, 1], 0)
+    f.ret(s1, r, old)
+
+    f = fn("write_chain_of_versions")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [2, 3], [3, 1], 0)
+    tr = f.view("transpose", a, "dims 0, 1", lambda t: t.t())
+    s1 = f.write(f.arange(10.0, 10.0, 2), tr)  # broadcast [2] -> [3, 2]
+    row = f.strided_view(s1, [3], [1], 3)
+    doubled = f.binary("mul", row, f.fill(2.0, []))
+    s2 = f.write(doubled, f.strided_view(s1, [3], [1], 0))
+    f.ret(s1, s2, f.strided_view(s2, [2, 3], [3, 1], 0))
+
+    f = fn("write_negative_and_zero_stride_src")
+    s = f.storage_arg(8)
+    flipped = f.flip(f.strided_view(s, [2, 4], [4, 1], 0), [1])
+    src = f.strided_view(s, [4], [0], 2)  # stride-0 source is fine
+    s1 = f.write(f.binary("add", src, f.strided_view(s, [2, 4], [4, 1], 0)),
+                 flipped)
+    f.ret(s1)
+
+    f = fn("write_into_compute_root")
+    s = f.storage_arg(4, "i32")
+    c = f.copy(f.strided_view(s, [2, 2], [1, 2], 0))
+    s1 = f.write(f.fill(-9, [], "i32"),
+                 f.view("select", c, "dim 1 index 0",
+                        lambda t: t.select(1, 0)))
+    f.ret(s1, f.strided_view(s1, [2, 2], [2, 1], 0), c)
+
+    f = fn("write_into_tensor_argument")
+    a = f.tensor_arg([2, 2], [1, 3], 1, "f64")
+    s1 = f.write(f.fill(0.5, [2, 1], "f64"), a)
+    f.ret(s1, f.strided_view(s1, [2, 2], [1, 3], 1))
+
+    f = fn("write_zero_size_and_bool")
+    s = f.storage_arg(5, "i1")
+    s1 = f.write(f.fill(1.0, [], "i1"), f.strided_view(s, [0], [1], 2))
+    s2 = f.write(f.fill(1.0, [], "i1"), f.strided_view(s, [2], [2], 0))
+    f.ret(s1, s2)
+    return fs
+
+
+# --- random inputs -------------------------------------------------------------------
+
+@test_file("random.mlir", "--inputs=random: the documented SplitMix64 stream, "
+           "pinned.", " --inputs=random --seed=7 --print-inputs")
+def random_inputs():
+    fs, fn = collect()
+
+    f = fn("random_dtypes", inputs="random", seed=7)
+    a = f.storage_arg(5)
+    b = f.storage_arg(3, "f64")
+    c = f.storage_arg(6, "i32")
+    d = f.storage_arg(4, "i1")
+    e = f.tensor_arg([2, 2], [1, 2], 1, "i64")
+    f.ret(f.reduce("sum", f.strided_view(a, [5], [1], 0), []),
+          f.unary("tanh", f.strided_view(b, [3], [1], 0)),
+          f.binary("mul", f.strided_view(c, [2, 3], [3, 1], 0),
+                   f.fill(3, [], "i32")),
+          f.cast(f.strided_view(d, [4], [1], 0), "f32"), e,
+          print_inputs=True)
+
+    # Each function starts the stream again from the seed.
+    f = fn("random_again", inputs="random", seed=7)
+    a = f.storage_arg(5)
+    f.ret(f.strided_view(a, [2, 2], [1, 2], 1), print_inputs=True)
+    return fs
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for name, make in sorted(FILES.items()):
+        path = os.path.normpath(os.path.join(OUT_DIR, name))
+        text = make()
+        old = open(path).read() if os.path.exists(path) else None
+        if old == text:
+            continue
+        stale.append(path)
+        if not check:
+            os.makedirs(OUT_DIR, exist_ok=True)
+            with open(path, "w") as out:
+                out.write(text)
+    for path in stale:
+        print(("stale: " if check else "wrote: ") + path)
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
