@@ -160,7 +160,7 @@ class Func:
         return v
 
     # --- ops -----------------------------------------------------------------
-    def _emit(self, op, operands, attrs, result, dt, root, layout=None):
+    def _emit(self, op, operands, attrs, dt, root, layout=None):
         v = Val("%%%d" % self.count, dt, root, layout)
         self.count += 1
         text = "%s = strata.%s" % (v.name, op)
@@ -174,11 +174,11 @@ class Func:
 
     def _fresh(self, op, operands, attrs, t, dt):
         t = t.to(DTYPES[dt]).contiguous()
-        return self._emit(op, operands, attrs, None, dt, t.reshape(-1).clone(),
+        return self._emit(op, operands, attrs, dt, t.reshape(-1).clone(),
                           contiguous(t.shape))
 
     def strided_view(self, src, sizes, strides, offset):
-        return self._emit("strided_view", [src], "", None, src.dt, src.root,
+        return self._emit("strided_view", [src], "", src.dt, src.root,
                           (list(sizes), list(strides), offset))
 
     def view(self, op, x, attrs, fn):
@@ -186,7 +186,7 @@ class Func:
         y = fn(x.base())
         if y.storage().data_ptr() != x.root.storage().data_ptr():
             return self._fresh(op, [x], attrs, y, x.dt)  # PyTorch copied.
-        return self._emit(op, [x], attrs, None, x.dt, x.root,
+        return self._emit(op, [x], attrs, x.dt, x.root,
                           (list(y.shape), list(y.stride()),
                            y.storage_offset()))
 
@@ -196,7 +196,7 @@ class Func:
         for d in dims:
             offset += (sizes[d] - 1) * strides[d] if sizes[d] else 0
             strides[d] = -strides[d]
-        v = self._emit("flip", [x], "dims " + ints(dims), None, x.dt, x.root,
+        v = self._emit("flip", [x], "dims " + ints(dims), x.dt, x.root,
                        (list(sizes), strides, offset))
         assert torch.equal(v.data, torch.flip(x.data, dims))
         return v
@@ -461,7 +461,7 @@ def collect():
     return fs, fn
 
 
-# --- elementwise --------------------------------------------------------------
+# --- elementwise -------------------------------------------------------------
 
 @test_file("elementwise.mlir", "Unary, binary (broadcasting), compare, where "
            "and cast over strided, stride-0 and negative-stride inputs.")
@@ -560,7 +560,7 @@ def elementwise():
     return fs
 
 
-# --- reductions ------------------------------------------------------------------
+# --- reductions --------------------------------------------------------------
 
 @test_file("reductions.mlir", "sum, mean, amax, amin over dims (all when "
            "none), keepdim, strided and zero-size inputs.")
@@ -615,7 +615,7 @@ def reductions():
     return fs
 
 
-# --- matmul ------------------------------------------------------------------------
+# --- matmul ------------------------------------------------------------------
 
 @test_file("matmul.mlir", "matmul with torch.matmul's 1-D, 2-D and batched "
            "broadcast rules over strided operands.")
@@ -656,7 +656,7 @@ def matmul():
     return fs
 
 
-# --- fill, arange, copy ------------------------------------------------------------
+# --- fill, arange, copy ------------------------------------------------------
 
 @test_file("fill_arange.mlir", "fill and arange for every dtype, copy of "
            "strided values.")
@@ -682,7 +682,7 @@ def fill_arange():
     return fs
 
 
-# --- writes --------------------------------------------------------------------------
+# --- writes ------------------------------------------------------------------
 
 @test_file("write.mlir", "strata.write makes a new storage version; later "
            "views read it, the old version is unchanged.")
@@ -736,7 +736,7 @@ def write():
     return fs
 
 
-# --- random inputs -------------------------------------------------------------------
+# --- random inputs -----------------------------------------------------------
 
 @test_file("random.mlir", "--inputs=random: the documented SplitMix64 stream, "
            "pinned.", " --inputs=random --seed=7 --print-inputs")

@@ -5,6 +5,9 @@
 // results filled with the combiner's identity) and run on the thread pool
 // when their outermost loop is not a reduction. A kernel `into` a storage
 // writes a copy of the old version (so every older value stays valid).
+// The walk is flattened once into a Plan (slots, launch info, compiled entry
+// points); PreparedFunction keeps the plan so repeated runs skip parsing,
+// passes, cache-key printing and hashing.
 //
 //===----------------------------------------------------------------------===//
 #include "JitInternal.h"
@@ -25,6 +28,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -75,11 +80,92 @@ void fillIdentity(JitValue &v, llvm::StringRef combiner) {
     v.setStorageAt(i, identity);
 }
 
-class Executor {
-public:
-  explicit Executor(const RunOptions &options) : options(options) {}
+template <typename T>
+void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
+                llvm::StringRef combiner) {
+  T *a = reinterpret_cast<T *>(into);
+  const T *b = reinterpret_cast<const T *>(from);
+  bool isMax = combiner == "max";
+  for (int64_t i = 0; i < n; ++i) {
+    if (combiner == "sum") {
+      a[i] += b[i];
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(a[i]) || std::isnan(b[i]))
+        a[i] = a[i] + b[i];
+      else
+        a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+    } else {
+      a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+    }
+  }
+}
 
-  RunResult run(mlir::func::FuncOp func, const std::vector<JitValue> &args);
+/// into[i] = combine(into[i], from[i]) for the n elements of a result.
+void merge(DType dtype, unsigned char *into, const unsigned char *from,
+           int64_t n, llvm::StringRef combiner) {
+  switch (dtype) {
+  case DType::F32:
+    return mergeTyped<float>(into, from, n, combiner);
+  case DType::F64:
+    return mergeTyped<double>(into, from, n, combiner);
+  case DType::I32:
+    return mergeTyped<int32_t>(into, from, n, combiner);
+  case DType::I64:
+    return mergeTyped<int64_t>(into, from, n, combiner);
+  case DType::Bool:
+    return mergeTyped<uint8_t>(into, from, n, combiner);
+  }
+}
+
+/// One result buffer a kernel creates.
+struct ResultSpec {
+  unsigned slot;
+  bool isStorage;
+  DType dtype;
+  int64_t elements; // tensors only
+  std::vector<int64_t> sizes, strides;
+  std::string combiner;
+  /// Combines along the outermost loop: when that loop runs in parallel,
+  /// each chunk accumulates in a private buffer, merged afterwards.
+  bool outerReduced = false;
+};
+
+/// One step of a function: a kernel call or the return.
+struct Step {
+  // Kernel.
+  KernelFn fn = nullptr; // null: the kernel has no points
+  strata::codegen::KernelLaunchInfo info;
+  std::vector<unsigned> inputSlots;
+  std::vector<ResultSpec> results;
+  int destSlot = -1;
+  // Return.
+  bool isReturn = false;
+  struct Returned {
+    unsigned slot;
+    bool isStorage;
+    std::vector<int64_t> sizes, strides;
+    int64_t offset;
+  };
+  std::vector<Returned> returned;
+};
+
+struct ArgSpec {
+  DType dtype;
+  int64_t need;
+};
+
+/// A function flattened into steps over buffer slots (one per storage
+/// root: arguments, then kernel results), with every kernel compiled.
+struct Plan {
+  std::vector<ArgSpec> args;
+  std::vector<Step> steps;
+  unsigned numSlots = 0;
+  int numKernels = 0;
+  std::string error; // set when the function cannot run
+
+  void build(mlir::func::FuncOp func);
+  RunResult run(const std::vector<JitValue> &args,
+                const RunOptions &options) const;
 
 private:
   bool fail(mlir::Operation *op, const std::string &message) {
@@ -89,136 +175,275 @@ private:
     error = os.str();
     return false;
   }
-  bool runKernel(KernelOp kernel);
-  JitValue *rootOf(mlir::Value v) {
-    auto it = roots.find(getStorageRoot(v));
-    return it == roots.end() ? nullptr : &it->second;
+  int slotOf(mlir::Value v) {
+    auto it = slots.find(getStorageRoot(v));
+    return it == slots.end() ? -1 : static_cast<int>(it->second);
   }
-
-  const RunOptions &options;
-  llvm::DenseMap<mlir::Value, JitValue> roots;
-  std::string error;
+  bool addKernel(KernelOp kernel);
+  llvm::DenseMap<mlir::Value, unsigned> slots;
 };
 
-bool Executor::runKernel(KernelOp kernel) {
-  std::vector<void *> buffers;
+bool Plan::addKernel(KernelOp kernel) {
+  Step step;
   for (mlir::Value in : kernel.getInputs()) {
-    JitValue *root = rootOf(in);
-    if (!root)
+    int slot = slotOf(in);
+    if (slot < 0)
       return fail(kernel, "kernel input has no buffer");
-    buffers.push_back(root->buffer->data());
+    step.inputSlots.push_back(slot);
   }
   for (auto [r, result] : llvm::enumerate(kernel.getResults())) {
-    JitValue out;
-    if (auto storage = result.getType().dyn_cast<StorageType>()) {
-      JitValue *old = rootOf(kernel.getDest());
-      if (!old)
+    ResultSpec spec;
+    spec.slot = numSlots++;
+    if (result.getType().isa<StorageType>()) {
+      if (slotOf(kernel.getDest()) < 0)
         return fail(kernel, "destination has no buffer");
-      out = *old;
-      out.buffer = std::make_shared<std::vector<unsigned char>>(*old->buffer);
-      out.isStorage = true;
-      out.sizes = {storage.getSize()};
-      out.strides = {1};
-      out.offset = 0;
+      spec.isStorage = true;
+      spec.dtype = dtypeOf(elementTypeOf(result.getType()));
+      spec.elements = 0;
     } else {
       auto t = result.getType().cast<StridedTensorType>();
-      out = newBuffer(dtypeOf(t.getElementType()), t.getNumElements());
-      out.sizes.assign(t.getShape().begin(), t.getShape().end());
-      out.strides.assign(t.getStrides().begin(), t.getStrides().end());
-      fillIdentity(out, kernel.getCombiner(r));
+      spec.isStorage = false;
+      spec.dtype = dtypeOf(t.getElementType());
+      spec.elements = t.getNumElements();
+      spec.sizes.assign(t.getShape().begin(), t.getShape().end());
+      spec.strides.assign(t.getStrides().begin(), t.getStrides().end());
+      spec.combiner = kernel.getCombiner(r).str();
     }
-    buffers.push_back(out.buffer->data());
-    roots[result] = std::move(out);
+    step.results.push_back(std::move(spec));
   }
+  KernelOp::LoopNest nest = kernel.getLoopNest();
+  unsigned numInputs = kernel.getInputs().size();
+  for (size_t r = 0; r < step.results.size(); ++r)
+    step.results[r].outerReduced = !step.results[r].combiner.empty() &&
+                                   !nest.sizes.empty() &&
+                                   nest.strides[numInputs + r][0] == 0;
   if (mlir::Value dest = kernel.getDest())
-    buffers.push_back(rootOf(dest)->buffer->data());
-
-  auto info = strata::codegen::getLaunchInfo(kernel);
-  if (info.numPoints == 0)
-    return true;
-  std::string compileError;
-  KernelFn fn = strata::jit::detail::getKernel(kernel, compileError);
-  if (!fn)
-    return fail(kernel, compileError);
-  void **bufs = buffers.data();
-  auto &pool = strata::runtime::ThreadPool::global();
-  bool parallel = options.numThreads != 1 && info.outerParallel &&
-                  pool.size() > 1 && info.numPoints >= (1 << 15) &&
-                  info.outerSize > 1;
-  if (!parallel) {
-    fn(bufs, 0, info.outerSize);
-    return true;
+    step.destSlot = slotOf(dest);
+  step.info = strata::codegen::getLaunchInfo(kernel);
+  if (step.info.numPoints != 0) {
+    std::string compileError;
+    step.fn = strata::jit::detail::getKernel(kernel, compileError);
+    if (!step.fn)
+      return fail(kernel, compileError);
   }
-  pool.parallelFor(info.outerSize,
-                   [&](int64_t begin, int64_t end) { fn(bufs, begin, end); });
+  // Results become slots only now, so a kernel never reads its own results.
+  for (auto [r, result] : llvm::enumerate(kernel.getResults()))
+    slots[result] = step.results[r].slot;
+  steps.push_back(std::move(step));
+  ++numKernels;
   return true;
 }
 
-RunResult Executor::run(mlir::func::FuncOp func,
-                        const std::vector<JitValue> &args) {
-  RunResult result;
-  if (args.size() != func.getNumArguments()) {
-    result.error = "expected " + std::to_string(func.getNumArguments()) +
-                   " arguments, got " + std::to_string(args.size());
-    return result;
-  }
-  for (auto [arg, value] : llvm::zip(func.getArguments(), args)) {
-    mlir::Type t = arg.getType();
-    int64_t need = getRootStorageSize(arg);
-    if (dtypeOf(elementTypeOf(t)) != value.dtype || !value.buffer ||
-        value.storageElements() < need) {
-      result.error = "argument #" + std::to_string(arg.getArgNumber()) +
-                     ": expected " + std::to_string(need) + " elements of " +
-                     dtypeName(dtypeOf(elementTypeOf(t))) + ", got " +
-                     std::to_string(value.storageElements()) + " of " +
-                     dtypeName(value.dtype);
-      return result;
-    }
-    roots[arg] = value;
+void Plan::build(mlir::func::FuncOp func) {
+  for (mlir::BlockArgument arg : func.getArguments()) {
+    args.push_back(
+        {dtypeOf(elementTypeOf(arg.getType())), getRootStorageSize(arg)});
+    slots[arg] = numSlots++;
   }
   for (mlir::Operation &op : func.getBody().front()) {
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      if (!runKernel(kernel)) {
-        result.error = error;
-        return result;
-      }
+      if (!addKernel(kernel))
+        return;
       continue;
     }
     if (getViewSource(&op))
       continue;
     if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
+      Step step;
+      step.isReturn = true;
       for (mlir::Value v : ret.getOperands()) {
-        JitValue *root = rootOf(v);
-        if (!root) {
+        int slot = slotOf(v);
+        if (slot < 0) {
           fail(&op, "returned value has no buffer");
-          result.error = error;
-          return result;
+          return;
         }
-        JitValue out = *root;
+        Step::Returned out{static_cast<unsigned>(slot), true, {}, {}, 0};
         if (auto t = v.getType().dyn_cast<StridedTensorType>()) {
           out.isStorage = false;
           out.sizes.assign(t.getShape().begin(), t.getShape().end());
           out.strides.assign(t.getStrides().begin(), t.getStrides().end());
           out.offset = t.getOffset();
-        } else {
-          out.isStorage = true;
+        }
+        step.returned.push_back(std::move(out));
+      }
+      steps.push_back(std::move(step));
+      return;
+    }
+    fail(&op, "'" + op.getName().getStringRef().str() +
+                  "' cannot run on the JIT: run the strata pipeline and "
+                  "--strata-fuse first");
+    return;
+  }
+  error = "function has no return";
+}
+
+RunResult Plan::run(const std::vector<JitValue> &argValues,
+                    const RunOptions &options) const {
+  RunResult result;
+  if (argValues.size() != args.size()) {
+    result.error = "expected " + std::to_string(args.size()) +
+                   " arguments, got " + std::to_string(argValues.size());
+    return result;
+  }
+  std::vector<JitValue> values(numSlots);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const JitValue &value = argValues[i];
+    if (args[i].dtype != value.dtype || !value.buffer ||
+        value.storageElements() < args[i].need) {
+      result.error = "argument #" + std::to_string(i) + ": expected " +
+                     std::to_string(args[i].need) + " elements of " +
+                     dtypeName(args[i].dtype) + ", got " +
+                     std::to_string(value.storageElements()) + " of " +
+                     dtypeName(value.dtype);
+      return result;
+    }
+    values[i] = value;
+  }
+  if (!error.empty()) {
+    result.error = error;
+    return result;
+  }
+  auto &pool = strata::runtime::ThreadPool::global();
+  llvm::SmallVector<void *, 8> buffers;
+  for (const Step &step : steps) {
+    if (step.isReturn) {
+      for (const Step::Returned &r : step.returned) {
+        JitValue out = values[r.slot];
+        out.isStorage = r.isStorage;
+        if (r.isStorage) {
           out.sizes = {out.storageElements()};
           out.strides = {1};
           out.offset = 0;
+        } else {
+          out.sizes = r.sizes;
+          out.strides = r.strides;
+          out.offset = r.offset;
         }
         result.values.push_back(std::move(out));
       }
       result.ok = true;
       return result;
     }
-    fail(&op, "'" + op.getName().getStringRef().str() +
-                  "' cannot run on the JIT: run the strata pipeline and "
-                  "--strata-fuse first");
-    result.error = error;
-    return result;
+    buffers.clear();
+    for (unsigned slot : step.inputSlots)
+      buffers.push_back(values[slot].buffer->data());
+    for (const ResultSpec &spec : step.results) {
+      JitValue out;
+      if (spec.isStorage) {
+        // A new version of the destination's storage: a full copy of the
+        // old one, so every older value stays valid.
+        const JitValue &old = values[step.destSlot];
+        out.dtype = old.dtype;
+        out.buffer = std::make_shared<std::vector<unsigned char>>(*old.buffer);
+        out.isStorage = true;
+        out.sizes = {out.storageElements()};
+        out.strides = {1};
+        out.offset = 0;
+      } else {
+        out = newBuffer(spec.dtype, spec.elements);
+        out.sizes = spec.sizes;
+        out.strides = spec.strides;
+        if (!spec.combiner.empty())
+          fillIdentity(out, spec.combiner);
+      }
+      buffers.push_back(out.buffer->data());
+      values[spec.slot] = std::move(out);
+    }
+    if (step.destSlot >= 0)
+      buffers.push_back(values[step.destSlot].buffer->data());
+    if (!step.fn)
+      continue;
+    const auto &info = step.info;
+    void **bufs = buffers.data();
+    bool parallel = options.numThreads != 1 && pool.size() > 1 &&
+                    info.numPoints >= (1 << 15) && info.outerSize > 1;
+    auto start = options.kernelSeconds
+                     ? std::chrono::steady_clock::now()
+                     : std::chrono::steady_clock::time_point();
+    if (!parallel) {
+      step.fn(bufs, 0, info.outerSize);
+    } else if (info.outerParallel) {
+      pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
+        step.fn(bufs, begin, end);
+      });
+    } else {
+      // The outermost loop reduces: every chunk combines into private
+      // copies of those results (identity-filled), merged in chunk order.
+      size_t numInputs = step.inputSlots.size(), chunks = pool.size();
+      std::vector<std::vector<void *>> chunkBuffers(
+          chunks, std::vector<void *>(buffers.begin(), buffers.end()));
+      std::vector<JitValue> privates;
+      privates.reserve(chunks * step.results.size());
+      for (size_t c = 0; c < chunks; ++c)
+        for (size_t r = 0; r < step.results.size(); ++r) {
+          const ResultSpec &spec = step.results[r];
+          if (!spec.outerReduced)
+            continue;
+          privates.push_back(newBuffer(spec.dtype, spec.elements));
+          fillIdentity(privates.back(), spec.combiner);
+          chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
+        }
+      std::vector<int64_t> chunkBegin(chunks, -1);
+      std::atomic<size_t> next{0};
+      pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
+        size_t c = next++;
+        chunkBegin[c] = begin;
+        step.fn(chunkBuffers[c].data(), begin, end);
+      });
+      std::vector<size_t> order;
+      for (size_t c = 0; c < chunks; ++c)
+        if (chunkBegin[c] >= 0)
+          order.push_back(c);
+      llvm::sort(order, [&](size_t x, size_t y) {
+        return chunkBegin[x] < chunkBegin[y];
+      });
+      for (size_t c : order)
+        for (size_t r = 0; r < step.results.size(); ++r) {
+          const ResultSpec &spec = step.results[r];
+          if (spec.outerReduced)
+            merge(spec.dtype, static_cast<unsigned char *>(bufs[numInputs + r]),
+                  static_cast<unsigned char *>(chunkBuffers[c][numInputs + r]),
+                  spec.elements, spec.combiner);
+        }
+    }
+    if (options.kernelSeconds)
+      *options.kernelSeconds += std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count();
   }
   result.error = "function has no return";
   return result;
+}
+
+/// Parses and lowers `source`; null module and `error` on failure.
+mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
+                                        const std::string &source,
+                                        std::string &error) {
+  loadDialects(context);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  if (!module) {
+    error = "cannot parse the program: " + diagOS.str();
+    return {};
+  }
+  mlir::PassManager pm(&context);
+  strata::buildStrataPipeline(pm);
+  strata::buildKernelPipeline(pm);
+  int level = strata::jit::detail::debug();
+  if (level >= 1)
+    pm.enableTiming();
+  if (level >= 2) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  if (mlir::failed(pm.run(*module))) {
+    error = "the strata pipeline failed: " + diagOS.str();
+    return {};
+  }
+  return module;
 }
 
 } // namespace
@@ -232,7 +457,9 @@ RunResult strata::jit::runFunction(mlir::Operation *func,
     r.error = "runFunction expects a func.func";
     return r;
   }
-  return Executor(options).run(f, args);
+  Plan plan;
+  plan.build(f);
+  return plan.run(args, options);
 }
 
 void strata::jit::loadDialects(mlir::MLIRContext &context) {
@@ -246,34 +473,54 @@ RunResult strata::jit::runSource(const std::string &source,
                                  const RunOptions &options) {
   RunResult result;
   mlir::MLIRContext context;
-  loadDialects(context);
-  std::string diagnostics;
-  llvm::raw_string_ostream diagOS(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  if (!module) {
-    result.error = "cannot parse the program: " + diagOS.str();
+  auto module = lower(context, source, result.error);
+  if (!module)
     return result;
-  }
-  mlir::PassManager pm(&context);
-  strata::buildStrataPipeline(pm);
-  strata::buildKernelPipeline(pm);
-  int level = strata::jit::detail::debug();
-  if (level >= 1)
-    pm.enableTiming();
-  if (level >= 2) {
-    context.disableMultithreading();
-    pm.enableIRPrinting();
-  }
-  if (mlir::failed(pm.run(*module))) {
-    result.error = "the strata pipeline failed: " + diagOS.str();
-    return result;
-  }
   auto func = module->lookupSymbol<mlir::func::FuncOp>(funcName);
   if (!func) {
     result.error = "no function @" + funcName;
     return result;
   }
   return runFunction(func, args, options);
+}
+
+struct strata::jit::PreparedFunction::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  Plan plan;
+};
+
+strata::jit::PreparedFunction::PreparedFunction(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+strata::jit::PreparedFunction::~PreparedFunction() = default;
+
+std::unique_ptr<PreparedFunction>
+strata::jit::PreparedFunction::fromSource(const std::string &source,
+                                          const std::string &funcName,
+                                          std::string &error) {
+  auto impl = std::make_unique<Impl>();
+  impl->module = lower(impl->context, source, error);
+  if (!impl->module)
+    return nullptr;
+  auto func = impl->module->lookupSymbol<mlir::func::FuncOp>(funcName);
+  if (!func) {
+    error = "no function @" + funcName;
+    return nullptr;
+  }
+  impl->plan.build(func);
+  if (!impl->plan.error.empty()) {
+    error = impl->plan.error;
+    return nullptr;
+  }
+  return std::unique_ptr<PreparedFunction>(
+      new PreparedFunction(std::move(impl)));
+}
+
+RunResult strata::jit::PreparedFunction::run(const std::vector<JitValue> &args,
+                                             const RunOptions &options) const {
+  return impl->plan.run(args, options);
+}
+
+int strata::jit::PreparedFunction::numKernels() const {
+  return impl->plan.numKernels;
 }

@@ -15,3 +15,8 @@ path = os.pathsep.join([config.strata_tools_dir, config.llvm_tools_dir,
                         config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
 config.substitutions.append(("%strata_src", config.strata_src_root))
+config.substitutions.append(("%python", "python3"))
+# Kernels compiled by tests go to the build tree, not the user's cache.
+config.environment["STRATA_CACHE_DIR"] = os.path.join(config.strata_obj_root,
+                                                      "test-kernel-cache")
+config.environment["STRATA_NUM_THREADS"] = "2"

@@ -1,6 +1,6 @@
 //===- strata-run.cpp - run the functions of a strata IR file -------------===//
 //
-// strata-run FILE.mlir|- [--entry=NAME] [--engine=reference]
+// strata-run FILE.mlir|- [--entry=NAME] [--engine=reference|jit]
 //            [--inputs=arange|random] [--seed=N] [--print-inputs]
 //
 // Parses and verifies the file, then runs every func.func in it, in order
@@ -11,17 +11,27 @@
 //   result 0: f32 sizes [3] strides [4] offset 1
 //     [1, 5, 9]
 //
+// --engine=jit lowers the module with the JIT's pipeline (buildStrataPipeline,
+// then fuse and coalesce), compiles every kernel and runs it natively on the
+// same inputs, printing in the same format, so the two engines' outputs can
+// be compared line by line.
+//
 // Exit status: 0 on success, 1 on any parse, verify, option or evaluation
 // error (the diagnostics go to stderr).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/JIT/Jit.h"
+#include "strata/JIT/RefInterop.h"
 #include "strata/Reference/Evaluator.h"
+#include "strata/Transforms/KernelPasses.h"
+#include "strata/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -39,7 +49,9 @@ static cl::opt<std::string>
     entry("entry", cl::desc("Run only the function with this name"),
           cl::value_desc("name"));
 static cl::opt<std::string>
-    engine("engine", cl::desc("Execution engine (only 'reference' for now)"),
+    engine("engine",
+           cl::desc("Execution engine: 'reference' (the double-precision "
+                    "oracle) or 'jit' (native kernels through LLVM)"),
            cl::init("reference"));
 static cl::opt<ref::InputKind>
     inputs("inputs", cl::desc("How arguments are filled"),
@@ -55,8 +67,9 @@ static cl::opt<bool> printInputs("print-inputs",
                                  cl::desc("Also print each function's inputs"),
                                  cl::init(false));
 
-/// Runs one function on fresh inputs and prints its results.
-static LogicalResult runFunction(func::FuncOp func) {
+/// Runs one function on fresh inputs and prints its results. With the jit
+/// engine, `lowered` is the same function after the JIT's pipeline.
+static LogicalResult runFunction(func::FuncOp func, func::FuncOp lowered) {
   // Flushed so that a diagnostic on stderr follows the function it is about.
   llvm::outs() << "func @" << func.getSymName() << "\n";
   llvm::outs().flush();
@@ -73,6 +86,19 @@ static LogicalResult runFunction(func::FuncOp func) {
       ref::printValue(llvm::outs(), "arg " + std::to_string(i), *arg);
     args.push_back(std::move(*arg));
   }
+  if (lowered) {
+    std::vector<strata::jit::JitValue> jitArgs;
+    for (const ref::RefValue &arg : args)
+      jitArgs.push_back(strata::jit::fromRefValue(arg));
+    strata::jit::RunResult run = strata::jit::runFunction(lowered, jitArgs);
+    if (!run.ok)
+      return func.emitError()
+             << "strata-run: the jit engine failed: " << run.error;
+    for (auto [i, value] : llvm::enumerate(run.values))
+      ref::printValue(llvm::outs(), "result " + std::to_string(i),
+                      strata::jit::toRefValue(value, *func.getContext()));
+    return success();
+  }
   FailureOr<std::vector<ref::RefValue>> results = ref::evaluate(func, args);
   if (failed(results))
     return failure();
@@ -85,11 +111,9 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "strata IR runner\n");
 
-  if (engine != "reference") {
+  if (engine != "reference" && engine != "jit") {
     llvm::errs() << "strata-run: unknown --engine=" << engine
-                 << (engine == "jit" ? " (the jit engine is not built yet)"
-                                     : "")
-                 << "; the available engine is 'reference'\n";
+                 << "; the available engines are 'reference' and 'jit'\n";
     return 1;
   }
 
@@ -113,12 +137,29 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  // The jit engine runs a lowered copy; inputs still come from the original
+  // signature (the pipeline keeps every type), so both engines see the same
+  // arguments.
+  OwningOpRef<ModuleOp> lowered;
+  if (engine == "jit") {
+    strata::jit::loadDialects(context);
+    lowered = module->clone();
+    PassManager pm(&context);
+    strata::buildStrataPipeline(pm);
+    strata::buildKernelPipeline(pm);
+    if (failed(pm.run(*lowered)))
+      return 1;
+  }
+
   bool found = false;
   for (auto func : module->getOps<func::FuncOp>()) {
     if (func.isExternal() || (!entry.empty() && func.getSymName() != entry))
       continue;
     found = true;
-    if (failed(runFunction(func)))
+    func::FuncOp loweredFunc;
+    if (lowered)
+      loweredFunc = lowered->lookupSymbol<func::FuncOp>(func.getSymName());
+    if (failed(runFunction(func, loweredFunc)))
       return 1;
   }
   if (!entry.empty() && !found) {

@@ -536,6 +536,12 @@ FailureOr<RefValue> InputGenerator::makeArgument(Type type,
       whyNot = "its layout addresses storage indices beyond int64";
       return failure();
     }
+    if (*n > 0 && range->first < 0) {
+      // A negative stride from offset 0: no storage can hold it.
+      whyNot = "its layout addresses storage index " +
+               std::to_string(range->first) + ", before the storage's start";
+      return failure();
+    }
     if (*n > kMaxElements) {
       whyNot = "its " + std::to_string(*n) +
                " elements are more than the limit of " +

@@ -85,6 +85,8 @@ struct Scalar {
   Value constant(Type t, double v) {
     if (auto f = t.dyn_cast<FloatType>())
       return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
+    if (t.isInteger(1)) // as strata.cast: any nonzero value (or NaN) is true
+      return b.create<arith::ConstantOp>(loc, b.getBoolAttr(v != 0));
     return b.create<arith::ConstantOp>(
         loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
   }

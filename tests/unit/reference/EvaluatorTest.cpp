@@ -165,6 +165,28 @@ TEST_F(EvaluatorTest, RejectsMismatchedArguments) {
   EXPECT_NE(errors.find("argument 0 does not match"), std::string::npos);
 }
 
+TEST_F(EvaluatorTest, RejectsTensorArgumentsOutsideTheirBuffer) {
+  func::FuncOp func = parse(R"mlir(
+func.func @f(%t: !strata.tensor<3xf32, strided<[-1], offset: 0>>) -> !strata.tensor<3xf32, strided<[-1], offset: 0>> {
+  return %t : !strata.tensor<3xf32, strided<[-1], offset: 0>>
+}
+)mlir");
+  ASSERT_TRUE(func);
+  std::string whyNot;
+  InputGenerator g(InputKind::Arange, 0);
+  EXPECT_TRUE(failed(g.makeArgument(func.getArgumentTypes()[0], whyNot)));
+  EXPECT_EQ(whyNot, "its layout addresses storage index -2, before the "
+                    "storage's start");
+  RefValue t = RefValue::storage(f32(), {0, 1, 2});
+  t.layout = {{3}, {-1}, 0};
+  t.isStorage = false;
+  EXPECT_TRUE(failed(run(func, {t})));
+  EXPECT_NE(errors.find("argument 0 addresses storage indices [-2, 0], "
+                        "outside its root of 3 elements"),
+            std::string::npos)
+      << errors;
+}
+
 TEST_F(EvaluatorTest, PrintsEdgeCases) {
   EXPECT_EQ(formatElement(-0.0, f32()), "-0");
   EXPECT_EQ(formatElement(1e6, f32()), "1e+06");

@@ -12,6 +12,8 @@
 //   accumulates in a register over the innermost loop (reassociable float
 //   adds, so sums vectorize); otherwise it is read-modified-written per
 //   point. The runtime fills reducing results with the identity first.
+//   When operands disagree on the unit-stride loop (transposed access), the
+//   two loops are tiled kTile x kTile (planLoops).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Target/LLVM/KernelToLLVM.h"
@@ -85,8 +87,12 @@ private:
     bool isMax = kind == "max";
     if (f)
       return nanPropagating(isMax, acc, v);
+    // Booleans compare unsigned (true = 1 > false = 0).
+    bool isBool = v->getType()->isIntegerTy(1);
     return b.CreateSelect(
-        isMax ? b.CreateICmpSGT(acc, v) : b.CreateICmpSLT(acc, v), acc, v);
+        isMax ? (isBool ? b.CreateICmpUGT(acc, v) : b.CreateICmpSGT(acc, v))
+              : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
+        acc, v);
   }
   Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
     return b.CreateUnaryIntrinsic(id, x);
@@ -106,9 +112,22 @@ private:
   using BodyFn = llvm::function_ref<llvm::SmallVector<Value *>(
       Value *, llvm::ArrayRef<Value *>)>;
   llvm::SmallVector<Value *> emitFor(Value *lo, Value *hi,
-                                     llvm::ArrayRef<Value *> init, BodyFn body);
+                                     llvm::ArrayRef<Value *> init, BodyFn body,
+                                     int64_t step = 1);
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
+  void planLoops();
+
+  /// One emitted loop: a whole nest loop, or the tile loop (step kTile) or
+  /// the loop within a tile of a tiled nest loop.
+  enum class LoopKind { Full, Tile, InTile };
+  struct EmitLoop {
+    size_t dim;
+    LoopKind kind;
+  };
+  static constexpr int64_t kTile = 16;
+  std::vector<EmitLoop> loops;
+  llvm::DenseMap<size_t, Value *> tileStart;
 
   KernelOp k;
   llvm::Module &mod;
@@ -124,7 +143,7 @@ private:
 
 llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
                                             llvm::ArrayRef<Value *> init,
-                                            BodyFn body) {
+                                            BodyFn body, int64_t step) {
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx, "loop", f);
@@ -141,7 +160,7 @@ llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
     carried.push_back(phis.back());
   }
   llvm::SmallVector<Value *> next = body(iv, carried);
-  Value *inext = b.CreateAdd(iv, b.getInt64(1), "", true, true);
+  Value *inext = b.CreateAdd(iv, b.getInt64(step), "", true, true);
   llvm::BasicBlock *latch = b.GetInsertBlock();
   iv->addIncoming(inext, latch);
   for (size_t i = 0; i < phis.size(); ++i)
@@ -259,6 +278,9 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
       p = llvm::CmpInst::ICMP_UGE;
       break;
     }
+    // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
+    if (in(0)->getType()->isIntegerTy(1))
+      p = llvm::CmpInst::getUnsignedPredicate(p);
     return b.CreateICmp(p, in(0), in(1));
   }
   llvm::Type *rt =
@@ -284,10 +306,15 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return nanPropagating(true, in(0), in(1));
   if (name == "arith.minf")
     return nanPropagating(false, in(0), in(1));
+  bool isBool = op.getNumOperands() > 0 && in(0)->getType()->isIntegerTy(1);
   if (name == "arith.maxsi")
-    return b.CreateSelect(b.CreateICmpSGT(in(0), in(1)), in(0), in(1));
+    return b.CreateSelect(isBool ? b.CreateICmpUGT(in(0), in(1))
+                                 : b.CreateICmpSGT(in(0), in(1)),
+                          in(0), in(1));
   if (name == "arith.minsi")
-    return b.CreateSelect(b.CreateICmpSLT(in(0), in(1)), in(0), in(1));
+    return b.CreateSelect(isBool ? b.CreateICmpULT(in(0), in(1))
+                                 : b.CreateICmpSLT(in(0), in(1)),
+                          in(0), in(1));
   if (name == "arith.maxui")
     return b.CreateSelect(b.CreateICmpUGT(in(0), in(1)), in(0), in(1));
   if (name == "arith.minui")
@@ -355,14 +382,48 @@ bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
   return true;
 }
 
+/// Cache-blocked tiles for transposed access: when the innermost loop is
+/// unit-stride for some operand but another operand is unit-stride along an
+/// outer loop T (and strided along the innermost), loops T and innermost
+/// are each split into a tile loop and a loop within the tile, and the two
+/// within-tile loops go innermost. So every cache line the strided operand
+/// touches is used kTile times while it is still in L1.
+void Emitter::planLoops() {
+  size_t n = nest.sizes.size();
+  int tiled = -1;
+  if (n >= 2 && !k.getIndexed()) {
+    size_t inner = n - 1;
+    bool someUnit = false;
+    for (const auto &st : nest.strides)
+      someUnit |= std::abs(st[inner]) == 1;
+    for (size_t t = inner; someUnit && tiled < 0 && t-- > 0;) {
+      if (nest.sizes[t] < 2 || nest.sizes[inner] <= kTile)
+        continue;
+      for (const auto &st : nest.strides)
+        if (std::abs(st[t]) == 1 && std::abs(st[inner]) > 1) {
+          tiled = static_cast<int>(t);
+          break;
+        }
+    }
+  }
+  for (size_t d = 0; d < n; ++d) {
+    bool tile = tiled >= 0 && (d == static_cast<size_t>(tiled) || d == n - 1);
+    loops.push_back({d, tile ? LoopKind::Tile : LoopKind::Full});
+  }
+  if (tiled >= 0) {
+    loops.push_back({static_cast<size_t>(tiled), LoopKind::InTile});
+    loops.push_back({n - 1, LoopKind::InTile});
+  }
+}
+
 bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
                         llvm::SmallVector<Value *> ivs, std::string &error) {
   size_t n = nest.sizes.size();
   unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
-  auto advance = [&](Value *i, size_t l) {
+  auto advance = [&](Value *i, size_t dim) {
     llvm::SmallVector<Value *> next(index);
     for (size_t op = 0; op < next.size(); ++op)
-      if (int64_t s = nest.strides[op][l])
+      if (int64_t s = nest.strides[op][dim])
         next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
     return next;
   };
@@ -397,16 +458,34 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
     llvm::SmallVector<Value *> unused;
     return point(index, ivs, {}, {}, unused);
   }
-  Value *lo = level == 0 ? begin : b.getInt64(0);
-  Value *hi = level == 0 ? end : b.getInt64(nest.sizes[level]);
+  EmitLoop loop = loops[level];
+  size_t dim = loop.dim;
+  Value *lo = dim == 0 ? begin : b.getInt64(0);
+  Value *hi = dim == 0 ? end : b.getInt64(nest.sizes[dim]);
+  int64_t step = 1;
+  if (loop.kind == LoopKind::Tile) {
+    step = kTile;
+  } else if (loop.kind == LoopKind::InTile) {
+    lo = tileStart.lookup(dim);
+    Value *tileEnd = b.CreateAdd(lo, b.getInt64(kTile), "", true, true);
+    hi = b.CreateSelect(b.CreateICmpSLT(tileEnd, hi), tileEnd, hi);
+  }
   bool ok = true;
-  if (level + 1 < n) {
-    emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
-      llvm::SmallVector<Value *> nextIvs(ivs);
-      nextIvs.push_back(i);
-      ok = emitLevel(level + 1, advance(i, level), nextIvs, error);
-      return llvm::SmallVector<Value *>();
-    });
+  if (level + 1 < loops.size()) {
+    emitFor(
+        lo, hi, {},
+        [&](Value *i, llvm::ArrayRef<Value *>) {
+          if (loop.kind == LoopKind::Tile) {
+            tileStart[dim] = i;
+            ok = emitLevel(level + 1, index, ivs, error);
+            return llvm::SmallVector<Value *>();
+          }
+          llvm::SmallVector<Value *> nextIvs(ivs);
+          nextIvs.push_back(i);
+          ok = emitLevel(level + 1, advance(i, dim), nextIvs, error);
+          return llvm::SmallVector<Value *>();
+        },
+        step);
     return ok;
   }
   // Innermost loop: results that do not move along it accumulate in
@@ -414,14 +493,14 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
   llvm::SmallVector<unsigned> accumulated;
   llvm::SmallVector<Value *> init;
   for (unsigned r = 0; r < numResults; ++r)
-    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][level] == 0) {
+    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][dim] == 0) {
       accumulated.push_back(r);
       init.push_back(load(numInputs + r, index[numInputs + r]));
     }
   auto finals = emitFor(lo, hi, init, [&](Value *i, llvm::ArrayRef<Value *> c) {
     llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
     nextIvs.push_back(i);
-    ok = ok && point(advance(i, level), nextIvs, c, accumulated, nextCarried);
+    ok = ok && point(advance(i, dim), nextIvs, c, accumulated, nextCarried);
     if (!ok)
       nextCarried.assign(c.begin(), c.end());
     return nextCarried;
@@ -461,6 +540,7 @@ bool Emitter::run(const std::string &name, std::string &error) {
         b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
     index.push_back(b.getInt64(0));
   }
+  planLoops();
   if (!emitLevel(0, index, {}, error))
     return false;
   b.CreateRetVoid();

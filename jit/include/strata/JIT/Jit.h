@@ -82,6 +82,9 @@ std::string cacheDir();
 struct RunOptions {
   /// 0: the global pool (STRATA_NUM_THREADS, default all cores); 1: serial.
   int numThreads = 0;
+  /// When set, the wall time spent inside kernel calls (not allocating or
+  /// filling result buffers) is added to it, in seconds.
+  double *kernelSeconds = nullptr;
 };
 
 struct RunResult {
@@ -115,6 +118,34 @@ void loadDialects(mlir::MLIRContext &context);
 RunResult runSource(const std::string &source, const std::string &funcName,
                     const std::vector<JitValue> &args,
                     const RunOptions &options = {});
+
+/// A function prepared once to run many times: the source parsed and lowered
+/// (buildStrataPipeline + buildKernelPipeline), every kernel compiled (or
+/// found in the caches) and bound, and the walk over the function's ops
+/// flattened into a list of steps. run() then costs a few allocations per
+/// kernel and no hashing, printing, parsing or pass running (runSource does
+/// all of these on every call). Each instance owns its MLIR context; run()
+/// may be called from several threads.
+class PreparedFunction {
+public:
+  ~PreparedFunction();
+  /// Null with `error` set when the source does not parse, the pipeline
+  /// fails, the function is missing, or a kernel does not compile.
+  static std::unique_ptr<PreparedFunction>
+  fromSource(const std::string &source, const std::string &funcName,
+             std::string &error);
+  /// Same result as runSource(source, funcName, args, options).
+  RunResult run(const std::vector<JitValue> &args,
+                const RunOptions &options = {}) const;
+  /// Number of strata.kernel ops the function runs.
+  int numKernels() const;
+
+  struct Impl;
+
+private:
+  explicit PreparedFunction(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace strata::jit
 
