@@ -82,6 +82,30 @@ StridedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << strata::layout::formatList(shape);
   if (offset < 0)
     return emitError() << "tensor offset must be >= 0, got " << offset;
+  // Offsets are absolute within the storage root, so every addressed index
+  // lies in [0, int64 max]: reject layouts no storage can hold before any
+  // pass does arithmetic on them.
+  bool empty = llvm::is_contained(shape, 0);
+  int64_t lo = offset, hi = offset;
+  for (auto [size, stride] : llvm::zip(shape, strides)) {
+    if (empty)
+      break;
+    int64_t extent;
+    if (__builtin_mul_overflow(size - 1, stride, &extent) ||
+        __builtin_add_overflow(extent < 0 ? lo : hi, extent,
+                               extent < 0 ? &lo : &hi))
+      return emitError() << "tensor layout strides "
+                         << strata::layout::formatList(strides)
+                         << " overflow the index range";
+  }
+  if (lo < 0)
+    return emitError() << "tensor layout addresses storage index " << lo
+                       << " (sizes " << strata::layout::formatList(shape)
+                       << ", strides " << strata::layout::formatList(strides)
+                       << ", offset " << offset
+                       << "); offsets are absolute within the storage root, "
+                          "so the first element of a negative stride must "
+                          "be at offset >= (size - 1) * |stride|";
   return success();
 }
 

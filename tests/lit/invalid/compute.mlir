@@ -176,3 +176,17 @@ func.func @type_offset(%a: !strata.tensor<3xf32, strided<[1], offset: -1>>) {
 func.func @storage_rank(%a: !strata.storage<3x4xf32>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{tensor layout addresses storage index -2 (sizes [3], strides [-1], offset 0)}}
+func.func @type_negative_index(%a: !strata.tensor<3xf32, strided<[-1], offset: 0>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tensor layout strides [4611686018427387904] overflow the index range}}
+func.func @type_overflow(%a: !strata.tensor<3xf32, strided<[4611686018427387904], offset: 0>>) {
+  return
+}

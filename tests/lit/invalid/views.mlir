@@ -163,7 +163,7 @@ func.func @strided_view_oob(%s: !strata.storage<12xf32>) {
 // -----
 
 func.func @strided_view_negative_oob(%s: !strata.storage<12xf32>) {
-  // expected-error @+1 {{address storage index -1, which is out of bounds for storage of size 12 elements}}
+  // expected-error @+1 {{tensor layout addresses storage index -1 (sizes [4], strides [-1], offset 2)}}
   %0 = strata.strided_view %s : !strata.storage<12xf32> -> !strata.tensor<4xf32, strided<[-1], offset: 2>>
   return
 }
