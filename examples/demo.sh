@@ -14,10 +14,11 @@ banner "1. Recorded: a chain of views over one 12-element storage (layouts in th
 banner "2. strata-opt --strata-fold-views: every chain is one strided_view of the storage"
 "$BIN/strata-opt" --strata-fold-views "$EX/seed_views.mlir"
 
-banner "3. strata-opt --strata-pipeline --mlir-print-debuginfo: the one copy left, with its reason"
-"$BIN/strata-opt" --strata-pipeline "$EX/seed_views.mlir" \
-  --pass-pipeline='builtin.module(func.func(strata-materialize-copies{remarks=true}))' \
-  -o /dev/null 2>&1 || true
+banner "3. strata-opt --strata-pipeline=remarks=true: the one copy left, with its reason and user line"
+"$BIN/strata-opt" --strata-pipeline=remarks=true "$EX/seed_views.mlir" 2>&1
 
 banner "4. strata-run: values over arange storage (each value is its storage index)"
 "$BIN/strata-run" "$EX/seed_views.mlir"
+
+banner "5. strata-run --engine=jit: the same program through the LLVM JIT"
+"$BIN/strata-run" --engine=jit "$EX/seed_views.mlir"
