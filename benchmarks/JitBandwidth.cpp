@@ -249,7 +249,7 @@ jit::JitValue makeInput(const std::vector<int64_t> &sizes) {
     n *= s;
   jit::JitValue v;
   v.dtype = jit::DType::F32;
-  v.buffer = std::make_shared<std::vector<unsigned char>>(n * 4);
+  v.buffer = strata::runtime::Storage::create(n * 4);
   v.sizes = sizes;
   v.strides.assign(sizes.size(), 1);
   for (size_t d = sizes.size(); d-- > 1;)

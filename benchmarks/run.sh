@@ -13,3 +13,4 @@ fi
 # per_op is the time per op of the program: flat across sizes = linear.
 "$bin/strata-bench-passes" --benchmark_counters_tabular=true "$@"
 "$bin/strata-bench-jit" --markdown "$build_dir/jit-bandwidth.md"
+"$bin/strata-bench-dsl" --benchmark_counters_tabular=true "$@"

@@ -22,3 +22,6 @@ banner "4. strata-run: values over arange storage (each value is its storage ind
 
 banner "5. strata-run --engine=jit: the same program through the LLVM JIT"
 "$BIN/strata-run" --engine=jit "$EX/seed_views.mlir"
+
+banner "5. The tour in C++ (examples/tour.cpp over strata/strata.h): storage, data pointers, strides, memory, channel shuffle"
+"$BIN/strata-tour"

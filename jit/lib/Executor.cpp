@@ -3,8 +3,12 @@
 // Walks the function once: view ops only name a layout over their root's
 // buffer (types are absolute), kernels get fresh result buffers (reducing
 // results filled with the combiner's identity) and run on the thread pool
-// when their outermost loop is not a reduction. A kernel `into` a storage
-// writes a copy of the old version (so every older value stays valid).
+// when their outermost loop is not a reduction. Result buffers come from the
+// runtime allocator uninitialized. A kernel `into` a storage writes in place
+// when the old version is dead (no later step reads it, it is not returned,
+// it is not a non-donated argument, and no input of the kernel reads the
+// old buffer through another layout that overlaps the written one);
+// otherwise it writes into a copy of the old version.
 // The walk is flattened once into a Plan (slots, launch info, compiled entry
 // points); PreparedFunction keeps the plan so repeated runs skip parsing,
 // passes, cache-key printing and hashing.
@@ -31,6 +35,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace strata::jit;
@@ -56,12 +61,12 @@ mlir::Type elementTypeOf(mlir::Type t) {
   return t.cast<StridedTensorType>().getElementType();
 }
 
-JitValue newBuffer(DType dtype, int64_t elements) {
-  JitValue v;
+/// An uninitialized buffer; false and `error` when allocation fails.
+bool newBuffer(DType dtype, int64_t elements, JitValue &v, std::string &error) {
   v.dtype = dtype;
-  v.buffer = std::make_shared<std::vector<unsigned char>>(
-      std::max<int64_t>(elements, 0) * elementSize(dtype));
-  return v;
+  v.buffer = strata::runtime::Storage::tryCreate(
+      std::max<int64_t>(elements, 0) * elementSize(dtype), error);
+  return v.buffer != nullptr;
 }
 
 void fillIdentity(JitValue &v, llvm::StringRef combiner) {
@@ -74,8 +79,11 @@ void fillIdentity(JitValue &v, llvm::StringRef combiner) {
     identity = v.dtype == DType::I32   ? std::numeric_limits<int32_t>::max()
                : v.dtype == DType::I64 ? 9.2233720368547748e18
                                        : INFINITY;
-  if (identity == 0)
-    return; // buffers start zeroed
+  if (identity == 0) {
+    if (v.buffer->nbytes() != 0)
+      memset(v.buffer->data(), 0, v.buffer->nbytes());
+    return;
+  }
   for (int64_t i = 0, n = v.storageElements(); i < n; ++i)
     v.setStorageAt(i, identity);
 }
@@ -138,6 +146,10 @@ struct Step {
   std::vector<unsigned> inputSlots;
   std::vector<ResultSpec> results;
   int destSlot = -1;
+  /// The old version of dest is dead after this step and no input reads it
+  /// through an overlapping, different layout: the write may go in place
+  /// (for an argument slot: only when the caller donated it).
+  bool inPlace = false;
   // Return.
   bool isReturn = false;
   struct Returned {
@@ -180,6 +192,7 @@ private:
     return it == slots.end() ? -1 : static_cast<int>(it->second);
   }
   bool addKernel(KernelOp kernel);
+  void markDeadWrites();
   llvm::DenseMap<mlir::Value, unsigned> slots;
 };
 
@@ -190,6 +203,23 @@ bool Plan::addKernel(KernelOp kernel) {
     if (slot < 0)
       return fail(kernel, "kernel input has no buffer");
     step.inputSlots.push_back(slot);
+  }
+  if (mlir::Value dest = kernel.getDest()) {
+    // Reading the old buffer with the dest's own layout is elementwise safe
+    // in place; another layout must address a disjoint index range.
+    auto destType = dest.getType().cast<StridedTensorType>();
+    step.inPlace = true;
+    for (mlir::Value in : kernel.getInputs()) {
+      if (slotOf(in) != slotOf(dest) || in.getType() == dest.getType())
+        continue;
+      auto inType = in.getType().cast<StridedTensorType>();
+      if (inType.getNumElements() == 0 || destType.getNumElements() == 0)
+        continue;
+      auto a = strata::layout::indexRange(inType.getLayout());
+      auto b = strata::layout::indexRange(destType.getLayout());
+      if (!(a.second < b.first || b.second < a.first))
+        step.inPlace = false;
+    }
   }
   for (auto [r, result] : llvm::enumerate(kernel.getResults())) {
     ResultSpec spec;
@@ -234,6 +264,22 @@ bool Plan::addKernel(KernelOp kernel) {
   return true;
 }
 
+/// Keeps `inPlace` only on writes whose dest slot no later step uses.
+void Plan::markDeadWrites() {
+  std::vector<int> lastUse(numSlots, -1);
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    for (unsigned slot : step.inputSlots)
+      lastUse[slot] = i;
+    if (step.destSlot >= 0)
+      lastUse[step.destSlot] = i;
+    for (const Step::Returned &r : step.returned)
+      lastUse[r.slot] = i;
+  }
+  for (auto [i, step] : llvm::enumerate(steps))
+    if (step.destSlot >= 0 && lastUse[step.destSlot] != static_cast<int>(i))
+      step.inPlace = false;
+}
+
 void Plan::build(mlir::func::FuncOp func) {
   for (mlir::BlockArgument arg : func.getArguments()) {
     args.push_back(
@@ -267,6 +313,7 @@ void Plan::build(mlir::func::FuncOp func) {
         step.returned.push_back(std::move(out));
       }
       steps.push_back(std::move(step));
+      markDeadWrites();
       return;
     }
     fail(&op, "'" + op.getName().getStringRef().str() +
@@ -330,17 +377,32 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
     for (const ResultSpec &spec : step.results) {
       JitValue out;
       if (spec.isStorage) {
-        // A new version of the destination's storage: a full copy of the
-        // old one, so every older value stays valid.
+        // A new version of the destination's storage: the old buffer when
+        // that version is dead, else a full copy of it.
         const JitValue &old = values[step.destSlot];
+        bool donated =
+            step.destSlot >= static_cast<int>(args.size()) ||
+            (static_cast<size_t>(step.destSlot) < options.donated.size() &&
+             options.donated[step.destSlot]);
         out.dtype = old.dtype;
-        out.buffer = std::make_shared<std::vector<unsigned char>>(*old.buffer);
+        if (step.inPlace && donated) {
+          out.buffer = old.buffer;
+        } else {
+          out.buffer = strata::runtime::Storage::tryCreate(old.buffer->nbytes(),
+                                                           result.error);
+          if (!out.buffer)
+            return result;
+          if (old.buffer->nbytes())
+            memcpy(out.buffer->data(), old.buffer->data(),
+                   old.buffer->nbytes());
+        }
         out.isStorage = true;
         out.sizes = {out.storageElements()};
         out.strides = {1};
         out.offset = 0;
       } else {
-        out = newBuffer(spec.dtype, spec.elements);
+        if (!newBuffer(spec.dtype, spec.elements, out, result.error))
+          return result;
         out.sizes = spec.sizes;
         out.strides = spec.strides;
         if (!spec.combiner.empty())
@@ -379,7 +441,10 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
           const ResultSpec &spec = step.results[r];
           if (!spec.outerReduced)
             continue;
-          privates.push_back(newBuffer(spec.dtype, spec.elements));
+          privates.emplace_back();
+          if (!newBuffer(spec.dtype, spec.elements, privates.back(),
+                         result.error))
+            return result;
           fillIdentity(privates.back(), spec.combiner);
           chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
         }
@@ -523,4 +588,11 @@ RunResult strata::jit::PreparedFunction::run(const std::vector<JitValue> &args,
 
 int strata::jit::PreparedFunction::numKernels() const {
   return impl->plan.numKernels;
+}
+
+std::string strata::jit::PreparedFunction::loweredIR() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  impl->module->print(os);
+  return os.str();
 }

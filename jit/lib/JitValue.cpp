@@ -135,8 +135,8 @@ JitValue JitValue::strided(DType dtype, std::vector<int64_t> sizes,
                            const std::vector<double> &storageData) {
   JitValue v;
   v.dtype = dtype;
-  v.buffer = std::make_shared<std::vector<unsigned char>>(storageData.size() *
-                                                          elementSize(dtype));
+  v.buffer =
+      strata::runtime::Storage::create(storageData.size() * elementSize(dtype));
   for (size_t i = 0; i < storageData.size(); ++i)
     v.setStorageAt(i, storageData[i]);
   v.sizes = std::move(sizes);

@@ -1,6 +1,6 @@
 //===- strata-run.cpp - run the functions of a strata IR file -------------===//
 //
-// strata-run FILE.mlir|- [--entry=NAME] [--engine=reference|jit]
+// strata-run FILE.mlir|- [--entry=NAME] [--engine=reference|jit|cuda]
 //            [--inputs=arange|random] [--seed=N] [--print-inputs]
 //
 // Parses and verifies the file, then runs every func.func in it, in order
@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 #include "strata/JIT/RefInterop.h"
 #include "strata/Reference/Evaluator.h"
@@ -51,7 +52,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     engine("engine",
            cl::desc("Execution engine: 'reference' (the double-precision "
-                    "oracle) or 'jit' (native kernels through LLVM)"),
+                    "oracle), 'jit' (native kernels through LLVM) or 'cuda' "
+                    "(CUDA kernels through NVRTC on GPU 0)"),
            cl::init("reference"));
 static cl::opt<ref::InputKind>
     inputs("inputs", cl::desc("How arguments are filled"),
@@ -90,10 +92,12 @@ static LogicalResult runFunction(func::FuncOp func, func::FuncOp lowered) {
     std::vector<strata::jit::JitValue> jitArgs;
     for (const ref::RefValue &arg : args)
       jitArgs.push_back(strata::jit::fromRefValue(arg));
-    strata::jit::RunResult run = strata::jit::runFunction(lowered, jitArgs);
+    strata::jit::RunResult run =
+        engine == "cuda" ? strata::jit::runFunctionCuda(lowered, jitArgs)
+                         : strata::jit::runFunction(lowered, jitArgs);
     if (!run.ok)
       return func.emitError()
-             << "strata-run: the jit engine failed: " << run.error;
+             << "strata-run: the " << engine << " engine failed: " << run.error;
     for (auto [i, value] : llvm::enumerate(run.values))
       ref::printValue(llvm::outs(), "result " + std::to_string(i),
                       strata::jit::toRefValue(value, *func.getContext()));
@@ -111,9 +115,10 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "strata IR runner\n");
 
-  if (engine != "reference" && engine != "jit") {
+  if (engine != "reference" && engine != "jit" && engine != "cuda") {
     llvm::errs() << "strata-run: unknown --engine=" << engine
-                 << "; the available engines are 'reference' and 'jit'\n";
+                 << "; the available engines are 'reference' and 'jit' (and "
+                    "'cuda' with a GPU)\n";
     return 1;
   }
 
@@ -141,7 +146,7 @@ int main(int argc, char **argv) {
   // signature (the pipeline keeps every type), so both engines see the same
   // arguments.
   OwningOpRef<ModuleOp> lowered;
-  if (engine == "jit") {
+  if (engine == "jit" || engine == "cuda") {
     strata::jit::loadDialects(context);
     lowered = module->clone();
     PassManager pm(&context);

@@ -3,11 +3,16 @@
 // `strata-translate --emit-llvm FILE.mlir` prints the LLVM IR of every
 // strata.kernel in FILE (running the strata pipeline, fuse and coalesce
 // first when the file holds no kernel yet); `--O3` prints it after the
-// JIT's optimization pipeline for the host.
+// JIT's optimization pipeline for the host. `--emit-cuda` prints each
+// kernel's CUDA C and its launch shape; `--emit-ptx [--arch=sm_90]` compiles
+// that with NVRTC and prints the PTX (NVRTC failures print the NVRTC log
+// and the source).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
+#include "strata/Target/CUDA/KernelToCUDA.h"
 #include "strata/Transforms/KernelPasses.h"
 #include "strata/Transforms/Passes.h"
 
@@ -22,15 +27,51 @@
 
 namespace cl = llvm::cl;
 
+/// The text `--emit-cuda` or `--emit-ptx` prints for one kernel.
+static std::string cudaText(strata::ir::KernelOp kernel, bool ptx,
+                            const std::string &arch, std::string &error) {
+  strata::codegen::CudaKernel info;
+  if (!ptx) {
+    if (!strata::codegen::emitKernelCUDA(kernel, "strata_kernel", info, error))
+      return "";
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "// launch: " << strata::codegen::cudaKernelKindName(info.kind)
+       << " grid " << info.gridX << " block " << info.blockX << "x"
+       << info.blockY;
+    if (info.splits > 1)
+      os << " splits " << info.splits << ", then " << info.finishName
+         << " grid " << info.finishGrid << " block " << info.finishBlock;
+    os << "\n" << info.source;
+    return os.str();
+  }
+  std::string text;
+  if (!strata::jit::kernelPTX(kernel, arch, info, text, error))
+    return "";
+  return text;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
                              cl::init("-"));
   cl::opt<bool> emitLLVM("emit-llvm", cl::desc("Print each kernel's LLVM IR"));
+  cl::opt<bool> emitCUDA("emit-cuda", cl::desc("Print each kernel's CUDA C"));
+  cl::opt<bool> emitPTX("emit-ptx",
+                        cl::desc("Compile each kernel's CUDA C with NVRTC "
+                                 "and print the PTX"));
+  cl::opt<std::string> arch("arch", cl::desc("CUDA arch of --emit-ptx"),
+                            cl::init("sm_90"));
   cl::opt<bool> optimized("O3", cl::desc("Optimize for the host first"));
   cl::ParseCommandLineOptions(argc, argv, "strata code emitter\n");
-  if (!emitLLVM) {
-    llvm::errs() << "strata-translate: choose an output (--emit-llvm)\n";
+  if (int(emitLLVM) + int(emitCUDA) + int(emitPTX) != 1) {
+    llvm::errs() << "strata-translate: choose one output (--emit-llvm, "
+                    "--emit-cuda or --emit-ptx)\n";
+    return 1;
+  }
+  if (emitPTX && !strata::jit::hasNVRTC()) {
+    llvm::errs() << "strata-translate: --emit-ptx needs NVRTC, but strata was "
+                    "built without the CUDA toolkit\n";
     return 1;
   }
   mlir::MLIRContext context;
@@ -53,14 +94,18 @@ int main(int argc, char **argv) {
   int index = 0;
   bool ok = true;
   module->walk([&](strata::ir::KernelOp kernel) {
-    std::string error;
-    std::string ir = strata::jit::kernelLLVMIR(kernel, optimized, error);
-    if (ir.empty()) {
+    std::string error, text;
+    if (emitLLVM)
+      text = strata::jit::kernelLLVMIR(kernel, optimized, error);
+    else
+      text = cudaText(kernel, emitPTX, arch, error);
+    if (text.empty()) {
       kernel.emitError() << error;
       ok = false;
       return;
     }
-    llvm::outs() << "; kernel " << index++ << "\n" << ir << "\n";
+    const char *comment = emitLLVM ? ";" : "//";
+    llvm::outs() << comment << " kernel " << index++ << "\n" << text << "\n";
   });
   return ok ? 0 : 1;
 }

@@ -6,6 +6,11 @@
 #ifndef STRATA_STRATA_H
 #define STRATA_STRATA_H
 
+#include "strata/Error.h"
+#include "strata/Functions.h"
+#include "strata/Tensor.h"
+#include "strata/Types.h"
+
 namespace strata {
 /// The library version, "major.minor.patch".
 const char *version();

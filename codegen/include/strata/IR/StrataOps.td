@@ -256,8 +256,8 @@ def Strata_StridedViewOp : Strata_Op<"strided_view", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Strata_MaybeViewOp<string mnemonic>
-    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let results = (outs Strata_Tensor:$result);
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let hasFolder = 1;
   let extraClassDeclaration = [{
     /// True when the result is a view of the input (no copy needed).
@@ -315,7 +315,7 @@ def Strata_ContiguousOp : Strata_MaybeViewOp<"contiguous"> {
 // Compute ops: each result is a fresh contiguous tensor (its own root).
 //===----------------------------------------------------------------------===//
 
-def Strata_CopyOp : Strata_Op<"copy", [Pure,
+def Strata_CopyOp : Strata_Op<"copy", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "A fresh contiguous copy (clone)";
   let description = [{
@@ -326,12 +326,12 @@ def Strata_CopyOp : Strata_Op<"copy", [Pure,
     ```
   }];
   let arguments = (ins Strata_Tensor:$input);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
 }
 
 class Strata_UnaryOp<string mnemonic, string what>
-    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Elementwise " # what;
   let description = [{
     Elementwise; the input may have any layout (stride 0, negative), the
@@ -344,7 +344,7 @@ class Strata_UnaryOp<string mnemonic, string what>
     ```
   }];
   let arguments = (ins Strata_Tensor:$input);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
@@ -368,7 +368,7 @@ def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "logistic sigmoid">;
 def Strata_TanhOp : Strata_UnaryOp<"tanh", "hyperbolic tangent">;
 
 class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
-    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Elementwise " # what # " with broadcasting";
   let description = [{
     Both operands have the same element type (insert `strata.cast` to mix
@@ -385,7 +385,7 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
     ```
   }];
   let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
@@ -414,7 +414,7 @@ def Strata_LeOp : Strata_BinaryOp<"le", "<=", 1>;
 def Strata_GtOp : Strata_BinaryOp<"gt", ">", 1>;
 def Strata_GeOp : Strata_BinaryOp<"ge", ">=", 1>;
 
-def Strata_WhereOp : Strata_Op<"where", [Pure,
+def Strata_WhereOp : Strata_Op<"where", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Select elementwise: cond ? a : b, with broadcasting";
   let description = [{
@@ -427,14 +427,14 @@ def Strata_WhereOp : Strata_Op<"where", [Pure,
     ```
   }];
   let arguments = (ins Strata_Tensor:$cond, Strata_Tensor:$lhs, Strata_Tensor:$rhs);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = [{
     $cond `,` $lhs `,` $rhs attr-dict `:` qualified(type($cond)) `,` qualified(type($lhs)) `,`
     qualified(type($rhs)) `->` qualified(type($result))
   }];
 }
 
-def Strata_CastOp : Strata_Op<"cast", [Pure]> {
+def Strata_CastOp : Strata_Op<"cast", []> {
   let summary = "Convert the element type (PyTorch's to(dtype))";
   let description = [{
     The result is a fresh contiguous tensor of the same shape with the
@@ -448,13 +448,13 @@ def Strata_CastOp : Strata_Op<"cast", [Pure]> {
     ```
   }];
   let arguments = (ins Strata_Tensor:$input);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
 class Strata_ReduceOp<string mnemonic, string what>
-    : Strata_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = what # " over dimensions (all when none are listed)";
   let description = [{
     Reduces over `dims` (all dimensions when empty); `keepdim` keeps them
@@ -469,7 +469,7 @@ class Strata_ReduceOp<string mnemonic, string what>
   }];
   let arguments = (ins Strata_Tensor:$input, DenseI64ArrayAttr:$dims,
                        UnitAttr:$keepdim);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = [{
     $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` qualified(type($input))
     `->` qualified(type($result))
@@ -493,7 +493,7 @@ def Strata_MeanOp : Strata_ReduceOp<"mean", "Mean">;
 def Strata_AmaxOp : Strata_ReduceOp<"amax", "Maximum">;
 def Strata_AminOp : Strata_ReduceOp<"amin", "Minimum">;
 
-def Strata_MatmulOp : Strata_Op<"matmul", [Pure,
+def Strata_MatmulOp : Strata_Op<"matmul", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Matrix product with PyTorch's matmul shape rules";
   let description = [{
@@ -508,11 +508,11 @@ def Strata_MatmulOp : Strata_Op<"matmul", [Pure,
     ```
   }];
   let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
 }
 
-def Strata_FillOp : Strata_Op<"fill", [Pure]> {
+def Strata_FillOp : Strata_Op<"fill", []> {
   let summary = "A fresh tensor with every element equal to a value";
   let description = [{
     A 0-d `fill` is how scalars enter a program (`x * 2`).
@@ -522,12 +522,12 @@ def Strata_FillOp : Strata_Op<"fill", [Pure]> {
     ```
   }];
   let arguments = (ins F64Attr:$value);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
-def Strata_ArangeOp : Strata_Op<"arange", [Pure]> {
+def Strata_ArangeOp : Strata_Op<"arange", []> {
   let summary = "start, start + step, ... (the size comes from the type)";
   let description = [{
     ```mlir
@@ -536,7 +536,7 @@ def Strata_ArangeOp : Strata_Op<"arange", [Pure]> {
     ```
   }];
   let arguments = (ins F64Attr:$start, F64Attr:$step);
-  let results = (outs Strata_Tensor:$result);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "`start` $start `step` $step attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }

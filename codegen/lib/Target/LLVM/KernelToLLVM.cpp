@@ -13,7 +13,13 @@
 //   adds, so sums vectorize); otherwise it is read-modified-written per
 //   point. The runtime fills reducing results with the identity first.
 //   When operands disagree on the unit-stride loop (transposed access), the
-//   two loops are tiled kTile x kTile (planLoops).
+//   two loops are blocked kBlock x kBlock (TLB and L2 reuse) and tiled
+//   kTile x kTile within a block (planLoops); a full tile runs 8x8 (4x4 for
+//   64-bit elements) micro-kernels on vectors along the innermost loop, whose
+//   transposed operands are loaded (stored) as vectors along the other loop
+//   and transposed in registers with shuffles (emitMicroKernel); partial
+//   tiles at the edges run the scalar loops. The vectors are plain LLVM
+//   vectors: AVX2 hosts get unpck/shufps/vperm2f128, others a legal split.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Target/LLVM/KernelToLLVM.h"
@@ -48,6 +54,12 @@ private:
       return b.getDoubleTy();
     return b.getIntNTy(t.getIntOrFloatBitWidth());
   }
+  /// The type of a body value: a scalar, or a vector of `lanes` of them
+  /// while a transpose micro-kernel is emitted.
+  llvm::Type *valueType(llvm::Type *scalar) {
+    return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+  }
+  llvm::Type *valueType(mlir::Type t) { return valueType(scalarType(t)); }
   /// i1 lives in memory as one byte.
   llvm::Type *memoryType(mlir::Type t) {
     return t.isInteger(1) ? b.getInt8Ty() : scalarType(t);
@@ -74,21 +86,22 @@ private:
     return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), r);
   }
   Value *combine(llvm::StringRef kind, Value *acc, Value *v) {
-    bool f = v->getType()->isFloatingPointTy();
+    bool f = v->getType()->isFPOrFPVectorTy();
     if (kind == "sum") {
       if (!f)
         return b.CreateAdd(acc, v);
       llvm::FastMathFlags fmf;
       fmf.setAllowReassoc();
-      auto *add = llvm::cast<llvm::Instruction>(b.CreateFAdd(acc, v));
-      add->setFastMathFlags(fmf);
+      Value *add = b.CreateFAdd(acc, v);
+      if (auto *inst = llvm::dyn_cast<llvm::Instruction>(add))
+        inst->setFastMathFlags(fmf);
       return add;
     }
     bool isMax = kind == "max";
     if (f)
       return nanPropagating(isMax, acc, v);
     // Booleans compare unsigned (true = 1 > false = 0).
-    bool isBool = v->getType()->isIntegerTy(1);
+    bool isBool = v->getType()->getScalarType()->isIntegerTy(1);
     return b.CreateSelect(
         isMax ? (isBool ? b.CreateICmpUGT(acc, v) : b.CreateICmpSGT(acc, v))
               : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
@@ -99,12 +112,22 @@ private:
   }
   Value *libmCall(llvm::StringRef f32Name, llvm::StringRef f64Name,
                   llvm::ArrayRef<Value *> args) {
-    llvm::Type *t = args[0]->getType();
+    llvm::Type *t = args[0]->getType()->getScalarType();
     llvm::SmallVector<llvm::Type *> params(args.size(), t);
     auto callee =
         mod.getOrInsertFunction(t->isFloatTy() ? f32Name : f64Name,
                                 llvm::FunctionType::get(t, params, false));
-    return b.CreateCall(callee, args);
+    if (!args[0]->getType()->isVectorTy())
+      return b.CreateCall(callee, args);
+    // No vector libm here: one call per lane.
+    Value *out = llvm::PoisonValue::get(args[0]->getType());
+    for (unsigned l = 0; l < lanes; ++l) {
+      llvm::SmallVector<Value *> laneArgs;
+      for (Value *a : args)
+        laneArgs.push_back(b.CreateExtractElement(a, l));
+      out = b.CreateInsertElement(out, b.CreateCall(callee, laneArgs), l);
+    }
+    return out;
   }
   bool emitBody(llvm::ArrayRef<Value *> args,
                 llvm::SmallVectorImpl<Value *> &yields, std::string &error);
@@ -117,17 +140,37 @@ private:
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
   void planLoops();
+  Value *loadVector(unsigned op, Value *index);
+  void storeVector(unsigned op, Value *index, Value *v);
+  Value *loadRow(unsigned op, Value *index);
+  void storeRow(unsigned op, Value *index, Value *v);
+  Value *reduceLanes(llvm::StringRef kind, Value *v);
+  llvm::SmallVector<Value *> transpose(llvm::ArrayRef<Value *> rows);
+  bool emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT, Value *mI,
+                       std::string &error);
+  Value *offset(Value *index, int64_t elements) {
+    return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;
+  }
 
   /// One emitted loop: a whole nest loop, or the tile loop (step kTile) or
   /// the loop within a tile of a tiled nest loop.
-  enum class LoopKind { Full, Tile, InTile };
+  enum class LoopKind { Full, Block, Tile, InTile };
   struct EmitLoop {
     size_t dim;
     LoopKind kind;
   };
   static constexpr int64_t kTile = 16;
+  /// Tiles run in kBlock x kBlock blocks, so that the pages (TLB entries)
+  /// and lines of both layouts a block touches stay cached.
+  static constexpr int64_t kBlock = 128;
   std::vector<EmitLoop> loops;
-  llvm::DenseMap<size_t, Value *> tileStart;
+  /// The loop tiled with the innermost one, or -1.
+  int tiledDim = -1;
+  /// Width of the transpose micro-kernel (0: the tiles run scalar loops).
+  unsigned microLanes = 0;
+  /// Non-zero while a micro-kernel body is emitted on vectors.
+  unsigned lanes = 0;
+  llvm::DenseMap<size_t, Value *> tileStart, blockStart;
 
   KernelOp k;
   llvm::Module &mod;
@@ -180,7 +223,7 @@ llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
 Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
   auto in = [&](unsigned i) { return values.lookup(op.getOperand(i)); };
   if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
-    llvm::Type *t = scalarType(c.getType());
+    llvm::Type *t = valueType(c.getType());
     if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
       return llvm::ConstantFP::get(t, fa.getValueAsDouble());
     auto ia = c.getValue().cast<mlir::IntegerAttr>();
@@ -279,12 +322,12 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
       break;
     }
     // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
-    if (in(0)->getType()->isIntegerTy(1))
+    if (in(0)->getType()->getScalarType()->isIntegerTy(1))
       p = llvm::CmpInst::getUnsignedPredicate(p);
     return b.CreateICmp(p, in(0), in(1));
   }
   llvm::Type *rt =
-      op.getNumResults() ? scalarType(op.getResult(0).getType()) : nullptr;
+      op.getNumResults() ? valueType(op.getResult(0).getType()) : nullptr;
   llvm::StringRef name = op.getName().getStringRef();
   if (name == "arith.addf")
     return b.CreateFAdd(in(0), in(1));
@@ -306,7 +349,8 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return nanPropagating(true, in(0), in(1));
   if (name == "arith.minf")
     return nanPropagating(false, in(0), in(1));
-  bool isBool = op.getNumOperands() > 0 && in(0)->getType()->isIntegerTy(1);
+  bool isBool = op.getNumOperands() > 0 &&
+                in(0)->getType()->getScalarType()->isIntegerTy(1);
   if (name == "arith.maxsi")
     return b.CreateSelect(isBool ? b.CreateICmpUGT(in(0), in(1))
                                  : b.CreateICmpSGT(in(0), in(1)),
@@ -356,8 +400,8 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
   }
   if (name == "math.ipowi") {
     // Through f64: exact for the magnitudes integer tensors hold in practice.
-    Value *x = b.CreateSIToFP(in(0), b.getDoubleTy());
-    Value *y = b.CreateSIToFP(in(1), b.getDoubleTy());
+    Value *x = b.CreateSIToFP(in(0), valueType(b.getDoubleTy()));
+    Value *y = b.CreateSIToFP(in(1), valueType(b.getDoubleTy()));
     return b.CreateFPToSI(b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y),
                           rt);
   }
@@ -408,12 +452,188 @@ void Emitter::planLoops() {
   }
   for (size_t d = 0; d < n; ++d) {
     bool tile = tiled >= 0 && (d == static_cast<size_t>(tiled) || d == n - 1);
-    loops.push_back({d, tile ? LoopKind::Tile : LoopKind::Full});
+    loops.push_back({d, tile ? LoopKind::Block : LoopKind::Full});
   }
   if (tiled >= 0) {
+    loops.push_back({static_cast<size_t>(tiled), LoopKind::Tile});
+    loops.push_back({n - 1, LoopKind::Tile});
     loops.push_back({static_cast<size_t>(tiled), LoopKind::InTile});
     loops.push_back({n - 1, LoopKind::InTile});
   }
+  tiledDim = tiled;
+  if (tiled < 0)
+    return;
+  // Full tiles run a micro-kernel on microLanes x microLanes blocks: 256-bit
+  // vectors of the widest element (the backend splits them where the host
+  // has narrower registers).
+  unsigned widest = 1;
+  for (llvm::Type *t : memTypes)
+    widest = std::max<unsigned>(widest, t->getPrimitiveSizeInBits() / 8);
+  microLanes = widest <= 4 ? 8 : 4;
+  // A non-reducing result that does not move along the innermost loop
+  // (several points write one element) keeps the scalar order.
+  unsigned numInputs = k.getInputs().size();
+  for (unsigned r = 0; r < k.getNumResults(); ++r)
+    if (k.getCombiner(r).empty() && nest.strides[numInputs + r][n - 1] == 0)
+      microLanes = 0;
+}
+
+/// `lanes` consecutive elements of operand `op` from `index` on.
+Value *Emitter::loadVector(unsigned op, Value *index) {
+  auto *vt = llvm::FixedVectorType::get(memTypes[op], lanes);
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  Value *v = b.CreateAlignedLoad(
+      vt, p, llvm::Align(memTypes[op]->getPrimitiveSizeInBits() / 8));
+  return types[op].isInteger(1)
+             ? b.CreateTrunc(v,
+                             llvm::FixedVectorType::get(b.getInt1Ty(), lanes))
+             : v;
+}
+
+void Emitter::storeVector(unsigned op, Value *index, Value *v) {
+  if (types[op].isInteger(1))
+    v = b.CreateZExt(v, llvm::FixedVectorType::get(b.getInt8Ty(), lanes));
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  b.CreateAlignedStore(v, p,
+                       llvm::Align(memTypes[op]->getPrimitiveSizeInBits() / 8));
+}
+
+/// The `lanes` elements of one micro-kernel row of operand `op` (along the
+/// innermost loop) starting at `index`.
+Value *Emitter::loadRow(unsigned op, Value *index) {
+  int64_t s = nest.strides[op].back();
+  if (s == 1)
+    return loadVector(op, index);
+  if (s == 0)
+    return b.CreateVectorSplat(lanes, load(op, index));
+  Value *v = llvm::PoisonValue::get(
+      llvm::FixedVectorType::get(load(op, index)->getType(), lanes));
+  for (unsigned l = 0; l < lanes; ++l)
+    v = b.CreateInsertElement(v, load(op, offset(index, l * s)), l);
+  return v;
+}
+
+void Emitter::storeRow(unsigned op, Value *index, Value *v) {
+  int64_t s = nest.strides[op].back();
+  if (s == 1)
+    return storeVector(op, index, v);
+  for (unsigned l = 0; l < lanes; ++l)
+    store(op, offset(index, l * s), b.CreateExtractElement(v, l));
+}
+
+Value *Emitter::reduceLanes(llvm::StringRef kind, Value *v) {
+  Value *acc = b.CreateExtractElement(v, uint64_t(0));
+  for (unsigned l = 1; l < lanes; ++l)
+    acc = combine(kind, acc, b.CreateExtractElement(v, l));
+  return acc;
+}
+
+/// Transposes a lanes x lanes block held as one vector per row: for every
+/// bit of the lane index, swap that bit of the row index with it (one
+/// two-input shuffle per row per bit: unpack/shufps/vperm2f128 on AVX).
+llvm::SmallVector<Value *> Emitter::transpose(llvm::ArrayRef<Value *> rows) {
+  llvm::SmallVector<Value *> m(rows.begin(), rows.end());
+  unsigned n = lanes;
+  for (unsigned bit = 1; bit < n; bit <<= 1) {
+    llvm::SmallVector<int> lo, hi;
+    for (unsigned c = 0; c < n; ++c) {
+      lo.push_back(c & bit ? n + (c ^ bit) : c);
+      hi.push_back(c & bit ? n + c : c | bit);
+    }
+    llvm::SmallVector<Value *> next(m);
+    for (unsigned r = 0; r < n; ++r)
+      if (!(r & bit)) {
+        next[r] = b.CreateShuffleVector(m[r], m[r | bit], lo);
+        next[r | bit] = b.CreateShuffleVector(m[r], m[r | bit], hi);
+      }
+    m = next;
+  }
+  return m;
+}
+
+/// One lanes x lanes block of a tile at (mT, mI) of the tiled loop and the
+/// innermost loop, on vectors along the innermost loop: operands that are
+/// unit-stride along the tiled loop instead are loaded (stored) as vectors
+/// along it and transposed in registers.
+bool Emitter::emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT,
+                              Value *mI, std::string &error) {
+  size_t t = tiledDim, in = nest.sizes.size() - 1;
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  lanes = microLanes;
+  auto transposed = [&](unsigned op) {
+    int64_t si = nest.strides[op][in];
+    return nest.strides[op][t] == 1 && si != 1 && si != 0;
+  };
+  llvm::SmallVector<Value *> base;
+  for (unsigned op = 0; op < index.size(); ++op) {
+    Value *v = index[op];
+    if (int64_t st = nest.strides[op][t])
+      v = b.CreateAdd(v, b.CreateMul(mT, b.getInt64(st)));
+    if (int64_t si = nest.strides[op][in])
+      v = b.CreateAdd(v, b.CreateMul(mI, b.getInt64(si)));
+    base.push_back(v);
+  }
+  // rows[op][r]: operand op along the innermost loop in row r.
+  std::vector<llvm::SmallVector<Value *>> rows(numInputs);
+  for (unsigned op = 0; op < numInputs; ++op) {
+    int64_t st = nest.strides[op][t], si = nest.strides[op][in];
+    if (transposed(op)) {
+      llvm::SmallVector<Value *> cols;
+      for (unsigned c = 0; c < lanes; ++c)
+        cols.push_back(loadVector(op, offset(base[op], c * si)));
+      rows[op] = transpose(cols);
+    } else {
+      for (unsigned r = 0; r < lanes; ++r)
+        rows[op].push_back(loadRow(op, offset(base[op], r * st)));
+    }
+  }
+  std::vector<llvm::SmallVector<Value *>> yields(lanes);
+  for (unsigned r = 0; r < lanes; ++r) {
+    llvm::SmallVector<Value *> args;
+    for (unsigned op = 0; op < numInputs; ++op)
+      args.push_back(rows[op][r]);
+    if (!emitBody(args, yields[r], error)) {
+      lanes = 0;
+      return false;
+    }
+  }
+  for (unsigned res = 0; res < numResults; ++res) {
+    unsigned op = numInputs + res;
+    int64_t st = nest.strides[op][t], si = nest.strides[op][in];
+    llvm::StringRef kind = k.getCombiner(res);
+    llvm::SmallVector<Value *> ys;
+    for (unsigned r = 0; r < lanes; ++r)
+      ys.push_back(yields[r][res]);
+    if (kind.empty()) {
+      if (transposed(op)) {
+        llvm::SmallVector<Value *> cols = transpose(ys);
+        for (unsigned c = 0; c < lanes; ++c)
+          storeVector(op, offset(base[op], c * si), cols[c]);
+      } else {
+        for (unsigned r = 0; r < lanes; ++r)
+          storeRow(op, offset(base[op], r * st), ys[r]);
+      }
+      continue;
+    }
+    // Rows that land on the same elements combine in registers first.
+    if (st == 0) {
+      Value *acc = ys[0];
+      for (unsigned r = 1; r < lanes; ++r)
+        acc = combine(kind, acc, ys[r]);
+      ys.assign(1, acc);
+    }
+    for (unsigned r = 0; r < ys.size(); ++r) {
+      Value *at = offset(base[op], r * st);
+      if (si == 0) {
+        Value *v = reduceLanes(kind, ys[r]);
+        store(op, at, combine(kind, load(op, at), v));
+      } else {
+        storeRow(op, at, combine(kind, loadRow(op, at), ys[r]));
+      }
+    }
+  }
+  lanes = 0;
+  return true;
 }
 
 bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
@@ -463,20 +683,69 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
   Value *lo = dim == 0 ? begin : b.getInt64(0);
   Value *hi = dim == 0 ? end : b.getInt64(nest.sizes[dim]);
   int64_t step = 1;
-  if (loop.kind == LoopKind::Tile) {
+  auto clampedEnd = [&](Value *start, int64_t extent) {
+    Value *e = b.CreateAdd(start, b.getInt64(extent), "", true, true);
+    return b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
+  };
+  if (loop.kind == LoopKind::Block) {
+    step = kBlock;
+  } else if (loop.kind == LoopKind::Tile) {
     step = kTile;
+    lo = blockStart.lookup(dim);
+    hi = clampedEnd(lo, kBlock);
   } else if (loop.kind == LoopKind::InTile) {
     lo = tileStart.lookup(dim);
-    Value *tileEnd = b.CreateAdd(lo, b.getInt64(kTile), "", true, true);
-    hi = b.CreateSelect(b.CreateICmpSLT(tileEnd, hi), tileEnd, hi);
+    hi = clampedEnd(lo, kTile);
   }
   bool ok = true;
+  if (loop.kind == LoopKind::InTile && dim == size_t(tiledDim) && microLanes) {
+    // A full tile runs micro-kernels; a partial one (at the edges) the
+    // scalar loops below.
+    size_t in = n - 1;
+    Value *loI = tileStart.lookup(in);
+    Value *full =
+        b.CreateAnd(b.CreateICmpEQ(b.CreateSub(hi, lo), b.getInt64(kTile)),
+                    b.CreateICmpSLE(b.CreateAdd(loI, b.getInt64(kTile)),
+                                    b.getInt64(nest.sizes[in])));
+    llvm::Function *f = b.GetInsertBlock()->getParent();
+    auto *microBB = llvm::BasicBlock::Create(ctx, "micro", f);
+    auto *scalarBB = llvm::BasicBlock::Create(ctx, "edge", f);
+    auto *joinBB = llvm::BasicBlock::Create(ctx, "tile.end", f);
+    b.CreateCondBr(full, microBB, scalarBB);
+    b.SetInsertPoint(microBB);
+    Value *tEnd = b.CreateAdd(lo, b.getInt64(kTile));
+    Value *iEnd = b.CreateAdd(loI, b.getInt64(kTile));
+    emitFor(
+        lo, tEnd, {},
+        [&](Value *mT, llvm::ArrayRef<Value *>) {
+          emitFor(
+              loI, iEnd, {},
+              [&](Value *mI, llvm::ArrayRef<Value *>) {
+                ok = ok && emitMicroKernel(index, mT, mI, error);
+                return llvm::SmallVector<Value *>();
+              },
+              microLanes);
+          return llvm::SmallVector<Value *>();
+        },
+        microLanes);
+    b.CreateBr(joinBB);
+    b.SetInsertPoint(scalarBB);
+    emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
+      llvm::SmallVector<Value *> nextIvs(ivs);
+      nextIvs.push_back(i);
+      ok = ok && emitLevel(level + 1, advance(i, dim), nextIvs, error);
+      return llvm::SmallVector<Value *>();
+    });
+    b.CreateBr(joinBB);
+    b.SetInsertPoint(joinBB);
+    return ok;
+  }
   if (level + 1 < loops.size()) {
     emitFor(
         lo, hi, {},
         [&](Value *i, llvm::ArrayRef<Value *>) {
-          if (loop.kind == LoopKind::Tile) {
-            tileStart[dim] = i;
+          if (loop.kind == LoopKind::Block || loop.kind == LoopKind::Tile) {
+            (loop.kind == LoopKind::Block ? blockStart : tileStart)[dim] = i;
             ok = emitLevel(level + 1, index, ivs, error);
             return llvm::SmallVector<Value *>();
           }
@@ -586,4 +855,9 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   return info;
 }
 
-const char *strata::codegen::emitterBuildId() { return __DATE__ " " __TIME__; }
+/// Bump when the emitted code changes. The JIT's cache key also holds a
+/// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
+/// still never serves stale code; this id is for tools without that hash.
+const char *strata::codegen::emitterBuildId() {
+  return "kernel-to-llvm-2 (8x8 transpose micro-kernel, 128x128 blocks)";
+}

@@ -10,6 +10,8 @@
 #ifndef STRATA_JIT_JIT_H
 #define STRATA_JIT_JIT_H
 
+#include "strata/Runtime/Storage.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,11 +35,14 @@ const char *dtypeName(DType t);
 
 /// A host value: a storage (flat buffer) or a tensor (a layout over a
 /// buffer it may share). Same shape as reference::RefValue, with native
-/// element bytes instead of doubles.
+/// element bytes instead of doubles. The buffer is a runtime::Storage shared
+/// with its owner (e.g. a strata::Tensor), so values pass in and out of the
+/// JIT without copies.
 struct JitValue {
   DType dtype = DType::F32;
-  /// Raw elements of the storage root (bool: one byte 0/1 each).
-  std::shared_ptr<std::vector<unsigned char>> buffer;
+  /// Raw elements of the storage root (bool: one byte 0/1 each); its
+  /// element count is buffer->nbytes() / elementSize(dtype).
+  runtime::StoragePtr buffer;
   std::vector<int64_t> sizes, strides;
   int64_t offset = 0;
   bool isStorage = false;
@@ -85,6 +90,21 @@ struct RunOptions {
   /// When set, the wall time spent inside kernel calls (not allocating or
   /// filling result buffers) is added to it, in seconds.
   double *kernelSeconds = nullptr;
+  /// Arguments whose buffers the caller donates: argument i may be updated
+  /// in place when true (missing entries: false).
+  ///
+  /// The write contract. A `strata.write` (a kernel `into` a storage) makes
+  /// a new version of its storage root. The executor writes it IN PLACE in
+  /// the old version's buffer when that version is dead: no later step of
+  /// the function reads it or returns it, and it is not an argument the
+  /// caller keeps (a non-donated argument is never modified). Otherwise the
+  /// new version is a copy of the old buffer with the write applied. So a
+  /// caller that wants an in-place op on its own buffer (the DSL's `add_`)
+  /// donates the argument and returns the final version: the returned
+  /// buffer is then the argument's own buffer unless the function still
+  /// read the old version after the write, in which case the caller copies
+  /// the returned buffer back into its storage.
+  std::vector<bool> donated;
 };
 
 struct RunResult {
@@ -96,7 +116,9 @@ struct RunResult {
 /// Runs `func` (a func.func after the pipeline, fuse and coalesce) on
 /// `args`: a storage for a storage argument; for a tensor argument a value
 /// whose buffer holds at least the argument type's required storage (its
-/// layout is the type's, absolute in that buffer).
+/// layout is the type's, absolute in that buffer). Result buffers come from
+/// the runtime allocator uninitialized (every element is written by its
+/// kernel). An allocation failure is an error result, never a crash.
 RunResult runFunction(mlir::Operation *func, const std::vector<JitValue> &args,
                       const RunOptions &options = {});
 
@@ -139,6 +161,8 @@ public:
                 const RunOptions &options = {}) const;
   /// Number of strata.kernel ops the function runs.
   int numKernels() const;
+  /// The function's IR after the pipeline (what run() executes).
+  std::string loweredIR() const;
 
   struct Impl;
 

@@ -33,8 +33,9 @@ std::unique_ptr<llvm::Module> emitKernelLLVM(mlir::Operation *kernelOp,
                                              const std::string &name,
                                              std::string &error);
 
-/// Changes whenever this emitter is rebuilt: part of every kernel-cache key,
-/// so a disk cache never serves code of an older emitter.
+/// A version of this emitter (deterministic, bumped by hand when the emitted
+/// code changes): part of every kernel-cache key, next to a hash of the
+/// emitter's sources, so a disk cache never serves code of an older one.
 const char *emitterBuildId();
 
 /// How the runtime may call a kernel.

@@ -1,0 +1,593 @@
+//===- KernelToCUDA.cpp - strata.kernel to CUDA C -------------------------===//
+//
+// Assumes: a verified strata.kernel (coalesced or not) with a static loop
+//   nest; its body holds the arith/math ops CudaScalarOps handles.
+// Guarantees: one deterministic CUDA C translation unit with the ABI of
+//   KernelToCUDA.h and the launch shape the runtime must use; the same
+//   values as the CPU kernels (KernelToLLVM) up to float summation order.
+// Algorithm: pick one of five shapes from the loop nest alone:
+//   * reductions: RowReduce (one block per output, block-level shuffle
+//     reduction) when the innermost loop reduces over >= 32 points, else
+//     ColumnReduce (32 adjacent outputs per block, 8 threads along the
+//     reduction, combined in shared memory). Few outputs over many points
+//     split the reduction: partials, then `<name>_finish` combines them in
+//     order (deterministic, no atomics).
+//   * Tiled: operands disagree on the unit-stride loop (transposed access):
+//     32x32 tiles staged through shared memory so both sides coalesce.
+//   * Vectorized: every operand is unit-stride or broadcast along the
+//     innermost loop and 16-byte aligned: 4 points per thread.
+//   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
+//     unless some size or offset needs 64.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Target/CUDA/KernelToCUDA.h"
+#include "CudaScalarOps.h"
+#include "strata/IR/StrataDialect.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace strata::ir;
+using namespace strata::codegen;
+namespace c = strata::codegen::cuda;
+
+namespace {
+
+constexpr int64_t kMaxGrid = 65536;
+constexpr int64_t kTile = 32;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::string list(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + str(v[i]);
+  return s + "]";
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+class Emitter {
+public:
+  Emitter(KernelOp kernel, CudaKernel &out)
+      : k(kernel), out(out), nest(kernel.getLoopNest()) {}
+  bool run(const std::string &name, std::string &error);
+
+private:
+  std::string operandName(unsigned op) const {
+    if (op < numIn)
+      return "in" + str(op);
+    if (op < numIn + numRes)
+      return "out" + str(op - numIn);
+    return "dest";
+  }
+  /// The element offset of operand `op` at loop indices i<d>; `local`
+  /// replaces the index of some loops (the tiled ones) by other names.
+  std::string offset(unsigned op) const {
+    std::string s = nest.offsets[op] ? str(nest.offsets[op]) : "";
+    for (size_t d = 0; d < nest.sizes.size(); ++d) {
+      int64_t st = nest.strides[op][d];
+      if (st == 0 || nest.sizes[d] == 1)
+        continue;
+      std::string term = "i" + str(d);
+      if (std::abs(st) != 1)
+        term += " * " + str(std::abs(st));
+      if (s.empty())
+        s = st < 0 ? "-" + term : term;
+      else
+        s += (st < 0 ? " - " : " + ") + term;
+    }
+    return s.empty() ? "0" : s;
+  }
+  std::string load(unsigned op) const {
+    return c::fromMemory(types[op], operandName(op) + "[" + offset(op) + "]");
+  }
+  /// Lines computing i<d> for `dims` (nest order, last fastest) from `from`.
+  void decompose(const std::string &ind, const std::string &from,
+                 const std::vector<size_t> &dims, const char *rem) {
+    if (dims.empty())
+      return;
+    if (dims.size() == 1) {
+      src += ind + "const " + idx + " i" + str(dims[0]) + " = " + from + ";\n";
+      return;
+    }
+    src += ind + idx + " " + rem + " = " + from + ";\n";
+    for (size_t j = dims.size(); j-- > 1;) {
+      std::string s = str(nest.sizes[dims[j]]);
+      src += ind + "const " + idx + " i" + str(dims[j]) + " = " + rem + " % " +
+             s + ";\n" + ind + rem + " /= " + s + ";\n";
+    }
+    src += ind + "const " + idx + " i" + str(dims[0]) + " = " + rem + ";\n";
+  }
+  std::string params(bool partials) const;
+  /// Body arguments: loaded inputs (as given) plus the loop indices.
+  bool body(const std::string &ind, std::vector<std::string> args,
+            llvm::SmallVectorImpl<std::string> &yields, std::string &error) {
+    if (k.getIndexed())
+      for (size_t d = 0; d < nest.sizes.size(); ++d)
+        args.push_back("(long long)i" + str(d));
+    return c::emitBody(k.getBodyBlock(), args, ind, src, yields, error);
+  }
+  std::string gridLoop(const std::string &var, const std::string &bound,
+                       bool perBlock) const {
+    if (perBlock)
+      return "for (" + idx + " " + var + " = blockIdx.x; " + var + " < " +
+             bound + "; " + var + " += gridDim.x) {\n";
+    return "for (" + idx + " " + var + " = blockIdx.x * (" + idx +
+           ")blockDim.x + threadIdx.x; " + var + " < " + bound + "; " + var +
+           " += (" + idx + ")gridDim.x * blockDim.x) {\n";
+  }
+  bool vectorizable() const;
+  int tiledLoop() const;
+  bool emitPointwise(bool vector, std::string &error);
+  bool emitTiled(size_t t, std::string &error);
+  bool emitReduce(std::string &error);
+  void emitFinish();
+  void chooseIndexWidth();
+
+  mutable KernelOp k;
+  CudaKernel &out;
+  KernelOp::LoopNest nest;
+  std::vector<mlir::Type> types;
+  unsigned numIn = 0, numRes = 0;
+  bool hasDest = false;
+  std::string idx = "int", src, name;
+  std::vector<size_t> kept, reduced; // reductions: loops by result stride
+};
+
+std::string Emitter::params(bool partials) const {
+  std::string s;
+  for (unsigned op = 0; op < types.size(); ++op) {
+    bool isDest = hasDest && op + 1 == types.size();
+    s += s.empty() ? "" : ",\n    ";
+    if (isDest)
+      s += "const void *__restrict__ dest";
+    else
+      s += std::string(op < numIn ? "const " : "") + c::memoryType(types[op]) +
+           " *__restrict__ " + operandName(op);
+  }
+  if (partials)
+    for (unsigned r = 0; r < numRes; ++r)
+      s += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ part" +
+           str(r);
+  return s;
+}
+
+void Emitter::chooseIndexWidth() {
+  const int64_t limit = (int64_t(1) << 31) - (int64_t(1) << 25);
+  bool wide = out.numPoints >= limit || out.outputs * out.splits >= limit;
+  for (size_t op = 0; op < nest.strides.size(); ++op) {
+    int64_t reach = std::abs(nest.offsets[op]);
+    for (size_t d = 0; d < nest.sizes.size(); ++d)
+      reach += std::abs(nest.strides[op][d]) *
+               std::max<int64_t>(nest.sizes[d] - 1, 0);
+    wide |= reach >= limit;
+  }
+  out.index64 = wide;
+  idx = wide ? "long long" : "int";
+}
+
+bool Emitter::vectorizable() const {
+  size_t n = nest.sizes.size();
+  if (n == 0 || k.getIndexed() || nest.sizes[n - 1] % 4 != 0)
+    return false;
+  bool someUnit = false;
+  for (unsigned op = 0; op < nest.strides.size(); ++op) {
+    if (hasDest && op + 1 == nest.strides.size())
+      continue; // never accessed
+    const auto &st = nest.strides[op];
+    if (st[n - 1] == 0)
+      continue;
+    if (st[n - 1] != 1 || nest.offsets[op] % 4 != 0)
+      return false;
+    for (size_t d = 0; d + 1 < n; ++d)
+      if (st[d] % 4 != 0)
+        return false;
+    someUnit = true;
+  }
+  return someUnit;
+}
+
+/// The loop to tile with the innermost one, or -1 (same rule as the CPU).
+int Emitter::tiledLoop() const {
+  size_t n = nest.sizes.size();
+  if (n < 2 || k.getIndexed() || nest.sizes[n - 1] <= 16)
+    return -1;
+  size_t inner = n - 1, numOps = types.size() - (hasDest ? 1 : 0);
+  bool someUnit = false;
+  for (size_t op = 0; op < numOps; ++op)
+    someUnit |= std::abs(nest.strides[op][inner]) == 1;
+  for (size_t t = inner; someUnit && t-- > 0;) {
+    if (nest.sizes[t] < 2)
+      continue;
+    int64_t shared = 0;
+    bool staged = false;
+    for (size_t op = 0; op < numOps; ++op)
+      if (std::abs(nest.strides[op][t]) == 1 &&
+          std::abs(nest.strides[op][inner]) > 1) {
+        staged = true;
+        shared += kTile * (kTile + 1) * c::memoryBytes(types[op]);
+      }
+    if (staged)
+      return shared <= 40 * 1024 ? static_cast<int>(t) : -1;
+  }
+  return -1;
+}
+
+bool Emitter::emitPointwise(bool vector, std::string &error) {
+  size_t n = nest.sizes.size();
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < n; ++d)
+    dims.push_back(d);
+  const std::string ind = "    ";
+  int64_t work = vector ? out.numPoints / 4 : out.numPoints;
+  src += "  " + gridLoop("p", str(work), false);
+  decompose(ind, vector ? "p * 4" : "p", dims, "r");
+  llvm::SmallVector<std::string> yields;
+  if (!vector) {
+    std::vector<std::string> args;
+    for (unsigned op = 0; op < numIn; ++op) {
+      src += ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
+             " = " + load(op) + ";\n";
+      args.push_back("a" + str(op));
+    }
+    if (!body(ind, args, yields, error))
+      return false;
+    for (unsigned r = 0; r < numRes; ++r)
+      src += ind + operandName(numIn + r) + "[" + offset(numIn + r) +
+             "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
+    src += "  }\n";
+    return true;
+  }
+  // Four points per thread: unit-stride operands move as one vector,
+  // broadcast ones are loaded once.
+  std::vector<std::string> args;
+  for (unsigned op = 0; op < numIn; ++op) {
+    std::string mt = c::memoryType(types[op]), a = "a" + str(op);
+    if (nest.strides[op][n - 1] == 0) {
+      src += ind + "const " + c::scalarType(types[op]) + " " + a + " = " +
+             load(op) + ";\n";
+      args.push_back(a);
+      continue;
+    }
+    src += ind + "const StrataVec4<" + mt + "> " + a +
+           " = *reinterpret_cast<const StrataVec4<" + mt + "> *>(" +
+           operandName(op) + " + " + offset(op) + ");\n";
+    args.push_back(c::fromMemory(types[op], a + ".v[l]"));
+  }
+  for (unsigned r = 0; r < numRes; ++r)
+    src += ind + "StrataVec4<" + c::memoryType(types[numIn + r]) + "> o" +
+           str(r) + ";\n";
+  src += ind + "#pragma unroll\n" + ind + "for (int l = 0; l < 4; ++l) {\n";
+  if (!body(ind + "  ", args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numRes; ++r)
+    src += ind + "  o" + str(r) +
+           ".v[l] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
+  src += ind + "}\n";
+  for (unsigned r = 0; r < numRes; ++r) {
+    std::string mt = c::memoryType(types[numIn + r]);
+    src += ind + "*reinterpret_cast<StrataVec4<" + mt + "> *>(" +
+           operandName(numIn + r) + " + " + offset(numIn + r) + ") = o" +
+           str(r) + ";\n";
+  }
+  src += "  }\n";
+  return true;
+}
+
+bool Emitter::emitTiled(size_t t, std::string &error) {
+  size_t n = nest.sizes.size(), inner = n - 1;
+  int64_t tilesT = ceilDiv(nest.sizes[t], kTile);
+  int64_t tilesI = ceilDiv(nest.sizes[inner], kTile);
+  std::vector<size_t> rest;
+  int64_t restSize = 1;
+  for (size_t d = 0; d < n; ++d)
+    if (d != t && d != inner) {
+      rest.push_back(d);
+      restSize *= nest.sizes[d];
+    }
+  auto isStaged = [&](unsigned op) {
+    return std::abs(nest.strides[op][t]) == 1 &&
+           std::abs(nest.strides[op][inner]) > 1;
+  };
+  for (unsigned op = 0; op < numIn + numRes; ++op)
+    if (isStaged(op))
+      src += "  __shared__ " + c::memoryType(types[op]) + " tile_" +
+             operandName(op) + "[32][33];\n";
+  std::string it = "i" + str(t), ii = "i" + str(inner);
+  std::string st = str(nest.sizes[t]), si = str(nest.sizes[inner]);
+  src += "  " + gridLoop("b", str(restSize * tilesT * tilesI), true);
+  src += "    " + idx + " r = b;\n";
+  src += "    const " + idx + " n0 = r % " + str(tilesI) + " * 32;\n";
+  src += "    r /= " + str(tilesI) + ";\n";
+  src += "    const " + idx + " t0 = r % " + str(tilesT) + " * 32;\n";
+  src += "    r /= " + str(tilesT) + ";\n";
+  decompose("    ", "r", rest, "q");
+  // Phase 1: staged inputs, threadIdx.x along loop t (coalesced for them).
+  auto phase = [&](const char *what, bool xAlongT) {
+    src += std::string("    // ") + what + "\n";
+    src += "    for (int k = threadIdx.y; k < 32; k += blockDim.y) {\n";
+    src += "      const " + idx + " " + it + " = t0 + " +
+           (xAlongT ? "threadIdx.x" : "k") + ";\n";
+    src += "      const " + idx + " " + ii + " = n0 + " +
+           (xAlongT ? "k" : "threadIdx.x") + ";\n";
+    src += "      if (" + it + " < " + st + " && " + ii + " < " + si + ") {\n";
+  };
+  bool stagedIn = false, stagedOut = false;
+  for (unsigned op = 0; op < numIn; ++op)
+    stagedIn |= isStaged(op);
+  for (unsigned r = 0; r < numRes; ++r)
+    stagedOut |= isStaged(numIn + r);
+  if (stagedIn) {
+    phase("load transposed inputs into shared memory", true);
+    for (unsigned op = 0; op < numIn; ++op)
+      if (isStaged(op))
+        src += "        tile_" + operandName(op) +
+               "[k][threadIdx.x] = " + operandName(op) + "[" + offset(op) +
+               "];\n";
+    src += "      }\n    }\n    __syncthreads();\n";
+  }
+  phase("compute, threadIdx.x along the innermost loop", false);
+  std::vector<std::string> args;
+  std::string ind = "        ";
+  for (unsigned op = 0; op < numIn; ++op) {
+    std::string v = isStaged(op)
+                        ? c::fromMemory(types[op], "tile_" + operandName(op) +
+                                                       "[threadIdx.x][k]")
+                        : load(op);
+    src += ind + "const " + c::scalarType(types[op]) + " a" + str(op) + " = " +
+           v + ";\n";
+    args.push_back("a" + str(op));
+  }
+  llvm::SmallVector<std::string> yields;
+  if (!body(ind, args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numRes; ++r) {
+    unsigned op = numIn + r;
+    std::string v = c::toMemory(types[op], yields[r]);
+    if (isStaged(op))
+      src +=
+          ind + "tile_" + operandName(op) + "[threadIdx.x][k] = " + v + ";\n";
+    else
+      src += ind + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
+  }
+  src += "      }\n    }\n";
+  if (stagedOut) {
+    src += "    __syncthreads();\n";
+    phase("store transposed results from shared memory", true);
+    for (unsigned r = 0; r < numRes; ++r)
+      if (isStaged(numIn + r))
+        src += "        " + operandName(numIn + r) + "[" + offset(numIn + r) +
+               "] = tile_" + operandName(numIn + r) + "[k][threadIdx.x];\n";
+    src += "      }\n    }\n";
+  }
+  if (stagedIn || stagedOut)
+    src += "    __syncthreads();\n";
+  src += "  }\n";
+  out.blockX = 32;
+  out.blockY = 8;
+  out.gridX = std::min(restSize * tilesT * tilesI, kMaxGrid);
+  return true;
+}
+
+bool Emitter::emitReduce(std::string &error) {
+  size_t n = nest.sizes.size();
+  int64_t m = 1, l = 1;
+  for (size_t d = 0; d < n; ++d) {
+    if (nest.strides[numIn][d] != 0 || nest.sizes[d] == 1) {
+      kept.push_back(d);
+      m *= nest.sizes[d];
+    } else {
+      reduced.push_back(d);
+      l *= nest.sizes[d];
+    }
+  }
+  bool row = !reduced.empty() && reduced.back() == n - 1 && l >= 32;
+  out.kind = row ? CudaKernelKind::RowReduce : CudaKernelKind::ColumnReduce;
+  out.outputs = m;
+  int64_t groups = row ? m : ceilDiv(m, 32);
+  int64_t minSplit = row ? 4096 : 64;
+  if (groups < 1024 && l >= 2 * minSplit)
+    out.splits = std::min(ceilDiv(2048, groups), ceilDiv(l, minSplit));
+  int64_t s = out.splits, chunk = ceilDiv(l, s);
+  chooseIndexWidth();
+  const std::string ind = "      ";
+  for (unsigned r = 0; r < numRes; ++r) {
+    std::string t = c::scalarType(types[numIn + r]);
+    src += row ? "  __shared__ " + t + " scratch" + str(r) + "[32];\n"
+               : "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
+  }
+  src += "  " + gridLoop("b", str(groups * s), true);
+  std::string g = s > 1 ? "b / " + str(s) : "b";
+  src += "    const " + idx + " s = " + (s > 1 ? "b % " + str(s) : "0") + ";\n";
+  if (row)
+    decompose("    ", g, kept, "r");
+  else {
+    src += "    const " + idx + " o = " + g + " * 32 + threadIdx.x;\n";
+    decompose("    ", "o", kept, "r");
+  }
+  src += "    const " + idx + " jEnd = min((" + idx + ")" + str(l) + ", s * " +
+         str(chunk) + " + " + str(chunk) + ");\n";
+  for (unsigned r = 0; r < numRes; ++r)
+    src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) + " = " +
+           c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
+  std::string lane = row ? "threadIdx.x" : "threadIdx.y";
+  std::string step = row ? "blockDim.x" : "blockDim.y";
+  std::string open = row ? "    {\n" : "    if (o < " + str(m) + ") {\n";
+  src += open + "      for (" + idx + " j = s * " + str(chunk) + " + " + lane +
+         "; j < jEnd; j += " + step + ") {\n";
+  decompose(ind + "  ", "j", reduced, "q");
+  std::vector<std::string> args;
+  for (unsigned op = 0; op < numIn; ++op) {
+    src += ind + "  const " + c::scalarType(types[op]) + " a" + str(op) +
+           " = " + load(op) + ";\n";
+    args.push_back("a" + str(op));
+  }
+  llvm::SmallVector<std::string> yields;
+  if (!body(ind + "  ", args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numRes; ++r)
+    src += ind + "  acc" + str(r) + " = " +
+           c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+  src += "      }\n    }\n";
+  auto store = [&](const std::string &ind2) {
+    for (unsigned r = 0; r < numRes; ++r) {
+      unsigned op = numIn + r;
+      std::string v = c::toMemory(types[op], "acc" + str(r));
+      if (s > 1)
+        src += ind2 + "part" + str(r) + "[(" + offset(op) + ") * " + str(s) +
+               " + s] = " + v + ";\n";
+      else
+        src += ind2 + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
+    }
+  };
+  if (row) {
+    for (unsigned r = 0; r < numRes; ++r) {
+      std::string t = c::scalarType(types[numIn + r]);
+      src += "    acc" + str(r) + " = strata_block_reduce<" +
+             c::combinerOp(k.getCombiner(r)) + ", " + t + ">(acc" + str(r) +
+             ", " + c::identity(k.getCombiner(r), types[numIn + r]) +
+             ", scratch" + str(r) + ");\n";
+    }
+    src += "    if (threadIdx.x == 0) {\n";
+    store("      ");
+    src += "    }\n  }\n";
+    out.blockX = 256;
+  } else {
+    for (unsigned r = 0; r < numRes; ++r)
+      src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" + str(r) +
+             ";\n";
+    src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + str(m) +
+           ") {\n";
+    src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
+    for (unsigned r = 0; r < numRes; ++r)
+      src += "        acc" + str(r) + " = " +
+             c::combine(k.getCombiner(r), "acc" + str(r),
+                        "red" + str(r) + "[y][threadIdx.x]") +
+             ";\n";
+    src += "      }\n";
+    store("      ");
+    src += "    }\n    __syncthreads();\n  }\n";
+    out.blockX = 32;
+    out.blockY = 8;
+  }
+  out.gridX = std::min(groups * s, kMaxGrid);
+  return true;
+}
+
+/// Combines the partials of a split reduction, in order, into the results.
+void Emitter::emitFinish() {
+  int64_t m = out.outputs, s = out.splits;
+  out.finishName = name + "_finish";
+  out.finishGrid = std::min(ceilDiv(m, 256), kMaxGrid);
+  src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" +
+         out.finishName + "(";
+  for (unsigned r = 0; r < numRes; ++r)
+    src += (r ? ",\n    " : "") + std::string("const ") +
+           c::memoryType(types[numIn + r]) + " *__restrict__ part" + str(r);
+  for (unsigned r = 0; r < numRes; ++r)
+    src += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ out" +
+           str(r);
+  src += ") {\n  " + gridLoop("o", str(m), false);
+  for (unsigned r = 0; r < numRes; ++r) {
+    mlir::Type t = types[numIn + r];
+    std::string a = "acc" + str(r), p = "part" + str(r);
+    src += "    " + c::scalarType(t) + " " + a + " = " +
+           c::fromMemory(t, p + "[o * " + str(s) + "]") + ";\n";
+    src += "    for (" + idx + " s = 1; s < " + str(s) + "; ++s)\n      " + a +
+           " = " +
+           c::combine(k.getCombiner(r), a,
+                      c::fromMemory(t, p + "[o * " + str(s) + " + s]")) +
+           ";\n";
+    src += "    out" + str(r) + "[o] = " + c::toMemory(t, a) + ";\n";
+  }
+  src += "  }\n}\n";
+}
+
+bool Emitter::run(const std::string &entry, std::string &error) {
+  name = entry;
+  numIn = k.getInputs().size();
+  numRes = k.getNumResults();
+  hasDest = static_cast<bool>(k.getDest());
+  auto elementType = [](mlir::Type t) {
+    if (auto s = t.dyn_cast<StorageType>())
+      return s.getElementType();
+    return t.cast<StridedTensorType>().getElementType();
+  };
+  for (mlir::Value v : k.getInputs())
+    types.push_back(elementType(v.getType()));
+  for (mlir::Value v : k.getResults())
+    types.push_back(elementType(v.getType()));
+  if (mlir::Value d = k.getDest())
+    types.push_back(elementType(d.getType()));
+  out = CudaKernel();
+  out.name = entry;
+  out.numPoints = 1;
+  for (int64_t s : nest.sizes)
+    out.numPoints *= s;
+  bool reduces = !k.getCombiner(0).empty() && numRes > 0;
+  std::string bodySrc;
+  std::swap(src, bodySrc);
+  if (reduces) {
+    if (!emitReduce(error))
+      return false;
+  } else {
+    chooseIndexWidth();
+    int t = tiledLoop();
+    if (t >= 0) {
+      out.kind = CudaKernelKind::Tiled;
+      if (!emitTiled(t, error))
+        return false;
+    } else {
+      bool vector = vectorizable();
+      out.kind =
+          vector ? CudaKernelKind::Vectorized : CudaKernelKind::Pointwise;
+      if (!emitPointwise(vector, error))
+        return false;
+      int64_t work = vector ? out.numPoints / 4 : out.numPoints;
+      out.gridX = std::max<int64_t>(1, std::min(ceilDiv(work, 256), kMaxGrid));
+    }
+  }
+  std::swap(src, bodySrc);
+  src = c::prelude();
+  src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +
+         ", loops " + list(nest.sizes) + ", " + str(out.numPoints) +
+         " points, " + (out.index64 ? "64" : "32") + "-bit indices";
+  if (out.splits > 1)
+    src += ", " + str(out.splits) + " splits per output";
+  src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
+         "(" + params(out.splits > 1) + ") {\n" + bodySrc + "}\n";
+  if (out.splits > 1)
+    emitFinish();
+  out.source = src;
+  return true;
+}
+
+} // namespace
+
+const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
+  switch (kind) {
+  case CudaKernelKind::Pointwise:
+    return "pointwise";
+  case CudaKernelKind::Vectorized:
+    return "vectorized";
+  case CudaKernelKind::Tiled:
+    return "tiled";
+  case CudaKernelKind::RowReduce:
+    return "row-reduce";
+  case CudaKernelKind::ColumnReduce:
+    return "column-reduce";
+  }
+  return "?";
+}
+
+bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
+                                     const std::string &name, CudaKernel &out,
+                                     std::string &error) {
+  Emitter emitter(llvm::cast<KernelOp>(kernelOp), out);
+  return emitter.run(name, error);
+}
+
+const char *strata::codegen::cudaEmitterBuildId() {
+  return __DATE__ " " __TIME__;
+}

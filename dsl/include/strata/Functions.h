@@ -1,0 +1,132 @@
+//===- Functions.h - factories, free ops, evaluation, memory ----*- C++ -*-===//
+#ifndef STRATA_FUNCTIONS_H
+#define STRATA_FUNCTIONS_H
+
+#include "strata/Tensor.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+//===--- Factories
+//----------------------------------------------------------===//
+/// 0, 1, ..., end-1 (i64 unless options give a dtype, as PyTorch).
+Tensor arange(Scalar end, TensorOptions options = {},
+              SourceLoc loc = SourceLoc::current());
+/// start, start+step, ... below end (float when any bound is floating).
+Tensor arange(Scalar start, Scalar end, Scalar step = 1,
+              TensorOptions options = {}, SourceLoc loc = SourceLoc::current());
+/// Uninitialized contiguous storage (allocated at once).
+Tensor empty(const Shape &sizes, TensorOptions options = {},
+             SourceLoc loc = SourceLoc::current());
+/// All zeros.
+Tensor zeros(const Shape &sizes, TensorOptions options = {},
+             SourceLoc loc = SourceLoc::current());
+/// All ones.
+Tensor ones(const Shape &sizes, TensorOptions options = {},
+            SourceLoc loc = SourceLoc::current());
+/// Every element `value` (dtype from the value's kind unless given).
+Tensor full(const Shape &sizes, Scalar value, TensorOptions options = {},
+            SourceLoc loc = SourceLoc::current());
+/// Uniform in [0, 1) from the global generator (manual_seed).
+Tensor rand(const Shape &sizes, TensorOptions options = {},
+            SourceLoc loc = SourceLoc::current());
+/// Standard normal from the global generator.
+Tensor randn(const Shape &sizes, TensorOptions options = {},
+             SourceLoc loc = SourceLoc::current());
+/// Seeds the generator of rand/randn.
+void manual_seed(uint64_t seed);
+/// A tensor holding `values` (row-major) with `sizes` (empty: 1-D); the dtype
+/// follows T (float f32, double f64, int32_t i32, int64_t i64, bool) unless
+/// the options give one.
+template <typename T>
+Tensor from_vector(const std::vector<T> &values, const Shape &sizes = {},
+                   TensorOptions options = {},
+                   SourceLoc loc = SourceLoc::current());
+/// torch::tensor({...}): floating literals give f32, integers i64.
+template <typename T>
+Tensor tensor(std::initializer_list<T> values, TensorOptions options = {},
+              SourceLoc loc = SourceLoc::current());
+/// empty with another tensor's sizes and options.
+Tensor empty_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+/// zeros like t.
+Tensor zeros_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+/// ones like t.
+Tensor ones_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+/// full like t.
+Tensor full_like(const Tensor &t, Scalar value,
+                 SourceLoc loc = SourceLoc::current());
+/// rand like t.
+Tensor rand_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+/// randn like t.
+Tensor randn_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+
+//===--- Free ops
+//-----------------------------------------------------------===//
+/// cond ? a : b with broadcasting.
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b,
+             SourceLoc loc = SourceLoc::current());
+/// Elementwise maximum.
+Tensor maximum(const Tensor &a, const Tensor &b,
+               SourceLoc loc = SourceLoc::current());
+/// Elementwise minimum.
+Tensor minimum(const Tensor &a, const Tensor &b,
+               SourceLoc loc = SourceLoc::current());
+/// torch.matmul.
+Tensor matmul(const Tensor &a, const Tensor &b,
+              SourceLoc loc = SourceLoc::current());
+
+//===--- Evaluation
+//---------------------------------------------------------===//
+/// Evaluates every pending tensor of `tensors` in ONE compiled program.
+void eval(const std::vector<Tensor> &tensors,
+          SourceLoc loc = SourceLoc::current());
+/// The program that evaluating `tensors` runs: its IR as recorded ("before")
+/// and after the strata pipeline ("after"); empty when nothing is pending.
+struct IRDump {
+  std::string before; ///< the recorded function
+  std::string after;  ///< after buildStrataPipeline + the kernel pipeline
+};
+/// The IR of the program that would evaluate `tensors` (runs nothing).
+IRDump dump_ir(const std::vector<Tensor> &tensors,
+               SourceLoc loc = SourceLoc::current());
+
+/// What evaluation did since reset_eval_stats().
+struct EvalStats {
+  int64_t programs = 0;  ///< programs run
+  int64_t compiles = 0;  ///< programs prepared (cache misses)
+  int64_t cacheHits = 0; ///< programs found prepared
+  int64_t kernels = 0;   ///< strata.kernel launches
+  int64_t copyBacks = 0; ///< in-place results copied into the user buffer
+};
+/// Counters of evaluation.
+EvalStats eval_stats();
+/// Zeroes the counters.
+void reset_eval_stats();
+
+//===--- Memory
+//-------------------------------------------------------------===//
+/// PyTorch's memory_stats keys for one device.
+struct MemoryStats {
+  int64_t allocated_bytes = 0;      ///< live buffers
+  int64_t peak_allocated_bytes = 0; ///< max since reset
+  int64_t reserved_bytes = 0;       ///< live + cached blocks
+  int64_t num_allocs = 0;           ///< allocations since start
+  int64_t num_frees = 0;            ///< frees since start
+};
+/// Stats of `device` (CUDA throws: not supported yet).
+MemoryStats memory_stats(Device device = Device::cpu(),
+                         SourceLoc loc = SourceLoc::current());
+/// Peak = current.
+void reset_peak_memory_stats(Device device = Device::cpu(),
+                             SourceLoc loc = SourceLoc::current());
+/// Returns cached blocks to the system.
+void empty_cache(Device device = Device::cpu(),
+                 SourceLoc loc = SourceLoc::current());
+
+} // namespace strata
+
+#endif // STRATA_FUNCTIONS_H

@@ -1,0 +1,343 @@
+//===- Tensor.h - strata::Tensor, LibTorch's tensor, recorded lazily -*- C++
+//-*-===//
+//
+// A Tensor is a handle to shared TensorImpl: dtype, device, a layout
+// (sizes/strides/offset, always computed by the one layout algebra) and a
+// storage root that is either materialized (a buffer) or pending (a node of
+// the recorded trace). Metadata and views never compile anything; compute
+// is recorded and runs through the JIT when a value is needed (data_ptr(),
+// item(), to_vector(), printing, strata::eval).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_TENSOR_H
+#define STRATA_TENSOR_H
+
+#include "strata/Error.h"
+#include "strata/Types.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace strata {
+namespace runtime {
+class Storage;
+} // namespace runtime
+namespace detail {
+struct TensorImpl;
+} // namespace detail
+
+/// The flat buffer behind a tensor (PyTorch's untyped storage plus its
+/// element type): it knows its element count and element size, not a shape.
+class Storage {
+public:
+  /// An undefined storage.
+  Storage() = default;
+  /// The first byte (null for an empty storage).
+  void *data_ptr() const;
+  /// Size in bytes.
+  int64_t nbytes() const;
+  /// Number of elements.
+  int64_t size() const;
+  /// Bytes per element.
+  int64_t element_size() const { return elementSize_; }
+  /// The device it lives on.
+  Device device() const;
+  /// How many owners share the buffer (tensors, JIT values, this handle).
+  long use_count() const;
+  /// Whether it refers to a buffer.
+  bool defined() const { return buffer_ != nullptr; }
+  /// Same buffer.
+  bool is_alias_of(const Storage &o) const { return buffer_ == o.buffer_; }
+
+  /// For the implementation.
+  Storage(std::shared_ptr<runtime::Storage> buffer, int64_t elementSize)
+      : buffer_(std::move(buffer)), elementSize_(elementSize) {}
+
+private:
+  std::shared_ptr<runtime::Storage> buffer_;
+  int64_t elementSize_ = 1;
+};
+
+/// A strided tensor with LibTorch's names and semantics.
+class Tensor {
+public:
+  /// An undefined tensor.
+  Tensor() = default;
+  /// For the implementation.
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl)
+      : impl_(std::move(impl)) {}
+
+  //===--- Metadata (never compiles or runs anything) ---------------------===//
+  /// Whether this handle refers to a tensor.
+  bool defined() const { return impl_ != nullptr; }
+  /// Sizes of each dimension.
+  const Shape &sizes() const;
+  /// Size of dim `d` (negative counts from the end).
+  int64_t size(int64_t d, SourceLoc loc = SourceLoc::current()) const;
+  /// Strides in elements.
+  const Shape &strides() const;
+  /// Stride of dim `d`.
+  int64_t stride(int64_t d, SourceLoc loc = SourceLoc::current()) const;
+  /// Offset of element 0 in its storage, in elements.
+  int64_t storage_offset() const;
+  /// Number of dimensions.
+  int64_t dim() const;
+  /// Number of elements.
+  int64_t numel() const;
+  /// Element type.
+  DType dtype() const;
+  /// Device.
+  Device device() const;
+  /// Element type, device and requires_grad as options.
+  TensorOptions options() const;
+  /// PyTorch's is_contiguous.
+  bool is_contiguous() const;
+  /// Bytes per element.
+  int64_t element_size() const;
+  /// The requires_grad flag (autograd itself is a later issue).
+  bool requires_grad() const;
+  /// Sets requires_grad (only on leaves, as PyTorch); returns *this.
+  Tensor &requires_grad_(bool r = true, SourceLoc loc = SourceLoc::current());
+  /// True unless produced by an op from a tensor that requires grad.
+  bool is_leaf() const;
+  /// The storage's version counter (incremented by every in-place op).
+  int64_t _version() const;
+  /// Whether the values are computed (false: a pending recorded op).
+  bool is_materialized() const;
+
+  //===--- Storage and data pointer (evaluate if pending)
+  //------------------===//
+  /// The storage (evaluates a pending root).
+  Storage storage(SourceLoc loc = SourceLoc::current()) const;
+  /// storage().data_ptr() + storage_offset() * element_size().
+  void *data_ptr(SourceLoc loc = SourceLoc::current()) const;
+  /// data_ptr() as T* (T must match dtype()).
+  template <typename T> T *data_ptr(SourceLoc loc = SourceLoc::current()) const;
+  /// The one element as T (numel must be 1).
+  template <typename T> T item(SourceLoc loc = SourceLoc::current()) const;
+  /// Every element in logical (row-major) order, converted to T.
+  template <typename T>
+  std::vector<T> to_vector(SourceLoc loc = SourceLoc::current()) const;
+  /// Evaluates this tensor (no-op when materialized); returns *this.
+  const Tensor &eval(SourceLoc loc = SourceLoc::current()) const;
+
+  //===--- Views (metadata from the layout algebra; share the storage) ----===//
+  /// PyTorch's view (computeStride); one size may be -1.
+  Tensor view(const Shape &shape, SourceLoc loc = SourceLoc::current()) const;
+  /// A view when strides allow, else a copy.
+  Tensor reshape(const Shape &shape,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// Transpose of a tensor with <= 2 dims.
+  Tensor t(SourceLoc loc = SourceLoc::current()) const;
+  /// Swaps two dims.
+  Tensor transpose(int64_t dim0, int64_t dim1,
+                   SourceLoc loc = SourceLoc::current()) const;
+  /// Reorders dims.
+  Tensor permute(const Shape &dims, SourceLoc loc = SourceLoc::current()) const;
+  /// Elements [start, start + length) of dim.
+  Tensor narrow(int64_t dim, int64_t start, int64_t length,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// Index `index` of dim, which is removed.
+  Tensor select(int64_t dim, int64_t index,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// Python slicing x[start:end:step] along dim.
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1,
+               SourceLoc loc = SourceLoc::current()) const;
+  /// select(0, index).
+  Tensor operator[](int64_t index) const;
+  /// Broadcast to `shape` with stride 0 (-1 keeps a size).
+  Tensor expand(const Shape &shape, SourceLoc loc = SourceLoc::current()) const;
+  /// expand(other.sizes()).
+  Tensor expand_as(const Tensor &other,
+                   SourceLoc loc = SourceLoc::current()) const;
+  /// Removes every size-1 dim.
+  Tensor squeeze(SourceLoc loc = SourceLoc::current()) const;
+  /// Removes dim if its size is 1.
+  Tensor squeeze(int64_t dim, SourceLoc loc = SourceLoc::current()) const;
+  /// Inserts a size-1 dim.
+  Tensor unsqueeze(int64_t dim, SourceLoc loc = SourceLoc::current()) const;
+  /// Flattens dims [start_dim, end_dim] (a view when strides allow).
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// Any layout within the storage (offset: this tensor's when not given).
+  Tensor as_strided(const Shape &sizes, const Shape &strides,
+                    std::optional<int64_t> storage_offset = std::nullopt,
+                    SourceLoc loc = SourceLoc::current()) const;
+  /// A diagonal of two dims.
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1,
+                  SourceLoc loc = SourceLoc::current()) const;
+  /// Sliding windows of `size` with `step` along dim (a new last dim).
+  Tensor unfold(int64_t dim, int64_t size, int64_t step,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// Reversed dims: a view with negative strides (strata's extension;
+  /// PyTorch copies).
+  Tensor flip(const Shape &dims, SourceLoc loc = SourceLoc::current()) const;
+  /// Itself when contiguous, else a contiguous copy.
+  Tensor contiguous(SourceLoc loc = SourceLoc::current()) const;
+  /// A copy in new storage (contiguous).
+  Tensor clone(SourceLoc loc = SourceLoc::current()) const;
+  /// Same storage and layout, requires_grad false, a leaf.
+  Tensor detach(SourceLoc loc = SourceLoc::current()) const;
+  /// Converted to element type `t` (itself when already `t`).
+  Tensor to(DType t, SourceLoc loc = SourceLoc::current()) const;
+  /// On device `d` (CUDA throws: not supported yet).
+  Tensor to(Device d, SourceLoc loc = SourceLoc::current()) const;
+
+  //===--- Compute (recorded; evaluated lazily) ---------------------------===//
+  /// Elementwise ops with broadcasting and PyTorch's type promotion.
+  Tensor add(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this - o.
+  Tensor sub(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this * o.
+  Tensor mul(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// True division (integers give floats, as PyTorch).
+  Tensor div(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this ** o.
+  Tensor pow(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this ** s.
+  Tensor pow(Scalar s, SourceLoc loc = SourceLoc::current()) const;
+  /// Elementwise comparisons (bool results).
+  Tensor eq(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this != o.
+  Tensor ne(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this < o.
+  Tensor lt(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this <= o.
+  Tensor le(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this > o.
+  Tensor gt(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// this >= o.
+  Tensor ge(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// Unary math.
+  Tensor neg(SourceLoc loc = SourceLoc::current()) const;
+  /// |x|.
+  Tensor abs(SourceLoc loc = SourceLoc::current()) const;
+  /// e^x (integers promote to f32).
+  Tensor exp(SourceLoc loc = SourceLoc::current()) const;
+  /// ln x.
+  Tensor log(SourceLoc loc = SourceLoc::current()) const;
+  /// sqrt x.
+  Tensor sqrt(SourceLoc loc = SourceLoc::current()) const;
+  /// max(x, 0).
+  Tensor relu(SourceLoc loc = SourceLoc::current()) const;
+  /// 1 / (1 + e^-x).
+  Tensor sigmoid(SourceLoc loc = SourceLoc::current()) const;
+  /// tanh x.
+  Tensor tanh(SourceLoc loc = SourceLoc::current()) const;
+  /// Sum over dims (all when empty); integers sum to i64.
+  Tensor sum(const Shape &dims = {}, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Mean over dims (floating point only).
+  Tensor mean(const Shape &dims = {}, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// Maximum over dims.
+  Tensor amax(const Shape &dims = {}, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// Minimum over dims.
+  Tensor amin(const Shape &dims = {}, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// torch.matmul.
+  Tensor matmul(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+
+  //===--- In place (a write through this view; bumps the version) --------===//
+  /// this += o.
+  Tensor &add_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// this += s.
+  Tensor &add_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// this -= o.
+  Tensor &sub_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// this -= s.
+  Tensor &sub_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// this *= o.
+  Tensor &mul_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// this *= s.
+  Tensor &mul_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// this /= o.
+  Tensor &div_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// this /= s.
+  Tensor &div_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// Every element = 0.
+  Tensor &zero_(SourceLoc loc = SourceLoc::current());
+  /// Every element = s.
+  Tensor &fill_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// Copies (broadcast, converted) `src` into this view.
+  Tensor &copy_(const Tensor &src, SourceLoc loc = SourceLoc::current());
+  /// max(this, 0) in place.
+  Tensor &relu_(SourceLoc loc = SourceLoc::current());
+
+  //===--- Inspection -----------------------------------------------------===//
+  /// PyTorch's repr: "tensor([[0., 1.], [2., 3.]])" (evaluates).
+  std::string toString(SourceLoc loc = SourceLoc::current()) const;
+  /// The four parts, the view chain with source lines, the folded triple and
+  /// what producing the tensor costs (a copy, a kernel, or nothing).
+  std::string explain() const;
+
+  /// The implementation.
+  const std::shared_ptr<detail::TensorImpl> &impl() const { return impl_; }
+
+private:
+  const detail::TensorImpl &checked() const;
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+/// Binary operators (tensor/tensor, tensor/scalar, scalar/tensor).
+Tensor operator+(const Tensor &a, const Tensor &b);
+/// a - b.
+Tensor operator-(const Tensor &a, const Tensor &b);
+/// a * b.
+Tensor operator*(const Tensor &a, const Tensor &b);
+/// a / b.
+Tensor operator/(const Tensor &a, const Tensor &b);
+/// a + s.
+Tensor operator+(const Tensor &a, Scalar s);
+/// a - s.
+Tensor operator-(const Tensor &a, Scalar s);
+/// a * s.
+Tensor operator*(const Tensor &a, Scalar s);
+/// a / s.
+Tensor operator/(const Tensor &a, Scalar s);
+/// s + a.
+Tensor operator+(Scalar s, const Tensor &a);
+/// s - a.
+Tensor operator-(Scalar s, const Tensor &a);
+/// s * a.
+Tensor operator*(Scalar s, const Tensor &a);
+/// s / a.
+Tensor operator/(Scalar s, const Tensor &a);
+/// -a.
+Tensor operator-(const Tensor &a);
+/// Elementwise comparisons (bool tensors).
+Tensor operator==(const Tensor &a, const Tensor &b);
+/// a != b.
+Tensor operator!=(const Tensor &a, const Tensor &b);
+/// a < b.
+Tensor operator<(const Tensor &a, const Tensor &b);
+/// a <= b.
+Tensor operator<=(const Tensor &a, const Tensor &b);
+/// a > b.
+Tensor operator>(const Tensor &a, const Tensor &b);
+/// a >= b.
+Tensor operator>=(const Tensor &a, const Tensor &b);
+/// a == s.
+Tensor operator==(const Tensor &a, Scalar s);
+/// a != s.
+Tensor operator!=(const Tensor &a, Scalar s);
+/// a < s.
+Tensor operator<(const Tensor &a, Scalar s);
+/// a <= s.
+Tensor operator<=(const Tensor &a, Scalar s);
+/// a > s.
+Tensor operator>(const Tensor &a, Scalar s);
+/// a >= s.
+Tensor operator>=(const Tensor &a, Scalar s);
+/// Prints toString().
+std::ostream &operator<<(std::ostream &os, const Tensor &t);
+
+} // namespace strata
+
+#endif // STRATA_TENSOR_H

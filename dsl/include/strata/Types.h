@@ -1,0 +1,140 @@
+//===- Types.h - DType, Device, TensorOptions, Scalar -----------*- C++ -*-===//
+//
+// LibTorch's option types: `strata::dtype(kFloat64).device(kCPU)` chains
+// like `torch::dtype(torch::kFloat64).device(torch::kCPU)`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_TYPES_H
+#define STRATA_TYPES_H
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+/// Sizes, strides or dims.
+using Shape = std::vector<int64_t>;
+
+/// Element types.
+enum class DType { F32, F64, I32, I64, Bool };
+/// LibTorch spellings of the element types.
+constexpr DType kFloat32 = DType::F32, kFloat = DType::F32,
+                kFloat64 = DType::F64, kDouble = DType::F64,
+                kInt32 = DType::I32, kInt = DType::I32, kInt64 = DType::I64,
+                kLong = DType::I64, kBool = DType::Bool;
+/// Bytes per element.
+int64_t elementSize(DType t);
+/// PyTorch's name: "torch.float32", "torch.int64", "torch.bool", ...
+std::string toString(DType t);
+/// True for F32 and F64.
+bool isFloatingPoint(DType t);
+
+/// A device: the CPU, or a CUDA device (not supported yet: any use throws).
+class Device {
+public:
+  /// Device kinds.
+  enum class Type { CPU, CUDA };
+  /// A device of `type` (index -1: the current one).
+  Device(Type type = Type::CPU, int index = -1) : type_(type), index_(index) {}
+  /// The host.
+  static Device cpu() { return Device(Type::CPU); }
+  /// CUDA device `index`.
+  static Device cuda(int index = 0) { return Device(Type::CUDA, index); }
+  /// The kind of device.
+  Type type() const { return type_; }
+  /// The device index (-1 when not given).
+  int index() const { return index_; }
+  /// True for the host.
+  bool is_cpu() const { return type_ == Type::CPU; }
+  /// True for CUDA devices.
+  bool is_cuda() const { return type_ == Type::CUDA; }
+  /// "cpu", "cuda:0".
+  std::string str() const;
+  /// Same type and index.
+  bool operator==(const Device &) const = default;
+
+private:
+  Type type_;
+  int index_;
+};
+/// LibTorch's spelling of the host device.
+inline const Device kCPU = Device::cpu();
+
+/// Options of a factory call, chained like LibTorch's TensorOptions.
+class TensorOptions {
+public:
+  /// f32 on the CPU, no grad.
+  TensorOptions() = default;
+  /// Options with element type `t`.
+  TensorOptions(DType t) : dtype_(t) {}
+  /// Options on device `d`.
+  TensorOptions(Device d) : device_(d) {}
+  /// A copy with element type `t`.
+  TensorOptions dtype(DType t) const;
+  /// A copy on device `d`.
+  TensorOptions device(Device d) const;
+  /// A copy with the requires_grad flag (stored only: autograd comes later).
+  TensorOptions requires_grad(bool r) const;
+  /// The element type (f32 unless set).
+  DType dtype() const { return dtype_.value_or(DType::F32); }
+  /// Whether an element type was given.
+  bool has_dtype() const { return dtype_.has_value(); }
+  /// The device (CPU unless set).
+  Device device() const { return device_; }
+  /// The requires_grad flag.
+  bool requires_grad() const { return requiresGrad_; }
+
+private:
+  std::optional<DType> dtype_;
+  Device device_ = Device::cpu();
+  bool requiresGrad_ = false;
+};
+/// TensorOptions().dtype(t).
+inline TensorOptions dtype(DType t) { return TensorOptions().dtype(t); }
+/// TensorOptions().device(d).
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+/// TensorOptions().requires_grad(r).
+inline TensorOptions requires_grad(bool r = true) {
+  return TensorOptions().requires_grad(r);
+}
+
+/// A C++ number used as an operand (`x + 1`, `x * 0.5`, `x == true`). As in
+/// PyTorch, a scalar takes part in type promotion only by its category
+/// (bool < integer < floating point).
+class Scalar {
+public:
+  /// Kinds of scalar.
+  enum class Kind { Bool, Int, Float };
+  /// A floating-point scalar.
+  Scalar(double v) : value_(v), kind_(Kind::Float) {}
+  /// A floating-point scalar.
+  Scalar(float v) : value_(v), kind_(Kind::Float) {}
+  /// An integer scalar.
+  Scalar(int v) : value_(v), kind_(Kind::Int) {}
+  /// An integer scalar.
+  Scalar(long v) : value_(static_cast<double>(v)), kind_(Kind::Int) {}
+  /// An integer scalar.
+  Scalar(long long v) : value_(static_cast<double>(v)), kind_(Kind::Int) {}
+  /// A bool scalar.
+  Scalar(bool v) : value_(v ? 1 : 0), kind_(Kind::Bool) {}
+  /// The value as a double.
+  double toDouble() const { return value_; }
+  /// The category.
+  Kind kind() const { return kind_; }
+
+private:
+  double value_;
+  Kind kind_;
+};
+
+/// "torch.float32" etc.
+std::ostream &operator<<(std::ostream &os, DType t);
+/// "cpu", "cuda:0".
+std::ostream &operator<<(std::ostream &os, const Device &d);
+
+} // namespace strata
+
+#endif // STRATA_TYPES_H

@@ -1,0 +1,397 @@
+//===- Eval.cpp - evaluate a slice of the trace through the JIT
+//-------------===//
+//
+// Algorithm. (1) Collect the pending nodes reaching the requested roots
+// (materialized nodes become storage arguments) plus every pending reader
+// of an older version of a root this slice writes (so overwriting the
+// root's home buffer loses nothing), in creation order. (2) A node is an
+// output when something outside the slice still refers to it (a tensor's
+// root, another pending node); temporaries stay inside the fused program.
+// (3) Key: the structure of the slice (ops, attributes, dtypes, layouts, not
+// data); a hit reuses a jit::PreparedFunction, a miss prints the IR and
+// prepares it. (4) Run with written arguments donated; results become the
+// roots' home buffers (an in-place result not written in place is copied
+// back into the user's buffer).
+//
+//===----------------------------------------------------------------------===//
+#include "Eval.h"
+#include "Impl.h"
+
+#include "strata/JIT/Jit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+using namespace strata;
+using namespace strata::detail;
+
+namespace {
+
+EvalStats gStats;
+
+int debugLevel() {
+  static int level = [] {
+    const char *v = getenv("STRATA_DEBUG");
+    return v ? atoi(v) : 0;
+  }();
+  return level;
+}
+
+struct Program {
+  std::unique_ptr<jit::PreparedFunction> fn;
+  std::vector<bool> donated;
+  std::string source;
+};
+
+std::unordered_map<std::string, std::unique_ptr<Program>> &cache() {
+  static auto *c =
+      new std::unordered_map<std::string, std::unique_ptr<Program>>;
+  return *c;
+}
+
+uint64_t nextEpoch() {
+  static uint64_t epoch = 0;
+  return ++epoch;
+}
+
+} // namespace
+
+void Slice::visit(Node *n) {
+  if (n->mark == epoch)
+    return;
+  n->mark = epoch;
+  n->refsInSlice = 0;
+  if (!n->buffer)
+    for (const Operand &in : n->inputs)
+      visit(in.node.get());
+  nodes.push_back(n);
+}
+
+Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
+  for (Node *n : roots)
+    visit(n);
+  // Readers of older versions of the roots written here.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node *n = nodes[i];
+    if (n->op != Op::Write || n->buffer)
+      continue;
+    auto root = n->root.lock();
+    if (!root)
+      continue;
+    for (const std::weak_ptr<Node> &w : root->readers) {
+      NodePtr r = w.lock();
+      if (!r || r->buffer || r->mark == epoch)
+        continue;
+      bool stale = false;
+      for (const Operand &in : r->inputs)
+        stale |= in.node->root.lock() == root && in.node != root->current;
+      if (!stale)
+        continue;
+      keepAlive.push_back(r);
+      visit(r.get());
+    }
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](Node *a, Node *b) { return a->seq < b->seq; });
+  for (Node *n : nodes)
+    if (!n->buffer)
+      for (const Operand &in : n->inputs)
+        ++in.node->refsInSlice;
+  for (const NodePtr &k : keepAlive)
+    ++k->refsInSlice; // our own reference
+  for (Node *n : nodes) {
+    if (n->buffer) {
+      n->index = static_cast<int32_t>(args.size());
+      args.push_back(n);
+      continue;
+    }
+    n->index = static_cast<int32_t>(pending.size());
+    pending.push_back(n);
+    // Referred to from outside the slice: a tensor's root, or a pending op
+    // that is not part of this slice.
+    n->output = n->weak_from_this().use_count() > n->refsInSlice;
+  }
+}
+
+namespace {
+
+void push(std::string &key, int64_t v) {
+  key.append(reinterpret_cast<const char *>(&v), sizeof v);
+}
+void pushList(std::string &key, const Shape &s) {
+  push(key, static_cast<int64_t>(s.size()));
+  key.append(reinterpret_cast<const char *>(s.data()), s.size() * 8);
+}
+int64_t bits(double d) {
+  int64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+
+std::string tensorType(const layout::Layout &l, DType t) {
+  std::string s = "!strata.tensor<";
+  for (int64_t d : l.sizes)
+    s += std::to_string(d) + "x";
+  return s + irType(t) + ", strided<" + layout::formatList(l.strides) +
+         ", offset: " + std::to_string(l.offset) + ">>";
+}
+std::string storageType(int64_t n, DType t) {
+  return "!strata.storage<" + std::to_string(n) + "x" + irType(t) + ">";
+}
+/// Arguments and writes are storages; pending compute results are tensors.
+bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
+std::string valueType(const Node *n) {
+  return isStorage(n) ? storageType(n->rootNumel, n->dtype)
+                      : tensorType(layout::contiguous(n->sizes), n->dtype);
+}
+std::string number(double v) {
+  char buf[64];
+  if (!std::isfinite(v)) {
+    int64_t b = bits(v);
+    snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(b));
+    return buf;
+  }
+  snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos)
+    s += ".0";
+  return s;
+}
+std::string locText(const SourceLoc &loc) {
+  std::string file;
+  for (const char *p = loc.file_name(); *p; ++p) {
+    if (*p == '"' || *p == '\\')
+      file += '\\';
+    file += *p;
+  }
+  return " loc(\"" + file + "\":" + std::to_string(loc.line()) + ":" +
+         std::to_string(loc.column()) + ")";
+}
+
+} // namespace
+
+std::string Slice::key() const {
+  std::string key;
+  key.reserve(64 * nodes.size());
+  for (const Node *n : nodes) {
+    if (n->buffer) {
+      push(key, -1 - static_cast<int64_t>(n->dtype));
+      push(key, n->rootNumel);
+      continue;
+    }
+    push(key, static_cast<int64_t>(n->op));
+    push(key, reinterpret_cast<intptr_t>(n->name));
+    push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
+                  (n->output ? 32 : 0));
+    pushList(key, n->sizes);
+    push(key, n->rootNumel);
+    pushList(key, n->dims);
+    push(key, bits(n->a));
+    push(key, bits(n->b));
+    for (const Operand &in : n->inputs) {
+      push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
+      pushList(key, in.layout.sizes);
+      pushList(key, in.layout.strides);
+      push(key, in.layout.offset);
+    }
+  }
+  return key;
+}
+
+std::string Slice::source(std::vector<const Node *> &outputs) const {
+  std::string body, sig;
+  auto name = [](const Node *n) {
+    return (n->buffer ? "%a" : "%v") + std::to_string(n->index);
+  };
+  int tmp = 0;
+  auto read = [&](const Operand &in) {
+    const Node *src = in.node.get();
+    if (!isStorage(src) && in.layout == layout::contiguous(src->sizes))
+      return std::make_pair(name(src), valueType(src));
+    std::string t = "%t" + std::to_string(tmp++);
+    std::string type = tensorType(in.layout, src->dtype);
+    body += "    " + t + " = strata.strided_view " + name(src) + " : " +
+            valueType(src) + " -> " + type + "\n";
+    return std::make_pair(t, type);
+  };
+  for (const Node *n : nodes) {
+    if (n->buffer) {
+      sig +=
+          std::string(sig.empty() ? "" : ", ") + name(n) + ": " + valueType(n);
+      continue;
+    }
+    std::vector<std::pair<std::string, std::string>> ins;
+    for (const Operand &in : n->inputs)
+      ins.push_back(read(in));
+    std::string line = "    " + name(n) + " = strata.";
+    auto operands = [&] {
+      std::string names, types;
+      for (size_t i = 0; i < ins.size(); ++i) {
+        names += (i ? ", " : "") + ins[i].first;
+        types += (i ? ", " : "") + ins[i].second;
+      }
+      return std::make_pair(names, types);
+    };
+    auto [names, types] = operands();
+    std::string result = valueType(n);
+    switch (n->op) {
+    case Op::Fill:
+      line += "fill " + number(n->a) + " : " + result;
+      break;
+    case Op::Arange:
+      line += "arange start " + number(n->a) + " step " + number(n->b) + " : " +
+              result;
+      break;
+    case Op::Reduce:
+      line += std::string(n->name) + " " + names + " dims " +
+              layout::formatList(n->dims) + (n->keepdim ? " keepdim" : "") +
+              " : " + types + " -> " + result;
+      break;
+    case Op::Write:
+      line += "write " + ins[0].first + " into " + ins[1].first + " : " +
+              ins[0].second + ", " + ins[1].second + " -> " + result;
+      break;
+    default:
+      line +=
+          std::string(n->name) + " " + names + " : " + types + " -> " + result;
+    }
+    body += line + locText(n->loc) + "\n";
+    if (n->output)
+      outputs.push_back(n);
+  }
+  std::string rets, retTypes;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    rets += (i ? ", " : "") + name(outputs[i]);
+    retTypes += (i ? ", " : "") + valueType(outputs[i]);
+  }
+  return "module {\n  func.func @main(" + sig + ") -> (" + retTypes + ") {\n" +
+         body + "    return " + rets + " : " + retTypes + "\n  }\n}\n";
+}
+
+namespace {
+
+Program &prepare(const Slice &slice, const SourceLoc &loc, bool &hit) {
+  std::string key = slice.key();
+  auto &c = cache();
+  auto it = c.find(key);
+  hit = it != c.end();
+  if (hit)
+    return *it->second;
+  auto program = std::make_unique<Program>();
+  std::vector<const Node *> outputs;
+  program->source = slice.source(outputs);
+  for (const Node *a : slice.args) {
+    bool written = false;
+    for (const Node *n : slice.pending)
+      written |= n->op == Op::Write && n->inputs[1].node.get() == a;
+    program->donated.push_back(written);
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::string error;
+  program->fn =
+      jit::PreparedFunction::fromSource(program->source, "main", error);
+  if (!program->fn)
+    fail("strata could not compile this program: " + error,
+         "this is a strata bug; set STRATA_DEBUG=3 to see the program", loc);
+  if (debugLevel() >= 1)
+    fprintf(stderr,
+            "[strata] compiled a program of %zu ops (%d kernels) in "
+            "%.1f ms at %s\n",
+            slice.pending.size(), program->fn->numKernels(),
+            std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - start)
+                .count(),
+            formatLoc(loc).c_str());
+  if (debugLevel() >= 3)
+    fprintf(stderr, "%s", program->source.c_str());
+  ++gStats.compiles;
+  return *c.emplace(std::move(key), std::move(program)).first->second;
+}
+
+} // namespace
+
+void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
+                              const SourceLoc &loc) {
+  std::vector<Node *> roots;
+  for (const TensorImpl *t : tensors)
+    if (!t->root->current->buffer)
+      roots.push_back(t->root->current.get());
+  if (roots.empty())
+    return;
+  Slice slice(roots);
+  bool hit;
+  Program &program = prepare(slice, loc, hit);
+  if (hit)
+    ++gStats.cacheHits;
+  std::vector<jit::JitValue> args(slice.args.size());
+  for (size_t i = 0; i < slice.args.size(); ++i) {
+    const Node *a = slice.args[i];
+    jit::JitValue &v = args[i];
+    v.dtype = static_cast<jit::DType>(a->dtype);
+    v.buffer = a->buffer;
+    v.sizes = {a->rootNumel};
+    v.strides = {1};
+    v.isStorage = true;
+  }
+  jit::RunOptions options;
+  options.donated = program.donated;
+  jit::RunResult result = program.fn->run(args, options);
+  args.clear();
+  if (!result.ok)
+    fail("strata could not run this program: " + result.error,
+         "memory: free tensors you no longer need or call "
+         "strata::empty_cache()",
+         loc);
+  ++gStats.programs;
+  gStats.kernels += program.fn->numKernels();
+  std::vector<Node *> outputs;
+  for (Node *n : slice.pending)
+    if (n->output)
+      outputs.push_back(n);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Node *n = outputs[i];
+    runtime::StoragePtr buffer = std::move(result.values[i].buffer);
+    auto root = n->root.lock();
+    if (root && root->home && root->home != buffer) {
+      if (buffer->nbytes())
+        memcpy(root->home->data(), buffer->data(), buffer->nbytes());
+      ++gStats.copyBacks;
+      buffer = root->home;
+    } else if (root && !root->home) {
+      root->home = buffer;
+    }
+    n->buffer = std::move(buffer);
+  }
+  for (Node *n : outputs) {
+    n->inputs.clear();
+    n->inputs.shrink_to_fit();
+  }
+}
+
+void strata::eval(const std::vector<Tensor> &tensors, SourceLoc loc) {
+  std::vector<const TensorImpl *> impls;
+  for (const Tensor &t : tensors)
+    impls.push_back(&implOf(t, loc));
+  evaluate(impls, loc);
+}
+
+IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
+  std::vector<Node *> roots;
+  for (const Tensor &t : tensors)
+    if (!implOf(t, loc).root->current->buffer)
+      roots.push_back(t.impl()->root->current.get());
+  if (roots.empty())
+    return {};
+  Slice slice(roots);
+  bool hit;
+  Program &program = prepare(slice, loc, hit);
+  return {program.source, program.fn->loweredIR()};
+}
+
+EvalStats strata::eval_stats() { return gStats; }
+void strata::reset_eval_stats() { gStats = {}; }

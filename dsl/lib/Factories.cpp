@@ -1,0 +1,275 @@
+//===- Factories.cpp - arange, empty, zeros, full, rand, from_vector, *_like
+//===//
+//
+// empty/rand/randn/from_vector allocate at once (a leaf with a buffer);
+// arange/zeros/ones/full are recorded (a fill or arange node), so they fuse
+// into the program that first reads them and allocate nothing on their own.
+//
+//===----------------------------------------------------------------------===//
+#include "Impl.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace strata;
+using namespace strata::detail;
+
+namespace {
+
+void checkSizes(const Shape &sizes, const char *op, const SourceLoc &loc) {
+  for (int64_t s : sizes)
+    if (s < 0)
+      fail(std::string(op) +
+               ": Trying to create tensor with negative "
+               "dimension " +
+               std::to_string(s) + ": " + layout::formatList(sizes),
+           "sizes must be >= 0", loc);
+}
+
+Tensor generated(const char *op, Op kind, const Shape &sizes, DType dtype,
+                 double a, double b, const TensorOptions &options,
+                 const SourceLoc &loc) {
+  checkSizes(sizes, op, loc);
+  if (options.device().is_cuda())
+    fail("no CUDA device/support yet: cannot create a tensor on " +
+             options.device().str(),
+         "create it on the CPU (the default device)", loc);
+  auto node = std::make_shared<Node>();
+  node->op = kind;
+  node->name = op;
+  node->dtype = dtype;
+  node->sizes = sizes;
+  node->a = a;
+  node->b = b;
+  Tensor t = makeResult(std::move(node), loc, false);
+  t.impl()->requiresGrad = options.requires_grad();
+  t.impl()->isLeaf = true;
+  return t;
+}
+
+void store(unsigned char *p, DType dtype, double v) {
+  switch (dtype) {
+  case DType::F32: {
+    float x = static_cast<float>(v);
+    memcpy(p, &x, 4);
+    break;
+  }
+  case DType::F64:
+    memcpy(p, &v, 8);
+    break;
+  case DType::I32: {
+    int32_t x = static_cast<int32_t>(v);
+    memcpy(p, &x, 4);
+    break;
+  }
+  case DType::I64: {
+    int64_t x = static_cast<int64_t>(v);
+    memcpy(p, &x, 8);
+    break;
+  }
+  case DType::Bool:
+    *p = v != 0;
+    break;
+  }
+}
+
+/// SplitMix64: the generator of rand/randn (manual_seed sets the state).
+uint64_t gState = 0x853c49e6748fea9bULL;
+uint64_t next64() {
+  uint64_t z = (gState += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+double uniform() { return (next64() >> 11) * 0x1.0p-53; }
+
+Tensor random(const Shape &sizes, TensorOptions options, bool normal,
+              const char *op, const SourceLoc &loc) {
+  checkSizes(sizes, op, loc);
+  DType dtype = options.dtype();
+  if (!isFloatingPoint(dtype))
+    fail(std::string(op) + ": \"" + (normal ? "normal" : "uniform") +
+             "\" not implemented for '" + toString(dtype) + "'",
+         "random values need a floating-point dtype", loc);
+  int64_t n = layout::contiguous(sizes).numel();
+  auto buffer = allocate(n * elementSize(dtype), loc);
+  for (int64_t i = 0; i < n; ++i) {
+    double v;
+    if (normal) { // Box-Muller
+      double u1 = uniform(), u2 = uniform();
+      v = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
+    } else {
+      v = uniform();
+    }
+    store(buffer->data() + i * elementSize(dtype), dtype, v);
+  }
+  return makeLeaf(std::move(buffer), dtype, sizes, options, op, loc);
+}
+
+template <typename T> constexpr DType dtypeOfT() {
+  if constexpr (std::is_same_v<T, float>)
+    return DType::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::F64;
+  else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int>)
+    return DType::I32;
+  else if constexpr (std::is_same_v<T, bool>)
+    return DType::Bool;
+  else
+    return DType::I64;
+}
+
+} // namespace
+
+Tensor strata::arange(Scalar end, TensorOptions options, SourceLoc loc) {
+  return arange(0, end, 1, options, loc);
+}
+
+Tensor strata::arange(Scalar start, Scalar end, Scalar step,
+                      TensorOptions options, SourceLoc loc) {
+  bool floating = start.kind() == Scalar::Kind::Float ||
+                  end.kind() == Scalar::Kind::Float ||
+                  step.kind() == Scalar::Kind::Float;
+  DType dtype = options.has_dtype() ? options.dtype()
+                : floating          ? DType::F32
+                                    : DType::I64;
+  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  if (st == 0)
+    fail("arange: step must be nonzero", "", loc);
+  if ((st > 0 && e < s) || (st < 0 && e > s))
+    fail("arange: upper bound and larger bound inconsistent with step sign",
+         "with a positive step, end must be >= start", loc);
+  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  return generated("arange", Op::Arange, {n}, dtype, s, st, options, loc);
+}
+
+Tensor strata::empty(const Shape &sizes, TensorOptions options, SourceLoc loc) {
+  checkSizes(sizes, "empty", loc);
+  DType dtype = options.dtype();
+  int64_t n = layout::contiguous(sizes).numel();
+  return makeLeaf(allocate(n * elementSize(dtype), loc), dtype, sizes, options,
+                  "empty", loc);
+}
+
+Tensor strata::full(const Shape &sizes, Scalar value, TensorOptions options,
+                    SourceLoc loc) {
+  DType dtype = options.has_dtype()                   ? options.dtype()
+                : value.kind() == Scalar::Kind::Float ? DType::F32
+                : value.kind() == Scalar::Kind::Int   ? DType::I64
+                                                      : DType::Bool;
+  return generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
+                   options.dtype(dtype), loc);
+}
+
+Tensor strata::zeros(const Shape &sizes, TensorOptions options, SourceLoc loc) {
+  return full(sizes, 0.0, options.dtype(options.dtype()), loc);
+}
+
+Tensor strata::ones(const Shape &sizes, TensorOptions options, SourceLoc loc) {
+  return full(sizes, 1.0, options.dtype(options.dtype()), loc);
+}
+
+Tensor strata::rand(const Shape &sizes, TensorOptions options, SourceLoc loc) {
+  return random(sizes, options, false, "rand", loc);
+}
+
+Tensor strata::randn(const Shape &sizes, TensorOptions options, SourceLoc loc) {
+  return random(sizes, options, true, "randn", loc);
+}
+
+void strata::manual_seed(uint64_t seed) { gState = seed; }
+
+template <typename T>
+Tensor strata::from_vector(const std::vector<T> &values, const Shape &sizes,
+                           TensorOptions options, SourceLoc loc) {
+  Shape shape =
+      sizes.empty() ? Shape{static_cast<int64_t>(values.size())} : sizes;
+  checkSizes(shape, "from_vector", loc);
+  int64_t n = layout::contiguous(shape).numel();
+  if (n != static_cast<int64_t>(values.size()))
+    fail("from_vector: shape " + layout::formatList(shape) +
+             " is invalid "
+             "for input of size " +
+             std::to_string(values.size()),
+         "the product of the sizes must equal the number of values", loc);
+  DType dtype = options.has_dtype() ? options.dtype() : dtypeOfT<T>();
+  auto buffer = allocate(n * elementSize(dtype), loc);
+  for (int64_t i = 0; i < n; ++i)
+    store(buffer->data() + i * elementSize(dtype), dtype,
+          static_cast<double>(values[i]));
+  return makeLeaf(std::move(buffer), dtype, shape, options, "from_vector", loc);
+}
+
+template <typename T>
+Tensor strata::tensor(std::initializer_list<T> values, TensorOptions options,
+                      SourceLoc loc) {
+  if (!options.has_dtype())
+    options = options.dtype(std::is_floating_point_v<T> ? DType::F32
+                            : std::is_same_v<T, bool>   ? DType::Bool
+                                                        : DType::I64);
+  return from_vector(std::vector<T>(values), {}, options, loc);
+}
+
+#define STRATA_INSTANTIATE(T)                                                  \
+  template Tensor strata::from_vector<T>(                                      \
+      const std::vector<T> &, const Shape &, TensorOptions, SourceLoc);        \
+  template Tensor strata::tensor<T>(std::initializer_list<T>, TensorOptions,   \
+                                    SourceLoc);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+STRATA_INSTANTIATE(int32_t)
+STRATA_INSTANTIATE(int64_t)
+STRATA_INSTANTIATE(bool)
+#undef STRATA_INSTANTIATE
+
+Tensor strata::empty_like(const Tensor &t, SourceLoc loc) {
+  return empty(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
+               loc);
+}
+Tensor strata::zeros_like(const Tensor &t, SourceLoc loc) {
+  return zeros(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
+               loc);
+}
+Tensor strata::ones_like(const Tensor &t, SourceLoc loc) {
+  return ones(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
+              loc);
+}
+Tensor strata::full_like(const Tensor &t, Scalar value, SourceLoc loc) {
+  return full(implOf(t, loc).layout.sizes, value,
+              t.options().requires_grad(false), loc);
+}
+Tensor strata::rand_like(const Tensor &t, SourceLoc loc) {
+  return rand(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
+              loc);
+}
+Tensor strata::randn_like(const Tensor &t, SourceLoc loc) {
+  return randn(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
+               loc);
+}
+
+//===--- Memory
+//---------------------------------------------------------------===//
+
+namespace {
+void checkCpu(Device d, const char *op, const SourceLoc &loc) {
+  if (d.is_cuda())
+    fail(std::string(op) + ": no CUDA device/support yet (asked for " +
+             d.str() + ")",
+         "memory stats exist for the CPU allocator only", loc);
+}
+} // namespace
+
+MemoryStats strata::memory_stats(Device device, SourceLoc loc) {
+  checkCpu(device, "memory_stats", loc);
+  runtime::MemoryStats s = runtime::CpuAllocator::global().stats();
+  return {s.allocatedBytes, s.peakAllocatedBytes, s.reservedBytes, s.numAllocs,
+          s.numFrees};
+}
+void strata::reset_peak_memory_stats(Device device, SourceLoc loc) {
+  checkCpu(device, "reset_peak_memory_stats", loc);
+  runtime::CpuAllocator::global().resetPeakStats();
+}
+void strata::empty_cache(Device device, SourceLoc loc) {
+  checkCpu(device, "empty_cache", loc);
+  runtime::CpuAllocator::global().emptyCache();
+}

@@ -1,0 +1,165 @@
+//===- Impl.h - the DSL's tensor, storage-root and trace structures -*- C++
+//-*-===//
+//
+// A TensorImpl is a layout over a StorageRoot. A StorageRoot's contents are
+// a chain of immutable versions (Nodes): a materialized leaf, a pending
+// compute result, or a pending write (an in-place op recorded functionally).
+// Reading a tensor reads its root's current version. When a version is
+// evaluated, its contents live in the root's one `home` buffer, which is
+// what storage()/data_ptr() expose. Single-threaded, like recording in
+// PyTorch's eager mode from one thread.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DSL_LIB_IMPL_H
+#define STRATA_DSL_LIB_IMPL_H
+
+#include "strata/Layout/LayoutAlgebra.h"
+#include "strata/Runtime/Storage.h"
+#include "strata/strata.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::detail {
+
+/// Kinds of trace node.
+enum class Op : uint8_t {
+  Leaf,
+  Unary,
+  Binary,
+  Where,
+  Cast,
+  Reduce,
+  Matmul,
+  Fill,
+  Arange,
+  Copy,
+  Write
+};
+
+struct Node;
+struct StorageRoot;
+/// Shared ownership of a node.
+using NodePtr = std::shared_ptr<Node>;
+
+/// A read of a version through a layout (absolute in the version's root).
+struct Operand {
+  NodePtr node;
+  layout::Layout layout;
+};
+
+/// One version of a storage root's contents.
+struct Node : std::enable_shared_from_this<Node> {
+  Op op = Op::Leaf;
+  /// The IR mnemonic ("add", "exp", "sum", ...).
+  const char *name = "";
+  DType dtype = DType::F32;
+  /// Sizes of a compute result (contiguous, offset 0).
+  Shape sizes;
+  /// Elements of the root this version is a version of.
+  int64_t rootNumel = 0;
+  std::vector<Operand> inputs;
+  /// Attributes: reduce dims + keepdim; fill value (a); arange start/step.
+  Shape dims;
+  bool keepdim = false;
+  double a = 0, b = 0;
+  /// Set once evaluated (then `inputs` are dropped).
+  runtime::StoragePtr buffer;
+  /// The root whose version this is.
+  std::weak_ptr<StorageRoot> root;
+  SourceLoc loc;
+  /// Creation order: a slice runs in program order.
+  uint64_t seq = nextSeq();
+  /// Evaluation bookkeeping (the epoch of the last slice that visited it).
+  uint64_t mark = 0;
+  int32_t refsInSlice = 0;
+  int32_t index = -1;
+  /// Returned by the slice's program (something outside refers to it).
+  bool output = false;
+
+  static uint64_t nextSeq() {
+    static uint64_t counter = 0;
+    return ++counter;
+  }
+
+  /// Leaves and writes are storage values in the IR; others are tensors.
+  bool isStorageValue() const { return op == Op::Leaf || op == Op::Write; }
+};
+
+/// One storage: its versions, its buffer once evaluated, its version count.
+struct StorageRoot {
+  NodePtr current;
+  runtime::StoragePtr home;
+  DType dtype = DType::F32;
+  int64_t numel = 0;
+  /// In-place ops so far (PyTorch's _version).
+  int64_t version = 0;
+  /// Pending nodes that read some version of this root: those reading an
+  /// older version must be evaluated before the home buffer is overwritten.
+  std::vector<std::weak_ptr<Node>> readers;
+};
+
+/// A tensor: dtype, layout over a root, grad flags, and how it was made.
+struct TensorImpl {
+  DType dtype = DType::F32;
+  layout::Layout layout;
+  std::shared_ptr<StorageRoot> root;
+  bool requiresGrad = false;
+  bool isLeaf = true;
+  /// The view op that made this tensor from `base` (null: not a view).
+  const char *viewOp = nullptr;
+  Shape viewArgs;
+  std::shared_ptr<TensorImpl> base;
+  /// What made the root ("arange", "add", "from_vector", ...).
+  const char *origin = "";
+  SourceLoc loc;
+};
+
+//===--- Shared helpers (Record.cpp, Eval.cpp)
+//------------------------------===//
+
+/// Throws strata::Error.
+[[noreturn]] void fail(const std::string &message, const std::string &hint,
+                       const SourceLoc &loc);
+/// Throws on a failed algebra result; returns the value otherwise.
+template <typename T>
+T check(layout::Result<T> &&r, const SourceLoc &loc,
+        const std::string &hint = "") {
+  if (!r.ok())
+    fail(r.error(), hint, loc);
+  return std::move(r.value());
+}
+/// The impl of a defined tensor (throws for an undefined one).
+const TensorImpl &implOf(const Tensor &t, const SourceLoc &loc);
+/// The read of `t`'s current contents; registers the reader later.
+Operand operandOf(const TensorImpl &t);
+/// A tensor over a fresh root whose current version is `node` (a compute
+/// node, contiguous); registers `node` as a reader of its inputs' roots.
+Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);
+/// A tensor over a fresh materialized root.
+Tensor makeLeaf(runtime::StoragePtr buffer, DType dtype, const Shape &sizes,
+                const TensorOptions &options, const char *origin,
+                const SourceLoc &loc);
+/// Allocates `nbytes` or throws strata::Error with the allocator's message.
+runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
+/// A pending 0-d fill (how scalars enter programs).
+Tensor scalarTensor(double value, DType dtype, const SourceLoc &loc);
+/// Records `dest.copy_(src)`: a write of `src` (converted to dest's dtype,
+/// broadcast to its shape) into dest's root.
+void recordWrite(const TensorImpl &dest, const Tensor &src,
+                 const SourceLoc &loc, const char *op);
+/// Evaluates the current versions of the roots of `tensors` in one program.
+void evaluate(const std::vector<const TensorImpl *> &tensors,
+              const SourceLoc &loc);
+/// Element `storageIndex` of a home buffer as a double.
+double loadElement(const runtime::Storage &buffer, DType dtype,
+                   int64_t storageIndex);
+/// The IR element type: "f32", "f64", "i32", "i64", "i1".
+const char *irType(DType t);
+/// "file:line".
+std::string formatLoc(const SourceLoc &loc);
+
+} // namespace strata::detail
+
+#endif // STRATA_DSL_LIB_IMPL_H

@@ -1,0 +1,450 @@
+//===- Ops.cpp - compute and in-place ops, recorded into the trace
+//----------===//
+//
+// Each op computes its result shape with the layout algebra, applies
+// PyTorch's type promotion (inserting casts, so the IR stays explicitly
+// typed) and records one node. In-place ops record the op and then a write
+// into the view, which makes a new version of the view's storage root.
+//
+//===----------------------------------------------------------------------===//
+#include "Impl.h"
+
+#include <algorithm>
+
+using namespace strata;
+using namespace strata::detail;
+
+namespace {
+
+int category(DType t) {
+  return t == DType::Bool ? 0 : isFloatingPoint(t) ? 2 : 1;
+}
+
+DType promoteTypes(DType a, DType b) {
+  if (a == b)
+    return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb)
+    return ca > cb ? a : b;
+  if (ca == 2)
+    return DType::F64; // f32 with f64
+  return DType::I64;   // i32 with i64
+}
+
+/// PyTorch's combine_categories(higher, lower); `none` is undefined.
+std::optional<DType> combine(std::optional<DType> higher,
+                             std::optional<DType> lower) {
+  if (!higher)
+    return lower;
+  if (!lower)
+    return higher;
+  if (isFloatingPoint(*higher))
+    return higher;
+  if (*higher == DType::Bool || isFloatingPoint(*lower))
+    return promoteTypes(*higher, *lower);
+  return higher;
+}
+
+/// An operand of a binary op: a tensor, or a scalar (wrapped number).
+struct Arg {
+  const Tensor *tensor = nullptr;
+  std::optional<Scalar> scalar;
+};
+
+DType scalarDefault(const Scalar &s) {
+  return s.kind() == Scalar::Kind::Float ? DType::F32
+         : s.kind() == Scalar::Kind::Int ? DType::I64
+                                         : DType::Bool;
+}
+
+/// PyTorch's result_type over tensors (dim > 0, then 0-d) and scalars.
+DType resultType(const std::vector<Arg> &args) {
+  std::optional<DType> dimR, zeroR, wrapR;
+  for (const Arg &a : args) {
+    std::optional<DType> *slot;
+    DType t;
+    if (a.tensor) {
+      t = a.tensor->impl()->dtype;
+      slot = a.tensor->impl()->layout.dim() > 0 ? &dimR : &zeroR;
+    } else {
+      t = scalarDefault(*a.scalar);
+      slot = &wrapR;
+    }
+    *slot = *slot ? promoteTypes(**slot, t) : t;
+  }
+  return *combine(dimR, combine(zeroR, wrapR));
+}
+
+bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
+  for (const Tensor *t : ts)
+    if (t->impl()->requiresGrad)
+      return true;
+  return false;
+}
+
+Tensor record(Op op, const char *name, DType dtype, Shape sizes,
+              const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
+              Shape dims = {}, bool keepdim = false) {
+  auto node = std::make_shared<Node>();
+  node->op = op;
+  node->name = name;
+  node->dtype = dtype;
+  node->sizes = std::move(sizes);
+  node->dims = std::move(dims);
+  node->keepdim = keepdim;
+  node->inputs.reserve(inputs.size());
+  for (const Tensor *t : inputs)
+    node->inputs.push_back(operandOf(*t->impl()));
+  return makeResult(std::move(node), loc, anyRequiresGrad(inputs));
+}
+
+Tensor castTo(const Tensor &t, DType dtype, const SourceLoc &loc) {
+  if (t.impl()->dtype == dtype)
+    return t;
+  return record(Op::Cast, "cast", dtype, t.impl()->layout.sizes, {&t}, loc);
+}
+
+Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc) {
+  if (a.tensor)
+    return castTo(*a.tensor, dtype, loc);
+  return scalarTensor(a.scalar->toDouble(), dtype, loc);
+}
+
+enum class Kind { Arith, Div, Compare, MinMax, Pow };
+
+Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
+              const SourceLoc &loc) {
+  const TensorImpl *ta = a.tensor ? &implOf(*a.tensor, loc) : nullptr;
+  const TensorImpl *tb = b.tensor ? &implOf(*b.tensor, loc) : nullptr;
+  Shape empty;
+  const Shape &sa = ta ? ta->layout.sizes : empty;
+  const Shape &sb = tb ? tb->layout.sizes : empty;
+  Shape shape = check(layout::broadcastShapes(sa, sb, name), loc,
+                      "shapes broadcast when, aligned at the last dim, each "
+                      "pair of sizes is equal or one of them is 1; use "
+                      "view/unsqueeze/expand to line them up");
+  DType common = resultType({a, b});
+  if (kind == Kind::Arith && std::string_view(name) == "sub" &&
+      common == DType::Bool)
+    fail("Subtraction, the `-` operator, with two bool tensors is not "
+         "supported.",
+         "use the `^` or `logical_xor()` operator instead", loc);
+  if (kind == Kind::Div && !isFloatingPoint(common))
+    common = DType::F32; // true division
+  Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
+  DType out = kind == Kind::Compare ? DType::Bool : common;
+  return record(Op::Binary, name, out, std::move(shape), {&x, &y}, loc);
+}
+
+Tensor unary(const Tensor &in, const char *name, bool floating,
+             const SourceLoc &loc) {
+  const TensorImpl &t = implOf(in, loc);
+  if (t.dtype == DType::Bool && std::string_view(name) == "neg")
+    fail("Negation, the `-` operator, on a bool tensor is not supported.",
+         "if you are trying to invert a mask, use the `~` or "
+         "`logical_not()` operator instead",
+         loc);
+  Tensor x =
+      floating && !isFloatingPoint(t.dtype) ? castTo(in, DType::F32, loc) : in;
+  return record(Op::Unary, name, x.impl()->dtype, t.layout.sizes, {&x}, loc);
+}
+
+Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
+              bool keepdim, const SourceLoc &loc) {
+  const TensorImpl &t = implOf(in, loc);
+  Shape shape =
+      check(layout::reduceShape(t.layout.sizes, dims, keepdim, name), loc);
+  Shape wrapped;
+  for (int64_t d : dims)
+    wrapped.push_back(check(layout::wrapDim(d, t.layout.dim(), name), loc));
+  std::sort(wrapped.begin(), wrapped.end());
+  DType out = t.dtype;
+  std::string_view n(name);
+  if (n == "sum" && !isFloatingPoint(t.dtype))
+    out = DType::I64;
+  if (n == "mean" && !isFloatingPoint(t.dtype))
+    fail("mean(): could not infer output dtype. Input dtype must be either a "
+         "floating point or complex dtype. Got: " +
+             toString(t.dtype),
+         "convert first: x.to(strata::kFloat32).mean()", loc);
+  return record(Op::Reduce, name, out, std::move(shape), {&in}, loc,
+                std::move(wrapped), keepdim);
+}
+
+bool canCast(DType from, DType to) { return category(from) <= category(to); }
+
+} // namespace
+
+//===--- Shared recording helpers -----------------------------------------===//
+
+Tensor strata::detail::scalarTensor(double value, DType dtype,
+                                    const SourceLoc &loc) {
+  auto node = std::make_shared<Node>();
+  node->op = Op::Fill;
+  node->name = "fill";
+  node->dtype = dtype;
+  node->a = value;
+  return makeResult(std::move(node), loc, false);
+}
+
+void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
+                                 const SourceLoc &loc, const char *op) {
+  if (dest.requiresGrad && dest.isLeaf)
+    fail(std::string(op) + ": a leaf Variable that requires grad is being "
+                           "used in an in-place operation.",
+         "write into x.detach() or a clone, or do it before requires_grad_()",
+         loc);
+  if (layout::hasInternalOverlap(dest.layout))
+    fail(std::string(op) +
+             ": unsupported operation: more than one element of the "
+             "written-to tensor refers to a single memory location. Please "
+             "clone() the tensor before performing the operation.",
+         "expanded (stride-0) tensors cannot be written: clone() first", loc);
+  const TensorImpl &s = *src.impl();
+  Shape shape = check(
+      layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op), loc);
+  if (shape != dest.layout.sizes)
+    fail(std::string(op) + ": output with shape " +
+             layout::formatList(dest.layout.sizes) +
+             " doesn't match the broadcast shape " + layout::formatList(shape),
+         "the value written must broadcast to the destination's shape", loc);
+  Tensor converted = castTo(src, dest.dtype, loc);
+  auto node = std::make_shared<Node>();
+  node->op = Op::Write;
+  node->name = "write";
+  node->dtype = dest.dtype;
+  node->rootNumel = dest.root->numel;
+  node->inputs = {operandOf(*converted.impl()), operandOf(dest)};
+  node->root = dest.root;
+  node->loc = loc;
+  // Only the value read is a reader; the dest is this chain's own history.
+  if (auto r = node->inputs[0].node->root.lock())
+    r->readers.push_back(node);
+  dest.root->current = std::move(node);
+  ++dest.root->version;
+  if (dest.root->home)
+    dest.root->home->bumpVersion();
+}
+
+//===--- Compute methods --------------------------------------------------===//
+
+#define STRATA_BINARY(method, name, kind)                                      \
+  Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
+    implOf(*this, loc);                                                        \
+    return binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc);                \
+  }
+STRATA_BINARY(add, "add", Kind::Arith)
+STRATA_BINARY(sub, "sub", Kind::Arith)
+STRATA_BINARY(mul, "mul", Kind::Arith)
+STRATA_BINARY(div, "div", Kind::Div)
+STRATA_BINARY(pow, "pow", Kind::Pow)
+STRATA_BINARY(eq, "eq", Kind::Compare)
+STRATA_BINARY(ne, "ne", Kind::Compare)
+STRATA_BINARY(lt, "lt", Kind::Compare)
+STRATA_BINARY(le, "le", Kind::Compare)
+STRATA_BINARY(gt, "gt", Kind::Compare)
+STRATA_BINARY(ge, "ge", Kind::Compare)
+#undef STRATA_BINARY
+
+Tensor Tensor::pow(Scalar s, SourceLoc loc) const {
+  implOf(*this, loc);
+  return binary("pow", Kind::Pow, Arg{this, {}}, Arg{nullptr, s}, loc);
+}
+
+#define STRATA_UNARY(method, floating)                                         \
+  Tensor Tensor::method(SourceLoc loc) const {                                 \
+    return unary(*this, #method, floating, loc);                               \
+  }
+STRATA_UNARY(neg, false)
+STRATA_UNARY(abs, false)
+STRATA_UNARY(exp, true)
+STRATA_UNARY(log, true)
+STRATA_UNARY(sqrt, true)
+STRATA_UNARY(relu, false)
+STRATA_UNARY(sigmoid, true)
+STRATA_UNARY(tanh, true)
+#undef STRATA_UNARY
+
+#define STRATA_REDUCE(method)                                                  \
+  Tensor Tensor::method(const Shape &dims, bool keepdim, SourceLoc loc)        \
+      const {                                                                  \
+    return reduce(*this, #method, dims, keepdim, loc);                         \
+  }
+STRATA_REDUCE(sum)
+STRATA_REDUCE(mean)
+STRATA_REDUCE(amax)
+STRATA_REDUCE(amin)
+#undef STRATA_REDUCE
+
+Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
+  const TensorImpl &a = implOf(*this, loc), &b = implOf(o, loc);
+  if (a.dtype != b.dtype)
+    fail("expected m1 and m2 to have the same dtype, but got: " +
+             strata::toString(a.dtype) + " != " + strata::toString(b.dtype),
+         "convert one operand with .to(dtype)", loc);
+  const Shape &sa = a.layout.sizes, &sb = b.layout.sizes;
+  if (sa.empty() || sb.empty())
+    fail("both arguments to matmul need to be at least 1D, but they are " +
+             std::to_string(sa.size()) + "D and " + std::to_string(sb.size()) +
+             "D",
+         "", loc);
+  int64_t k1 = sa.back(), k2 = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];
+  if (k1 != k2) {
+    auto fmt = [](const Shape &s) {
+      std::string r;
+      for (size_t i = 0; i < s.size(); ++i)
+        r += (i ? "x" : "") + std::to_string(s[i]);
+      return r;
+    };
+    fail("mat1 and mat2 shapes cannot be multiplied (" + fmt(sa) + " and " +
+             fmt(sb) + ")",
+         "the last dim of the first operand must equal the first (or "
+         "second-to-last) dim of the second",
+         loc);
+  }
+  Shape batchA(sa.begin(), sa.end() - std::min<size_t>(sa.size(), 2));
+  Shape batchB(sb.begin(), sb.end() - std::min<size_t>(sb.size(), 2));
+  Shape shape = check(layout::broadcastShapes(batchA, batchB, "matmul"), loc);
+  if (sa.size() >= 2)
+    shape.push_back(sa[sa.size() - 2]);
+  if (sb.size() >= 2)
+    shape.push_back(sb.back());
+  return record(Op::Matmul, "matmul", a.dtype, std::move(shape), {this, &o},
+                loc);
+}
+
+Tensor Tensor::clone(SourceLoc loc) const {
+  const TensorImpl &t = implOf(*this, loc);
+  Tensor c = record(Op::Copy, "copy", t.dtype, t.layout.sizes, {this}, loc);
+  // explain() follows the chain through the copy.
+  c.impl()->base = impl_;
+  c.impl()->viewOp = "copy into new storage: clone/contiguous/reshape";
+  return c;
+}
+
+Tensor Tensor::to(DType dtype, SourceLoc loc) const {
+  implOf(*this, loc);
+  return castTo(*this, dtype, loc);
+}
+
+Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
+                     SourceLoc loc) {
+  const TensorImpl &c = implOf(cond, loc);
+  implOf(a, loc);
+  implOf(b, loc);
+  if (c.dtype != DType::Bool)
+    fail("where expected condition to be a boolean tensor, but got a tensor "
+         "with dtype " +
+             toString(c.dtype),
+         "compare first (x > 0) or convert with .to(strata::kBool)", loc);
+  Shape s1 = check(
+      layout::broadcastShapes(c.layout.sizes, a.impl()->layout.sizes, "where"),
+      loc);
+  Shape shape =
+      check(layout::broadcastShapes(s1, b.impl()->layout.sizes, "where"), loc);
+  DType common = resultType({Arg{&a, {}}, Arg{&b, {}}});
+  Tensor x = castTo(a, common, loc), y = castTo(b, common, loc);
+  return record(Op::Where, "where", common, std::move(shape), {&cond, &x, &y},
+                loc);
+}
+
+Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  return binary("maximum", Kind::MinMax, Arg{&a, {}}, Arg{&b, {}}, loc);
+}
+Tensor strata::minimum(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  return binary("minimum", Kind::MinMax, Arg{&a, {}}, Arg{&b, {}}, loc);
+}
+Tensor strata::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  return a.matmul(b, loc);
+}
+
+//===--- Operators --------------------------------------------------------===//
+
+#define STRATA_OPERATOR(sym, name, kind)                                       \
+  Tensor strata::operator sym(const Tensor &a, const Tensor &b) {              \
+    return binary(name, kind, Arg{&a, {}}, Arg{&b, {}}, SourceLoc::current()); \
+  }                                                                            \
+  Tensor strata::operator sym(const Tensor &a, Scalar s) {                     \
+    return binary(name, kind, Arg{&a, {}}, Arg{nullptr, s},                    \
+                  SourceLoc::current());                                       \
+  }
+STRATA_OPERATOR(+, "add", Kind::Arith)
+STRATA_OPERATOR(-, "sub", Kind::Arith)
+STRATA_OPERATOR(*, "mul", Kind::Arith)
+STRATA_OPERATOR(/, "div", Kind::Div)
+STRATA_OPERATOR(==, "eq", Kind::Compare)
+STRATA_OPERATOR(!=, "ne", Kind::Compare)
+STRATA_OPERATOR(<, "lt", Kind::Compare)
+STRATA_OPERATOR(<=, "le", Kind::Compare)
+STRATA_OPERATOR(>, "gt", Kind::Compare)
+STRATA_OPERATOR(>=, "ge", Kind::Compare)
+#undef STRATA_OPERATOR
+
+#define STRATA_ROPERATOR(sym, name, kind)                                      \
+  Tensor strata::operator sym(Scalar s, const Tensor &a) {                     \
+    return binary(name, kind, Arg{nullptr, s}, Arg{&a, {}},                    \
+                  SourceLoc::current());                                       \
+  }
+STRATA_ROPERATOR(+, "add", Kind::Arith)
+STRATA_ROPERATOR(-, "sub", Kind::Arith)
+STRATA_ROPERATOR(*, "mul", Kind::Arith)
+STRATA_ROPERATOR(/, "div", Kind::Div)
+#undef STRATA_ROPERATOR
+
+Tensor strata::operator-(const Tensor &a) { return a.neg(); }
+
+//===--- In place ---------------------------------------------------------===//
+
+namespace {
+Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
+                const SourceLoc &loc) {
+  const TensorImpl &t = *self.impl();
+  DType rt = result.impl()->dtype;
+  if (rt != t.dtype && !canCast(rt, t.dtype))
+    fail(std::string(op) + ": result type " + toString(rt) +
+             " can't be cast to the desired output type " + toString(t.dtype),
+         "convert the destination first (x = x.to(...)) or use the "
+         "out-of-place op",
+         loc);
+  recordWrite(t, result, loc, op);
+  return self;
+}
+} // namespace
+
+#define STRATA_INPLACE(method, name, kind)                                     \
+  Tensor &Tensor::method(const Tensor &o, SourceLoc loc) {                     \
+    implOf(*this, loc);                                                        \
+    return inPlace(*this, binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc), \
+                   #method, loc);                                              \
+  }                                                                            \
+  Tensor &Tensor::method(Scalar s, SourceLoc loc) {                            \
+    implOf(*this, loc);                                                        \
+    return inPlace(*this,                                                      \
+                   binary(name, kind, Arg{this, {}}, Arg{nullptr, s}, loc),    \
+                   #method, loc);                                              \
+  }
+STRATA_INPLACE(add_, "add", Kind::Arith)
+STRATA_INPLACE(sub_, "sub", Kind::Arith)
+STRATA_INPLACE(mul_, "mul", Kind::Arith)
+STRATA_INPLACE(div_, "div", Kind::Div)
+#undef STRATA_INPLACE
+
+Tensor &Tensor::zero_(SourceLoc loc) { return fill_(0, loc); }
+
+Tensor &Tensor::fill_(Scalar s, SourceLoc loc) {
+  const TensorImpl &t = implOf(*this, loc);
+  recordWrite(t, scalarTensor(s.toDouble(), t.dtype, loc), loc, "fill_");
+  return *this;
+}
+
+Tensor &Tensor::copy_(const Tensor &src, SourceLoc loc) {
+  const TensorImpl &t = implOf(*this, loc);
+  implOf(src, loc);
+  recordWrite(t, src, loc, "copy_");
+  return *this;
+}
+
+Tensor &Tensor::relu_(SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, relu(loc), "relu_", loc);
+}

@@ -1,0 +1,178 @@
+//===- Views.cpp - view ops: metadata from the layout algebra only
+//---------===//
+//
+// A view shares its input's storage root and takes the layout the algebra
+// computes; nothing is recorded in the trace and nothing runs. Ops that are
+// a view or a copy (reshape, flatten, contiguous) record a copy only when
+// the algebra says strides cannot express the result.
+//
+//===----------------------------------------------------------------------===//
+#include "Impl.h"
+
+using namespace strata;
+using namespace strata::detail;
+
+namespace {
+
+Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
+                const SourceLoc &loc) {
+  const TensorImpl &src = *in.impl();
+  auto impl = std::make_shared<TensorImpl>();
+  impl->dtype = src.dtype;
+  impl->layout = std::move(l);
+  impl->root = src.root;
+  impl->requiresGrad = src.requiresGrad;
+  impl->isLeaf = src.isLeaf && !src.requiresGrad;
+  impl->viewOp = op;
+  impl->viewArgs = std::move(args);
+  impl->base = in.impl();
+  impl->origin = src.origin;
+  impl->loc = loc;
+  return Tensor(std::move(impl));
+}
+
+const layout::Layout &lay(const Tensor &t, const SourceLoc &loc) {
+  return implOf(t, loc).layout;
+}
+
+} // namespace
+
+Tensor Tensor::view(const Shape &shape, SourceLoc loc) const {
+  return makeView(*this,
+                  check(layout::view(lay(*this, loc), shape), loc,
+                        "strides cannot express this view (e.g. after t() or "
+                        "a slice): call .reshape(...) (copies) or "
+                        ".contiguous().view(...)"),
+                  "view", shape, loc);
+}
+
+Tensor Tensor::reshape(const Shape &shape, SourceLoc loc) const {
+  auto mv = check(layout::reshape(lay(*this, loc), shape), loc);
+  if (!mv.needsCopy)
+    return makeView(*this, mv.layout, "reshape", shape, loc);
+  return clone(loc).view(shape, loc);
+}
+
+Tensor Tensor::t(SourceLoc loc) const {
+  return makeView(*this, check(layout::t(lay(*this, loc)), loc), "t", {}, loc);
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1, SourceLoc loc) const {
+  return makeView(*this, check(layout::transpose(lay(*this, loc), d0, d1), loc),
+                  "transpose", {d0, d1}, loc);
+}
+
+Tensor Tensor::permute(const Shape &dims, SourceLoc loc) const {
+  return makeView(*this, check(layout::permute(lay(*this, loc), dims), loc),
+                  "permute", dims, loc);
+}
+
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length,
+                      SourceLoc loc) const {
+  return makeView(
+      *this, check(layout::narrow(lay(*this, loc), dim, start, length), loc),
+      "narrow", {dim, start, length}, loc);
+}
+
+Tensor Tensor::select(int64_t dim, int64_t index, SourceLoc loc) const {
+  return makeView(*this,
+                  check(layout::select(lay(*this, loc), dim, index), loc),
+                  "select", {dim, index}, loc);
+}
+
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step,
+                     SourceLoc loc) const {
+  return makeView(
+      *this, check(layout::slice(lay(*this, loc), dim, start, end, step), loc),
+      "slice", {dim, start.value_or(0), end.value_or(INT64_MAX), step}, loc);
+}
+
+Tensor Tensor::operator[](int64_t index) const {
+  return select(0, index, SourceLoc::current());
+}
+
+Tensor Tensor::expand(const Shape &shape, SourceLoc loc) const {
+  return makeView(*this, check(layout::expand(lay(*this, loc), shape), loc),
+                  "expand", shape, loc);
+}
+
+Tensor Tensor::expand_as(const Tensor &other, SourceLoc loc) const {
+  return expand(implOf(other, loc).layout.sizes, loc);
+}
+
+Tensor Tensor::squeeze(SourceLoc loc) const {
+  return makeView(*this, check(layout::squeeze(lay(*this, loc)), loc),
+                  "squeeze", {}, loc);
+}
+
+Tensor Tensor::squeeze(int64_t dim, SourceLoc loc) const {
+  Shape dims{dim};
+  return makeView(*this, check(layout::squeeze(lay(*this, loc), dims), loc),
+                  "squeeze", dims, loc);
+}
+
+Tensor Tensor::unsqueeze(int64_t dim, SourceLoc loc) const {
+  return makeView(*this, check(layout::unsqueeze(lay(*this, loc), dim), loc),
+                  "unsqueeze", {dim}, loc);
+}
+
+Tensor Tensor::flatten(int64_t s, int64_t e, SourceLoc loc) const {
+  auto mv = check(layout::flatten(lay(*this, loc), s, e), loc);
+  if (!mv.needsCopy)
+    return makeView(*this, mv.layout, "flatten", {s, e}, loc);
+  return clone(loc).view(mv.layout.sizes, loc);
+}
+
+Tensor Tensor::as_strided(const Shape &sizes, const Shape &strides,
+                          std::optional<int64_t> offset, SourceLoc loc) const {
+  const TensorImpl &t = implOf(*this, loc);
+  int64_t off = offset.value_or(t.layout.offset);
+  return makeView(*this,
+                  check(layout::asStrided(sizes, strides, off, t.root->numel),
+                        loc,
+                        "as_strided may only address elements of the "
+                        "tensor's storage (storage().size() elements)"),
+                  "as_strided", {off}, loc);
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2,
+                        SourceLoc loc) const {
+  return makeView(*this,
+                  check(layout::diagonal(lay(*this, loc), offset, d1, d2), loc),
+                  "diagonal", {offset, d1, d2}, loc);
+}
+
+Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step,
+                      SourceLoc loc) const {
+  return makeView(*this,
+                  check(layout::unfold(lay(*this, loc), dim, size, step), loc),
+                  "unfold", {dim, size, step}, loc);
+}
+
+Tensor Tensor::flip(const Shape &dims, SourceLoc loc) const {
+  return makeView(*this, check(layout::flip(lay(*this, loc), dims), loc),
+                  "flip", dims, loc);
+}
+
+Tensor Tensor::contiguous(SourceLoc loc) const {
+  if (layout::isContiguous(lay(*this, loc)))
+    return *this; // PyTorch returns self: same storage, no copy
+  return clone(loc);
+}
+
+Tensor Tensor::detach(SourceLoc loc) const {
+  Tensor d = makeView(*this, lay(*this, loc), "detach", {}, loc);
+  d.impl()->requiresGrad = false;
+  d.impl()->isLeaf = true;
+  return d;
+}
+
+Tensor Tensor::to(Device d, SourceLoc loc) const {
+  implOf(*this, loc);
+  if (d.is_cuda())
+    fail("no CUDA device/support yet: to(" + d.str() +
+             ") needs the CUDA backend, which is not built into the DSL",
+         "keep tensors on the CPU for now", loc);
+  return *this;
+}

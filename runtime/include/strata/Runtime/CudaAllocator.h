@@ -1,0 +1,53 @@
+//===- CudaAllocator.h - caching device allocator with stats ----*- C++ -*-===//
+//
+// Freed blocks stay reserved and serve later requests of the same rounded
+// size (as PyTorch's caching allocator does); emptyCache() returns them to
+// the driver. Statistics follow torch.cuda.memory_stats: bytes allocated
+// now, its peak, bytes reserved from the driver, number of allocations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_CUDAALLOCATOR_H
+#define STRATA_RUNTIME_CUDAALLOCATOR_H
+
+#include "strata/Runtime/CudaDriver.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace strata::runtime::cuda {
+
+struct MemoryStats {
+  int64_t allocated = 0;   ///< bytes in live blocks
+  int64_t peak = 0;        ///< max of `allocated` since the last reset
+  int64_t reserved = 0;    ///< bytes held from the driver (live + cached)
+  int64_t allocations = 0; ///< allocate() calls that succeeded
+};
+
+class Allocator {
+public:
+  /// The process's device allocator.
+  static Allocator &get();
+  /// A block of at least `bytes` (256-byte aligned); "" or the error.
+  std::string allocate(size_t bytes, DevicePtr &ptr);
+  /// Returns a block to the cache.
+  void release(DevicePtr ptr);
+  MemoryStats stats();
+  void resetPeakStats();
+  /// Frees every cached (unused) block; "" or the driver's error.
+  std::string emptyCache();
+  /// The size requests are rounded up to.
+  static size_t roundSize(size_t bytes);
+
+private:
+  std::mutex mutex;
+  std::multimap<size_t, DevicePtr> cached; // rounded size -> free block
+  std::unordered_map<DevicePtr, size_t> live;
+  MemoryStats s;
+};
+
+} // namespace strata::runtime::cuda
+
+#endif // STRATA_RUNTIME_CUDAALLOCATOR_H

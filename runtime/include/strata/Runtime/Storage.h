@@ -1,0 +1,64 @@
+//===- Storage.h - ref-counted, device-tagged tensor buffers ------*- C++
+//-*-===//
+//
+// A Storage is one flat buffer: bytes, a device, and a version counter that
+// in-place writes increment. It knows its size in bytes, not a shape or an
+// element type. It is always held by std::shared_ptr (StoragePtr): all views
+// and every JIT value over it share ownership, and the buffer goes back to
+// the allocator when the last owner dies.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_RUNTIME_STORAGE_H
+#define STRATA_RUNTIME_STORAGE_H
+
+#include "strata/Runtime/Allocator.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace strata::runtime {
+
+class Storage;
+/// Shared ownership of a Storage.
+using StoragePtr = std::shared_ptr<Storage>;
+
+/// One buffer from the device's allocator (uninitialized, 64-byte aligned).
+class Storage {
+public:
+  /// A storage of `nbytes` on `device`; null and `error` set on failure
+  /// (out of memory, or a device without support).
+  static StoragePtr tryCreate(size_t nbytes, std::string &error,
+                              DeviceKind device = DeviceKind::CPU);
+  /// tryCreate for callers that cannot fail gracefully: aborts with the
+  /// message on failure (tests, benchmarks).
+  static StoragePtr create(size_t nbytes, DeviceKind device = DeviceKind::CPU);
+
+  ~Storage();
+  Storage(const Storage &) = delete;
+  Storage &operator=(const Storage &) = delete;
+
+  /// The first byte (null when nbytes() is 0).
+  unsigned char *data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  /// Bytes (for code written against std::vector<unsigned char>).
+  size_t size() const { return nbytes_; }
+  DeviceKind device() const { return device_; }
+  /// How many in-place writes this buffer has seen (PyTorch's _version).
+  int64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bumpVersion() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+private:
+  Storage(unsigned char *data, size_t nbytes, DeviceKind device)
+      : data_(data), nbytes_(nbytes), device_(device) {}
+  unsigned char *data_;
+  size_t nbytes_;
+  DeviceKind device_;
+  std::atomic<int64_t> version_{0};
+};
+
+} // namespace strata::runtime
+
+#endif // STRATA_RUNTIME_STORAGE_H

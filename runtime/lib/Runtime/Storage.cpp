@@ -1,0 +1,33 @@
+//===- Storage.cpp - ref-counted tensor buffers
+//----------------------------===//
+#include "strata/Runtime/Storage.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace strata::runtime;
+
+StoragePtr Storage::tryCreate(size_t nbytes, std::string &error,
+                              DeviceKind device) {
+  if (device != DeviceKind::CPU) {
+    error = "no CUDA device/support yet: strata allocates CPU storages only";
+    return nullptr;
+  }
+  void *p = CpuAllocator::global().allocate(nbytes, error);
+  if (!p && nbytes != 0)
+    return nullptr;
+  return StoragePtr(
+      new Storage(static_cast<unsigned char *>(p), nbytes, device));
+}
+
+StoragePtr Storage::create(size_t nbytes, DeviceKind device) {
+  std::string error;
+  StoragePtr s = tryCreate(nbytes, error, device);
+  if (!s) {
+    fprintf(stderr, "strata: %s\n", error.c_str());
+    std::abort();
+  }
+  return s;
+}
+
+Storage::~Storage() { CpuAllocator::global().deallocate(data_, nbytes_); }

@@ -1,0 +1,84 @@
+//===- DslErrorTest.cpp - every user error: strata::Error, op, fix, location
+//===//
+#include <strata/strata.h>
+
+#include <gtest/gtest.h>
+
+using namespace strata;
+
+namespace {
+/// Runs `f`, expects a strata::Error whose message contains `text`, with a
+/// hint when `wantHint`, located in this file.
+template <typename F>
+void expectError(F f, const std::string &text, bool wantHint = true) {
+  try {
+    f();
+    FAIL() << "no error; expected: " << text;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    EXPECT_NE(e.where().find("DslErrorTest.cpp"), std::string::npos)
+        << e.what();
+    if (wantHint)
+      EXPECT_FALSE(e.hint().empty()) << e.what();
+  }
+}
+} // namespace
+
+TEST(DslErrors, ViewAfterTranspose) {
+  Tensor a = arange(12).view({3, 4});
+  expectError([&] { a.t().view({12}); },
+              "view size is not compatible with input tensor's size and "
+              "stride");
+}
+
+TEST(DslErrors, WriteIntoExpanded) {
+  expectError([] { ones({1}).expand({4}).add_(1); },
+              "unsupported operation: more than one element of the "
+              "written-to tensor refers to a single memory location. Please "
+              "clone() the tensor before performing the operation.");
+}
+
+TEST(DslErrors, LeafRequiringGradInPlace) {
+  Tensor x = ones({2}, requires_grad());
+  expectError([&] { x.add_(1); },
+              "a leaf Variable that requires grad is being used in an "
+              "in-place operation.");
+}
+
+TEST(DslErrors, AlgebraMessages) {
+  Tensor a = arange(12).view({3, 4});
+  expectError([&] { a.select(2, 0); }, "Dimension out of range", false);
+  expectError([&] { a.as_strided({4}, {4}, 0); }, "out of bounds");
+  expectError([&] { a.t().t().t().t().expand({2, 4}); }, "expand", false);
+  expectError([&] { a.add(arange(5)); }, "add");
+}
+
+TEST(DslErrors, ComputeMessages) {
+  expectError([] { arange(3).mean(); }, "mean(): could not infer output dtype");
+  expectError(
+      [] {
+        matmul(ones({2, 3}), ones({2, 3}));
+      },
+      "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)");
+  expectError([] { ones({2}, kBool).neg(); }, "Negation, the `-` operator");
+  expectError([] { where(ones({2}), ones({2}), ones({2})); },
+              "where expected condition to be a boolean tensor");
+  expectError([] { arange(3).add_(0.5); }, "can't be cast to the desired");
+  expectError([] { ones({2}).item<float>(); },
+              "a Tensor with 2 elements cannot be converted to Scalar");
+  expectError([] { ones({2}).data_ptr<double>(); }, "expected scalar type");
+  expectError([] { empty({-1}); }, "negative dimension");
+  expectError(
+      [] {
+        from_vector(std::vector<float>{1, 2, 3}, {2, 2});
+      },
+      "is invalid for input of size 3");
+}
+
+TEST(DslErrors, NoCudaYet) {
+  expectError([] { ones({2}).to(Device::cuda()); }, "no CUDA device/support");
+  expectError([] { memory_stats(Device::cuda()); }, "no CUDA device/support");
+  expectError([] { zeros({2}, device(Device::cuda())); },
+              "no CUDA device/support");
+  EXPECT_THROW(Tensor().sizes(), Error);
+}

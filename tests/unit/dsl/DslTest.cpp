@@ -1,0 +1,210 @@
+//===- DslTest.cpp - storage, allocator, metadata, compute, in place, cache
+//--===//
+//
+// Expected values are PyTorch 1.13's documented behaviour (sizes, strides,
+// offsets, promotion, print format) or derived by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Runtime/Storage.h"
+#include <strata/strata.h>
+
+#include <gtest/gtest.h>
+
+using namespace strata;
+using V = std::vector<float>;
+
+TEST(Storage, AlignedUninitializedAndCounted) {
+  auto before = runtime::CpuAllocator::global().stats();
+  {
+    auto s = runtime::Storage::create(100);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(s->data()) % 64, 0u);
+    auto mid = runtime::CpuAllocator::global().stats();
+    EXPECT_EQ(mid.allocatedBytes - before.allocatedBytes, 100);
+    EXPECT_EQ(mid.numAllocs - before.numAllocs, 1);
+  }
+  auto after = runtime::CpuAllocator::global().stats();
+  EXPECT_EQ(after.allocatedBytes, before.allocatedBytes);
+}
+
+TEST(Storage, LargeBlocksAreCachedAndReused) {
+  void *first;
+  {
+    auto s = runtime::Storage::create(4 << 20);
+    first = s->data();
+  }
+  auto st = runtime::CpuAllocator::global().stats();
+  EXPECT_GE(st.cachedBlocks, 1);
+  auto again = runtime::Storage::create(4 << 20);
+  EXPECT_EQ(again->data(), first);
+  EXPECT_GE(runtime::CpuAllocator::global().stats().cacheHits, 1);
+}
+
+TEST(Storage, FailureIsAnErrorNamingTheSize) {
+  empty_cache();
+  auto &allocator = runtime::CpuAllocator::global();
+  allocator.setMemoryLimit(allocator.stats().reservedBytes + (1 << 20));
+  struct Reset {
+    ~Reset() { runtime::CpuAllocator::global().setMemoryLimit(0); }
+  } reset;
+  try {
+    empty({1 << 20}); // 4 MiB of f32
+    FAIL() << "expected strata::Error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("tried to allocate 4.00 MiB"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("DslTest.cpp"), std::string::npos);
+  }
+}
+
+TEST(Memory, ViewsZeroCloneExactBytes) {
+  Tensor a = empty({256, 256});
+  auto m0 = memory_stats();
+  Tensor v = a.view({-1, 128}).t().slice(0, 2, 9);
+  (void)v;
+  EXPECT_EQ(memory_stats().allocated_bytes, m0.allocated_bytes);
+  Tensor c = a.clone();
+  c.eval();
+  EXPECT_EQ(memory_stats().allocated_bytes - m0.allocated_bytes, 256 * 256 * 4);
+}
+
+TEST(Memory, FusedProgramAllocatesOnlyItsOutput) {
+  Tensor x = arange(1000, kFloat32);
+  x.eval();
+  auto m0 = memory_stats();
+  Tensor y = ((x * 2 + 1).relu() - 3).abs();
+  y.eval();
+  auto m1 = memory_stats();
+  EXPECT_EQ(m1.num_allocs - m0.num_allocs, 1);
+  EXPECT_EQ(m1.allocated_bytes - m0.allocated_bytes, 4000);
+}
+
+TEST(Metadata, ViewsFollowPyTorch) {
+  Tensor a = arange(12).reshape({3, 4});
+  EXPECT_EQ(a.dtype(), kInt64);
+  EXPECT_EQ(a.strides(), (Shape{4, 1}));
+  Tensor t = a.t();
+  EXPECT_EQ(t.sizes(), (Shape{4, 3}));
+  EXPECT_EQ(t.strides(), (Shape{1, 4}));
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_FALSE(t.is_materialized()); // no kernel for metadata
+  EXPECT_EQ(a.unsqueeze(1).strides(), (Shape{4, 4, 1}));
+  EXPECT_EQ(a.expand({2, 3, 4}).strides(), (Shape{0, 4, 1}));
+  EXPECT_EQ(a.flip({1}).storage_offset(), 3);
+  EXPECT_EQ(a.flip({1}).strides(), (Shape{4, -1}));
+  EXPECT_EQ(a.diagonal().strides(), (Shape{5}));
+  EXPECT_EQ(a.unfold(1, 2, 1).sizes(), (Shape{3, 3, 2}));
+  EXPECT_EQ(a.slice(1, 1, std::nullopt, 2).storage_offset(), 1);
+  EXPECT_EQ(a[2].storage_offset(), 8);
+  EXPECT_EQ(a.t().contiguous().strides(), (Shape{3, 1}));
+}
+
+TEST(Storage, DataPointersAndSharing) {
+  Tensor x = arange(10, kInt32);
+  char *base = static_cast<char *>(x.data_ptr());
+  EXPECT_EQ(static_cast<char *>(x.slice(0, 2, 5).data_ptr()) - base, 8);
+  EXPECT_EQ(x.storage().size(), 10);
+  EXPECT_EQ(x.storage().nbytes(), 40);
+  Tensor a = x.view({2, 5});
+  EXPECT_EQ(a.t().storage().data_ptr(), x.storage().data_ptr());
+  EXPECT_NE(a.clone().storage().data_ptr(), x.storage().data_ptr());
+  EXPECT_EQ(a.contiguous().storage().data_ptr(), x.storage().data_ptr());
+  EXPECT_EQ(x.as_strided({3}, {1}, 2).to_vector<int32_t>(),
+            (std::vector<int32_t>{2, 3, 4}));
+}
+
+TEST(Compute, ValuesAndPromotion) {
+  Tensor a = arange(6, kFloat32).view({2, 3});
+  Tensor b = tensor({10, 20, 30}); // i64
+  Tensor c = a + b;
+  EXPECT_EQ(c.dtype(), kFloat32);
+  EXPECT_EQ(c.to_vector<float>(), (V{10, 21, 32, 13, 24, 35}));
+  EXPECT_EQ((b + 1).dtype(), kInt64);
+  EXPECT_EQ((b.to(kInt32) + 1).dtype(), kInt32);
+  EXPECT_EQ((b.to(kInt32) + 1.5).dtype(), kFloat32);
+  EXPECT_EQ((b / 4).dtype(), kFloat32); // true division
+  EXPECT_EQ((b / 4).to_vector<float>(), (V{2.5f, 5, 7.5f}));
+  EXPECT_EQ((a > 2).dtype(), kBool);
+  EXPECT_EQ((a > 2).to_vector<bool>(),
+            (std::vector<bool>{false, false, false, true, true, true}));
+  EXPECT_EQ(a.sum({1}).to_vector<float>(), (V{3, 12}));
+  EXPECT_EQ(a.mean({0}, true).sizes(), (Shape{1, 3}));
+  EXPECT_EQ(a.amax().item<float>(), 5);
+  EXPECT_EQ(b.sum().dtype(), kInt64);
+  EXPECT_EQ(where(a > 2, a, zeros({1})).to_vector<float>(),
+            (V{0, 0, 0, 3, 4, 5}));
+  EXPECT_EQ(a.matmul(a.t()).to_vector<float>(), (V{5, 14, 14, 50}));
+  EXPECT_EQ(maximum(a, full({1}, 2.5)).to_vector<float>(),
+            (V{2.5f, 2.5f, 2.5f, 3, 4, 5}));
+  EXPECT_FLOAT_EQ(tensor({0.0}).sigmoid().item<float>(), 0.5f);
+}
+
+TEST(InPlace, WritesThroughViewsAreVisibleEverywhere) {
+  Tensor base = arange(12, kFloat32);
+  base.eval();
+  void *ptr = base.data_ptr();
+  Tensor m = base.view({3, 4});
+  Tensor col = m.select(1, 2);
+  Tensor before = base * 1; // reads version 0
+  col.add_(100);
+  EXPECT_EQ(base._version(), 1);
+  EXPECT_EQ(m.to_vector<float>()[2], 102);
+  EXPECT_EQ(m.t()[2].to_vector<float>(), (V{102, 106, 110}));
+  EXPECT_EQ(base.data_ptr(), ptr);            // same storage, written in place
+  EXPECT_EQ(before.to_vector<float>()[2], 2); // the old version
+  m.t()[0].fill_(-1);
+  EXPECT_EQ(base.to_vector<float>()[4], -1);
+  m.zero_();
+  EXPECT_EQ(base.sum().item<float>(), 0);
+  Tensor r = arange(4, kFloat32) - 2;
+  r.relu_();
+  EXPECT_EQ(r.to_vector<float>(), (V{0, 0, 0, 1}));
+  Tensor z = zeros({2, 2});
+  z.copy_(tensor({1, 2}));
+  EXPECT_EQ(z.to_vector<float>(), (V{1, 2, 1, 2}));
+}
+
+TEST(InPlace, IntegerDestinationRejectsFloatResult) {
+  Tensor i = arange(3);
+  EXPECT_THROW(i.add_(0.5), Error);
+  i.mul_(2);
+  EXPECT_EQ(i.to_vector<int64_t>(), (std::vector<int64_t>{0, 2, 4}));
+}
+
+TEST(Cache, RepeatedProgramHitsTheCache) {
+  Tensor x = arange(16, kFloat32);
+  x.eval();
+  (x * 3 + 1).eval();
+  reset_eval_stats();
+  for (int i = 0; i < 5; ++i)
+    (x * 3 + 1).eval();
+  EvalStats s = eval_stats();
+  EXPECT_EQ(s.programs, 5);
+  EXPECT_EQ(s.compiles, 0);
+  EXPECT_EQ(s.cacheHits, 5);
+}
+
+TEST(Print, PyTorchFormat) {
+  EXPECT_EQ(arange(4, kFloat32).view({2, 2}).toString(),
+            "tensor([[0., 1.],\n        [2., 3.]])");
+  EXPECT_EQ(tensor({1, 2, 3}).toString(), "tensor([1, 2, 3])");
+  EXPECT_EQ(tensor({1, 2}).to(kInt32).toString(),
+            "tensor([1, 2], dtype=torch.int32)");
+  EXPECT_EQ(tensor({0.5, 1.25}).toString(), "tensor([0.5000, 1.2500])");
+  EXPECT_EQ(tensor({true, false}).toString(), "tensor([ True, False])");
+  EXPECT_EQ(full({}, 3.0).toString(), "tensor(3.)");
+  EXPECT_EQ(zeros({0, 3}).toString(), "tensor([], size=(0, 3))");
+}
+
+TEST(Explain, FourPartsAndChain) {
+  Tensor a = arange(12, kFloat32);
+  Tensor t = a.view({3, 4}).t();
+  std::string e = t.explain();
+  EXPECT_NE(e.find("view chain:   arange"), std::string::npos) << e;
+  EXPECT_NE(e.find("-> t()"), std::string::npos) << e;
+  EXPECT_NE(e.find("strides [1, 4]"), std::string::npos) << e;
+  EXPECT_NE(e.find("DslTest.cpp"), std::string::npos) << e;
+  IRDump ir = dump_ir({(t * 2).sum()});
+  EXPECT_NE(ir.before.find("strata.mul"), std::string::npos);
+  EXPECT_NE(ir.after.find("strata.kernel"), std::string::npos);
+}
