@@ -495,8 +495,7 @@ mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
     return {};
   }
   mlir::PassManager pm(&context);
-  strata::buildStrataPipeline(pm);
-  strata::buildKernelPipeline(pm);
+  strata::buildStrataPipeline(pm, {.formKernels = true});
   int level = strata::jit::detail::debug();
   if (level >= 1)
     pm.enableTiming();

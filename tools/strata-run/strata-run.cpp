@@ -11,7 +11,7 @@
 //   result 0: f32 sizes [3] strides [4] offset 1
 //     [1, 5, 9]
 //
-// --engine=jit lowers the module with the JIT's pipeline (buildStrataPipeline,
+// --engine=jit lowers the module with the JIT's pipeline (buildStrataPipeline
 // then fuse and coalesce), compiles every kernel and runs it natively on the
 // same inputs, printing in the same format, so the two engines' outputs can
 // be compared line by line.
@@ -20,6 +20,7 @@
 // error (the diagnostics go to stderr).
 //
 //===----------------------------------------------------------------------===//
+#include "../ToolVersion.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -113,6 +114,7 @@ static LogicalResult runFunction(func::FuncOp func, func::FuncOp lowered) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  strata::tools::setVersionPrinter("strata-run");
   cl::ParseCommandLineOptions(argc, argv, "strata IR runner\n");
 
   if (engine != "reference" && engine != "jit" && engine != "cuda") {
@@ -150,8 +152,7 @@ int main(int argc, char **argv) {
     strata::jit::loadDialects(context);
     lowered = module->clone();
     PassManager pm(&context);
-    strata::buildStrataPipeline(pm);
-    strata::buildKernelPipeline(pm);
+    strata::buildStrataPipeline(pm, {.formKernels = true});
     if (failed(pm.run(*lowered)))
       return 1;
   }

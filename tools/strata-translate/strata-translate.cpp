@@ -9,6 +9,7 @@
 // and the source).
 //
 //===----------------------------------------------------------------------===//
+#include "../ToolVersion.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -53,6 +54,7 @@ static std::string cudaText(strata::ir::KernelOp kernel, bool ptx,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  strata::tools::setVersionPrinter("strata-translate");
   cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
                              cl::init("-"));
   cl::opt<bool> emitLLVM("emit-llvm", cl::desc("Print each kernel's LLVM IR"));
@@ -86,8 +88,7 @@ int main(int argc, char **argv) {
   module->walk([&](strata::ir::KernelOp) { hasKernel = true; });
   if (!hasKernel) {
     mlir::PassManager pm(&context);
-    strata::buildStrataPipeline(pm);
-    strata::buildKernelPipeline(pm);
+    strata::buildStrataPipeline(pm, {.formKernels = true});
     if (mlir::failed(pm.run(*module)))
       return 1;
   }

@@ -1,4 +1,5 @@
-//===- KernelPipeline.cpp - registration and order of fuse + coalesce -----===//
+//===- KernelPipeline.cpp - registration of fuse and coalesce -------------===//
+// Their place in the pipeline is in Pipeline.cpp (buildStrataPipeline).
 #include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,12 +17,3 @@ namespace detail {
 
 void strata::registerKernelPasses() { detail::registerStrataKernelPasses(); }
 
-// fuse needs every view folded and every copy explicit (buildStrataPipeline);
-// coalesce reads the kernels fuse made.
-void strata::buildKernelPipeline(mlir::OpPassManager &pm) {
-  bool onFunctions = pm.getOpName() &&
-                     *pm.getOpName() == mlir::func::FuncOp::getOperationName();
-  mlir::OpPassManager &fpm = onFunctions ? pm : pm.nest<mlir::func::FuncOp>();
-  fpm.addPass(createFuse());
-  fpm.addPass(createCoalesce());
-}

@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - the one ordered list of strata passes --------------===//
 #include "strata/Transforms/Passes.h"
+#include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -23,6 +24,10 @@ struct PipelineCLOptions : mlir::PassPipelineOptions<PipelineCLOptions> {
                        llvm::cl::desc("Report every copy kept, with its "
                                       "reason and location"),
                        llvm::cl::init(false)};
+  Option<bool> kernels{*this, "kernels",
+                       llvm::cl::desc("Continue through fuse and coalesce to "
+                                      "strata.kernel ops, as the JIT does"),
+                       llvm::cl::init(false)};
 };
 } // namespace
 
@@ -39,7 +44,11 @@ struct PipelineCLOptions : mlir::PassPipelineOptions<PipelineCLOptions> {
 //     (strided_view of a view of a fresh copy -> strided_view of the copy)
 //     and removes what became dead;
 //  5. cse: merges identical strided_views of one root (different chains that
-//     reached the same layout) and duplicate copies.
+//     reached the same layout); compute ops allocate, so they never merge;
+//  6. (formKernels) fuse: needs every view folded and every copy explicit;
+//     it groups elementwise chains and a trailing reduction into kernels;
+//  7. (formKernels) coalesce: reorders and merges the loops of the kernels
+//     fuse made.
 void strata::buildStrataPipeline(mlir::OpPassManager &pm,
                                  const PipelineOptions &options) {
   bool onFunctions = pm.getOpName() &&
@@ -47,20 +56,28 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
   mlir::OpPassManager &fpm = onFunctions ? pm : pm.nest<mlir::func::FuncOp>();
   MaterializeCopiesOptions copies;
   copies.emitRemarks = options.copyRemarks;
+  fpm.addPass(createDifferentiate()); // only functions marked strata.wrt
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(createFoldViews());
   fpm.addPass(createMaterializeCopies(copies));
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(mlir::createCSEPass());
+  if (!options.formKernels)
+    return;
+  fpm.addPass(createFuse());
+  fpm.addPass(createCoalesce());
 }
 
 void strata::registerStrataPasses() {
   detail::registerStrataPasses();
   mlir::PassPipelineRegistration<PipelineCLOptions>(
-      "strata-pipeline", "The full strata pipeline, as the JIT runs it",
+      "strata-pipeline",
+      "The strata pipeline (kernels=true: through fuse and coalesce, as the "
+      "JIT runs it)",
       [](mlir::OpPassManager &pm, const PipelineCLOptions &cl) {
         PipelineOptions options;
         options.copyRemarks = cl.remarks;
+        options.formKernels = cl.kernels;
         buildStrataPipeline(pm, options);
       });
 }

@@ -88,7 +88,7 @@ void eval(const std::vector<Tensor> &tensors,
 /// and after the strata pipeline ("after"); empty when nothing is pending.
 struct IRDump {
   std::string before; ///< the recorded function
-  std::string after;  ///< after buildStrataPipeline + the kernel pipeline
+  std::string after;  ///< after buildStrataPipeline (through kernels)
 };
 /// The IR of the program that would evaluate `tensors` (runs nothing).
 IRDump dump_ir(const std::vector<Tensor> &tensors,

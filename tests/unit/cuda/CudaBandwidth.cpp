@@ -204,8 +204,7 @@ int main(int argc, char **argv) {
     if (!module)
       die("(" + w.id + ") does not parse");
     mlir::PassManager pm(&context);
-    buildStrataPipeline(pm);
-    buildKernelPipeline(pm);
+    buildStrataPipeline(pm, {.formKernels = true});
     if (mlir::failed(pm.run(*module)))
       die("(" + w.id + ") pipeline failed");
     auto func = *module->getOps<mlir::func::FuncOp>().begin();

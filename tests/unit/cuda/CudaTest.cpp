@@ -120,8 +120,7 @@ mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
     return nullptr;
   }
   mlir::PassManager pm(&context);
-  buildStrataPipeline(pm);
-  buildKernelPipeline(pm);
+  buildStrataPipeline(pm, {.formKernels = true});
   if (mlir::failed(pm.run(*module))) {
     ADD_FAILURE() << program.name << ": the pipeline failed";
     return nullptr;

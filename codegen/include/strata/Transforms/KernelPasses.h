@@ -10,8 +10,6 @@ namespace strata {
 
 /// Registers --strata-fuse and --strata-coalesce (strata-opt's flags).
 void registerKernelPasses();
-/// Appends fuse + coalesce (after buildStrataPipeline's passes).
-void buildKernelPipeline(mlir::OpPassManager &pm);
 } // namespace strata
 
 #endif // STRATA_TRANSFORMS_KERNELPASSES_H

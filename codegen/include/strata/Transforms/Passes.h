@@ -18,6 +18,10 @@ void registerStrataPasses();
 struct PipelineOptions {
   /// Report every copy that stays, with its reason (materialize-copies).
   bool copyRemarks = false;
+  /// Continue through fuse and coalesce to strata.kernel ops, as the JIT
+  /// does. Off, the result still holds compute ops (what the reference
+  /// evaluator runs).
+  bool formKernels = false;
 };
 
 /// The pass pipeline, in order; strata-opt (--strata-pipeline) and the JIT

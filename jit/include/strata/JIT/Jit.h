@@ -1,7 +1,7 @@
 //===- Jit.h - CPU JIT: compile kernels, run functions ----------*- C++ -*-===//
 //
 // Runs a func.func of strata views and strata.kernel ops (after
-// buildStrataPipeline + buildKernelPipeline) on host buffers. Kernels are
+// buildStrataPipeline with formKernels) on host buffers. Kernels are
 // compiled to native code through LLVM (ORC LLJIT) and cached in memory and
 // on disk ($STRATA_CACHE_DIR, default ~/.cache/strata). No MLIR or LLVM in
 // this header.
@@ -135,14 +135,14 @@ std::string kernelLLVMIR(mlir::Operation *kernel, bool optimized,
 /// math) in `context`.
 void loadDialects(mlir::MLIRContext &context);
 
-/// Parses `source`, runs buildStrataPipeline + buildKernelPipeline, and runs
+/// Parses `source`, runs buildStrataPipeline with formKernels, and runs
 /// function `funcName` on `args`.
 RunResult runSource(const std::string &source, const std::string &funcName,
                     const std::vector<JitValue> &args,
                     const RunOptions &options = {});
 
 /// A function prepared once to run many times: the source parsed and lowered
-/// (buildStrataPipeline + buildKernelPipeline), every kernel compiled (or
+/// (buildStrataPipeline with formKernels), every kernel compiled (or
 /// found in the caches) and bound, and the walk over the function's ops
 /// flattened into a list of steps. run() then costs a few allocations per
 /// kernel and no hashing, printing, parsing or pass running (runSource does
