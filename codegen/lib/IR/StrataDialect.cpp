@@ -1,5 +1,6 @@
 //===- StrataDialect.cpp - registration of the strata dialect -------------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/IR/StrataAutodiff.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -18,4 +19,5 @@ void StrataDialect::initialize() {
 #define GET_OP_LIST
 #include "strata/IR/StrataOps.cpp.inc"
       >();
+  attachVJPModels(*getContext());
 }

@@ -56,6 +56,7 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
   mlir::OpPassManager &fpm = onFunctions ? pm : pm.nest<mlir::func::FuncOp>();
   MaterializeCopiesOptions copies;
   copies.emitRemarks = options.copyRemarks;
+  fpm.addPass(createDifferentiate()); // only functions marked strata.wrt
   fpm.addPass(mlir::createCanonicalizerPass());
   fpm.addPass(createFoldViews());
   fpm.addPass(createMaterializeCopies(copies));

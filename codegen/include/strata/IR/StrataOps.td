@@ -11,6 +11,7 @@ include "strata/IR/StrataTypes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ViewLikeInterface.td"
+include "strata/IR/StrataAutodiffInterface.td"
 
 //===----------------------------------------------------------------------===//
 // View ops: metadata only, the result aliases the operand's storage root.

@@ -68,4 +68,46 @@ def MaterializeCopies : Pass<"strata-materialize-copies", "mlir::func::FuncOp"> 
   let dependentDialects = ["::strata::ir::StrataDialect"];
 }
 
+def Differentiate : Pass<"strata-differentiate", "mlir::func::FuncOp"> {
+  let summary = "Reverse mode: make a function also return its gradients";
+  let description = [{
+    For a function with a `strata.wrt = array<i64: ...>` attribute (or every
+    function, with the `wrt` option), appends one argument per
+    floating-point result (the gradient flowing into that result, PyTorch's
+    `grad_outputs`) and one result per listed argument (its gradient, a
+    fresh contiguous tensor; a 1-D tensor of the element count for a
+    storage argument). Each op's vector-Jacobian product comes from its
+    `VJPOpInterface` (codegen/lib/IR/StrataVJP*.cpp); ops are visited in
+    reverse order, only those on a path from a listed argument to a result,
+    and contributions to one value are summed. The attribute is removed; the
+    rest of the pipeline (fold-views, materialize-copies, fuse) then treats
+    the gradient code like any other.
+
+    Before:
+    ```mlir
+    func.func @f(%x: !strata.tensor<3xf32, strided<[1], offset: 0>>)
+        -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+        attributes {strata.wrt = array<i64: 0>} {
+      %y = strata.exp %x : ... -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+      return %y : ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: ..., %dy: !strata.tensor<3xf32, strided<[1], offset: 0>>)
+        -> (!strata.tensor<3xf32, ...>, !strata.tensor<3xf32, ...>) {
+      %y = strata.exp %x : ...
+      %dx = strata.mul %dy, %y : ...
+      return %y, %dx : ...
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"wrt", "wrt", "int64_t",
+               "Arguments to differentiate with respect to, for functions "
+               "without a strata.wrt attribute">
+  ];
+  let dependentDialects = ["::strata::ir::StrataDialect"];
+}
+
 #endif // STRATA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,280 @@
+//===- StrataVJP.cpp - VJPs of the compute ops ----------------------------===//
+//
+// The reverse-mode rule of each elementwise op, where, cast, reduction and
+// matmul, written as strata IR (so the gradient program is fused and
+// compiled like any other). Broadcast operands get their gradient summed
+// back to their own shape (sumTo). Rules and tie-breaking follow PyTorch's
+// derivatives.yaml (maximum/minimum split ties evenly, amax/amin spread the
+// gradient evenly over the maxima, pow's exponent gradient is 0 at base 0).
+//
+//===----------------------------------------------------------------------===//
+#include "VJPBuilders.h"
+
+using namespace mlir;
+using namespace strata::ir;
+using namespace strata::ir::vjp;
+
+bool strata::ir::isDifferentiableType(Type type) {
+  Type element;
+  if (auto t = type.dyn_cast<StridedTensorType>())
+    element = t.getElementType();
+  else if (auto s = type.dyn_cast<StorageType>())
+    element = s.getElementType();
+  return element && element.isa<FloatType>();
+}
+
+StridedTensorType strata::ir::gradType(Value value) {
+  if (auto s = value.getType().dyn_cast<StorageType>())
+    return StridedTensorType::getContiguous(s.getElementType(), {s.getSize()});
+  auto t = tensorOf(value);
+  return StridedTensorType::getContiguous(t.getElementType(), t.getShape());
+}
+
+namespace {
+using Out = GradContributions;
+
+/// Pushes `g` summed to the shape of `target`.
+void give(GradBuilder &gb, Out &out, Value target, Value g) {
+  out.push_back({target, gb.sumTo(g, tensorOf(target).getShape())});
+}
+
+Type elementOf(Value v) { return tensorOf(v).getElementType(); }
+} // namespace
+
+namespace strata::ir::vjp {
+
+//===--- Unary
+//---------------------------------------------------------------===//
+
+LogicalResult rule(NegOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getInput(), gb.neg(g[0]));
+  return success();
+}
+
+LogicalResult rule(AbsOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value x = op.getInput();
+  Type t = elementOf(x);
+  Value zero = gb.fill(0.0, t);
+  Value sign = gb.sub(gb.maskOf(gb.b.create<GtOp>(gb.loc, x, zero), t),
+                      gb.maskOf(gb.b.create<LtOp>(gb.loc, x, zero), t));
+  give(gb, out, x, gb.mul(g[0], sign));
+  return success();
+}
+
+LogicalResult rule(ExpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getInput(), gb.mul(g[0], op.getResult()));
+  return success();
+}
+
+LogicalResult rule(LogOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getInput(), gb.div(g[0], op.getInput()));
+  return success();
+}
+
+LogicalResult rule(SqrtOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getInput(), gb.div(g[0], gb.scale(op.getResult(), 2.0)));
+  return success();
+}
+
+LogicalResult rule(ReluOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Type t = elementOf(op.getInput());
+  Value positive = gb.b.create<GtOp>(gb.loc, op.getResult(), gb.fill(0.0, t));
+  give(gb, out, op.getInput(), gb.mul(g[0], gb.maskOf(positive, t)));
+  return success();
+}
+
+LogicalResult rule(SigmoidOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value y = op.getResult();
+  Value oneMinus = gb.sub(gb.fill(1.0, elementOf(y)), y);
+  give(gb, out, op.getInput(), gb.mul(g[0], gb.mul(y, oneMinus)));
+  return success();
+}
+
+LogicalResult rule(TanhOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value y = op.getResult();
+  Value d = gb.sub(gb.fill(1.0, elementOf(y)), gb.mul(y, y));
+  give(gb, out, op.getInput(), gb.mul(g[0], d));
+  return success();
+}
+
+//===--- Binary
+//--------------------------------------------------------------===//
+
+LogicalResult rule(AddOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getLhs(), g[0]);
+  give(gb, out, op.getRhs(), g[0]);
+  return success();
+}
+
+LogicalResult rule(SubOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getLhs(), g[0]);
+  give(gb, out, op.getRhs(), gb.neg(g[0]));
+  return success();
+}
+
+LogicalResult rule(MulOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  give(gb, out, op.getLhs(), gb.mul(g[0], op.getRhs()));
+  give(gb, out, op.getRhs(), gb.mul(g[0], op.getLhs()));
+  return success();
+}
+
+LogicalResult rule(DivOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value a = op.getLhs(), b = op.getRhs();
+  give(gb, out, a, gb.div(g[0], b));
+  give(gb, out, b, gb.neg(gb.div(gb.mul(g[0], op.getResult()), b)));
+  return success();
+}
+
+LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value a = op.getLhs(), e = op.getRhs();
+  Type t = elementOf(a);
+  Value one = gb.fill(1.0, t), zero = gb.fill(0.0, t);
+  Value aPow = gb.b.create<PowOp>(gb.loc, a, gb.sub(e, one));
+  give(gb, out, a, gb.mul(g[0], gb.mul(e, aPow)));
+  Value dE = gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a));
+  Value atZero = gb.b.create<EqOp>(gb.loc, a, zero);
+  dE = gb.b.create<WhereOp>(gb.loc, atZero, zero, dE);
+  give(gb, out, e, gb.mul(g[0], dE));
+  return success();
+}
+
+/// maximum/minimum: the winner takes the gradient, ties split it evenly.
+template <typename WinsOp>
+LogicalResult extremum(Value a, Value b, GradBuilder &gb, Value g, Out &out) {
+  Type t = elementOf(a);
+  Value wins = gb.maskOf(gb.b.create<WinsOp>(gb.loc, a, b), t);
+  Value ties = gb.maskOf(gb.b.create<EqOp>(gb.loc, a, b), t);
+  Value wa = gb.add(wins, gb.scale(ties, 0.5));
+  give(gb, out, a, gb.mul(g, wa));
+  give(gb, out, b, gb.mul(g, gb.sub(gb.fill(1.0, t), wa)));
+  return success();
+}
+
+LogicalResult rule(MaximumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  return extremum<GtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+}
+
+LogicalResult rule(MinimumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  return extremum<LtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+}
+
+LogicalResult rule(WhereOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value zero = gb.fill(0.0, elementOf(op.getLhs()));
+  Value c = op.getCond();
+  give(gb, out, op.getLhs(), gb.b.create<WhereOp>(gb.loc, c, g[0], zero));
+  give(gb, out, op.getRhs(), gb.b.create<WhereOp>(gb.loc, c, zero, g[0]));
+  return success();
+}
+
+LogicalResult rule(CastOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  out.push_back({op.getInput(), gb.cast(g[0], elementOf(op.getInput()))});
+  return success();
+}
+
+//===--- Reductions
+//----------------------------------------------------------===//
+
+LogicalResult rule(SumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  auto in = tensorOf(op.getInput());
+  out.push_back(
+      {op.getInput(), gb.expandReduced(g[0], in.getShape(), op.getDims())});
+  return success();
+}
+
+LogicalResult rule(MeanOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  auto in = tensorOf(op.getInput());
+  int64_t count =
+      in.getNumElements() /
+      std::max<int64_t>(1, tensorOf(op.getResult()).getNumElements());
+  if (in.getNumElements() == 0)
+    count = 0;
+  Value e = gb.expandReduced(g[0], in.getShape(), op.getDims());
+  out.push_back(
+      {op.getInput(), gb.div(e, gb.fill(double(count), in.getElementType()))});
+  return success();
+}
+
+/// amax/amin: the gradient spread evenly over the elements equal to the
+/// result.
+template <typename OpT>
+LogicalResult extremeReduce(OpT op, GradBuilder &gb, Value g, Out &out) {
+  auto in = tensorOf(op.getInput());
+  ArrayRef<int64_t> dims = op.getDims();
+  Value y = gb.expandReduced(op.getResult(), in.getShape(), dims);
+  Value hit = gb.maskOf(gb.b.create<EqOp>(gb.loc, op.getInput(), y),
+                        in.getElementType());
+  Value count = gb.b.create<SumOp>(gb.loc, hit, gb.b.getDenseI64ArrayAttr(dims),
+                                   gb.b.getUnitAttr());
+  Value share = gb.div(gb.expandReduced(g, in.getShape(), dims),
+                       gb.expandReduced(count, in.getShape(), dims));
+  out.push_back({op.getInput(), gb.mul(share, hit)});
+  return success();
+}
+
+LogicalResult rule(AmaxOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  return extremeReduce(op, gb, g[0], out);
+}
+
+LogicalResult rule(AminOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  return extremeReduce(op, gb, g[0], out);
+}
+
+//===--- Matmul
+//--------------------------------------------------------------===//
+
+LogicalResult rule(MatmulOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value a = op.getLhs(), b = op.getRhs();
+  auto aType = tensorOf(a), bType = tensorOf(b);
+  bool aVector = aType.getRank() == 1, bVector = bType.getRank() == 1;
+  // Work on the >= 2-D forms, as torch.matmul does.
+  Value a2 = aVector ? gb.reshape(a, {1, aType.getShape()[0]}) : a;
+  Value b2 = bVector ? gb.reshape(b, {bType.getShape()[0], 1}) : b;
+  ArrayRef<int64_t> a2s = tensorOf(a2).getShape(),
+                    b2s = tensorOf(b2).getShape();
+  ArrayRef<int64_t> gs = tensorOf(g[0]).getShape();
+  SmallVector<int64_t> g2s(gs.begin(),
+                           gs.end() - (aVector ? 0 : 1) - (bVector ? 0 : 1));
+  g2s.push_back(a2s[a2s.size() - 2]);
+  g2s.push_back(b2s.back());
+  Value g2 = gb.reshape(g[0], g2s);
+  auto transposed = [&](Value v) -> Value {
+    int64_t r = tensorOf(v).getRank();
+    return gb.b.create<TransposeOp>(gb.loc, v, gb.b.getI64IntegerAttr(r - 2),
+                                    gb.b.getI64IntegerAttr(r - 1));
+  };
+  Value ga = gb.b.create<MatmulOp>(gb.loc, g2, transposed(b2));
+  Value gbv = gb.b.create<MatmulOp>(gb.loc, transposed(a2), g2);
+  out.push_back({a, gb.reshape(gb.sumTo(ga, a2s), aType.getShape())});
+  out.push_back({b, gb.reshape(gb.sumTo(gbv, b2s), bType.getShape())});
+  return success();
+}
+
+} // namespace strata::ir::vjp
+
+void strata::ir::attachVJPModels(MLIRContext &ctx) {
+  NegOp::attachInterface<Model<NegOp>>(ctx);
+  AbsOp::attachInterface<Model<AbsOp>>(ctx);
+  ExpOp::attachInterface<Model<ExpOp>>(ctx);
+  LogOp::attachInterface<Model<LogOp>>(ctx);
+  SqrtOp::attachInterface<Model<SqrtOp>>(ctx);
+  ReluOp::attachInterface<Model<ReluOp>>(ctx);
+  SigmoidOp::attachInterface<Model<SigmoidOp>>(ctx);
+  TanhOp::attachInterface<Model<TanhOp>>(ctx);
+  AddOp::attachInterface<Model<AddOp>>(ctx);
+  SubOp::attachInterface<Model<SubOp>>(ctx);
+  MulOp::attachInterface<Model<MulOp>>(ctx);
+  DivOp::attachInterface<Model<DivOp>>(ctx);
+  PowOp::attachInterface<Model<PowOp>>(ctx);
+  MaximumOp::attachInterface<Model<MaximumOp>>(ctx);
+  MinimumOp::attachInterface<Model<MinimumOp>>(ctx);
+  WhereOp::attachInterface<Model<WhereOp>>(ctx);
+  CastOp::attachInterface<Model<CastOp>>(ctx);
+  SumOp::attachInterface<Model<SumOp>>(ctx);
+  MeanOp::attachInterface<Model<MeanOp>>(ctx);
+  AmaxOp::attachInterface<Model<AmaxOp>>(ctx);
+  AminOp::attachInterface<Model<AminOp>>(ctx);
+  MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
+  vjp::attachViewModels(ctx);
+}
+
+#include "strata/IR/StrataAutodiffInterface.cpp.inc"

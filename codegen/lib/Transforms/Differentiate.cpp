@@ -1,0 +1,182 @@
+//===- Differentiate.cpp - reverse mode over strata IR --------------------===//
+//
+// Assumes: a func.func with one block of strata ops (views, compute ops,
+// writes) ending in func.return, marked `strata.wrt = array<i64: ...>` (or
+// the `wrt` option). Kernel ops are not differentiated: run this pass first.
+//
+// Guarantees: the function gains one argument per floating-point result
+// (the gradient of that result, `grad_outputs`) and returns, after its own
+// results, the gradient of each listed argument as a fresh contiguous
+// tensor (a 1-D tensor of the element count for a storage argument; zeros
+// when the result does not depend on it). The forward ops are unchanged.
+// An op without a VJP on a differentiated path is a located error.
+//
+// Algorithm: (1) forward: mark the values that depend on a listed argument
+// (active); (2) seed each differentiable result with its new argument;
+// (3) walk the ops in reverse, and for each op with an active result that
+// has a gradient ask its VJPOpInterface for contributions, summing the
+// contributions that reach one value. Gradient code is appended before the
+// return, in the order it is built.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/IR/StrataAutodiff.h"
+#include "strata/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace strata {
+#define GEN_PASS_DEF_DIFFERENTIATE
+#include "strata/Transforms/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata::ir;
+
+namespace {
+
+/// The attribute naming the arguments to differentiate with respect to.
+constexpr llvm::StringLiteral kWrtAttr = "strata.wrt";
+
+/// True when `v` is a fresh contiguous tensor that is safe to return (not a
+/// view, not an argument).
+bool isFreshResult(Value v) {
+  auto type = v.getType().dyn_cast<StridedTensorType>();
+  if (!type || v.isa<BlockArgument>() || getViewSource(v.getDefiningOp()) ||
+      isa<StridedViewOp>(v.getDefiningOp()))
+    return false;
+  return type == StridedTensorType::getContiguous(type.getElementType(),
+                                                  type.getShape());
+}
+
+struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
+  using DifferentiateBase::DifferentiateBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<int64_t> wrt;
+    if (auto attr = func->getAttrOfType<DenseI64ArrayAttr>(kWrtAttr))
+      wrt.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+    else if (!this->wrt.empty())
+      wrt.assign(this->wrt.begin(), this->wrt.end());
+    else
+      return;
+    func->removeAttr(kWrtAttr);
+    if (failed(differentiate(func, wrt)))
+      signalPassFailure();
+  }
+
+  LogicalResult differentiate(func::FuncOp func, ArrayRef<int64_t> wrt) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError("strata-differentiate expects one block");
+    Block &block = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      return func.emitOpError("strata-differentiate expects a func.return");
+    for (int64_t i : wrt)
+      if (i < 0 || i >= int64_t(func.getNumArguments()))
+        return func.emitOpError("strata.wrt names argument ")
+               << i << " but the function has " << func.getNumArguments();
+
+    // (1) Values that depend on a listed argument.
+    DenseSet<Value> active;
+    for (int64_t i : wrt)
+      if (isDifferentiableType(func.getArgument(i).getType()))
+        active.insert(func.getArgument(i));
+    for (Operation &op : block.without_terminator())
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return active.contains(v); }))
+        for (Value r : op.getResults())
+          if (isDifferentiableType(r.getType()))
+            active.insert(r);
+
+    // (2) Seeds: one new argument per differentiable result.
+    DenseMap<Value, Value> grads;
+    OpBuilder b(ret);
+    auto accumulate = [&](Value target, Value g) {
+      auto [it, inserted] = grads.try_emplace(target, g);
+      if (!inserted)
+        it->second = b.create<AddOp>(g.getLoc(), it->second, g);
+    };
+    SmallVector<Type> newArgs;
+    for (Value r : ret.getOperands())
+      if (isDifferentiableType(r.getType())) {
+        Type t = gradType(r);
+        newArgs.push_back(t);
+        Value seed = block.addArgument(t, func.getLoc());
+        if (active.contains(r))
+          accumulate(r, seed);
+      }
+
+    // (3) Reverse sweep.
+    SmallVector<Operation *> ops;
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops)) {
+      SmallVector<Value> resultGrads;
+      bool any = false;
+      for (Value r : op->getResults()) {
+        Value g = active.contains(r) ? grads.lookup(r) : Value();
+        resultGrads.push_back(g);
+        any |= bool(g);
+      }
+      if (!any)
+        continue;
+      auto vjp = dyn_cast<VJPOpInterface>(op);
+      if (!vjp)
+        return op->emitOpError("has no VJP (strata-differentiate cannot "
+                               "differentiate through it)");
+      // A rule may read only the gradients of results that have one.
+      for (auto [r, g] : llvm::zip(op->getResults(), resultGrads))
+        if (!g)
+          g = b.create<FillOp>(op->getLoc(), gradType(r),
+                               b.getF64FloatAttr(0.0));
+      SmallVector<std::pair<Value, Value>> contributions;
+      if (failed(vjp.buildVJP(b, resultGrads, contributions)))
+        return failure();
+      for (auto [target, g] : contributions)
+        if (g && active.contains(target))
+          accumulate(target, g);
+    }
+
+    // Results: the gradient of each listed argument.
+    SmallVector<Value> results(ret.getOperands());
+    SmallVector<Type> resultTypes(func.getFunctionType().getResults());
+    for (int64_t i : wrt) {
+      Value arg = func.getArgument(i);
+      if (!isDifferentiableType(arg.getType()))
+        return func.emitOpError("cannot differentiate with respect to "
+                                "argument ")
+               << i << " of type " << arg.getType()
+               << ": only f32/f64 tensors and storages have gradients";
+      StridedTensorType t = gradType(arg);
+      Value g = grads.lookup(arg);
+      if (!g)
+        g = b.create<FillOp>(func.getLoc(), t, b.getF64FloatAttr(0.0));
+      else if (!isFreshResult(g) || g.getType() != t)
+        g = b.create<CopyOp>(func.getLoc(), g);
+      results.push_back(g);
+      resultTypes.push_back(t);
+    }
+    ret->setOperands(results);
+
+    // Rules also build gradients for values nothing asks for (a constant
+    // operand): drop them.
+    SmallVector<Operation *> built;
+    for (Operation *op = ops.empty() ? &block.front()
+                                     : ops.back()->getNextNode();
+         op != ret; op = op->getNextNode())
+      built.push_back(op);
+    for (Operation *op : llvm::reverse(built))
+      if (isOpTriviallyDead(op))
+        op->erase();
+
+    SmallVector<Type> argTypes(func.getFunctionType().getInputs());
+    argTypes.append(newArgs);
+    func.setType(FunctionType::get(func.getContext(), argTypes, resultTypes));
+    return success();
+  }
+};
+} // namespace

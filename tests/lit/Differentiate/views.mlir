@@ -1,0 +1,85 @@
+// View VJPs: views of the gradient, sums, and scatters into zeros.
+// RUN: strata-opt --strata-differentiate -split-input-file %s | FileCheck %s
+
+// permute -> inverse permute.
+// CHECK-LABEL: func.func @permute
+// CHECK: %[[G:.*]] = strata.permute %arg1 dims [1, 2, 0]
+// CHECK: %[[C:.*]] = strata.copy %[[G]]
+// CHECK: return %{{.*}}, %[[C]]
+func.func @permute(%x: !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>) -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %p = strata.permute %x dims [2, 0, 1] : !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>> -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>
+  return %p : !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>
+}
+
+// -----
+
+// select -> write the gradient through the same view of zeros.
+// CHECK-LABEL: func.func @select
+// CHECK: %[[Z:.*]] = strata.fill 0.0{{.*}} : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+// CHECK: %[[V:.*]] = strata.select %[[Z]] dim 1 index 2
+// CHECK: %[[W:.*]] = strata.write %arg1 into %[[V]]{{.*}} -> !strata.storage<12xf32>
+// CHECK: %[[G:.*]] = strata.strided_view %[[W]] : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+func.func @select(%x: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<3xf32, strided<[4], offset: 2>> attributes {strata.wrt = array<i64: 0>} {
+  %s = strata.select %x dim 1 index 2 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3xf32, strided<[4], offset: 2>>
+  return %s : !strata.tensor<3xf32, strided<[4], offset: 2>>
+}
+
+// -----
+
+// expand -> sum over the expanded dims.
+// CHECK-LABEL: func.func @expand
+// CHECK: %[[S:.*]] = strata.sum %arg1 dims [0, 2] keepdim
+// CHECK: strata.reshape %[[S]] as [3, 1]
+func.func @expand(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>) -> !strata.tensor<2x3x4xf32, strided<[0, 1, 0], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %e = strata.expand %x to [2, 3, 4] : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<2x3x4xf32, strided<[0, 1, 0], offset: 0>>
+  return %e : !strata.tensor<2x3x4xf32, strided<[0, 1, 0], offset: 0>>
+}
+
+// -----
+
+// Overlapping as_strided: a one-hot scatter-add over the storage indices.
+// CHECK-LABEL: func.func @as_strided_overlap
+// CHECK: %[[I:.*]] = strata.arange start 0.0{{.*}} step 1.0{{.*}} : !strata.tensor<6xf64
+// CHECK: %[[A:.*]] = strata.strided_view %[[I]] {{.*}} -> !strata.tensor<3x3xf64, strided<[1, 1], offset: 0>>
+// CHECK: %[[U:.*]] = strata.unsqueeze %[[A]] dim 2
+// CHECK: %[[H:.*]] = strata.eq %[[U]], %[[I]]
+// CHECK: %[[M:.*]] = strata.cast %[[H]]
+// CHECK: %[[P:.*]] = strata.mul %[[M]], %{{.*}}
+// CHECK: strata.sum %[[P]] dims [0, 1] : !strata.tensor<3x3x6xf32{{.*}} -> !strata.tensor<6xf32, strided<[1], offset: 0>>
+func.func @as_strided_overlap(%x: !strata.tensor<6xf32, strided<[1], offset: 0>>) -> !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %a = strata.as_strided %x sizes [3, 3] strides [1, 1] offset 0 : !strata.tensor<6xf32, strided<[1], offset: 0>> -> !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>>
+  return %a : !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>>
+}
+
+// -----
+
+// unfold with overlapping windows: one scatter per window position, added.
+// CHECK-LABEL: func.func @unfold
+// CHECK: strata.select %arg1 dim 1 index 0
+// CHECK: strata.slice %{{.*}} dim 0 start 0 end 3 step 1
+// CHECK: strata.select %arg1 dim 1 index 1
+// CHECK: strata.slice %{{.*}} dim 0 start 1 end 4 step 1
+// CHECK: strata.add
+func.func @unfold(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %u = strata.unfold %x dim 0 size 2 step 1 : !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>>
+  return %u : !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>>
+}
+
+// -----
+
+// A functional in-place write (CopySlices): the source gets the gradient at
+// the written elements, the older storage version the rest.
+// CHECK-LABEL: func.func @write
+// CHECK-SAME: %[[S:[^:]*]]: !strata.storage<6xf32>, %[[V:[^:]*]]: !strata.tensor<f32{{.*}}, %[[DS:[^:]*]]: !strata.tensor<6xf32, strided<[1], offset: 0>>
+// CHECK: %[[WR:.*]] = strata.strided_view %[[DS]] {{.*}} -> !strata.tensor<3xf32, strided<[2], offset: 0>>
+// CHECK: %[[GV:.*]] = strata.sum %[[WR]] dims [0] keepdim
+// CHECK: %[[CL:.*]] = strata.write %{{.*}} into %{{.*}} : !strata.tensor<f32
+// CHECK: %[[GS:.*]] = strata.strided_view %[[CL]] : !strata.storage<6xf32> -> !strata.tensor<6xf32, strided<[1], offset: 0>>
+// CHECK: %[[RS:.*]] = strata.copy %[[GS]]
+// CHECK: %[[RV:.*]] = strata.copy %[[GV2:.*]] :
+// CHECK: return %{{.*}}, %[[RS]], %[[RV]] :
+func.func @write(%s: !strata.storage<6xf32>, %v: !strata.tensor<f32, strided<[], offset: 0>>) -> !strata.storage<6xf32> attributes {strata.wrt = array<i64: 0, 1>} {
+  %d = strata.strided_view %s : !strata.storage<6xf32> -> !strata.tensor<3xf32, strided<[2], offset: 0>>
+  %w = strata.write %v into %d : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<3xf32, strided<[2], offset: 0>> -> !strata.storage<6xf32>
+  return %w : !strata.storage<6xf32>
+}
