@@ -136,10 +136,12 @@ private:
       Value *, llvm::ArrayRef<Value *>)>;
   llvm::SmallVector<Value *> emitFor(Value *lo, Value *hi,
                                      llvm::ArrayRef<Value *> init, BodyFn body,
-                                     int64_t step = 1);
+                                     int64_t step = 1, bool scalarOnly = false);
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
   void planLoops();
+  void planNonTemporal();
+  void storeNonTemporal(unsigned op, Value *index, Value *v, unsigned align);
   Value *loadVector(unsigned op, Value *index);
   void storeVector(unsigned op, Value *index, Value *v);
   Value *loadRow(unsigned op, Value *index);
@@ -147,7 +149,11 @@ private:
   Value *reduceLanes(llvm::StringRef kind, Value *v);
   llvm::SmallVector<Value *> transpose(llvm::ArrayRef<Value *> rows);
   bool emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT, Value *mI,
+                       llvm::ArrayRef<unsigned> tileAcc,
+                       llvm::ArrayRef<Value *> accIn,
+                       llvm::SmallVectorImpl<Value *> &accOut,
                        std::string &error);
+  Value *combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs);
   Value *offset(Value *index, int64_t elements) {
     return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;
   }
@@ -171,6 +177,16 @@ private:
   /// Non-zero while a micro-kernel body is emitted on vectors.
   unsigned lanes = 0;
   llvm::DenseMap<size_t, Value *> tileStart, blockStart;
+  /// Results at least this large (bytes) that the innermost loop of an
+  /// untiled kernel writes with unit stride use non-temporal stores:
+  /// they would not stay cached anyway, and write-allocate caches would
+  /// first read every line they write (docs/performance.md).
+  static constexpr int64_t kNonTemporalBytes = int64_t(4) << 20;
+  /// The operand written with non-temporal stores, or -1.
+  int ntOp = -1;
+  /// Its vector width in the flat innermost loop.
+  unsigned ntLanes = 0;
+  bool usedNonTemporal = false;
 
   KernelOp k;
   llvm::Module &mod;
@@ -186,7 +202,8 @@ private:
 
 llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
                                             llvm::ArrayRef<Value *> init,
-                                            BodyFn body, int64_t step) {
+                                            BodyFn body, int64_t step,
+                                            bool scalarOnly) {
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx, "loop", f);
@@ -208,7 +225,18 @@ llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
   iv->addIncoming(inext, latch);
   for (size_t i = 0; i < phis.size(); ++i)
     phis[i]->addIncoming(next[i], latch);
-  b.CreateCondBr(b.CreateICmpSLT(inext, hi), header, exit);
+  llvm::BranchInst *back =
+      b.CreateCondBr(b.CreateICmpSLT(inext, hi), header, exit);
+  if (scalarOnly) {
+    // Alignment peel and remainder: a few iterations, not worth vectorizing.
+    llvm::Metadata *off[] = {
+        llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+        llvm::ConstantAsMetadata::get(b.getFalse())};
+    llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx, off)};
+    auto *loopId = llvm::MDNode::getDistinct(ctx, ops);
+    loopId->replaceOperandWith(0, loopId);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  }
   b.SetInsertPoint(exit);
   llvm::SmallVector<Value *> out;
   for (size_t i = 0; i < init.size(); ++i) {
@@ -478,6 +506,60 @@ void Emitter::planLoops() {
       microLanes = 0;
 }
 
+/// Picks a large result written with unit stride along the innermost loop
+/// for non-temporal stores (kernels without reductions or indices only).
+void Emitter::planNonTemporal() {
+  size_t n = nest.sizes.size();
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  // Not for tiled (transposed) kernels: their micro-kernels write 32-byte
+  // pieces of 8 lines at a time, and non-temporal stores of partial lines
+  // measured 10-25% slower there ((b), (e) in docs/performance.md).
+  if (n == 0 || k.getIndexed() || tiledDim >= 0)
+    return;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (!k.getCombiner(r).empty())
+      return;
+  for (unsigned r = 0; r < numResults && ntOp < 0; ++r) {
+    unsigned op = numInputs + r;
+    const auto &st = nest.strides[op];
+    int64_t bytes = memTypes[op]->getPrimitiveSizeInBits() / 8;
+    if (st[n - 1] != 1 || (bytes != 4 && bytes != 8) || types[op].isInteger(1))
+      continue;
+    int64_t total = bytes;
+    for (size_t d = 0; d < n; ++d)
+      if (st[d])
+        total *= nest.sizes[d];
+    if (total < kNonTemporalBytes)
+      continue;
+    ntOp = static_cast<int>(op);
+    ntLanes = static_cast<unsigned>(32 / bytes);
+  }
+}
+
+void Emitter::storeNonTemporal(unsigned op, Value *index, Value *v,
+                               unsigned align) {
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  llvm::StoreInst *st = b.CreateAlignedStore(v, p, llvm::Align(align));
+  st->setMetadata(
+      llvm::LLVMContext::MD_nontemporal,
+      llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(b.getInt32(1))));
+  usedNonTemporal = true;
+}
+
+/// Combines values pairwise (a tree: short dependency chains).
+Value *Emitter::combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs) {
+  llvm::SmallVector<Value *> level(vs.begin(), vs.end());
+  while (level.size() > 1) {
+    llvm::SmallVector<Value *> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(kind, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = next;
+  }
+  return level[0];
+}
+
 /// `lanes` consecutive elements of operand `op` from `index` on.
 Value *Emitter::loadVector(unsigned op, Value *index) {
   auto *vt = llvm::FixedVectorType::get(memTypes[op], lanes);
@@ -556,7 +638,10 @@ llvm::SmallVector<Value *> Emitter::transpose(llvm::ArrayRef<Value *> rows) {
 /// unit-stride along the tiled loop instead are loaded (stored) as vectors
 /// along it and transposed in registers.
 bool Emitter::emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT,
-                              Value *mI, std::string &error) {
+                              Value *mI, llvm::ArrayRef<unsigned> tileAcc,
+                              llvm::ArrayRef<Value *> accIn,
+                              llvm::SmallVectorImpl<Value *> &accOut,
+                              std::string &error) {
   size_t t = tiledDim, in = nest.sizes.size() - 1;
   unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
   lanes = microLanes;
@@ -616,11 +701,13 @@ bool Emitter::emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT,
       continue;
     }
     // Rows that land on the same elements combine in registers first.
-    if (st == 0) {
-      Value *acc = ys[0];
-      for (unsigned r = 1; r < lanes; ++r)
-        acc = combine(kind, acc, ys[r]);
-      ys.assign(1, acc);
+    if (st == 0)
+      ys.assign(1, combineTree(kind, ys));
+    // A result that stays on one element over the whole tile accumulates
+    // in a vector carried across the tile's micro-kernels.
+    if (auto it = llvm::find(tileAcc, res); it != tileAcc.end()) {
+      accOut.push_back(combine(kind, accIn[it - tileAcc.begin()], ys[0]));
+      continue;
     }
     for (unsigned r = 0; r < ys.size(); ++r) {
       Value *at = offset(base[op], r * st);
@@ -715,19 +802,45 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
     b.SetInsertPoint(microBB);
     Value *tEnd = b.CreateAdd(lo, b.getInt64(kTile));
     Value *iEnd = b.CreateAdd(loI, b.getInt64(kTile));
-    emitFor(
-        lo, tEnd, {},
-        [&](Value *mT, llvm::ArrayRef<Value *>) {
-          emitFor(
-              loI, iEnd, {},
-              [&](Value *mI, llvm::ArrayRef<Value *>) {
-                ok = ok && emitMicroKernel(index, mT, mI, error);
-                return llvm::SmallVector<Value *>();
+    // Results that stay on one element over the tile: one vector
+    // accumulator across its micro-kernels, one lane reduction at the end.
+    llvm::SmallVector<unsigned> tileAcc;
+    llvm::SmallVector<Value *> accInit;
+    for (unsigned r = 0; r < numResults; ++r) {
+      unsigned op = numInputs + r;
+      llvm::StringRef kind = k.getCombiner(r);
+      if (kind.empty() || nest.strides[op][dim] || nest.strides[op][in])
+        continue;
+      tileAcc.push_back(r);
+      auto *vt = llvm::FixedVectorType::get(scalarType(types[op]), microLanes);
+      accInit.push_back(
+          kind == "sum" ? llvm::Constant::getNullValue(vt)
+                        : b.CreateVectorSplat(microLanes, load(op, index[op])));
+    }
+    auto accs = emitFor(
+        lo, tEnd, accInit,
+        [&](Value *mT, llvm::ArrayRef<Value *> accT) {
+          return emitFor(
+              loI, iEnd, accT,
+              [&](Value *mI, llvm::ArrayRef<Value *> accI) {
+                llvm::SmallVector<Value *> next;
+                ok = ok &&
+                     emitMicroKernel(index, mT, mI, tileAcc, accI, next, error);
+                if (!ok)
+                  next.assign(accI.begin(), accI.end());
+                return next;
               },
               microLanes);
-          return llvm::SmallVector<Value *>();
         },
         microLanes);
+    for (size_t a = 0; a < tileAcc.size(); ++a) {
+      unsigned op = numInputs + tileAcc[a];
+      llvm::StringRef kind = k.getCombiner(tileAcc[a]);
+      lanes = microLanes;
+      Value *v = reduceLanes(kind, accs[a]);
+      lanes = 0;
+      store(op, index[op], combine(kind, load(op, index[op]), v));
+    }
     b.CreateBr(joinBB);
     b.SetInsertPoint(scalarBB);
     emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
@@ -766,14 +879,62 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
       accumulated.push_back(r);
       init.push_back(load(numInputs + r, index[numInputs + r]));
     }
-  auto finals = emitFor(lo, hi, init, [&](Value *i, llvm::ArrayRef<Value *> c) {
-    llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
-    nextIvs.push_back(i);
-    ok = ok && point(advance(i, dim), nextIvs, c, accumulated, nextCarried);
-    if (!ok)
-      nextCarried.assign(c.begin(), c.end());
-    return nextCarried;
-  });
+  auto scalarLoop = [&](Value *from, Value *to, bool scalarOnly) {
+    return emitFor(
+        from, to, init,
+        [&](Value *i, llvm::ArrayRef<Value *> c) {
+          llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
+          nextIvs.push_back(i);
+          ok = ok &&
+               point(advance(i, dim), nextIvs, c, accumulated, nextCarried);
+          if (!ok)
+            nextCarried.assign(c.begin(), c.end());
+          return nextCarried;
+        },
+        1, scalarOnly);
+  };
+  if (ntOp >= 0 && tiledDim < 0 && dim == n - 1) {
+    // Non-temporal stores need aligned vectors: peel to the alignment of
+    // ntOp, run ntLanes-wide vectors, then the remainder.
+    unsigned op = ntOp, width = ntLanes;
+    unsigned bytes = memTypes[op]->getPrimitiveSizeInBits() / 8;
+    Value *first = b.CreateInBoundsGEP(memTypes[op], bases[op],
+                                       b.CreateAdd(index[op], lo));
+    Value *mis =
+        b.CreateAnd(b.CreateLShr(b.CreatePtrToInt(first, b.getInt64Ty()),
+                                 b.getInt64(llvm::Log2_32(bytes))),
+                    b.getInt64(width - 1));
+    Value *peel =
+        b.CreateAnd(b.CreateSub(b.getInt64(width), mis), b.getInt64(width - 1));
+    Value *vecLo = b.CreateAdd(lo, peel);
+    vecLo = b.CreateSelect(b.CreateICmpSLT(vecLo, hi), vecLo, hi);
+    Value *vecHi = b.CreateAdd(vecLo, b.CreateAnd(b.CreateSub(hi, vecLo),
+                                                  b.getInt64(-int64_t(width))));
+    scalarLoop(lo, vecLo, true);
+    emitFor(
+        vecLo, vecHi, {},
+        [&](Value *i, llvm::ArrayRef<Value *>) {
+          llvm::SmallVector<Value *> idx = advance(i, dim);
+          lanes = width;
+          llvm::SmallVector<Value *> args, yields;
+          for (unsigned in = 0; in < numInputs; ++in)
+            args.push_back(loadRow(in, idx[in]));
+          ok = ok && emitBody(args, yields, error);
+          for (unsigned r = 0; ok && r < numResults; ++r) {
+            unsigned res = numInputs + r;
+            if (res == op)
+              storeNonTemporal(res, idx[res], yields[r], width * bytes);
+            else
+              storeRow(res, idx[res], yields[r]);
+          }
+          lanes = 0;
+          return llvm::SmallVector<Value *>();
+        },
+        width);
+    scalarLoop(vecHi, hi, true);
+    return ok;
+  }
+  auto finals = scalarLoop(lo, hi, false);
   for (size_t a = 0; a < accumulated.size(); ++a)
     store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
           finals[a]);
@@ -810,8 +971,15 @@ bool Emitter::run(const std::string &name, std::string &error) {
     index.push_back(b.getInt64(0));
   }
   planLoops();
+  planNonTemporal();
   if (!emitLevel(0, index, {}, error))
     return false;
+  // Non-temporal stores are weakly ordered (x86 movnt*): a release by the
+  // thread pool (a plain store on x86) does not order them, so they are
+  // fenced before the chunk ends. `fence seq_cst` is portable (mfence on
+  // x86, dmb ish on AArch64); `fence release` would emit nothing on x86.
+  if (usedNonTemporal)
+    b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
   b.CreateRetVoid();
   std::string verifyLog;
   llvm::raw_string_ostream os(verifyLog);
@@ -859,5 +1027,5 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-2 (8x8 transpose micro-kernel, 128x128 blocks)";
+  return "kernel-to-llvm-3 (non-temporal stores, tile vector accumulators)";
 }
