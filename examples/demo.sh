@@ -25,3 +25,19 @@ banner "5. strata-run --engine=jit: the same program through the LLVM JIT"
 
 banner "5. The tour in C++ (examples/tour.cpp over strata/strata.h): storage, data pointers, strides, memory, channel shuffle"
 "$BIN/strata-tour"
+
+banner "6. Pictures: the recorded trace (strata::save_dot) and the IR (strata-opt --view-op-graph) as Graphviz"
+PICS="$BUILD/pictures"
+mkdir -p "$PICS"
+"$BIN/strata-tour" "$PICS" | sed -n '/=== Pictures/,$p'
+"$BIN/strata-opt" --strata-fold-views --view-op-graph "$EX/seed_views.mlir" \
+  -o /dev/null 2> "$PICS/seed_views.dot"
+echo "wrote $PICS/seed_views.dot (strata-opt --view-op-graph)"
+if command -v dot >/dev/null; then
+  for f in "$PICS"/*.dot; do
+    dot -Tsvg "$f" -o "${f%.dot}.svg"
+    echo "rendered ${f%.dot}.svg"
+  done
+else
+  echo "Graphviz 'dot' not found: install graphviz to render the .dot files"
+fi

@@ -19,7 +19,7 @@ const char *yes(bool b) { return b ? "True" : "False"; }
 double mib(int64_t b) { return b / 1048576.0; }
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   banner("1. Storage: t() and view(-1) share it, clone() gets a new one");
   Tensor a = arange(12, kFloat32).reshape({3, 4});
   std::cout << "a = " << a << "\n";
@@ -194,5 +194,81 @@ int main() {
   std::cout << "dump_ir((a * 2 + 1).relu().sum(1)) before the pipeline:\n"
             << ir.before;
   std::cout << "y = " << y << "\n" << y.explain();
+
+  // The picture of a program (make demo renders it to SVG with Graphviz).
+  if (argc > 1) {
+    banner("Pictures: the recorded trace as Graphviz DOT");
+    Tensor z = (a.t() * 2).exp().sum({0}) + a.select(1, 0).flip({0});
+    std::string path = std::string(argv[1]) + "/trace.dot";
+    save_dot({z}, path);
+    std::printf("wrote %s (render: dot -Tsvg %s -o trace.svg)\n", path.c_str(),
+                path.c_str());
+  }
+  banner("Autograd (11-17): backward() differentiates the recorded IR");
+  {
+    Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+    std::printf("11. leaf: is_leaf %d, grad_fn %s, grad defined %d\n",
+                x.is_leaf(), x.grad_fn() ? "set" : "null", x.grad().defined());
+    Tensor y = x * 2;
+    y.sum().backward();
+    std::cout << "    y = x*2: grad_fn " << y.grad_fn()->name()
+              << "; after y.sum().backward(): x.grad() = " << x.grad()
+              << ", y.grad() defined " << y.grad().defined() << "\n";
+    Tensor w = tensor({2.0f}).requires_grad_();
+    Tensor sq = w * w;
+    sq.backward({}, /*retain_graph=*/true);
+    sq.backward({}, true);
+    std::cout << "12. two backward(retain_graph) of w*w: w.grad() = "
+              << w.grad();
+    w.mutable_grad().zero_();
+    std::cout << ", after zero_(): " << w.grad() << "\n";
+    sq.backward();
+    try {
+      sq.backward();
+    } catch (const Error &err) {
+      std::printf("    third backward: %.60s...\n", err.message().c_str());
+    }
+    Tensor d = x.detach();
+    std::printf("13. detach: shares storage %d, grad_fn %s, requires_grad %d\n",
+                d.storage().is_alias_of(x.storage()),
+                d.grad_fn() ? "set" : "null", d.requires_grad());
+    try {
+      x.add_(1);
+    } catch (const Error &err) {
+      std::printf("14. x.add_(1) on a leaf: %s\n", err.message().c_str());
+    }
+    Tensor a1 = x * 1, b1 = a1 * a1;
+    a1.add_(1);
+    try {
+      b1.sum().backward();
+    } catch (const Error &err) {
+      std::printf("    a = x*1; b = a*a; a.add_(1): %s\n    hint: %s\n",
+                  err.message().c_str(), err.hint().c_str());
+    }
+    try {
+      (x * 2).backward();
+    } catch (const Error &err) {
+      std::printf("15. non-scalar backward(): %s\n", err.message().c_str());
+    }
+    Tensor z = (x * 2).mean() + (x * 3).sum();
+    std::cout << "16. the graph of (x*2).mean() + (x*3).sum():\n"
+              << format_graph(z);
+    auto f = [](const std::vector<Tensor> &v) { return (v[0] * v[0]).tanh(); };
+    GradcheckResult ok = gradcheck(f, {tensor({0.3, -0.8})});
+    GradcheckOptions wrong;
+    wrong.analytic = [](const std::vector<Tensor> &v, const Tensor &g) {
+      return std::vector<Tensor>{g * v[0] * 3.0};
+    };
+    GradcheckResult bad =
+        gradcheck([](const std::vector<Tensor> &v) { return v[0] * v[0]; },
+                  {tensor({1.0, -2.0})}, wrong);
+    std::printf("17. %s\n    wrong backward (3x for x*x): %s\n",
+                ok.message.c_str(), bad.message.c_str());
+    if (argc > 1) {
+      std::string path = std::string(argv[1]) + "/autograd.dot";
+      save_dot({z}, path, GraphKind::Autograd);
+      std::printf("    wrote %s\n", path.c_str());
+    }
+  }
   return 0;
 }

@@ -145,6 +145,9 @@ Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
   node->rootNumel = root->numel;
   node->root = root;
   node->loc = loc;
+  requiresGrad = requiresGrad && gradEnabled();
+  if (requiresGrad)
+    recordGradNode(*node);
   registerReader(node);
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = node->dtype;
@@ -186,6 +189,7 @@ Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
   node->root = root;
   node->loc = loc;
   root->current = node;
+  root->homeSeq = node->seq;
   root->home = std::move(buffer);
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = dtype;
@@ -362,4 +366,4 @@ STRATA_INSTANTIATE(int64_t)
 STRATA_INSTANTIATE(bool)
 #undef STRATA_INSTANTIATE
 
-const char *strata::version() { return "0.1.0"; }
+const char *strata::version() { return STRATA_VERSION_STRING; }

@@ -365,6 +365,8 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
     } else if (root && !root->home) {
       root->home = buffer;
     }
+    if (root)
+      root->homeSeq = n->seq;
     n->buffer = std::move(buffer);
   }
   for (Node *n : outputs) {

@@ -77,6 +77,26 @@ struct Node : std::enable_shared_from_this<Node> {
   int32_t index = -1;
   /// Returned by the slice's program (something outside refers to it).
   bool output = false;
+  /// Autograd: this version depends on a tensor that requires grad.
+  bool requiresGrad = false;
+  /// Autograd: a backward without retain_graph went through it.
+  bool gradFreed = false;
+  /// Autograd: the inputs, kept for backward (`inputs` go on evaluation).
+  std::vector<Operand> gradInputs;
+  /// Autograd: a root saved for backward and its version when saved.
+  struct Saved {
+    std::weak_ptr<StorageRoot> root;
+    int64_t version;
+    Shape sizes;
+  };
+  /// Autograd: what this op saves for backward (PyTorch's saved tensors).
+  std::vector<Saved> saved;
+  /// Autograd: the leaf tensor (requiring grad) this version is the data of.
+  std::weak_ptr<TensorImpl> gradLeaf;
+  /// Autograd: for a write, the in-place op ("add_") that recorded it.
+  const char *inplaceOp = nullptr;
+  /// Autograd: the write went through a view (PyTorch's CopySlices).
+  bool viewWrite = false;
 
   static uint64_t nextSeq() {
     static uint64_t counter = 0;
@@ -98,6 +118,16 @@ struct StorageRoot {
   /// Pending nodes that read some version of this root: those reading an
   /// older version must be evaluated before the home buffer is overwritten.
   std::vector<std::weak_ptr<Node>> readers;
+  /// Creation order of the version whose contents are in `home`.
+  uint64_t homeSeq = 0;
+  /// Source location of each in-place write (writeLocs[v - 1] made version v).
+  std::vector<SourceLoc> writeLocs;
+};
+
+/// Autograd state of a tensor: its accumulated gradient.
+struct AutogradMeta {
+  Tensor grad;
+  bool retainGrad = false;
 };
 
 /// A tensor: dtype, layout over a root, grad flags, and how it was made.
@@ -114,6 +144,8 @@ struct TensorImpl {
   /// What made the root ("arange", "add", "from_vector", ...).
   const char *origin = "";
   SourceLoc loc;
+  /// Autograd state (created on first use).
+  std::shared_ptr<AutogradMeta> autograd;
 };
 
 //===--- Shared helpers (Record.cpp, Eval.cpp)
@@ -159,6 +191,24 @@ double loadElement(const runtime::Storage &buffer, DType dtype,
 const char *irType(DType t);
 /// "file:line".
 std::string formatLoc(const SourceLoc &loc);
+
+//===--- Autograd hooks (Autograd.cpp) --------------------------------------===//
+
+/// Whether grad mode is on (off inside a NoGradGuard).
+bool gradEnabled();
+/// Called by makeResult for a node that requires grad: keeps its inputs and
+/// records what it saves for backward.
+void recordGradNode(Node &node);
+/// Marks the version `t` reads as the data of a leaf when `t` requires grad
+/// and that version was not computed from a tensor requiring grad.
+void markGradLeaf(const std::shared_ptr<TensorImpl> &t);
+/// Called by recordWrite before a write: PyTorch's in-place checks.
+void checkInplace(const TensorImpl &dest, const char *op, const SourceLoc &loc);
+/// PyTorch's name of the grad_fn showing version `n` ("" when none).
+std::string gradFnName(const NodePtr &n);
+/// Called by recordWrite after a write node is made current.
+void recordGradWrite(const TensorImpl &dest, const TensorImpl &value,
+                     Node &write, const char *op, const SourceLoc &loc);
 
 } // namespace strata::detail
 

@@ -93,8 +93,10 @@ Tensor record(Op op, const char *name, DType dtype, Shape sizes,
   node->dims = std::move(dims);
   node->keepdim = keepdim;
   node->inputs.reserve(inputs.size());
-  for (const Tensor *t : inputs)
+  for (const Tensor *t : inputs) {
+    markGradLeaf(t->impl());
     node->inputs.push_back(operandOf(*t->impl()));
+  }
   return makeResult(std::move(node), loc, anyRequiresGrad(inputs));
 }
 
@@ -189,11 +191,7 @@ Tensor strata::detail::scalarTensor(double value, DType dtype,
 
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
                                  const SourceLoc &loc, const char *op) {
-  if (dest.requiresGrad && dest.isLeaf)
-    fail(std::string(op) + ": a leaf Variable that requires grad is being "
-                           "used in an in-place operation.",
-         "write into x.detach() or a clone, or do it before requires_grad_()",
-         loc);
+  checkInplace(dest, op, loc);
   if (layout::hasInternalOverlap(dest.layout))
     fail(std::string(op) +
              ": unsupported operation: more than one element of the "
@@ -214,14 +212,18 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   node->name = "write";
   node->dtype = dest.dtype;
   node->rootNumel = dest.root->numel;
+  markGradLeaf(converted.impl());
   node->inputs = {operandOf(*converted.impl()), operandOf(dest)};
   node->root = dest.root;
   node->loc = loc;
   // Only the value read is a reader; the dest is this chain's own history.
   if (auto r = node->inputs[0].node->root.lock())
     r->readers.push_back(node);
+  Node &write = *node;
   dest.root->current = std::move(node);
   ++dest.root->version;
+  dest.root->writeLocs.push_back(loc);
+  recordGradWrite(dest, *converted.impl(), write, op, loc);
   if (dest.root->home)
     dest.root->home->bumpVersion();
 }

@@ -299,6 +299,20 @@ KernelFn compileNew(Jit &jit, mlir::Operation *kernel, const std::string &key,
   if (!module)
     return nullptr;
   auto emitted = std::chrono::steady_clock::now();
+  // Fault injection (docs/reliability.md): STRATA_INJECT_COMPILE_FAILURE=1
+  // fails every compile here, as an LLVM back-end error would; the error
+  // carries the kernel's LLVM IR as the compiler log.
+  if (const char *inject = std::getenv("STRATA_INJECT_COMPILE_FAILURE");
+      inject && *inject && std::string(inject) != "0") {
+    std::string log;
+    llvm::raw_string_ostream logStream(log);
+    module->print(logStream, nullptr);
+    error = "LLVM cannot emit an object file for " + jit.triple +
+            " (failure injected by STRATA_INJECT_COMPILE_FAILURE)\n"
+            "compiler log (the kernel's LLVM IR):\n" +
+            logStream.str();
+    return nullptr;
+  }
   optimize(jit, *module);
   auto optimized = std::chrono::steady_clock::now();
   if (debugLevel() >= 4)

@@ -24,11 +24,15 @@
 
 namespace strata {
 namespace runtime {
+/// The runtime's buffer (strata/Runtime/Storage.h).
 class Storage;
 } // namespace runtime
 namespace detail {
+/// A tensor's implementation (dsl/lib/Impl.h).
 struct TensorImpl;
 } // namespace detail
+/// A node of the autograd graph (strata/Autograd.h).
+class GradFn;
 
 /// The flat buffer behind a tensor (PyTorch's untyped storage plus its
 /// element type): it knows its element count and element size, not a shape.
@@ -98,12 +102,26 @@ public:
   bool is_contiguous() const;
   /// Bytes per element.
   int64_t element_size() const;
-  /// The requires_grad flag (autograd itself is a later issue).
+  /// Whether gradients are recorded for this tensor.
   bool requires_grad() const;
   /// Sets requires_grad (only on leaves, as PyTorch); returns *this.
   Tensor &requires_grad_(bool r = true, SourceLoc loc = SourceLoc::current());
   /// True unless produced by an op from a tensor that requires grad.
   bool is_leaf() const;
+  /// The accumulated gradient of a leaf (undefined until a backward()).
+  const Tensor &grad() const;
+  /// The gradient slot, to assign or reset (LibTorch's mutable_grad()).
+  Tensor &mutable_grad() const;
+  /// The function that made this tensor (null for leaves).
+  std::shared_ptr<GradFn> grad_fn() const;
+  /// Keep .grad() of this non-leaf across backward().
+  void retain_grad() const;
+  /// Whether retain_grad() was called (or this is a leaf requiring grad).
+  bool retains_grad() const;
+  /// Accumulates d(this)/d(leaf) * gradient into every leaf's .grad();
+  /// `gradient` may be omitted for a scalar.
+  void backward(const Tensor &gradient = Tensor(), bool retain_graph = false,
+                SourceLoc loc = SourceLoc::current()) const;
   /// The storage's version counter (incremented by every in-place op).
   int64_t _version() const;
   /// Whether the values are computed (false: a pending recorded op).

@@ -6,13 +6,19 @@
 #ifndef STRATA_STRATA_H
 #define STRATA_STRATA_H
 
+#include "strata/Autograd.h"
+#include "strata/DLPack.h"
 #include "strata/Error.h"
 #include "strata/Functions.h"
+#include "strata/Graph.h"
+#include "strata/IO.h"
 #include "strata/Tensor.h"
 #include "strata/Types.h"
+#include "strata/Version.h"
 
 namespace strata {
-/// The library version, "major.minor.patch".
+/// The library version, "major.minor.patch" (STRATA_VERSION_STRING of the
+/// library that is linked; the header's is in strata/Version.h).
 const char *version();
 } // namespace strata
 

@@ -201,6 +201,17 @@ Result<std::vector<bool>> dimFlags(IntList dims, int64_t rank, const char *op,
   return seen;
 }
 
+/// An empty layout addresses nothing, but its offset may still have moved
+/// one step past the end of a negative-stride dim (slice or narrow at the
+/// end of a flipped dim, the size-0 windows of unfold, then select or flip):
+/// a negative offset, which no tensor type allows. Such an offset becomes 0;
+/// every layout PyTorch can produce is left as it is (found by tests/fuzz).
+Layout clampEmptyOffset(Layout l) {
+  if (l.offset < 0 && l.numel() == 0)
+    l.offset = 0;
+  return l;
+}
+
 std::string describe(IntList sizes, IntList strides, int64_t offset) {
   return "sizes " + formatList(sizes) + ", strides " + formatList(strides) +
          ", storage offset " + std::to_string(offset);
@@ -499,7 +510,7 @@ Result<Layout> strata::layout::slice(const Layout &l, int64_t dim,
     return fail("slice", "stride ", l.strides[*d], " times step ", step,
                 " overflows");
   out.offset += lo * l.strides[*d];
-  return out;
+  return clampEmptyOffset(out);
 }
 
 Result<Layout> strata::layout::select(const Layout &l, int64_t dim,
@@ -518,7 +529,7 @@ Result<Layout> strata::layout::select(const Layout &l, int64_t dim,
   out.offset += index * l.strides[*d];
   out.sizes.erase(out.sizes.begin() + *d);
   out.strides.erase(out.strides.begin() + *d);
-  return out;
+  return clampEmptyOffset(out);
 }
 
 Result<Layout> strata::layout::narrow(const Layout &l, int64_t dim,
@@ -709,7 +720,7 @@ Result<Layout> strata::layout::diagonal(const Layout &l, int64_t offset,
   }
   out.sizes.push_back(diagSize);
   out.strides.push_back(l.strides[d1] + l.strides[d2]);
-  return out;
+  return clampEmptyOffset(out);
 }
 
 Result<Layout> strata::layout::unfold(const Layout &l, int64_t dim,
@@ -753,5 +764,5 @@ Result<Layout> strata::layout::flip(const Layout &l, IntList dims) {
     out.offset += (l.sizes[d] - 1) * l.strides[d];
     out.strides[d] = -l.strides[d];
   }
-  return out;
+  return clampEmptyOffset(out);
 }

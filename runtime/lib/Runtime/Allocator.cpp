@@ -32,8 +32,26 @@ struct State {
   std::map<void *, size_t> liveLarge;
 };
 
+/// STRATA_MEMORY_LIMIT ("512M", "2G", "1048576"): the initial memory limit,
+/// so the out-of-memory path can be exercised on any program
+/// (docs/reliability.md). Unset, empty or unparsable: no limit.
+int64_t limitFromEnv() {
+  const char *text = std::getenv("STRATA_MEMORY_LIMIT");
+  if (!text || !*text)
+    return 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+  return value > 0 ? static_cast<int64_t>(value) << shift : 0;
+}
+
 State &state() {
-  static State *s = new State; // never destroyed: storages may outlive main
+  // Never destroyed: storages may outlive main.
+  static State *s = [] {
+    State *created = new State;
+    created->limit = limitFromEnv();
+    return created;
+  }();
   return *s;
 }
 

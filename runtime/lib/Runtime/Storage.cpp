@@ -30,4 +30,17 @@ StoragePtr Storage::create(size_t nbytes, DeviceKind device) {
   return s;
 }
 
-Storage::~Storage() { CpuAllocator::global().deallocate(data_, nbytes_); }
+StoragePtr Storage::wrapExternal(void *data, size_t nbytes, DeviceKind device,
+                                 std::function<void()> release) {
+  StoragePtr s(new Storage(static_cast<unsigned char *>(data), nbytes, device));
+  // Never the allocator's deallocate for memory the allocator did not give.
+  s->release_ = release ? std::move(release) : [] {};
+  return s;
+}
+
+Storage::~Storage() {
+  if (release_)
+    release_();
+  else
+    CpuAllocator::global().deallocate(data_, nbytes_);
+}

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,10 @@ public:
   /// tryCreate for callers that cannot fail gracefully: aborts with the
   /// message on failure (tests, benchmarks).
   static StoragePtr create(size_t nbytes, DeviceKind device = DeviceKind::CPU);
+  /// Wraps memory that strata does not own (DLPack, memory-mapped files):
+  /// no allocator, no copy; `release` runs once, when the last owner dies.
+  static StoragePtr wrapExternal(void *data, size_t nbytes, DeviceKind device,
+                                 std::function<void()> release);
 
   ~Storage();
   Storage(const Storage &) = delete;
@@ -57,6 +62,8 @@ private:
   size_t nbytes_;
   DeviceKind device_;
   std::atomic<int64_t> version_{0};
+  /// Set for wrapped external memory: called instead of the allocator.
+  std::function<void()> release_;
 };
 
 } // namespace strata::runtime

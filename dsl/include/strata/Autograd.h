@@ -1,0 +1,132 @@
+//===- Autograd.h - reverse mode with PyTorch's names -----------*- C++ -*-===//
+//
+// Tensors that require grad record a graph (grad_fn); backward() emits the
+// recorded program reaching the requested leaves as one IR function marked
+// `strata.wrt`, differentiated by the compiler (--strata-differentiate) and
+// run through the JIT, cached by structure like every program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_AUTOGRAD_H
+#define STRATA_AUTOGRAD_H
+
+#include "strata/Tensor.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata {
+namespace detail {
+struct Node;
+} // namespace detail
+
+class GradFn;
+/// Shared handle to a node of the autograd graph (null: none).
+using GradFnPtr = std::shared_ptr<GradFn>;
+
+/// A node of the autograd graph, named as PyTorch names it (MulBackward0,
+/// SumBackward0, ..., AccumulateGrad for a leaf).
+class GradFn {
+public:
+  /// PyTorch's class name ("MulBackward0", "AccumulateGrad").
+  const std::string &name() const { return name_; }
+  /// The functions the gradient flows to, one per input (null for an input
+  /// that does not require grad), as PyTorch's next_functions.
+  std::vector<GradFnPtr> next_functions() const;
+  /// "file:line" of the forward op that recorded it ("" for AccumulateGrad).
+  std::string where() const;
+  /// Identity of the graph node (two handles to one node compare equal).
+  const void *id() const;
+  /// For AccumulateGrad: the leaf whose .grad() it accumulates into.
+  Tensor variable() const;
+
+  /// For the implementation.
+  GradFn(std::shared_ptr<detail::Node> node,
+         std::weak_ptr<detail::TensorImpl> leaf);
+
+private:
+  std::shared_ptr<detail::Node> node_;
+  std::weak_ptr<detail::TensorImpl> leaf_;
+  std::string name_;
+};
+
+/// The chain of grad_fn names behind `t`, one line per path from t's
+/// grad_fn to a leaf: "AddBackward0 -> MeanBackward0 -> ... -> AccumulateGrad".
+std::string format_graph(const Tensor &t);
+
+/// Gradients of `outputs` with respect to `inputs` (PyTorch's
+/// torch.autograd.grad): nothing accumulates into .grad(). `grad_outputs`
+/// may be empty when every output is a scalar.
+std::vector<Tensor> grad(const std::vector<Tensor> &outputs,
+                         const std::vector<Tensor> &inputs,
+                         const std::vector<Tensor> &grad_outputs = {},
+                         bool retain_graph = false,
+                         SourceLoc loc = SourceLoc::current());
+
+/// Gradient programs compiled so far (a backward of a structure seen
+/// before reuses its compiled program).
+int64_t backward_compiles();
+
+/// Whether ops record the autograd graph (false inside a NoGradGuard).
+bool is_grad_enabled();
+
+/// Disables recording while alive (torch::NoGradGuard).
+class NoGradGuard {
+public:
+  /// Disables grad mode.
+  NoGradGuard();
+  /// Restores the previous mode.
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard &) = delete;
+  NoGradGuard &operator=(const NoGradGuard &) = delete;
+
+private:
+  bool previous_;
+};
+
+/// Anomaly mode: backward errors also name the forward op's source line.
+void set_detect_anomaly(bool enabled);
+/// Whether anomaly mode is on.
+bool is_anomaly_enabled();
+
+/// A user-supplied analytic gradient for gradcheck (a custom Function's
+/// backward): the gradient of each input given the gradient of the output.
+using VJPFunction = std::function<std::vector<Tensor>(
+    const std::vector<Tensor> &inputs, const Tensor &grad_output)>;
+
+/// What gradcheck found.
+struct GradcheckResult {
+  /// Every element within atol + rtol * |numeric|.
+  bool ok = true;
+  /// The worst element: input number, flat element index, output element.
+  int64_t input = -1, index = -1, output = -1;
+  /// The worst element's analytic and numeric derivative.
+  double analytic = 0, numeric = 0;
+  /// A one-line report of the worst element.
+  std::string message;
+};
+
+/// Options of gradcheck.
+struct GradcheckOptions {
+  double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
+  /// When set, the analytic gradient comes from it instead of autograd.
+  VJPFunction analytic;
+};
+
+/// Compares autograd's Jacobian of `fn` at `inputs` (converted to float64)
+/// with central finite differences; reports the worst element.
+GradcheckResult
+gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+          const std::vector<Tensor> &inputs,
+          const GradcheckOptions &options = {},
+          SourceLoc loc = SourceLoc::current());
+
+namespace detail {
+/// The autograd graph behind `tensors` as DOT (strata::to_dot's hook).
+std::string autogradDot(const std::vector<Tensor> &tensors);
+} // namespace detail
+
+} // namespace strata
+
+#endif // STRATA_AUTOGRAD_H

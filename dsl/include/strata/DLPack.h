@@ -1,0 +1,39 @@
+//===- DLPack.h - zero-copy tensor exchange through DLPack ------*- C++ -*-===//
+//
+// DLPack (https://dmlc.github.io/dlpack/) is the C struct PyTorch, NumPy,
+// JAX, CuPy and TVM exchange tensors with. Both directions share memory:
+// no element is copied. Include <dlpack/dlpack.h> (Debian: libdlpack-dev)
+// to look inside the struct; this header only forward-declares it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DLPACK_H
+#define STRATA_DLPACK_H
+
+#include "strata/Tensor.h"
+
+/// DLPack's managed tensor (defined in <dlpack/dlpack.h>).
+struct DLManagedTensor;
+
+namespace strata {
+
+/// A tensor over the memory of `managed`, without a copy: sizes, strides
+/// (null strides: row-major), byte_offset (as storage_offset when it is a
+/// multiple of the element size) and dtype are kept. strata takes ownership:
+/// `managed->deleter` runs exactly once, when the last tensor over that
+/// storage dies. Supported dtypes: float32/64, int32/64, bool (kDLBool, or
+/// uint8 with 8 bits); devices: CPU (kDLCPU, kDLCUDAHost). A CUDA tensor
+/// throws (the DSL has no CUDA tensors yet). On error nothing is taken: the
+/// caller still owns `managed`.
+Tensor from_dlpack(DLManagedTensor *managed,
+                   SourceLoc loc = SourceLoc::current());
+
+/// `t` as a DLManagedTensor over strata's own buffer (evaluates a pending
+/// tensor first; no copy): data is the storage base, byte_offset the
+/// storage offset in bytes, strides in elements. The buffer stays alive
+/// until the consumer calls `deleter`, which it must call exactly once.
+DLManagedTensor *to_dlpack(const Tensor &t,
+                           SourceLoc loc = SourceLoc::current());
+
+} // namespace strata
+
+#endif // STRATA_DLPACK_H

@@ -1,0 +1,293 @@
+//===- AutogradTest.cpp - the fluent autograd API against PyTorch ---------===//
+//
+// Gradients of a set of programs against PyTorch 1.13's (the golden file is
+// written by scripts/gen_autograd_golden.py; this test does not need torch),
+// PyTorch's autograd errors, accumulation, retain_grad, NoGradGuard, detach,
+// grad_fn names and gradcheck.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/strata.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace strata;
+
+namespace {
+
+std::map<std::string, std::vector<float>> golden() {
+  std::map<std::string, std::vector<float>> g;
+  std::ifstream in(STRATA_AUTOGRAD_GOLDEN);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream ls(line);
+    std::string name;
+    size_t n;
+    ls >> name >> n;
+    std::vector<float> v(n);
+    for (float &e : v)
+      ls >> e;
+    g[name] = v;
+  }
+  return g;
+}
+
+Tensor leaf(std::vector<float> v, Shape shape = {}) {
+  if (shape.empty())
+    shape = {static_cast<int64_t>(v.size())};
+  return from_vector<float>(v, shape).requires_grad_();
+}
+
+void expectGrad(const Tensor &t, const std::string &name) {
+  static auto g = golden();
+  ASSERT_TRUE(g.count(name)) << name;
+  ASSERT_TRUE(t.grad().defined()) << name;
+  std::vector<float> got = t.grad().to_vector<float>();
+  ASSERT_EQ(got.size(), g[name].size()) << name;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], g[name][i], 1e-4 * (1 + std::abs(g[name][i])))
+        << name << "[" << i << "]";
+}
+
+std::string errorOf(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST(AutogradGolden, Elementwise) {
+  Tensor x = leaf({1, 2, 3}), w = leaf({0.5, -1, 2});
+  ((x * w).exp() + x.sigmoid() * x.tanh() - (x + 1).log() + x.sqrt() / w -
+   x.neg().abs())
+      .sum()
+      .backward();
+  expectGrad(x, "elementwise.x");
+  expectGrad(w, "elementwise.w");
+}
+
+TEST(AutogradGolden, Broadcast) {
+  std::vector<float> av;
+  for (int i = 0; i < 6; ++i)
+    av.push_back(0.1f * i - 0.2f);
+  Tensor a = leaf(av, {2, 3}), b = leaf({1, -2, 0.5});
+  (a * b + b).pow(2).mean().backward();
+  expectGrad(a, "broadcast.a");
+  expectGrad(b, "broadcast.b");
+}
+
+TEST(AutogradGolden, Reductions) {
+  Tensor r = leaf({0.3, -1.2, 2.5, 0.7, 1.9, -0.4}, {2, 3});
+  ((r.sum({1}) * r.mean({0}).sum()).sum() + r.amax({1}).sum() + r.mean())
+      .backward();
+  expectGrad(r, "reductions.r");
+}
+
+TEST(AutogradGolden, Matmul) {
+  std::vector<float> av, bv;
+  for (int i = 0; i < 6; ++i) {
+    av.push_back(0.1f * i);
+    bv.push_back(0.2f * i - 0.5f);
+  }
+  Tensor A = leaf(av, {2, 3}), B = leaf(bv, {3, 2});
+  A.matmul(B).tanh().sum().backward();
+  expectGrad(A, "matmul.A");
+  expectGrad(B, "matmul.B");
+}
+
+TEST(AutogradGolden, Views) {
+  Tensor v = leaf({0, 1, 2, 3, 4, 5}, {2, 3});
+  ((v.t().slice(0, 0, 2) * 2.0).sum() + (v[1].expand({2, 3}) * v).sum() +
+   v.transpose(0, 1).reshape({6}).slice(0, 1, std::nullopt, 2).pow(2).sum())
+      .backward();
+  expectGrad(v, "views.v");
+}
+
+TEST(AutogradGolden, InPlaceThroughView) {
+  Tensor p = leaf({1, 2, 3, 4});
+  Tensor q = p * 1.0;
+  Tensor s = q.slice(0, 1, 3);
+  s.mul_(3.0);
+  (q * q).sum().backward();
+  expectGrad(p, "inplace_view.p");
+}
+
+TEST(Autograd, LeafAndGradFn) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_EQ(x.grad_fn(), nullptr);
+  EXPECT_FALSE(x.grad().defined());
+  Tensor y = x * 2;
+  EXPECT_FALSE(y.is_leaf());
+  ASSERT_NE(y.grad_fn(), nullptr);
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
+  auto next = y.grad_fn()->next_functions();
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0]->name(), "AccumulateGrad");
+  EXPECT_EQ(next[1], nullptr);
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+  EXPECT_FALSE(y.grad().defined());
+}
+
+TEST(Autograd, GraphChain) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor z = (x * 2).mean() + (x * 3).sum();
+  EXPECT_EQ(format_graph(z),
+            "AddBackward0 -> MeanBackward0 -> MulBackward0 -> AccumulateGrad\n"
+            "AddBackward0 -> SumBackward0 -> MulBackward0 -> AccumulateGrad\n");
+  std::string dot = to_dot({z}, GraphKind::Autograd);
+  EXPECT_NE(dot.find("AccumulateGrad"), std::string::npos);
+  EXPECT_EQ(x.exp().grad_fn()->name(), "ExpBackward0");
+}
+
+TEST(Autograd, AccumulationRetainGraphAndZero) {
+  Tensor x = tensor({2.0f}).requires_grad_();
+  Tensor y = x * x;
+  y.backward({}, /*retain_graph=*/true);
+  y.backward({}, true);
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 8);
+  x.mutable_grad().zero_();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 0);
+  y.backward();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 4);
+  std::string e = errorOf([&] { y.backward(); });
+  EXPECT_NE(e.find("Trying to backward through the graph a second time"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("Specify retain_graph=True"), std::string::npos);
+  x.mutable_grad() = Tensor();
+  (x * 3).sum().backward();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 3);
+}
+
+TEST(Autograd, SameStructureReusesGradientProgram) {
+  Tensor a = tensor({1.0f, 2.0f, 3.0f}).requires_grad_();
+  (a * a).sum().backward();
+  int64_t compiles = backward_compiles();
+  Tensor b = tensor({4.0f, 5.0f, 6.0f}).requires_grad_();
+  (b * b).sum().backward();
+  EXPECT_EQ(backward_compiles(), compiles);
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{8, 10, 12}));
+}
+
+TEST(Autograd, NonScalarBackward) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor y = x * 2;
+  std::string e = errorOf([&] { y.backward(); });
+  EXPECT_NE(e.find("grad can be implicitly created only for scalar outputs"),
+            std::string::npos);
+  y.backward(ones_like(y));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+}
+
+TEST(Autograd, RetainGrad) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor y = x * 3;
+  y.retain_grad();
+  EXPECT_TRUE(y.retains_grad());
+  (y * y).sum().backward();
+  EXPECT_EQ(y.grad().to_vector<float>(), (std::vector<float>{6, 12}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{18, 36}));
+}
+
+TEST(Autograd, NoGradGuardAndDetach) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  {
+    NoGradGuard guard;
+    Tensor y = x * 2;
+    EXPECT_FALSE(y.requires_grad());
+    EXPECT_EQ(y.grad_fn(), nullptr);
+    x.sub_(1.0); // an SGD step
+  }
+  Tensor d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_EQ(d.grad_fn(), nullptr);
+  EXPECT_TRUE(d.storage().is_alias_of(x.storage()));
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 1}));
+}
+
+TEST(Autograd, GradFunctionDoesNotAccumulate) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor h = x * x;
+  std::vector<Tensor> g = grad({h.sum()}, {x, h});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1, 1}));
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(AutogradErrors, LeafInPlace) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  std::string e = errorOf([&] { x.add_(1.0); });
+  EXPECT_NE(e.find("a leaf Variable that requires grad is being used in an "
+                   "in-place operation."),
+            std::string::npos);
+}
+
+TEST(AutogradErrors, SavedTensorModified) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor a = x * 1;
+  Tensor b = a * a;
+  int line = __LINE__ + 1;
+  a.add_(1.0);
+  std::string e = errorOf([&] { b.sum().backward(); });
+  EXPECT_NE(e.find("one of the variables needed for gradient computation has "
+                   "been modified by an inplace operation: "
+                   "[torch.FloatTensor [2]], which is output 0 of "
+                   "AddBackward0, is at version 1; expected version 0 "
+                   "instead. Hint:"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("AutogradTest.cpp:" + std::to_string(line)),
+            std::string::npos)
+      << e;
+  set_detect_anomaly(true);
+  e = errorOf([&] { b.sum().backward(); });
+  set_detect_anomaly(false);
+  EXPECT_NE(e.find("the forward op that saved it was recorded at"),
+            std::string::npos)
+      << e;
+  // The safe alternative.
+  Tensor c = x * 1;
+  Tensor d = c * c;
+  c = c + 1;
+  d.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+TEST(AutogradErrors, ExpandedWrite) {
+  std::string e = errorOf([] { ones({1}).expand({4}).add_(1.0); });
+  EXPECT_NE(e.find("more than one element of the written-to tensor"),
+            std::string::npos);
+}
+
+TEST(Gradcheck, PassesAndFails) {
+  auto fn = [](const std::vector<Tensor> &x) {
+    return (x[0] * x[1]).tanh() + x[0].exp();
+  };
+  std::vector<Tensor> in = {tensor({0.1, 0.5, -0.3}), tensor({1.0, -2.0, 0.7})};
+  GradcheckResult ok = gradcheck(fn, in);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  // A custom function whose backward is wrong (d(x*x)/dx = 3x instead of 2x).
+  GradcheckOptions wrong;
+  wrong.analytic = [](const std::vector<Tensor> &x, const Tensor &g) {
+    return std::vector<Tensor>{g * x[0] * 3.0};
+  };
+  GradcheckResult bad =
+      gradcheck([](const std::vector<Tensor> &x) { return x[0] * x[0]; },
+                {tensor({1.0, -2.0, 0.5})}, wrong);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.index, 1);
+  EXPECT_NEAR(bad.analytic, -6, 1e-9);
+  EXPECT_NEAR(bad.numeric, -4, 1e-5);
+  EXPECT_NE(bad.message.find("Jacobian mismatch"), std::string::npos);
+}

@@ -1,0 +1,42 @@
+# ctest install-consumer: installs the build into a temporary prefix,
+# configures tests/install/consumer with find_package(strata REQUIRED),
+# builds it and runs it.
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... [-DLAUNCHER=ccache]
+#         -P RunInstallTest.cmake
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install-consumer: ${what} failed (${rc}):\n${out}")
+  endif()
+  message(STATUS "install-consumer: ${what}: ok")
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR}
+  --prefix ${prefix})
+foreach(f include/strata/strata.h include/strata/Version.h
+    lib/cmake/strata/strataConfig.cmake bin/strata-opt)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "install-consumer: ${prefix}/${f} was not installed")
+  endif()
+endforeach()
+run("strata-opt --version" ${prefix}/bin/strata-opt --version)
+if(NOT last_output MATCHES "strata-opt \\(strata\\) [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "install-consumer: unexpected --version output:\n"
+    "${last_output}")
+endif()
+
+set(launcher)
+if(LAUNCHER)
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+run("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}
+  -B ${WORK_DIR}/consumer -G Ninja -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_PREFIX_PATH=${prefix} ${launcher})
+run("build the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run("run the consumer" ${WORK_DIR}/consumer/app)
+message(STATUS "${last_output}")
