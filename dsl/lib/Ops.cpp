@@ -126,11 +126,22 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
                       "pair of sizes is equal or one of them is 1; use "
                       "view/unsqueeze/expand to line them up");
   DType common = resultType({a, b});
-  if (kind == Kind::Arith && std::string_view(name) == "sub" &&
-      common == DType::Bool)
-    fail("Subtraction, the `-` operator, with two bool tensors is not "
-         "supported.",
-         "use the `^` or `logical_xor()` operator instead", loc);
+  // PyTorch refuses sub with any bool tensor operand, whatever the result
+  // type would be (`mask - 1` is an error, not an int64 tensor).
+  bool boolA = ta && ta->dtype == DType::Bool,
+       boolB = tb && tb->dtype == DType::Bool;
+  if (kind == Kind::Arith && std::string_view(name) == "sub") {
+    if (common == DType::Bool)
+      fail("Subtraction, the `-` operator, with two bool tensors is not "
+           "supported.",
+           "use the `^` or `logical_xor()` operator instead", loc);
+    if (boolA || boolB)
+      fail("Subtraction, the `-` operator, with a bool tensor is not "
+           "supported.",
+           "if you are trying to invert a mask, use the `~` or "
+           "`logical_not()` operator instead",
+           loc);
+  }
   if (kind == Kind::Div && !isFloatingPoint(common))
     common = DType::F32; // true division
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
@@ -363,29 +374,39 @@ Tensor strata::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
 //===--- Operators --------------------------------------------------------===//
 
 #define STRATA_OPERATOR(sym, name, kind)                                       \
-  Tensor strata::operator sym(const Tensor &a, const Tensor &b) {              \
-    return binary(name, kind, Arg{&a, {}}, Arg{&b, {}}, SourceLoc::current()); \
+  Tensor strata::operator sym(const Tensor &a, LocatedTensor b) {              \
+    return binary(name, kind, Arg{&a, {}}, Arg{&b.tensor, {}}, b.loc);         \
   }                                                                            \
   Tensor strata::operator sym(const Tensor &a, Scalar s) {                     \
-    return binary(name, kind, Arg{&a, {}}, Arg{nullptr, s},                    \
-                  SourceLoc::current());                                       \
+    return binary(name, kind, Arg{&a, {}}, Arg{nullptr, s}, s.loc());          \
   }
 STRATA_OPERATOR(+, "add", Kind::Arith)
 STRATA_OPERATOR(-, "sub", Kind::Arith)
 STRATA_OPERATOR(*, "mul", Kind::Arith)
 STRATA_OPERATOR(/, "div", Kind::Div)
-STRATA_OPERATOR(==, "eq", Kind::Compare)
-STRATA_OPERATOR(!=, "ne", Kind::Compare)
-STRATA_OPERATOR(<, "lt", Kind::Compare)
-STRATA_OPERATOR(<=, "le", Kind::Compare)
-STRATA_OPERATOR(>, "gt", Kind::Compare)
-STRATA_OPERATOR(>=, "ge", Kind::Compare)
 #undef STRATA_OPERATOR
+
+// Comparisons take both operands located: C++20 also considers `b == a`
+// for `a == b`, and identical parameter types keep that unambiguous.
+#define STRATA_COMPARE(sym, name)                                              \
+  Tensor strata::operator sym(LocatedTensor a, LocatedTensor b) {              \
+    return binary(name, Kind::Compare, Arg{&a.tensor, {}}, Arg{&b.tensor, {}}, \
+                  b.loc);                                                      \
+  }                                                                            \
+  Tensor strata::operator sym(const Tensor &a, Scalar s) {                     \
+    return binary(name, Kind::Compare, Arg{&a, {}}, Arg{nullptr, s}, s.loc()); \
+  }
+STRATA_COMPARE(==, "eq")
+STRATA_COMPARE(!=, "ne")
+STRATA_COMPARE(<, "lt")
+STRATA_COMPARE(<=, "le")
+STRATA_COMPARE(>, "gt")
+STRATA_COMPARE(>=, "ge")
+#undef STRATA_COMPARE
 
 #define STRATA_ROPERATOR(sym, name, kind)                                      \
   Tensor strata::operator sym(Scalar s, const Tensor &a) {                     \
-    return binary(name, kind, Arg{nullptr, s}, Arg{&a, {}},                    \
-                  SourceLoc::current());                                       \
+    return binary(name, kind, Arg{nullptr, s}, Arg{&a, {}}, s.loc());          \
   }
 STRATA_ROPERATOR(+, "add", Kind::Arith)
 STRATA_ROPERATOR(-, "sub", Kind::Arith)
@@ -393,7 +414,7 @@ STRATA_ROPERATOR(*, "mul", Kind::Arith)
 STRATA_ROPERATOR(/, "div", Kind::Div)
 #undef STRATA_ROPERATOR
 
-Tensor strata::operator-(const Tensor &a) { return a.neg(); }
+Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
 
 //===--- In place ---------------------------------------------------------===//
 

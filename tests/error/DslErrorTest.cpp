@@ -82,3 +82,41 @@ TEST(DslErrors, NoCudaYet) {
               "no CUDA device/support");
   EXPECT_THROW(Tensor().sizes(), Error);
 }
+
+// Operators cannot take a defaulted std::source_location, yet their errors
+// must still name the user's line: the located operand (LocatedTensor or a
+// Scalar) is converted in the user's expression.
+TEST(DslErrors, OperatorsNameTheUsersLine) {
+  Tensor a = ones({3}), b = ones({4});
+  auto expectLine = [](auto f, int line) {
+    try {
+      f();
+      FAIL() << "no error";
+    } catch (const Error &e) {
+      std::string where = e.where();
+      EXPECT_NE(where.find("DslErrorTest.cpp:" + std::to_string(line)),
+                std::string::npos)
+          << e.what();
+    }
+  };
+  int line = __LINE__ + 1;
+  expectLine([&] { (void)(a + b); }, line);
+  line = __LINE__ + 1;
+  expectLine([&] { (void)(a < b); }, line);
+  line = __LINE__ + 1;
+  expectLine([&] { (void)(a == b); }, line);
+  Tensor flag = ones({2}).to(kBool);
+  line = __LINE__ + 1;
+  expectLine([&] { (void)(flag - 1); }, line);
+  line = __LINE__ + 1;
+  expectLine([&] { (void)(1 - flag); }, line);
+  line = __LINE__ + 1;
+  expectLine([&] { (void)(-flag); }, line);
+  // PyTorch's messages (torch 1.13: `mask - 1` and `1 - mask` both raise).
+  expectError([&] { (void)(flag - 1); },
+              "Subtraction, the `-` operator, with a bool tensor is not "
+              "supported.");
+  expectError([&] { (void)(flag - flag); },
+              "Subtraction, the `-` operator, with two bool tensors is not "
+              "supported.");
+}

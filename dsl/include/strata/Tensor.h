@@ -303,14 +303,29 @@ private:
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
-/// Binary operators (tensor/tensor, tensor/scalar, scalar/tensor).
-Tensor operator+(const Tensor &a, const Tensor &b);
+/// An operator's tensor operand with the user's source location. Operators
+/// cannot take a defaulted std::source_location parameter; the implicit
+/// conversion to this type happens in the user's expression, so its
+/// defaulted constructor argument is the user's file and line.
+struct LocatedTensor {
+  /// Wraps `t`; `loc` defaults to where the conversion happens.
+  LocatedTensor(const Tensor &t, SourceLoc loc = SourceLoc::current())
+      : tensor(t), loc(loc) {}
+  /// The operand.
+  const Tensor &tensor;
+  /// The user's source location of the expression.
+  SourceLoc loc;
+};
+
+/// Binary operators (tensor/tensor, tensor/scalar, scalar/tensor); errors
+/// name the user's line (from the located operand).
+Tensor operator+(const Tensor &a, LocatedTensor b);
 /// a - b.
-Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, LocatedTensor b);
 /// a * b.
-Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, LocatedTensor b);
 /// a / b.
-Tensor operator/(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, LocatedTensor b);
 /// a + s.
 Tensor operator+(const Tensor &a, Scalar s);
 /// a - s.
@@ -328,19 +343,19 @@ Tensor operator*(Scalar s, const Tensor &a);
 /// s / a.
 Tensor operator/(Scalar s, const Tensor &a);
 /// -a.
-Tensor operator-(const Tensor &a);
+Tensor operator-(LocatedTensor a);
 /// Elementwise comparisons (bool tensors).
-Tensor operator==(const Tensor &a, const Tensor &b);
+Tensor operator==(LocatedTensor a, LocatedTensor b);
 /// a != b.
-Tensor operator!=(const Tensor &a, const Tensor &b);
+Tensor operator!=(LocatedTensor a, LocatedTensor b);
 /// a < b.
-Tensor operator<(const Tensor &a, const Tensor &b);
+Tensor operator<(LocatedTensor a, LocatedTensor b);
 /// a <= b.
-Tensor operator<=(const Tensor &a, const Tensor &b);
+Tensor operator<=(LocatedTensor a, LocatedTensor b);
 /// a > b.
-Tensor operator>(const Tensor &a, const Tensor &b);
+Tensor operator>(LocatedTensor a, LocatedTensor b);
 /// a >= b.
-Tensor operator>=(const Tensor &a, const Tensor &b);
+Tensor operator>=(LocatedTensor a, LocatedTensor b);
 /// a == s.
 Tensor operator==(const Tensor &a, Scalar s);
 /// a != s.

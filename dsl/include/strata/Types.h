@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -109,25 +110,37 @@ public:
   /// Kinds of scalar.
   enum class Kind { Bool, Int, Float };
   /// A floating-point scalar.
-  Scalar(double v) : value_(v), kind_(Kind::Float) {}
+  Scalar(double v, std::source_location loc = std::source_location::current())
+      : value_(v), kind_(Kind::Float), loc_(loc) {}
   /// A floating-point scalar.
-  Scalar(float v) : value_(v), kind_(Kind::Float) {}
+  Scalar(float v, std::source_location loc = std::source_location::current())
+      : value_(v), kind_(Kind::Float), loc_(loc) {}
   /// An integer scalar.
-  Scalar(int v) : value_(v), kind_(Kind::Int) {}
+  Scalar(int v, std::source_location loc = std::source_location::current())
+      : value_(v), kind_(Kind::Int), loc_(loc) {}
   /// An integer scalar.
-  Scalar(long v) : value_(static_cast<double>(v)), kind_(Kind::Int) {}
+  Scalar(long v, std::source_location loc = std::source_location::current())
+      : value_(static_cast<double>(v)), kind_(Kind::Int), loc_(loc) {}
   /// An integer scalar.
-  Scalar(long long v) : value_(static_cast<double>(v)), kind_(Kind::Int) {}
+  Scalar(long long v,
+         std::source_location loc = std::source_location::current())
+      : value_(static_cast<double>(v)), kind_(Kind::Int), loc_(loc) {}
   /// A bool scalar.
-  Scalar(bool v) : value_(v ? 1 : 0), kind_(Kind::Bool) {}
+  Scalar(bool v, std::source_location loc = std::source_location::current())
+      : value_(v ? 1 : 0), kind_(Kind::Bool), loc_(loc) {}
   /// The value as a double.
   double toDouble() const { return value_; }
   /// The category.
   Kind kind() const { return kind_; }
+  /// Where the scalar entered the user's code: the implicit conversion of
+  /// `2` in `x * 2` happens in the user's expression, so this is the user's
+  /// line even for operators (which cannot take a defaulted location).
+  const std::source_location &loc() const { return loc_; }
 
 private:
   double value_;
   Kind kind_;
+  std::source_location loc_;
 };
 
 /// "torch.float32" etc.
