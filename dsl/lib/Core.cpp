@@ -2,6 +2,8 @@
 //--------===//
 #include "Impl.h"
 
+#include "strata/Runtime/CudaDriver.h"
+
 #include <cstring>
 #include <sstream>
 
@@ -100,10 +102,86 @@ int64_t Storage::nbytes() const {
   return buffer_ ? static_cast<int64_t>(buffer_->nbytes()) : 0;
 }
 int64_t Storage::size() const { return nbytes() / elementSize_; }
-Device Storage::device() const { return Device::cpu(); }
+Device Storage::device() const {
+  return buffer_ && buffer_->device() == runtime::DeviceKind::CUDA
+             ? Device::cuda(0)
+             : Device::cpu();
+}
 long Storage::use_count() const { return buffer_.use_count(); }
 
 //===--- Shared helpers ---------------------------------------------------===//
+
+void strata::detail::checkDevice(const Device &d, const SourceLoc &loc) {
+  if (d.is_cpu())
+    return;
+  std::string error;
+  if (!runtime::cuda::Driver::get(error))
+    fail(error + " (asked for " + d.str() + ")",
+         "CUDA tensors need an NVIDIA driver (libcuda.so.1, or "
+         "$STRATA_CUDA_DRIVER) and a GPU; keep tensors on the CPU",
+         loc);
+  if (d.index() > 0)
+    fail("no CUDA device: " + d.str() +
+             " is not available (strata drives "
+             "cuda:0 only)",
+         "use strata::Device::cuda() (cuda:0)", loc);
+}
+
+Device strata::detail::deviceOf(int8_t device) {
+  return device == kDevCUDA ? Device::cuda(0) : Device::cpu();
+}
+
+int8_t strata::detail::joinDevices(int8_t a, int8_t b, const SourceLoc &loc) {
+  if (a == kDevAny || a == b)
+    return b;
+  if (b == kDevAny)
+    return a;
+  fail("Expected all tensors to be on the same device, but found at least "
+       "two devices, cuda:0 and cpu!",
+       "move one operand with .to(strata::Device::cuda()) or "
+       ".to(strata::kCPU)",
+       loc);
+}
+
+runtime::StoragePtr strata::detail::copyBuffer(const runtime::StoragePtr &src,
+                                               runtime::DeviceKind device,
+                                               const SourceLoc &loc) {
+  std::string error;
+  runtime::StoragePtr dst =
+      runtime::Storage::tryCreate(src->nbytes(), error, device);
+  if (!dst)
+    fail(error, "free tensors you no longer need or call empty_cache()", loc);
+  if (src->nbytes() == 0)
+    return dst;
+  bool fromDev = src->device() == runtime::DeviceKind::CUDA;
+  bool toDev = device == runtime::DeviceKind::CUDA;
+  if (!fromDev && !toDev) {
+    memcpy(dst->data(), src->data(), src->nbytes());
+    return dst;
+  }
+  runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
+  if (driver) {
+    auto dev = [](const runtime::StoragePtr &b) {
+      return reinterpret_cast<runtime::cuda::DevicePtr>(b->data());
+    };
+    if (fromDev && toDev)
+      error = driver->copyOnDevice(dev(dst), dev(src), src->nbytes());
+    else if (toDev)
+      error = driver->copyToDevice(dev(dst), src->data(), src->nbytes());
+    else
+      error = driver->copyToHost(dst->data(), dev(src), src->nbytes());
+  }
+  if (!error.empty())
+    fail(error, "", loc);
+  return dst;
+}
+
+runtime::StoragePtr strata::detail::hostBuffer(const runtime::StoragePtr &b,
+                                               const SourceLoc &loc) {
+  if (!b || b->device() != runtime::DeviceKind::CUDA)
+    return b;
+  return copyBuffer(b, runtime::DeviceKind::CPU, loc);
+}
 
 const TensorImpl &strata::detail::implOf(const Tensor &t,
                                          const SourceLoc &loc) {
@@ -139,6 +217,12 @@ void registerReader(const NodePtr &node) {
 
 Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
                                   bool requiresGrad) {
+  if (!node->inputs.empty()) {
+    int8_t device = kDevAny;
+    for (const Operand &in : node->inputs)
+      device = joinDevices(device, in.node->device, loc);
+    node->device = device;
+  }
   auto root = std::make_shared<StorageRoot>();
   root->dtype = node->dtype;
   root->numel = layout::contiguous(node->sizes).numel();
@@ -174,10 +258,13 @@ Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
                                 const Shape &sizes,
                                 const TensorOptions &options,
                                 const char *origin, const SourceLoc &loc) {
-  if (options.device().is_cuda())
-    fail("no CUDA device/support yet: cannot create a tensor on " +
-             options.device().str(),
-         "create it on the CPU (the default device)", loc);
+  bool onDevice = buffer && buffer->device() == runtime::DeviceKind::CUDA;
+  if (options.device().is_cuda() && !onDevice) {
+    // Made on the host (from_vector, empty, ...), then uploaded.
+    checkDevice(options.device(), loc);
+    return makeLeaf(copyBuffer(buffer, runtime::DeviceKind::CUDA, loc), dtype,
+                    sizes, options, origin, loc);
+  }
   auto root = std::make_shared<StorageRoot>();
   root->dtype = dtype;
   root->numel = layout::contiguous(sizes).numel();
@@ -186,6 +273,7 @@ Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
   node->dtype = dtype;
   node->rootNumel = root->numel;
   node->buffer = buffer;
+  node->device = onDevice ? kDevCUDA : kDevCPU;
   node->root = root;
   node->loc = loc;
   root->current = node;
@@ -251,9 +339,11 @@ int64_t Tensor::storage_offset() const { return checked().layout.offset; }
 int64_t Tensor::dim() const { return checked().layout.dim(); }
 int64_t Tensor::numel() const { return checked().layout.numel(); }
 DType Tensor::dtype() const { return checked().dtype; }
-Device Tensor::device() const { return Device::cpu(); }
+Device Tensor::device() const {
+  return deviceOf(checked().root->current->device);
+}
 TensorOptions Tensor::options() const {
-  return TensorOptions(dtype()).requires_grad(requires_grad());
+  return TensorOptions(dtype()).device(device()).requires_grad(requires_grad());
 }
 bool Tensor::is_contiguous() const {
   return layout::isContiguous(checked().layout);
@@ -290,6 +380,15 @@ void *Tensor::data_ptr(SourceLoc loc) const {
   eval(loc);
   if (!t.root->home || !t.root->home->data())
     return nullptr;
+  if (t.root->home->device() == runtime::DeviceKind::CUDA) {
+    // A device address (as PyTorch's), valid once the stream is done.
+    std::string error;
+    runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
+    if (driver)
+      error = driver->synchronize();
+    if (!error.empty())
+      fail(error, "", loc);
+  }
   return t.root->home->data() + t.layout.offset * elementSize(t.dtype);
 }
 
@@ -331,8 +430,9 @@ template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
   if (t.layout.numel() == 0)
     return out;
   out.reserve(t.layout.numel());
+  runtime::StoragePtr host = hostBuffer(t.root->home, loc);
   for (int64_t i : layout::storageIndices(t.layout)) {
-    double v = loadElement(*t.root->home, t.dtype, i);
+    double v = loadElement(*host, t.dtype, i);
     if constexpr (std::is_same_v<T, bool>)
       out.push_back(v != 0);
     else
@@ -348,7 +448,27 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
              " elements cannot be converted to Scalar",
          "reduce it first (sum(), amax()...) or select one element", loc);
   eval(loc);
-  double v = loadElement(*t.root->home, t.dtype, t.layout.offset);
+  double v;
+  if (t.root->home->device() == runtime::DeviceKind::CUDA) {
+    // One element down (synchronizes the stream).
+    unsigned char bytes[8] = {0};
+    int64_t es = elementSize(t.dtype);
+    std::string error;
+    runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
+    if (driver)
+      error = driver->copyToHost(
+          bytes,
+          reinterpret_cast<runtime::cuda::DevicePtr>(t.root->home->data()) +
+              t.layout.offset * es,
+          es);
+    if (!error.empty())
+      fail(error, "", loc);
+    runtime::StoragePtr one = runtime::Storage::wrapExternal(
+        bytes, es, runtime::DeviceKind::CPU, nullptr);
+    v = loadElement(*one, t.dtype, 0);
+  } else {
+    v = loadElement(*t.root->home, t.dtype, t.layout.offset);
+  }
   if constexpr (std::is_same_v<T, bool>)
     return v != 0;
   else

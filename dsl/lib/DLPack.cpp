@@ -141,6 +141,9 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
 
 DLManagedTensor *strata::to_dlpack(const Tensor &t, SourceLoc loc) {
   const TensorImpl &impl = implOf(t, loc);
+  if (t.device().is_cuda())
+    fail("to_dlpack: CUDA tensors are not exported yet (kDLCUDA)",
+         "export a host copy: to_dlpack(t.to(strata::kCPU))", loc);
   t.eval(loc);
   auto *ctx = new ExportContext;
   ctx->keep = impl.root->home;

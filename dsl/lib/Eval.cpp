@@ -17,7 +17,9 @@
 #include "Eval.h"
 #include "Impl.h"
 
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
+#include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
 #include <chrono>
@@ -323,7 +325,24 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
       roots.push_back(t->root->current.get());
   if (roots.empty())
     return;
+  // One program runs on one device: CPU and CUDA roots evaluate apart.
+  bool anyCuda = false, allCuda = true;
+  for (const Node *r : roots) {
+    anyCuda |= r->device == kDevCUDA;
+    allCuda &= r->device == kDevCUDA;
+  }
+  if (anyCuda && !allCuda) {
+    std::vector<const TensorImpl *> cpu, cuda;
+    for (const TensorImpl *t : tensors)
+      (t->root->current->device == kDevCUDA ? cuda : cpu).push_back(t);
+    evaluate(cpu, loc);
+    evaluate(cuda, loc);
+    return;
+  }
   Slice slice(roots);
+  bool onCuda = false;
+  for (const Node *n : slice.nodes)
+    onCuda |= n->device == kDevCUDA;
   bool hit;
   Program &program = prepare(slice, loc, hit);
   if (hit)
@@ -333,14 +352,23 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
     const Node *a = slice.args[i];
     jit::JitValue &v = args[i];
     v.dtype = static_cast<jit::DType>(a->dtype);
-    v.buffer = a->buffer;
+    // A CUDA program uploads host arguments itself; a CPU program reads
+    // device ones (a scalar computed on the GPU) from a host copy.
+    v.buffer = onCuda ? a->buffer : hostBuffer(a->buffer, loc);
     v.sizes = {a->rootNumel};
     v.strides = {1};
     v.isStorage = true;
   }
   jit::RunOptions options;
   options.donated = program.donated;
-  jit::RunResult result = program.fn->run(args, options);
+  jit::RunResult result;
+  if (onCuda) {
+    jit::CudaRunOptions cudaOptions;
+    cudaOptions.deviceResults = true; // results stay on the GPU
+    result = jit::runFunctionCuda(program.fn->function(), args, cudaOptions);
+  } else {
+    result = program.fn->run(args, options);
+  }
   args.clear();
   if (!result.ok)
     fail("strata could not run this program: " + result.error,
@@ -358,8 +386,24 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
     runtime::StoragePtr buffer = std::move(result.values[i].buffer);
     auto root = n->root.lock();
     if (root && root->home && root->home != buffer) {
-      if (buffer->nbytes())
+      if (buffer->nbytes() &&
+          (root->home->device() == runtime::DeviceKind::CUDA ||
+           buffer->device() == runtime::DeviceKind::CUDA)) {
+        // The CUDA executor never writes in place: copy the new version
+        // into the home buffer on the device (views share that buffer).
+        std::string error;
+        namespace cu = runtime::cuda;
+        cu::Driver *driver = cu::Driver::get(error);
+        if (driver)
+          error = driver->copyOnDevice(
+              reinterpret_cast<cu::DevicePtr>(root->home->data()),
+              reinterpret_cast<cu::DevicePtr>(buffer->data()),
+              buffer->nbytes());
+        if (!error.empty())
+          fail(error, "", loc);
+      } else if (buffer->nbytes()) {
         memcpy(root->home->data(), buffer->data(), buffer->nbytes());
+      }
       ++gStats.copyBacks;
       buffer = root->home;
     } else if (root && !root->home) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
 
+#include "strata/Runtime/CudaAllocator.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -30,11 +32,9 @@ Tensor generated(const char *op, Op kind, const Shape &sizes, DType dtype,
                  double a, double b, const TensorOptions &options,
                  const SourceLoc &loc) {
   checkSizes(sizes, op, loc);
-  if (options.device().is_cuda())
-    fail("no CUDA device/support yet: cannot create a tensor on " +
-             options.device().str(),
-         "create it on the CPU (the default device)", loc);
+  checkDevice(options.device(), loc);
   auto node = std::make_shared<Node>();
+  node->device = options.device().is_cuda() ? kDevCUDA : kDevCPU;
   node->op = kind;
   node->name = op;
   node->dtype = dtype;
@@ -251,25 +251,37 @@ Tensor strata::randn_like(const Tensor &t, SourceLoc loc) {
 //---------------------------------------------------------------===//
 
 namespace {
-void checkCpu(Device d, const char *op, const SourceLoc &loc) {
-  if (d.is_cuda())
-    fail(std::string(op) + ": no CUDA device/support yet (asked for " +
-             d.str() + ")",
-         "memory stats exist for the CPU allocator only", loc);
+/// True for a usable CUDA device (throws for an unusable one).
+bool isCuda(Device d, const SourceLoc &loc) {
+  if (d.is_cpu())
+    return false;
+  checkDevice(d, loc); // the runtime's "no CUDA device: ..." reason
+  return true;
 }
 } // namespace
 
 MemoryStats strata::memory_stats(Device device, SourceLoc loc) {
-  checkCpu(device, "memory_stats", loc);
+  if (isCuda(device, loc)) {
+    // The CUDA caching allocator counts rounded blocks; it keeps no count
+    // of frees (num_frees is 0).
+    runtime::cuda::MemoryStats s = runtime::cuda::Allocator::get().stats();
+    return {s.allocated, s.peak, s.reserved, s.allocations, 0};
+  }
   runtime::MemoryStats s = runtime::CpuAllocator::global().stats();
   return {s.allocatedBytes, s.peakAllocatedBytes, s.reservedBytes, s.numAllocs,
           s.numFrees};
 }
 void strata::reset_peak_memory_stats(Device device, SourceLoc loc) {
-  checkCpu(device, "reset_peak_memory_stats", loc);
+  if (isCuda(device, loc))
+    return runtime::cuda::Allocator::get().resetPeakStats();
   runtime::CpuAllocator::global().resetPeakStats();
 }
 void strata::empty_cache(Device device, SourceLoc loc) {
-  checkCpu(device, "empty_cache", loc);
+  if (isCuda(device, loc)) {
+    std::string error = runtime::cuda::Allocator::get().emptyCache();
+    if (!error.empty())
+      fail("empty_cache: " + error, "", loc);
+    return;
+  }
   runtime::CpuAllocator::global().emptyCache();
 }

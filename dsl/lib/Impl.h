@@ -23,6 +23,9 @@
 
 namespace strata::detail {
 
+/// Node::device values.
+constexpr int8_t kDevAny = -1, kDevCPU = 0, kDevCUDA = 1;
+
 /// Kinds of trace node.
 enum class Op : uint8_t {
   Leaf,
@@ -66,6 +69,9 @@ struct Node : std::enable_shared_from_this<Node> {
   double a = 0, b = 0;
   /// Set once evaluated (then `inputs` are dropped).
   runtime::StoragePtr buffer;
+  /// Where this version lives: kDevCPU, kDevCUDA, or kDevAny for a scalar
+  /// fill (`x + 2`), which joins a program on either device.
+  int8_t device = 0;
   /// The root whose version this is.
   std::weak_ptr<StorageRoot> root;
   SourceLoc loc;
@@ -184,6 +190,22 @@ void recordWrite(const TensorImpl &dest, const Tensor &src,
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
+/// Throws strata::Error unless `d` can be used: the CPU, or cuda:0 with a
+/// driver and a GPU (the runtime's "no CUDA device: ..." reason otherwise).
+void checkDevice(const Device &d, const SourceLoc &loc);
+/// The device of a node's version as a Device.
+Device deviceOf(int8_t device);
+/// The device common to `a` and `b` (kDevAny joins either); throws
+/// PyTorch's "Expected all tensors to be on the same device" otherwise.
+int8_t joinDevices(int8_t a, int8_t b, const SourceLoc &loc);
+/// `buffer` itself on the host; a CUDA storage is copied to a fresh host
+/// storage (synchronizing the stream). Throws on a driver error.
+runtime::StoragePtr hostBuffer(const runtime::StoragePtr &buffer,
+                               const SourceLoc &loc);
+/// A fresh storage on `device` with the bytes of `buffer` (any devices).
+runtime::StoragePtr copyBuffer(const runtime::StoragePtr &buffer,
+                               runtime::DeviceKind device,
+                               const SourceLoc &loc);
 /// Element `storageIndex` of a home buffer as a double.
 double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);
@@ -192,7 +214,8 @@ const char *irType(DType t);
 /// "file:line".
 std::string formatLoc(const SourceLoc &loc);
 
-//===--- Autograd hooks (Autograd.cpp) --------------------------------------===//
+//===--- Autograd hooks (Autograd.cpp)
+//--------------------------------------===//
 
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();

@@ -171,6 +171,8 @@ DType dtypeOfDescr(const std::string &descr, const std::string &path,
 
 void strata::save(const Tensor &t, const std::string &path, SourceLoc loc) {
   const TensorImpl &impl = implOf(t, loc);
+  if (t.device().is_cuda())
+    return save(t.to(kCPU, loc), path, loc); // the file is written from host
   // Reversed dims contiguous = Fortran order: write the buffer as it is.
   Shape reversed;
   for (int64_t d = impl.layout.dim() - 1; d >= 0; --d)

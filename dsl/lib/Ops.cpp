@@ -197,6 +197,7 @@ Tensor strata::detail::scalarTensor(double value, DType dtype,
   node->name = "fill";
   node->dtype = dtype;
   node->a = value;
+  node->device = kDevAny; // joins a program on either device
   return makeResult(std::move(node), loc, false);
 }
 
@@ -217,8 +218,11 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
              layout::formatList(dest.layout.sizes) +
              " doesn't match the broadcast shape " + layout::formatList(shape),
          "the value written must broadcast to the destination's shape", loc);
+  int8_t device =
+      joinDevices(dest.root->current->device, s.root->current->device, loc);
   Tensor converted = castTo(src, dest.dtype, loc);
   auto node = std::make_shared<Node>();
+  node->device = device;
   node->op = Op::Write;
   node->name = "write";
   node->dtype = dest.dtype;

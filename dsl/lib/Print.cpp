@@ -114,6 +114,8 @@ std::string Tensor::toString(SourceLoc loc) const {
   for (double v : to_vector<double>(loc))
     values.push_back(v);
   std::string suffix;
+  if (t.root->current->device == kDevCUDA)
+    suffix += ", device='cuda:0'";
   if (t.dtype != DType::F32 && t.dtype != DType::I64 && t.dtype != DType::Bool)
     suffix += ", dtype=" + strata::toString(t.dtype);
   if (t.requiresGrad)

@@ -169,10 +169,23 @@ Tensor Tensor::detach(SourceLoc loc) const {
 }
 
 Tensor Tensor::to(Device d, SourceLoc loc) const {
-  implOf(*this, loc);
-  if (d.is_cuda())
-    fail("no CUDA device/support yet: to(" + d.str() +
-             ") needs the CUDA backend, which is not built into the DSL",
-         "keep tensors on the CPU for now", loc);
-  return *this;
+  const TensorImpl &t = implOf(*this, loc);
+  checkDevice(d, loc);
+  if (device() == deviceOf(d.is_cuda() ? kDevCUDA : kDevCPU))
+    return *this; // PyTorch returns self on the same device
+  // A contiguous copy of the logical tensor (views copy only what they
+  // see), made on the source device, then one host<->device transfer of
+  // its buffer. The result is a new leaf: autograd does not flow through
+  // device moves yet.
+  Tensor src = layout::isContiguous(t.layout) && t.layout.offset == 0 &&
+                       t.layout.numel() == t.root->numel
+                   ? *this
+                   : detach(loc).clone(loc);
+  src.eval(loc);
+  const TensorImpl &s = *src.impl();
+  runtime::StoragePtr buffer = copyBuffer(
+      s.root->home,
+      d.is_cuda() ? runtime::DeviceKind::CUDA : runtime::DeviceKind::CPU, loc);
+  return makeLeaf(std::move(buffer), t.dtype, t.layout.sizes,
+                  TensorOptions(t.dtype).device(d), "to", loc);
 }

@@ -48,8 +48,10 @@ struct DeviceBuffer {
   rt::DevicePtr ptr = 0;
   int64_t elements = 0;
   DType dtype = DType::F32;
+  /// Set for an argument that already lives on the device: not ours.
+  strata::runtime::StoragePtr borrowed;
   ~DeviceBuffer() {
-    if (ptr)
+    if (ptr && !borrowed)
       rt::Allocator::get().release(ptr);
   }
 };
@@ -242,6 +244,15 @@ std::string Runner::run(const std::vector<JitValue> &args,
              ", got " + std::to_string(value.storageElements()) + " of " +
              dtypeName(value.dtype);
     Buffer b;
+    if (value.buffer->device() == strata::runtime::DeviceKind::CUDA) {
+      b = std::make_shared<DeviceBuffer>();
+      b->ptr = reinterpret_cast<rt::DevicePtr>(value.buffer->data());
+      b->elements = value.storageElements();
+      b->dtype = dtype;
+      b->borrowed = value.buffer;
+      argSlots[arg] = b;
+      continue;
+    }
     if (!(e = newBuffer(dtype, value.storageElements(), b)).empty() ||
         !(e = driver.copyToDevice(b->ptr, value.buffer->data(),
                                   value.buffer->size()))
@@ -281,7 +292,14 @@ std::string Runner::run(const std::vector<JitValue> &args,
     if (!b)
       return "returned value has no buffer";
     auto &h = host[b.get()];
-    if (!h) {
+    if (!h && options.deviceResults) {
+      // Keep the block on the device: the storage owns the buffer.
+      h = b->borrowed ? b->borrowed
+                      : strata::runtime::Storage::wrapExternal(
+                            reinterpret_cast<void *>(b->ptr),
+                            b->elements * elementSize(b->dtype),
+                            strata::runtime::DeviceKind::CUDA, [b] {});
+    } else if (!h) {
       h = strata::runtime::Storage::create(b->elements * elementSize(b->dtype));
       if (!(e = driver.copyToHost(h->data(), b->ptr, h->size())).empty())
         return e;
@@ -300,7 +318,7 @@ std::string Runner::run(const std::vector<JitValue> &args,
     }
     result.values.push_back(std::move(out));
   }
-  return driver.synchronize();
+  return options.deviceResults ? "" : driver.synchronize();
 }
 
 } // namespace

@@ -552,6 +552,7 @@ struct strata::jit::PreparedFunction::Impl {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   Plan plan;
+  mlir::Operation *func = nullptr;
 };
 
 strata::jit::PreparedFunction::PreparedFunction(std::unique_ptr<Impl> impl)
@@ -571,6 +572,7 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
     error = "no function @" + funcName;
     return nullptr;
   }
+  impl->func = func;
   impl->plan.build(func);
   if (!impl->plan.error.empty()) {
     error = impl->plan.error;
@@ -587,6 +589,10 @@ RunResult strata::jit::PreparedFunction::run(const std::vector<JitValue> &args,
 
 int strata::jit::PreparedFunction::numKernels() const {
   return impl->plan.numKernels;
+}
+
+mlir::Operation *strata::jit::PreparedFunction::function() const {
+  return impl->func;
 }
 
 std::string strata::jit::PreparedFunction::loweredIR() const {

@@ -7,6 +7,9 @@
 #    and the bandwidth benchmark;
 # 2. runs the CUDA unit tests (NVRTC + ptxas over every test kernel, the
 #    device allocator);
+# 2b. runs strata-gpu-dsl-smoke (tests/gpu/DslCudaSmoke.cpp): fluent
+#    programs (elementwise, broadcast, transposed copy, reductions, in-place
+#    through a view, printing, memory stats) on cuda:0 against the CPU;
 # 3. runs every tests/lit/Reference program with strata-run --engine=cuda
 #    against --engine=jit (CPU), with arange and with seeded random inputs,
 #    compared within float32 tolerance by tests/lit/JIT/Inputs/compare.py;
@@ -45,12 +48,18 @@ if ! grep -q "^CUDA_nvrtc_LIBRARY:FILEPATH=/" "$BUILD/CMakeCache.txt"; then
   exit 1
 fi
 run timeout 330 cmake --build "$BUILD" -j16 --target strata-run \
-  strata-translate strata-unit-cuda strata-bench-cuda
+  strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke
 BIN="$BUILD/bin"
 
 step "CUDA unit tests"
 if ! run timeout 180 "$BIN/strata-unit-cuda"; then
   FAILED+=("strata-unit-cuda")
+fi
+
+step "DSL smoke: fluent programs on cuda:0 against the CPU"
+if ! STRATA_CACHE_DIR="$BUILD/gpu-kernel-cache" \
+     run timeout 120 "$BIN/strata-gpu-dsl-smoke"; then
+  FAILED+=("strata-gpu-dsl-smoke")
 fi
 
 step "Reference programs: --engine=cuda against --engine=jit"

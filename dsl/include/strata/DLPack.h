@@ -22,7 +22,8 @@ namespace strata {
 /// `managed->deleter` runs exactly once, when the last tensor over that
 /// storage dies. Supported dtypes: float32/64, int32/64, bool (kDLBool, or
 /// uint8 with 8 bits); devices: CPU (kDLCPU, kDLCUDAHost). A CUDA tensor
-/// throws (the DSL has no CUDA tensors yet). On error nothing is taken: the
+/// throws (from_dlpack does not wrap device memory yet; to_dlpack of a
+/// CUDA tensor throws too). On error nothing is taken: the
 /// caller still owns `managed`.
 Tensor from_dlpack(DLManagedTensor *managed,
                    SourceLoc loc = SourceLoc::current());

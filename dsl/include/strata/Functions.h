@@ -117,7 +117,7 @@ struct MemoryStats {
   int64_t num_allocs = 0;           ///< allocations since start
   int64_t num_frees = 0;            ///< frees since start
 };
-/// Stats of `device` (CUDA throws: not supported yet).
+/// Stats of `device` (CUDA: the caching allocator; throws without a GPU).
 MemoryStats memory_stats(Device device = Device::cpu(),
                          SourceLoc loc = SourceLoc::current());
 /// Peak = current.

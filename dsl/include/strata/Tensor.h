@@ -203,7 +203,8 @@ public:
   Tensor detach(SourceLoc loc = SourceLoc::current()) const;
   /// Converted to element type `t` (itself when already `t`).
   Tensor to(DType t, SourceLoc loc = SourceLoc::current()) const;
-  /// On device `d` (CUDA throws: not supported yet).
+  /// On device `d`: self when already there, else a contiguous copy of the
+  /// logical tensor (a new leaf). CUDA throws without a driver/GPU.
   Tensor to(Device d, SourceLoc loc = SourceLoc::current()) const;
 
   //===--- Compute (recorded; evaluated lazily) ---------------------------===//

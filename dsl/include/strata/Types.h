@@ -33,7 +33,7 @@ std::string toString(DType t);
 /// True for F32 and F64.
 bool isFloatingPoint(DType t);
 
-/// A device: the CPU, or a CUDA device (not supported yet: any use throws).
+/// A device: the CPU, or a CUDA device (cuda:0 only; throws without a GPU).
 class Device {
 public:
   /// Device kinds.

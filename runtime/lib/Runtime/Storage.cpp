@@ -1,6 +1,7 @@
 //===- Storage.cpp - ref-counted tensor buffers
 //----------------------------===//
 #include "strata/Runtime/Storage.h"
+#include "strata/Runtime/CudaAllocator.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,9 +10,15 @@ using namespace strata::runtime;
 
 StoragePtr Storage::tryCreate(size_t nbytes, std::string &error,
                               DeviceKind device) {
-  if (device != DeviceKind::CPU) {
-    error = "no CUDA device/support yet: strata allocates CPU storages only";
-    return nullptr;
+  if (device == DeviceKind::CUDA) {
+    // Device memory from the caching allocator; data() is the device
+    // address (never dereference it on the host).
+    cuda::DevicePtr ptr = 0;
+    error = cuda::Allocator::get().allocate(nbytes, ptr);
+    if (!error.empty())
+      return nullptr;
+    return wrapExternal(reinterpret_cast<void *>(ptr), nbytes, device,
+                        [ptr] { cuda::Allocator::get().release(ptr); });
   }
   void *p = CpuAllocator::global().allocate(nbytes, error);
   if (!p && nbytes != 0)

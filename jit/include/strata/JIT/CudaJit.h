@@ -55,10 +55,16 @@ struct CudaRunOptions {
   /// When set, receives the device time of each repetition's kernels
   /// (CUDA events), in seconds.
   std::vector<double> *kernelSeconds = nullptr;
+  /// Results stay on the device: their buffers are CUDA storages
+  /// (runtime::DeviceKind::CUDA, from the caching allocator) and nothing is
+  /// downloaded or synchronized (the DSL's CUDA tensors).
+  bool deviceResults = false;
 };
 
-/// As runFunction, on the GPU: arguments are copied to the device, kernels
-/// run on one stream, results are copied back (synchronizing).
+/// As runFunction, on the GPU: host arguments are copied to the device
+/// (arguments whose buffer is already a CUDA storage are used in place and
+/// never written), kernels run on one stream, results are copied back
+/// (synchronizing) unless options.deviceResults.
 RunResult runFunctionCuda(mlir::Operation *func,
                           const std::vector<JitValue> &args,
                           const CudaRunOptions &options = {});

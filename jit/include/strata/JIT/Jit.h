@@ -161,6 +161,8 @@ public:
                 const RunOptions &options = {}) const;
   /// Number of strata.kernel ops the function runs.
   int numKernels() const;
+  /// The lowered func.func (for runFunctionCuda; owned by this object).
+  mlir::Operation *function() const;
   /// The function's IR after the pipeline (what run() executes).
   std::string loweredIR() const;
 

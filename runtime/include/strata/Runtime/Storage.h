@@ -30,7 +30,8 @@ using StoragePtr = std::shared_ptr<Storage>;
 class Storage {
 public:
   /// A storage of `nbytes` on `device`; null and `error` set on failure
-  /// (out of memory, or a device without support).
+  /// (out of memory, or "no CUDA device: ..." without a GPU). A CUDA
+  /// storage comes from cuda::Allocator and its data() is a device address.
   static StoragePtr tryCreate(size_t nbytes, std::string &error,
                               DeviceKind device = DeviceKind::CPU);
   /// tryCreate for callers that cannot fail gracefully: aborts with the
