@@ -14,5 +14,6 @@ fi
 "$bin/strata-bench-passes" --benchmark_counters_tabular=true "$@"
 "$bin/strata-bench-jit" --markdown "$build_dir/jit-bandwidth.md"
 "$bin/strata-bench-dsl" --benchmark_counters_tabular=true "$@"
+"$bin/strata-bench-autograd"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"
