@@ -3,6 +3,7 @@
 #   make test            install, build, run every test (ctest: unit + lit)
 #   make test SANITIZE=1 the same in build-sanitize/ with ASan + UBSan
 #   make bench           install, build (Release), run the benchmarks
+#   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
 JOBS ?= $(shell nproc)
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -17,7 +18,7 @@ ifneq ($(CCACHE),)
 CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench fuzz clean
 
 all: build
 
@@ -39,6 +40,10 @@ test: build
 
 bench: build
 	./benchmarks/run.sh $(BUILD_DIR)
+
+FUZZ_SECONDS ?= 600
+fuzz: configure
+	JOBS=$(JOBS) ./tests/fuzz/run.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build build-sanitize

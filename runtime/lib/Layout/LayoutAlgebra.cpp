@@ -241,7 +241,10 @@ Shape strata::layout::contiguousStrides(IntList sizes) {
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    // Wrapping: with a size-0 dim the product of the others may overflow
+    // (strides of an empty tensor address nothing); with numel > 0 every
+    // partial product fits (found by tests/fuzz under UBSan).
+    running = wrapMul(running, std::max<int64_t>(sizes[i], 1));
   }
   return strides;
 }
