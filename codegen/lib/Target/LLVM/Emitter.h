@@ -1,0 +1,193 @@
+//===- Emitter.h - the kernel-to-LLVM emitter, shared by its two files -*- C++
+//-*-===//
+//
+// Private to codegen/lib/Target/LLVM: KernelToLLVM.cpp holds the loop nest,
+// scalar ops and the driver; KernelToLLVMVector.cpp the vector paths
+// (non-temporal stores, the in-register transpose micro-kernel). See the
+// top of KernelToLLVM.cpp for the algorithm.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_CODEGEN_TARGET_LLVM_EMITTER_H
+#define STRATA_CODEGEN_TARGET_LLVM_EMITTER_H
+
+#include "strata/IR/StrataDialect.h"
+#include "strata/Target/LLVM/KernelToLLVM.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+
+namespace strata::codegen::detail {
+using namespace strata::ir;
+using llvm::Value;
+
+/// Emits one strata.kernel as an LLVM function (KernelToLLVM.h's ABI).
+class Emitter {
+public:
+  Emitter(KernelOp kernel, llvm::Module &module)
+      : k(kernel), mod(module), ctx(module.getContext()), b(ctx),
+        nest(kernel.getLoopNest()) {}
+
+  bool run(const std::string &name, std::string &error);
+
+private:
+  llvm::Type *scalarType(mlir::Type t) {
+    if (t.isF32())
+      return b.getFloatTy();
+    if (t.isF64())
+      return b.getDoubleTy();
+    return b.getIntNTy(t.getIntOrFloatBitWidth());
+  }
+  /// The type of a body value: a scalar, or a vector of `lanes` of them
+  /// while a transpose micro-kernel is emitted.
+  llvm::Type *valueType(llvm::Type *scalar) {
+    return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+  }
+  llvm::Type *valueType(mlir::Type t) { return valueType(scalarType(t)); }
+  /// i1 lives in memory as one byte.
+  llvm::Type *memoryType(mlir::Type t) {
+    return t.isInteger(1) ? b.getInt8Ty() : scalarType(t);
+  }
+  mlir::Type elementType(mlir::Value v) {
+    mlir::Type t = v.getType();
+    if (auto s = t.dyn_cast<StorageType>())
+      return s.getElementType();
+    return t.cast<StridedTensorType>().getElementType();
+  }
+  Value *load(unsigned op, Value *index) {
+    Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+    Value *v = b.CreateLoad(memTypes[op], p);
+    return types[op].isInteger(1) ? b.CreateTrunc(v, b.getInt1Ty()) : v;
+  }
+  void store(unsigned op, Value *index, Value *v) {
+    if (types[op].isInteger(1))
+      v = b.CreateZExt(v, b.getInt8Ty());
+    b.CreateStore(v, b.CreateInBoundsGEP(memTypes[op], bases[op], index));
+  }
+  Value *nanPropagating(bool isMax, Value *x, Value *y) {
+    Value *pick = isMax ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y);
+    Value *r = b.CreateSelect(pick, x, y);
+    return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), r);
+  }
+  Value *combine(llvm::StringRef kind, Value *acc, Value *v) {
+    bool f = v->getType()->isFPOrFPVectorTy();
+    if (kind == "sum") {
+      if (!f)
+        return b.CreateAdd(acc, v);
+      llvm::FastMathFlags fmf;
+      fmf.setAllowReassoc();
+      Value *add = b.CreateFAdd(acc, v);
+      if (auto *inst = llvm::dyn_cast<llvm::Instruction>(add))
+        inst->setFastMathFlags(fmf);
+      return add;
+    }
+    bool isMax = kind == "max";
+    if (f)
+      return nanPropagating(isMax, acc, v);
+    // Booleans compare unsigned (true = 1 > false = 0).
+    bool isBool = v->getType()->getScalarType()->isIntegerTy(1);
+    return b.CreateSelect(
+        isMax ? (isBool ? b.CreateICmpUGT(acc, v) : b.CreateICmpSGT(acc, v))
+              : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
+        acc, v);
+  }
+  Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
+    return b.CreateUnaryIntrinsic(id, x);
+  }
+  Value *libmCall(llvm::StringRef f32Name, llvm::StringRef f64Name,
+                  llvm::ArrayRef<Value *> args) {
+    llvm::Type *t = args[0]->getType()->getScalarType();
+    llvm::SmallVector<llvm::Type *> params(args.size(), t);
+    auto callee =
+        mod.getOrInsertFunction(t->isFloatTy() ? f32Name : f64Name,
+                                llvm::FunctionType::get(t, params, false));
+    if (!args[0]->getType()->isVectorTy())
+      return b.CreateCall(callee, args);
+    // No vector libm here: one call per lane.
+    Value *out = llvm::PoisonValue::get(args[0]->getType());
+    for (unsigned l = 0; l < lanes; ++l) {
+      llvm::SmallVector<Value *> laneArgs;
+      for (Value *a : args)
+        laneArgs.push_back(b.CreateExtractElement(a, l));
+      out = b.CreateInsertElement(out, b.CreateCall(callee, laneArgs), l);
+    }
+    return out;
+  }
+  bool emitBody(llvm::ArrayRef<Value *> args,
+                llvm::SmallVectorImpl<Value *> &yields, std::string &error);
+  Value *emitOp(mlir::Operation &op, std::string &error);
+  using BodyFn = llvm::function_ref<llvm::SmallVector<Value *>(
+      Value *, llvm::ArrayRef<Value *>)>;
+  llvm::SmallVector<Value *> emitFor(Value *lo, Value *hi,
+                                     llvm::ArrayRef<Value *> init, BodyFn body,
+                                     int64_t step = 1, bool scalarOnly = false);
+  bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
+                 llvm::SmallVector<Value *> ivs, std::string &error);
+  void planLoops();
+  void planNonTemporal();
+  void storeNonTemporal(unsigned op, Value *index, Value *v, unsigned align);
+  Value *loadVector(unsigned op, Value *index);
+  void storeVector(unsigned op, Value *index, Value *v);
+  Value *loadRow(unsigned op, Value *index);
+  void storeRow(unsigned op, Value *index, Value *v);
+  Value *reduceLanes(llvm::StringRef kind, Value *v);
+  llvm::SmallVector<Value *> transpose(llvm::ArrayRef<Value *> rows);
+  bool emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT, Value *mI,
+                       llvm::ArrayRef<unsigned> tileAcc,
+                       llvm::ArrayRef<Value *> accIn,
+                       llvm::SmallVectorImpl<Value *> &accOut,
+                       std::string &error);
+  Value *combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs);
+  Value *offset(Value *index, int64_t elements) {
+    return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;
+  }
+
+  /// One emitted loop: a whole nest loop, or the tile loop (step kTile) or
+  /// the loop within a tile of a tiled nest loop.
+  enum class LoopKind { Full, Block, Tile, InTile };
+  struct EmitLoop {
+    size_t dim;
+    LoopKind kind;
+  };
+  static constexpr int64_t kTile = 16;
+  /// Tiles run in kBlock x kBlock blocks, so that the pages (TLB entries)
+  /// and lines of both layouts a block touches stay cached.
+  static constexpr int64_t kBlock = 128;
+  std::vector<EmitLoop> loops;
+  /// The loop tiled with the innermost one, or -1.
+  int tiledDim = -1;
+  /// Width of the transpose micro-kernel (0: the tiles run scalar loops).
+  unsigned microLanes = 0;
+  /// Non-zero while a micro-kernel body is emitted on vectors.
+  unsigned lanes = 0;
+  llvm::DenseMap<size_t, Value *> tileStart, blockStart;
+  /// Results at least this large (bytes) that the innermost loop of an
+  /// untiled kernel writes with unit stride use non-temporal stores:
+  /// they would not stay cached anyway, and write-allocate caches would
+  /// first read every line they write (docs/performance.md).
+  static constexpr int64_t kNonTemporalBytes = int64_t(4) << 20;
+  /// The operand written with non-temporal stores, or -1.
+  int ntOp = -1;
+  /// Its vector width in the flat innermost loop.
+  unsigned ntLanes = 0;
+  bool usedNonTemporal = false;
+
+  KernelOp k;
+  llvm::Module &mod;
+  llvm::LLVMContext &ctx;
+  llvm::IRBuilder<> b;
+  KernelOp::LoopNest nest;
+  std::vector<mlir::Type> types;
+  std::vector<llvm::Type *> memTypes;
+  std::vector<Value *> bases;
+  llvm::DenseMap<mlir::Value, Value *> values;
+  Value *begin = nullptr, *end = nullptr;
+};
+
+} // namespace strata::codegen::detail
+
+#endif // STRATA_CODEGEN_TARGET_LLVM_EMITTER_H

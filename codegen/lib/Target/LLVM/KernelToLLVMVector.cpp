@@ -1,0 +1,225 @@
+//===- KernelToLLVMVector.cpp - vector paths of the kernel emitter -------===//
+//
+// Non-temporal stores for large unit-stride outputs, and the 8x8 (4x4 for
+// 64-bit elements) in-register transpose micro-kernel of transposed tiles.
+// The loop nest that calls them is in KernelToLLVM.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+
+using namespace strata::codegen::detail;
+
+void Emitter::planNonTemporal() {
+  size_t n = nest.sizes.size();
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  // Not for tiled (transposed) kernels: their micro-kernels write 32-byte
+  // pieces of 8 lines at a time, and non-temporal stores of partial lines
+  // measured 10-25% slower there ((b), (e) in docs/performance.md).
+  if (n == 0 || k.getIndexed() || tiledDim >= 0)
+    return;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (!k.getCombiner(r).empty())
+      return;
+  for (unsigned r = 0; r < numResults && ntOp < 0; ++r) {
+    unsigned op = numInputs + r;
+    const auto &st = nest.strides[op];
+    int64_t bytes = memTypes[op]->getPrimitiveSizeInBits() / 8;
+    if (st[n - 1] != 1 || (bytes != 4 && bytes != 8) || types[op].isInteger(1))
+      continue;
+    int64_t total = bytes;
+    for (size_t d = 0; d < n; ++d)
+      if (st[d])
+        total *= nest.sizes[d];
+    if (total < kNonTemporalBytes)
+      continue;
+    ntOp = static_cast<int>(op);
+    ntLanes = static_cast<unsigned>(32 / bytes);
+  }
+}
+
+void Emitter::storeNonTemporal(unsigned op, Value *index, Value *v,
+                               unsigned align) {
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  llvm::StoreInst *st = b.CreateAlignedStore(v, p, llvm::Align(align));
+  st->setMetadata(
+      llvm::LLVMContext::MD_nontemporal,
+      llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(b.getInt32(1))));
+  usedNonTemporal = true;
+}
+
+/// Combines values pairwise (a tree: short dependency chains).
+Value *Emitter::combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs) {
+  llvm::SmallVector<Value *> level(vs.begin(), vs.end());
+  while (level.size() > 1) {
+    llvm::SmallVector<Value *> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(kind, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = next;
+  }
+  return level[0];
+}
+
+/// `lanes` consecutive elements of operand `op` from `index` on.
+Value *Emitter::loadVector(unsigned op, Value *index) {
+  auto *vt = llvm::FixedVectorType::get(memTypes[op], lanes);
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  Value *v = b.CreateAlignedLoad(
+      vt, p, llvm::Align(memTypes[op]->getPrimitiveSizeInBits() / 8));
+  return types[op].isInteger(1)
+             ? b.CreateTrunc(v,
+                             llvm::FixedVectorType::get(b.getInt1Ty(), lanes))
+             : v;
+}
+
+void Emitter::storeVector(unsigned op, Value *index, Value *v) {
+  if (types[op].isInteger(1))
+    v = b.CreateZExt(v, llvm::FixedVectorType::get(b.getInt8Ty(), lanes));
+  Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
+  b.CreateAlignedStore(v, p,
+                       llvm::Align(memTypes[op]->getPrimitiveSizeInBits() / 8));
+}
+
+/// The `lanes` elements of one micro-kernel row of operand `op` (along the
+/// innermost loop) starting at `index`.
+Value *Emitter::loadRow(unsigned op, Value *index) {
+  int64_t s = nest.strides[op].back();
+  if (s == 1)
+    return loadVector(op, index);
+  if (s == 0)
+    return b.CreateVectorSplat(lanes, load(op, index));
+  Value *v = llvm::PoisonValue::get(
+      llvm::FixedVectorType::get(load(op, index)->getType(), lanes));
+  for (unsigned l = 0; l < lanes; ++l)
+    v = b.CreateInsertElement(v, load(op, offset(index, l * s)), l);
+  return v;
+}
+
+void Emitter::storeRow(unsigned op, Value *index, Value *v) {
+  int64_t s = nest.strides[op].back();
+  if (s == 1)
+    return storeVector(op, index, v);
+  for (unsigned l = 0; l < lanes; ++l)
+    store(op, offset(index, l * s), b.CreateExtractElement(v, l));
+}
+
+Value *Emitter::reduceLanes(llvm::StringRef kind, Value *v) {
+  Value *acc = b.CreateExtractElement(v, uint64_t(0));
+  for (unsigned l = 1; l < lanes; ++l)
+    acc = combine(kind, acc, b.CreateExtractElement(v, l));
+  return acc;
+}
+
+/// Transposes a lanes x lanes block held as one vector per row: for every
+/// bit of the lane index, swap that bit of the row index with it (one
+/// two-input shuffle per row per bit: unpack/shufps/vperm2f128 on AVX).
+llvm::SmallVector<Value *> Emitter::transpose(llvm::ArrayRef<Value *> rows) {
+  llvm::SmallVector<Value *> m(rows.begin(), rows.end());
+  unsigned n = lanes;
+  for (unsigned bit = 1; bit < n; bit <<= 1) {
+    llvm::SmallVector<int> lo, hi;
+    for (unsigned c = 0; c < n; ++c) {
+      lo.push_back(c & bit ? n + (c ^ bit) : c);
+      hi.push_back(c & bit ? n + c : c | bit);
+    }
+    llvm::SmallVector<Value *> next(m);
+    for (unsigned r = 0; r < n; ++r)
+      if (!(r & bit)) {
+        next[r] = b.CreateShuffleVector(m[r], m[r | bit], lo);
+        next[r | bit] = b.CreateShuffleVector(m[r], m[r | bit], hi);
+      }
+    m = next;
+  }
+  return m;
+}
+
+/// One lanes x lanes block of a tile at (mT, mI) of the tiled loop and the
+/// innermost loop, on vectors along the innermost loop: operands that are
+/// unit-stride along the tiled loop instead are loaded (stored) as vectors
+/// along it and transposed in registers.
+bool Emitter::emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT,
+                              Value *mI, llvm::ArrayRef<unsigned> tileAcc,
+                              llvm::ArrayRef<Value *> accIn,
+                              llvm::SmallVectorImpl<Value *> &accOut,
+                              std::string &error) {
+  size_t t = tiledDim, in = nest.sizes.size() - 1;
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  lanes = microLanes;
+  auto transposed = [&](unsigned op) {
+    int64_t si = nest.strides[op][in];
+    return nest.strides[op][t] == 1 && si != 1 && si != 0;
+  };
+  llvm::SmallVector<Value *> base;
+  for (unsigned op = 0; op < index.size(); ++op) {
+    Value *v = index[op];
+    if (int64_t st = nest.strides[op][t])
+      v = b.CreateAdd(v, b.CreateMul(mT, b.getInt64(st)));
+    if (int64_t si = nest.strides[op][in])
+      v = b.CreateAdd(v, b.CreateMul(mI, b.getInt64(si)));
+    base.push_back(v);
+  }
+  // rows[op][r]: operand op along the innermost loop in row r.
+  std::vector<llvm::SmallVector<Value *>> rows(numInputs);
+  for (unsigned op = 0; op < numInputs; ++op) {
+    int64_t st = nest.strides[op][t], si = nest.strides[op][in];
+    if (transposed(op)) {
+      llvm::SmallVector<Value *> cols;
+      for (unsigned c = 0; c < lanes; ++c)
+        cols.push_back(loadVector(op, offset(base[op], c * si)));
+      rows[op] = transpose(cols);
+    } else {
+      for (unsigned r = 0; r < lanes; ++r)
+        rows[op].push_back(loadRow(op, offset(base[op], r * st)));
+    }
+  }
+  std::vector<llvm::SmallVector<Value *>> yields(lanes);
+  for (unsigned r = 0; r < lanes; ++r) {
+    llvm::SmallVector<Value *> args;
+    for (unsigned op = 0; op < numInputs; ++op)
+      args.push_back(rows[op][r]);
+    if (!emitBody(args, yields[r], error)) {
+      lanes = 0;
+      return false;
+    }
+  }
+  for (unsigned res = 0; res < numResults; ++res) {
+    unsigned op = numInputs + res;
+    int64_t st = nest.strides[op][t], si = nest.strides[op][in];
+    llvm::StringRef kind = k.getCombiner(res);
+    llvm::SmallVector<Value *> ys;
+    for (unsigned r = 0; r < lanes; ++r)
+      ys.push_back(yields[r][res]);
+    if (kind.empty()) {
+      if (transposed(op)) {
+        llvm::SmallVector<Value *> cols = transpose(ys);
+        for (unsigned c = 0; c < lanes; ++c)
+          storeVector(op, offset(base[op], c * si), cols[c]);
+      } else {
+        for (unsigned r = 0; r < lanes; ++r)
+          storeRow(op, offset(base[op], r * st), ys[r]);
+      }
+      continue;
+    }
+    // Rows that land on the same elements combine in registers first.
+    if (st == 0)
+      ys.assign(1, combineTree(kind, ys));
+    // A result that stays on one element over the whole tile accumulates
+    // in a vector carried across the tile's micro-kernels.
+    if (auto it = llvm::find(tileAcc, res); it != tileAcc.end()) {
+      accOut.push_back(combine(kind, accIn[it - tileAcc.begin()], ys[0]));
+      continue;
+    }
+    for (unsigned r = 0; r < ys.size(); ++r) {
+      Value *at = offset(base[op], r * st);
+      if (si == 0) {
+        Value *v = reduceLanes(kind, ys[r]);
+        store(op, at, combine(kind, load(op, at), v));
+      } else {
+        storeRow(op, at, combine(kind, loadRow(op, at), ys[r]));
+      }
+    }
+  }
+  lanes = 0;
+  return true;
+}
