@@ -271,7 +271,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     sig += (sig.empty() ? "" : ", ") + name + ": !strata.storage<" +
            std::to_string(n->rootNumel) + "x" + irType(n->dtype) + ">";
     jit::JitValue v;
-    v.dtype = static_cast<jit::DType>(n->dtype);
+    v.dtype = toJitDType(n->dtype);
     v.buffer = n->buffer;
     v.sizes = {n->rootNumel};
     v.strides = {1};
@@ -292,7 +292,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     sig += (sig.empty() ? "" : ", ") + std::string("%p") +
            std::to_string(perturb[n]) + ": " + type;
     args.push_back(jit::JitValue::fresh(
-        static_cast<jit::DType>(n->dtype),
+        toJitDType(n->dtype),
         std::vector<int64_t>(n->sizes.begin(), n->sizes.end()),
         std::vector<double>(layout::contiguous(n->sizes).numel(), 0.0)));
   }
@@ -400,7 +400,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     const TensorImpl &o = *outputs[i].impl();
     std::vector<double> gv = gradOutputs[i].to_vector<double>(loc);
     args.push_back(jit::JitValue::fresh(
-        static_cast<jit::DType>(o.dtype),
+        toJitDType(o.dtype),
         std::vector<int64_t>(o.layout.sizes.begin(), o.layout.sizes.end()),
         gv));
   }

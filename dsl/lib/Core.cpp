@@ -291,32 +291,8 @@ Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
 
 double strata::detail::loadElement(const runtime::Storage &buffer, DType dtype,
                                    int64_t i) {
-  const unsigned char *p = buffer.data() + i * elementSize(dtype);
-  switch (dtype) {
-  case DType::F32: {
-    float v;
-    memcpy(&v, p, 4);
-    return v;
-  }
-  case DType::F64: {
-    double v;
-    memcpy(&v, p, 8);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return v;
-  }
-  case DType::I64: {
-    int64_t v;
-    memcpy(&v, p, 8);
-    return static_cast<double>(v);
-  }
-  case DType::Bool:
-    return *p ? 1 : 0;
-  }
-  return 0;
+  return jit::loadElement(buffer.data() + i * elementSize(dtype),
+                          toJitDType(dtype));
 }
 
 //===--- Metadata ---------------------------------------------------------===//

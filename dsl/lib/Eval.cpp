@@ -351,7 +351,7 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
   for (size_t i = 0; i < slice.args.size(); ++i) {
     const Node *a = slice.args[i];
     jit::JitValue &v = args[i];
-    v.dtype = static_cast<jit::DType>(a->dtype);
+    v.dtype = toJitDType(a->dtype);
     // A CUDA program uploads host arguments itself; a CPU program reads
     // device ones (a scalar computed on the GPU) from a host copy.
     v.buffer = onCuda ? a->buffer : hostBuffer(a->buffer, loc);

@@ -48,29 +48,7 @@ Tensor generated(const char *op, Op kind, const Shape &sizes, DType dtype,
 }
 
 void store(unsigned char *p, DType dtype, double v) {
-  switch (dtype) {
-  case DType::F32: {
-    float x = static_cast<float>(v);
-    memcpy(p, &x, 4);
-    break;
-  }
-  case DType::F64:
-    memcpy(p, &v, 8);
-    break;
-  case DType::I32: {
-    int32_t x = static_cast<int32_t>(v);
-    memcpy(p, &x, 4);
-    break;
-  }
-  case DType::I64: {
-    int64_t x = static_cast<int64_t>(v);
-    memcpy(p, &x, 8);
-    break;
-  }
-  case DType::Bool:
-    *p = v != 0;
-    break;
-  }
+  jit::storeElement(p, toJitDType(dtype), v);
 }
 
 /// SplitMix64: the generator of rand/randn (manual_seed sets the state).

@@ -13,6 +13,7 @@
 #ifndef STRATA_DSL_LIB_IMPL_H
 #define STRATA_DSL_LIB_IMPL_H
 
+#include "strata/JIT/Jit.h"
 #include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/Storage.h"
 #include "strata/strata.h"
@@ -206,6 +207,16 @@ runtime::StoragePtr hostBuffer(const runtime::StoragePtr &buffer,
 runtime::StoragePtr copyBuffer(const runtime::StoragePtr &buffer,
                                runtime::DeviceKind device,
                                const SourceLoc &loc);
+/// The JIT's spelling of a dtype: the two enums list the same types in the
+/// same order (checked here), so the conversion is a cast.
+inline jit::DType toJitDType(DType t) { return static_cast<jit::DType>(t); }
+static_assert(
+    static_cast<int>(jit::DType::F32) == static_cast<int>(DType::F32) &&
+        static_cast<int>(jit::DType::F64) == static_cast<int>(DType::F64) &&
+        static_cast<int>(jit::DType::I32) == static_cast<int>(DType::I32) &&
+        static_cast<int>(jit::DType::I64) == static_cast<int>(DType::I64) &&
+        static_cast<int>(jit::DType::Bool) == static_cast<int>(DType::Bool),
+    "strata::DType and strata::jit::DType must list the same types");
 /// Element `storageIndex` of a home buffer as a double.
 double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);

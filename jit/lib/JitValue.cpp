@@ -49,8 +49,7 @@ int64_t JitValue::storageElements() const {
   return buffer ? static_cast<int64_t>(buffer->size()) / elementSize(dtype) : 0;
 }
 
-double JitValue::storageAt(int64_t i) const {
-  const unsigned char *p = buffer->data() + i * elementSize(dtype);
+double strata::jit::loadElement(const unsigned char *p, DType dtype) {
   switch (dtype) {
   case DType::F32: {
     float v;
@@ -78,8 +77,7 @@ double JitValue::storageAt(int64_t i) const {
   return 0;
 }
 
-void JitValue::setStorageAt(int64_t i, double v) {
-  unsigned char *p = buffer->data() + i * elementSize(dtype);
+void strata::jit::storeElement(unsigned char *p, DType dtype, double v) {
   switch (dtype) {
   case DType::F32: {
     float x = static_cast<float>(v);
@@ -104,6 +102,14 @@ void JitValue::setStorageAt(int64_t i, double v) {
     *p = v != 0 ? 1 : 0;
     break;
   }
+}
+
+double JitValue::storageAt(int64_t i) const {
+  return loadElement(buffer->data() + i * elementSize(dtype), dtype);
+}
+
+void JitValue::setStorageAt(int64_t i, double v) {
+  storeElement(buffer->data() + i * elementSize(dtype), dtype, v);
 }
 
 std::vector<double> JitValue::elements() const {

@@ -30,6 +30,11 @@ const char *compilerVersion();
 enum class DType { F32, F64, I32, I64, Bool };
 /// Bytes per element (Bool: 1).
 int64_t elementSize(DType t);
+/// The element at `p` (one element of type `t`) as a double.
+double loadElement(const unsigned char *p, DType t);
+/// Stores `v` at `p` converted as strata.cast does: float to integer
+/// truncates toward zero (NaN gives 0), anything to bool is `v != 0`.
+void storeElement(unsigned char *p, DType t, double v);
 /// "f32", "f64", "i32", "i64", "bool".
 const char *dtypeName(DType t);
 
