@@ -23,13 +23,13 @@ banner "4. strata-run: values over arange storage (each value is its storage ind
 banner "5. strata-run --engine=jit: the same program through the LLVM JIT"
 "$BIN/strata-run" --engine=jit "$EX/seed_views.mlir"
 
-banner "5. The tour in C++ (examples/tour.cpp over strata/strata.h): storage, data pointers, strides, memory, channel shuffle"
+banner "6. The tour in C++ (examples/tour.cpp over strata/strata.h): storage, data pointers, strides, memory, channel shuffle"
 "$BIN/strata-tour"
 
-banner "6. Pictures: the recorded trace (strata::save_dot) and the IR (strata-opt --view-op-graph) as Graphviz"
+banner "7. Pictures: the recorded trace (strata::save_dot) and the IR (strata-opt --view-op-graph) as Graphviz"
 PICS="$BUILD/pictures"
 mkdir -p "$PICS"
-"$BIN/strata-tour" "$PICS" | sed -n '/=== Pictures/,$p'
+"$BIN/strata-tour" "$PICS" | grep -E '^ *wrote '
 "$BIN/strata-opt" --strata-fold-views --view-op-graph "$EX/seed_views.mlir" \
   -o /dev/null 2> "$PICS/seed_views.dot"
 echo "wrote $PICS/seed_views.dot (strata-opt --view-op-graph)"
