@@ -40,27 +40,6 @@ cache() {
   return *c;
 }
 
-std::string tensorType(const layout::Layout &l, DType t) {
-  std::string s = "!strata.tensor<";
-  for (int64_t d : l.sizes)
-    s += std::to_string(d) + "x";
-  return s + irType(t) + ", strided<" + layout::formatList(l.strides) +
-         ", offset: " + std::to_string(l.offset) + ">>";
-}
-std::string number(double v) {
-  char buf[64];
-  if (!std::isfinite(v)) {
-    int64_t b;
-    memcpy(&b, &v, 8);
-    snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(b));
-    return buf;
-  }
-  snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
-}
 std::string torchType(DType t) {
   return t == DType::F64 ? "torch.DoubleTensor" : "torch.FloatTensor";
 }
@@ -288,7 +267,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     perturbed[i] = n;
   for (const Node *n : perturbed) {
     wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
-    std::string type = tensorType(layout::contiguous(n->sizes), n->dtype);
+    std::string type = tensorTypeText(layout::contiguous(n->sizes), n->dtype);
     sig += (sig.empty() ? "" : ", ") + std::string("%p") +
            std::to_string(perturb[n]) + ": " + type;
     args.push_back(jit::JitValue::fresh(
@@ -305,7 +284,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     return isArg(n) || n->isStorageValue()
                ? "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
                      irType(n->dtype) + ">"
-               : tensorType(layout::contiguous(n->sizes), n->dtype);
+               : tensorTypeText(layout::contiguous(n->sizes), n->dtype);
   };
   int tmp = 0;
   auto read = [&](const Operand &in) {
@@ -314,7 +293,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     if (!storage && in.layout == layout::contiguous(src->sizes))
       return std::make_pair(names[src], typeOf(src));
     std::string t = "%t" + std::to_string(tmp++);
-    std::string type = tensorType(in.layout, src->dtype);
+    std::string type = tensorTypeText(in.layout, src->dtype);
     body += "    " + t + " = strata.strided_view " + names[src] + " : " +
             typeOf(src) + " -> " + type + "\n";
     return std::make_pair(t, type);
@@ -326,36 +305,11 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     auto pit = perturb.find(n);
     std::string def = pit == perturb.end() ? name : name + "r";
     const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
-    std::string ns, ts;
-    std::vector<std::pair<std::string, std::string>> ins;
+    OperandTexts ins;
     for (const Operand &in : inputs)
       ins.push_back(read(in));
-    for (size_t i = 0; i < ins.size(); ++i) {
-      ns += (i ? ", " : "") + ins[i].first;
-      ts += (i ? ", " : "") + ins[i].second;
-    }
-    std::string result = typeOf(n), line = "    " + def + " = strata.";
-    switch (n->op) {
-    case Op::Fill:
-      line += "fill " + number(n->a) + " : " + result;
-      break;
-    case Op::Arange:
-      line += "arange start " + number(n->a) + " step " + number(n->b) + " : " +
-              result;
-      break;
-    case Op::Reduce:
-      line += std::string(n->name) + " " + ns + " dims " +
-              layout::formatList(n->dims) + (n->keepdim ? " keepdim" : "") +
-              " : " + ts + " -> " + result;
-      break;
-    case Op::Write:
-      line += "write " + ins[0].first + " into " + ins[1].first + " : " +
-              ins[0].second + ", " + ins[1].second + " -> " + result;
-      break;
-    default:
-      line += std::string(n->name) + " " + ns + " : " + ts + " -> " + result;
-    }
-    body += line + "\n";
+    std::string result = typeOf(n);
+    body += "    " + def + " = " + opText(*n, ins, result) + "\n";
     if (pit != perturb.end())
       body += "    " + name + " = strata.add " + def + ", %p" +
               std::to_string(pit->second) + " : " + result + ", " + result +
@@ -367,7 +321,8 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
     auto [v, type] = read(operandOf(o));
-    std::string want = tensorType(layout::contiguous(o.layout.sizes), o.dtype);
+    std::string want =
+        tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
     if (type != want) {
       std::string c = "%o" + std::to_string(i);
       body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +

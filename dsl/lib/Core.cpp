@@ -28,17 +28,7 @@ void strata::detail::fail(const std::string &message, const std::string &hint,
 }
 
 int64_t strata::elementSize(DType t) {
-  switch (t) {
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F64:
-  case DType::I64:
-    return 8;
-  case DType::Bool:
-    return 1;
-  }
-  return 1;
+  return jit::elementSize(toJitDType(t));
 }
 
 std::string strata::toString(DType t) {

@@ -230,38 +230,7 @@ std::string Slice::source(std::vector<const Node *> &outputs) const {
     std::vector<std::pair<std::string, std::string>> ins;
     for (const Operand &in : n->inputs)
       ins.push_back(read(in));
-    std::string line = "    " + name(n) + " = strata.";
-    auto operands = [&] {
-      std::string names, types;
-      for (size_t i = 0; i < ins.size(); ++i) {
-        names += (i ? ", " : "") + ins[i].first;
-        types += (i ? ", " : "") + ins[i].second;
-      }
-      return std::make_pair(names, types);
-    };
-    auto [names, types] = operands();
-    std::string result = valueType(n);
-    switch (n->op) {
-    case Op::Fill:
-      line += "fill " + number(n->a) + " : " + result;
-      break;
-    case Op::Arange:
-      line += "arange start " + number(n->a) + " step " + number(n->b) + " : " +
-              result;
-      break;
-    case Op::Reduce:
-      line += std::string(n->name) + " " + names + " dims " +
-              layout::formatList(n->dims) + (n->keepdim ? " keepdim" : "") +
-              " : " + types + " -> " + result;
-      break;
-    case Op::Write:
-      line += "write " + ins[0].first + " into " + ins[1].first + " : " +
-              ins[0].second + ", " + ins[1].second + " -> " + result;
-      break;
-    default:
-      line +=
-          std::string(n->name) + " " + names + " : " + types + " -> " + result;
-    }
+    std::string line = "    " + name(n) + " = " + opText(*n, ins, valueType(n));
     body += line + locText(n->loc) + "\n";
     if (n->output)
       outputs.push_back(n);
@@ -441,3 +410,33 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
 
 EvalStats strata::eval_stats() { return gStats; }
 void strata::reset_eval_stats() { gStats = {}; }
+
+std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
+                                   const std::string &result) {
+  std::string names, types;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    names += (i ? ", " : "") + ins[i].first;
+    types += (i ? ", " : "") + ins[i].second;
+  }
+  switch (n.op) {
+  case Op::Fill:
+    return "strata.fill " + number(n.a) + " : " + result;
+  case Op::Arange:
+    return "strata.arange start " + number(n.a) + " step " + number(n.b) +
+           " : " + result;
+  case Op::Reduce:
+    return "strata." + std::string(n.name) + " " + names + " dims " +
+           layout::formatList(n.dims) + (n.keepdim ? " keepdim" : "") + " : " +
+           types + " -> " + result;
+  case Op::Write:
+    return "strata.write " + ins[0].first + " into " + ins[1].first + " : " +
+           ins[0].second + ", " + ins[1].second + " -> " + result;
+  default:
+    return "strata." + std::string(n.name) + " " + names + " : " + types +
+           " -> " + result;
+  }
+}
+
+std::string strata::detail::tensorTypeText(const layout::Layout &l, DType t) {
+  return tensorType(l, t);
+}

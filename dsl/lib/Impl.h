@@ -217,6 +217,15 @@ static_assert(
         static_cast<int>(jit::DType::I64) == static_cast<int>(DType::I64) &&
         static_cast<int>(jit::DType::Bool) == static_cast<int>(DType::Bool),
     "strata::DType and strata::jit::DType must list the same types");
+/// "!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>".
+std::string tensorTypeText(const layout::Layout &l, DType t);
+/// (SSA name, type) of each operand of a node, as IR text.
+using OperandTexts = std::vector<std::pair<std::string, std::string>>;
+/// The IR text of node `n`'s op (after "%v = "), reading `ins`, with result
+/// type `result`: the one printer of trace nodes (Eval.cpp, the autograd
+/// engine).
+std::string opText(const Node &n, const OperandTexts &ins,
+                   const std::string &result);
 /// Element `storageIndex` of a home buffer as a double.
 double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);
