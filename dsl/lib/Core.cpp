@@ -348,12 +348,12 @@ void *Tensor::data_ptr(SourceLoc loc) const {
     return nullptr;
   if (t.root->home->device() == runtime::DeviceKind::CUDA) {
     // A device address (as PyTorch's), valid once the stream is done.
+    // Without a driver strata never ran anything on it (memory wrapped
+    // through DLPack): the address is all there is to give.
     std::string error;
-    runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
-    if (driver)
-      error = driver->synchronize();
-    if (!error.empty())
-      fail(error, "", loc);
+    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
+      if (error = driver->synchronize(); !error.empty())
+        fail(error, "", loc);
   }
   return t.root->home->data() + t.layout.offset * elementSize(t.dtype);
 }

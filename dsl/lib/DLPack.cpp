@@ -13,6 +13,8 @@
 
 #include "Impl.h"
 
+#include "strata/Runtime/CudaDriver.h"
+
 #include <dlpack/dlpack.h>
 
 using namespace strata;
@@ -72,16 +74,22 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
   if (!managed)
     fail("from_dlpack: got a null DLManagedTensor", "", loc);
   const DLTensor &dl = managed->dl_tensor;
-  if (dl.device.device_type == kDLCUDA ||
-      dl.device.device_type == kDLCUDAManaged)
-    fail("from_dlpack: no CUDA device/support yet: cannot wrap a tensor on "
-         "cuda:" +
-             std::to_string(dl.device.device_id),
-         "copy it to the CPU in the producing library first", loc);
-  if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
-    fail("from_dlpack: unsupported device type " +
-             std::to_string(dl.device.device_type),
-         "strata wraps CPU memory (kDLCPU, kDLCUDAHost)", loc);
+  // kDLCUDAHost is pinned host memory: the CPU reads it directly (NumPy's
+  // from_dlpack takes it too; PyTorch 1.13 refuses it).
+  const int deviceType = dl.device.device_type;
+  const bool onCuda = deviceType == kDLCUDA;
+  if (onCuda && dl.device.device_id != 0)
+    fail("from_dlpack: cannot wrap a tensor on cuda:" +
+             std::to_string(dl.device.device_id) +
+             ": strata drives cuda:0 only",
+         "move it to cuda:0 (or the CPU) in the producing library first", loc);
+  if (!onCuda && deviceType != kDLCPU && deviceType != kDLCUDAHost)
+    fail("from_dlpack: unsupported DLPack device type " +
+             std::to_string(deviceType) +
+             (deviceType == kDLCUDAManaged ? " (kDLCUDAManaged)" : ""),
+         "strata wraps kDLCPU, kDLCUDAHost and kDLCUDA (device 0) memory; "
+         "copy it to one of those in the producing library first",
+         loc);
   DType dtype = dtypeOf(dl.dtype, loc);
   int64_t esize = elementSize(dtype);
   if (dl.ndim < 0 || (dl.ndim > 0 && !dl.shape))
@@ -97,7 +105,8 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
 
   // Element offset of element 0 from `base`; base is `data` unless the byte
   // offset is not a multiple of the element size or a negative stride
-  // reaches below `data`.
+  // reaches below `data`. Only addresses are computed, never dereferenced:
+  // on CUDA they are device addresses, wrapped without a driver call.
   unsigned char *data = static_cast<unsigned char *>(dl.data);
   int64_t offset = 0, storageNumel = 0;
   unsigned char *base = data;
@@ -114,15 +123,19 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
     storageNumel = offset + hi + 1;
   }
   runtime::StoragePtr buffer = runtime::Storage::wrapExternal(
-      base, static_cast<size_t>(storageNumel * esize), runtime::DeviceKind::CPU,
-      [managed] {
+      base, static_cast<size_t>(storageNumel * esize),
+      onCuda ? runtime::DeviceKind::CUDA : runtime::DeviceKind::CPU, [managed] {
         if (managed->deleter)
           managed->deleter(managed);
       });
   // From here strata owns `managed`: an exception below releases it with
   // `buffer`, which is why every check on the input happens above.
-  Tensor flat = makeLeaf(std::move(buffer), dtype, {storageNumel},
-                         TensorOptions(dtype), "from_dlpack", loc);
+  // A CUDA buffer becomes a cuda:0 leaf as it is (makeLeaf uploads only
+  // host buffers); views below are metadata.
+  Tensor flat = makeLeaf(
+      std::move(buffer), dtype, {storageNumel},
+      TensorOptions(dtype).device(onCuda ? Device::cuda(0) : Device::cpu()),
+      "from_dlpack", loc);
   // as_strided takes non-negative strides (PyTorch's rule): a negative one
   // is a flip of the positive view that starts at that dim's last element.
   Shape positive = strides, flipped;
@@ -141,17 +154,26 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
 
 DLManagedTensor *strata::to_dlpack(const Tensor &t, SourceLoc loc) {
   const TensorImpl &impl = implOf(t, loc);
-  if (t.device().is_cuda())
-    fail("to_dlpack: CUDA tensors are not exported yet (kDLCUDA)",
-         "export a host copy: to_dlpack(t.to(strata::kCPU))", loc);
   t.eval(loc);
+  const bool onCuda =
+      impl.root->home && impl.root->home->device() == runtime::DeviceKind::CUDA;
+  if (onCuda) {
+    // The legacy DLPack protocol has no stream: the consumer may read at
+    // once, on any stream, so strata's stream must be done. Without a
+    // driver strata never ran anything (the buffer was wrapped from
+    // another library), so there is nothing to wait for.
+    std::string error;
+    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
+      if (error = driver->synchronize(); !error.empty())
+        fail("to_dlpack: " + error, "", loc);
+  }
   auto *ctx = new ExportContext;
   ctx->keep = impl.root->home;
   ctx->shape = impl.layout.sizes;
   ctx->strides = impl.layout.strides;
   DLTensor &dl = ctx->managed.dl_tensor;
   dl.data = ctx->keep ? ctx->keep->data() : nullptr;
-  dl.device = {kDLCPU, 0};
+  dl.device = {onCuda ? kDLCUDA : kDLCPU, 0};
   dl.ndim = static_cast<int32_t>(ctx->shape.size());
   dl.dtype = dlDtype(impl.dtype);
   dl.shape = ctx->shape.data();

@@ -21,17 +21,22 @@ namespace strata {
 /// multiple of the element size) and dtype are kept. strata takes ownership:
 /// `managed->deleter` runs exactly once, when the last tensor over that
 /// storage dies. Supported dtypes: float32/64, int32/64, bool (kDLBool, or
-/// uint8 with 8 bits); devices: CPU (kDLCPU, kDLCUDAHost). A CUDA tensor
-/// throws (from_dlpack does not wrap device memory yet; to_dlpack of a
-/// CUDA tensor throws too). On error nothing is taken: the
-/// caller still owns `managed`.
+/// uint8 with 8 bits). Devices: kDLCPU and kDLCUDAHost (pinned host memory)
+/// give CPU tensors; kDLCUDA with device_id 0 gives a cuda:0 tensor over the
+/// device address. Wrapping is metadata only (no driver call): what then
+/// needs the device (values, compute, copies) throws "no CUDA device: ..."
+/// without a driver and a GPU. On error nothing is taken: the caller still
+/// owns `managed`.
 Tensor from_dlpack(DLManagedTensor *managed,
                    SourceLoc loc = SourceLoc::current());
 
 /// `t` as a DLManagedTensor over strata's own buffer (evaluates a pending
 /// tensor first; no copy): data is the storage base, byte_offset the
-/// storage offset in bytes, strides in elements. The buffer stays alive
-/// until the consumer calls `deleter`, which it must call exactly once.
+/// storage offset in bytes, strides in elements, device {kDLCPU, 0} or
+/// {kDLCUDA, 0}. For a CUDA tensor strata's stream is synchronized first
+/// (when a driver is loaded), so a consumer on any stream sees the values.
+/// The buffer stays alive until the consumer calls `deleter`, which it must
+/// call exactly once.
 DLManagedTensor *to_dlpack(const Tensor &t,
                            SourceLoc loc = SourceLoc::current());
 

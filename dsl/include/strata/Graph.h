@@ -20,9 +20,9 @@ namespace strata {
 enum class GraphKind {
   /// The recorded trace behind the tensors (pending and materialized).
   Trace,
-  /// The autograd graph (grad_fn chain) behind the tensors. Hook for the
-  /// autograd issue: Dot.cpp dispatches this kind to the autograd module's
-  /// exporter; until it lands, asking for it throws strata::Error.
+  /// The autograd graph behind the tensors: one node per grad_fn
+  /// (PyTorch's names: MulBackward0, AccumulateGrad for a leaf), edges from
+  /// each to the functions of its inputs.
   Autograd,
 };
 
