@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ make python3 ccache
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools lld-16
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format libdlpack-dev graphviz
+  clang-format libdlpack-dev graphviz python3-numpy
 )
 
 missing=()

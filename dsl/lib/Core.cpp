@@ -27,9 +27,7 @@ void strata::detail::fail(const std::string &message, const std::string &hint,
   throw Error(message, hint, loc);
 }
 
-int64_t strata::elementSize(DType t) {
-  return jit::elementSize(toJitDType(t));
-}
+int64_t strata::elementSize(DType t) { return jit::elementSize(toJitDType(t)); }
 
 std::string strata::toString(DType t) {
   switch (t) {
@@ -378,6 +376,31 @@ template <typename T> constexpr DType dtypeOfT() {
   else
     return DType::Bool;
 }
+
+/// Element `i` of a host buffer as T. Integer elements are read as
+/// integers: through a double, int64 values beyond 2^53 would change.
+template <typename T>
+T elementAs(const runtime::Storage &buffer, DType dtype, int64_t i) {
+  if (dtype == DType::I64 || dtype == DType::I32) {
+    int64_t v;
+    if (dtype == DType::I64) {
+      std::memcpy(&v, buffer.data() + i * 8, 8);
+    } else {
+      int32_t v32;
+      std::memcpy(&v32, buffer.data() + i * 4, 4);
+      v = v32;
+    }
+    if constexpr (std::is_same_v<T, bool>)
+      return v != 0;
+    else
+      return static_cast<T>(v);
+  }
+  double v = loadElement(buffer, dtype, i);
+  if constexpr (std::is_same_v<T, bool>)
+    return v != 0;
+  else
+    return static_cast<T>(v);
+}
 } // namespace
 
 template <typename T> T *Tensor::data_ptr(SourceLoc loc) const {
@@ -397,13 +420,8 @@ template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
     return out;
   out.reserve(t.layout.numel());
   runtime::StoragePtr host = hostBuffer(t.root->home, loc);
-  for (int64_t i : layout::storageIndices(t.layout)) {
-    double v = loadElement(*host, t.dtype, i);
-    if constexpr (std::is_same_v<T, bool>)
-      out.push_back(v != 0);
-    else
-      out.push_back(static_cast<T>(v));
-  }
+  for (int64_t i : layout::storageIndices(t.layout))
+    out.push_back(elementAs<T>(*host, t.dtype, i));
   return out;
 }
 
@@ -414,7 +432,6 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
              " elements cannot be converted to Scalar",
          "reduce it first (sum(), amax()...) or select one element", loc);
   eval(loc);
-  double v;
   if (t.root->home->device() == runtime::DeviceKind::CUDA) {
     // One element down (synchronizes the stream).
     unsigned char bytes[8] = {0};
@@ -431,14 +448,9 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
       fail(error, "", loc);
     runtime::StoragePtr one = runtime::Storage::wrapExternal(
         bytes, es, runtime::DeviceKind::CPU, nullptr);
-    v = loadElement(*one, t.dtype, 0);
-  } else {
-    v = loadElement(*t.root->home, t.dtype, t.layout.offset);
+    return elementAs<T>(*one, t.dtype, 0);
   }
-  if constexpr (std::is_same_v<T, bool>)
-    return v != 0;
-  else
-    return static_cast<T>(v);
+  return elementAs<T>(*t.root->home, t.dtype, t.layout.offset);
 }
 
 #define STRATA_INSTANTIATE(T)                                                  \

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 using namespace strata;
 using namespace strata::detail;
@@ -172,9 +173,23 @@ Tensor strata::from_vector(const std::vector<T> &values, const Shape &sizes,
          "the product of the sizes must equal the number of values", loc);
   DType dtype = options.has_dtype() ? options.dtype() : dtypeOfT<T>();
   auto buffer = allocate(n * elementSize(dtype), loc);
-  for (int64_t i = 0; i < n; ++i)
-    store(buffer->data() + i * elementSize(dtype), dtype,
-          static_cast<double>(values[i]));
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned char *p = buffer->data() + i * elementSize(dtype);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // Integers to integers directly: a double holds only 53 bits.
+      if (dtype == DType::I64) {
+        int64_t v = values[i];
+        std::memcpy(p, &v, sizeof v);
+        continue;
+      }
+      if (dtype == DType::I32) {
+        int32_t v = static_cast<int32_t>(values[i]);
+        std::memcpy(p, &v, sizeof v);
+        continue;
+      }
+    }
+    store(p, dtype, static_cast<double>(values[i]));
+  }
   return makeLeaf(std::move(buffer), dtype, shape, options, "from_vector", loc);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,19 @@ TEST(Npy, SaveLoadRoundTrip) {
   Tensor f32 = arange(3, kFloat32) * 0.5;
   save(f32, p);
   EXPECT_EQ(load(p).to_vector<float>(), f32.to_vector<float>());
+}
+
+TEST(Npy, Int64BeyondDoublePrecision) {
+  // Values a double cannot hold: they must come back bit for bit.
+  std::vector<int64_t> big = {INT64_MIN, INT64_MAX, (int64_t{1} << 53) + 1,
+                              -(int64_t{1} << 62) - 3};
+  std::string p = tempFile("i64.npy");
+  save(from_vector<int64_t>(big, {4}), p);
+  Tensor t = load(p);
+  EXPECT_EQ(t.to_vector<int64_t>(), big);
+  EXPECT_EQ(t[1].item<int64_t>(), INT64_MAX);
+  EXPECT_EQ(t[2].item<int64_t>(), (int64_t{1} << 53) + 1);
+  EXPECT_EQ(t.to_vector<bool>(), (std::vector<bool>{true, true, true, true}));
 }
 
 /// Expects load(path of `bytes`) to throw strata::Error containing `what`.
