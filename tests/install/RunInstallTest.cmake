@@ -24,11 +24,16 @@ foreach(f include/strata/strata.h include/strata/Version.h
     message(FATAL_ERROR "install-consumer: ${prefix}/${f} was not installed")
   endif()
 endforeach()
-run("strata-opt --version" ${prefix}/bin/strata-opt --version)
-if(NOT last_output MATCHES "strata-opt \\(strata\\) [0-9]+\\.[0-9]+\\.[0-9]+")
-  message(FATAL_ERROR "install-consumer: unexpected --version output:\n"
-    "${last_output}")
-endif()
+foreach(tool strata-opt strata-run strata-translate)
+  run("${tool} --version" ${prefix}/bin/${tool} --version)
+  if(NOT last_output MATCHES "${tool} \\(strata\\) [0-9]+\\.[0-9]+\\.[0-9]+")
+    message(FATAL_ERROR "install-consumer: unexpected ${tool} --version "
+      "output:\n${last_output}")
+  endif()
+endforeach()
+# Every installed header declaration has a /// comment.
+run("/// on every installed declaration" python3
+  ${CMAKE_CURRENT_LIST_DIR}/check_doc_comments.py ${prefix}/include/strata)
 
 set(launcher)
 if(LAUNCHER)

@@ -18,9 +18,11 @@
 
 namespace strata {
 namespace detail {
+/// A version of a storage in the recorded trace (dsl/lib/Impl.h).
 struct Node;
 } // namespace detail
 
+/// A node of the autograd graph (below).
 class GradFn;
 /// Shared handle to a node of the autograd graph (null: none).
 using GradFnPtr = std::shared_ptr<GradFn>;
@@ -78,7 +80,9 @@ public:
   NoGradGuard();
   /// Restores the previous mode.
   ~NoGradGuard();
+  /// Not copyable: one guard per scope.
   NoGradGuard(const NoGradGuard &) = delete;
+  /// Not copyable: one guard per scope.
   NoGradGuard &operator=(const NoGradGuard &) = delete;
 
 private:
@@ -109,6 +113,8 @@ struct GradcheckResult {
 
 /// Options of gradcheck.
 struct GradcheckOptions {
+  /// Finite-difference step, absolute and relative tolerance (PyTorch's
+  /// gradcheck defaults).
   double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
   /// When set, the analytic gradient comes from it instead of autograd.
   VJPFunction analytic;

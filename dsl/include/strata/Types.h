@@ -20,7 +20,13 @@ namespace strata {
 using Shape = std::vector<int64_t>;
 
 /// Element types.
-enum class DType { F32, F64, I32, I64, Bool };
+enum class DType {
+  F32,  ///< float (torch.float32)
+  F64,  ///< double (torch.float64)
+  I32,  ///< int32_t (torch.int32)
+  I64,  ///< int64_t (torch.int64)
+  Bool, ///< bool, one byte (torch.bool)
+};
 /// LibTorch spellings of the element types.
 constexpr DType kFloat32 = DType::F32, kFloat = DType::F32,
                 kFloat64 = DType::F64, kDouble = DType::F64,
@@ -37,7 +43,10 @@ bool isFloatingPoint(DType t);
 class Device {
 public:
   /// Device kinds.
-  enum class Type { CPU, CUDA };
+  enum class Type {
+    CPU,  ///< the host
+    CUDA, ///< an NVIDIA GPU through the CUDA driver
+  };
   /// A device of `type` (index -1: the current one).
   Device(Type type = Type::CPU, int index = -1) : type_(type), index_(index) {}
   /// The host.
@@ -108,7 +117,11 @@ inline TensorOptions requires_grad(bool r = true) {
 class Scalar {
 public:
   /// Kinds of scalar.
-  enum class Kind { Bool, Int, Float };
+  enum class Kind {
+    Bool,  ///< true/false
+    Int,   ///< an integer
+    Float, ///< a floating-point number
+  };
   /// A floating-point scalar.
   Scalar(double v, std::source_location loc = std::source_location::current())
       : value_(v), kind_(Kind::Float), loc_(loc) {}

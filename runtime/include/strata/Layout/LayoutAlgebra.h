@@ -23,42 +23,59 @@
 
 namespace strata::layout {
 
+/// Sizes, strides or dims.
 using Shape = std::vector<int64_t>;
+/// A read-only list of sizes, strides or dims (any contiguous container).
 using IntList = std::span<const int64_t>;
 
 /// How a tensor maps an n-d index onto a flat storage: element
 /// (i0, ..., in-1) lives at storage[offset + sum(ik * strides[k])].
 struct Layout {
+  /// Size of each dim.
   Shape sizes;
+  /// Stride of each dim, in elements (may be 0 or negative).
   Shape strides;
+  /// Storage index of element (0, ..., 0).
   int64_t offset = 0;
 
+  /// Number of dims.
   int64_t dim() const { return static_cast<int64_t>(sizes.size()); }
+  /// Number of elements (the product of the sizes; 1 for 0-d).
   int64_t numel() const;
+  /// Same sizes, strides and offset.
   bool operator==(const Layout &) const = default;
 };
 
 /// Either a value or an error message; the error channel of the algebra.
 template <typename T> class Result {
 public:
+  /// A success holding `value`.
   Result(T value) : value_(std::move(value)) {}
+  /// A failure with `message` (PyTorch's wording where PyTorch has one).
   static Result failure(std::string message) {
     Result r;
     r.error_ = std::move(message);
     return r;
   }
+  /// True on success.
   explicit operator bool() const { return value_.has_value(); }
+  /// True on success.
   bool ok() const { return value_.has_value(); }
+  /// The value (asserts success).
   const T &value() const {
     assert(ok() && "value() of a failed layout Result");
     return *value_;
   }
+  /// The value, mutable (asserts success).
   T &value() {
     assert(ok() && "value() of a failed layout Result");
     return *value_;
   }
+  /// value().
   const T &operator*() const { return value(); }
+  /// &value().
   const T *operator->() const { return &value(); }
+  /// The message of a failure ("" on success).
   const std::string &error() const { return error_; }
 
 private:
@@ -71,8 +88,11 @@ private:
 /// otherwise (reshape, flatten). When `needsCopy`, `layout` is the
 /// contiguous layout (offset 0) of the fresh tensor the copy produces.
 struct MaybeView {
+  /// The view's layout, or the copy's contiguous one.
   Layout layout;
+  /// True when strides cannot express the result.
   bool needsCopy = false;
+  /// Same layout and same need of a copy.
   bool operator==(const MaybeView &) const = default;
 };
 
@@ -117,8 +137,12 @@ Result<Shape> reduceShape(IntList sizes, IntList dims, bool keepdim,
 /// tensor's size and stride (at least one dimension spans across two
 /// contiguous subspaces). Use .reshape(...) instead."
 Result<Layout> view(const Layout &l, IntList shape);
+/// view() when strides allow it, else the contiguous layout of a copy
+/// (PyTorch's reshape); one size may be -1.
 Result<MaybeView> reshape(const Layout &l, IntList shape);
+/// Dims reordered: dim i of the result is dim dims[i] (each dim once).
 Result<Layout> permute(const Layout &l, IntList dims);
+/// Dims dim0 and dim1 swapped.
 Result<Layout> transpose(const Layout &l, int64_t dim0, int64_t dim1);
 /// t(): rank <= 2 only (PyTorch's "t() expects a tensor with <= 2 dimensions").
 Result<Layout> t(const Layout &l);
@@ -126,7 +150,9 @@ Result<Layout> t(const Layout &l);
 /// [0, size]; end < start gives size 0; step must be positive.
 Result<Layout> slice(const Layout &l, int64_t dim, std::optional<int64_t> start,
                      std::optional<int64_t> end, int64_t step);
+/// Index `index` of dim (negative counts from the end), which is removed.
 Result<Layout> select(const Layout &l, int64_t dim, int64_t index);
+/// Elements [start, start + length) of dim (start may be negative).
 Result<Layout> narrow(const Layout &l, int64_t dim, int64_t start,
                       int64_t length);
 /// -1 keeps a size; new leading dims allowed; expanded dims get stride 0.
@@ -135,13 +161,19 @@ Result<Layout> expand(const Layout &l, IntList shape);
 Result<Layout> squeeze(const Layout &l, IntList dims = {});
 /// PyTorch's stride for the new dim: sizes[d] * strides[d] (1 at the end).
 Result<Layout> unsqueeze(const Layout &l, int64_t dim);
+/// Dims [startDim, endDim] merged into one: a view when strides allow
+/// it, else the contiguous layout of a copy.
 Result<MaybeView> flatten(const Layout &l, int64_t startDim, int64_t endDim);
 /// Sizes, strides and absolute offset are taken as given (negative strides
 /// rejected, as PyTorch does); every index must lie in [0, storageSize).
 Result<Layout> asStrided(IntList sizes, IntList strides, int64_t offset,
                          int64_t storageSize);
+/// The diagonal of dims dim1 and dim2 (above it for offset > 0), as a new
+/// last dim with stride strides[dim1] + strides[dim2].
 Result<Layout> diagonal(const Layout &l, int64_t offset, int64_t dim1,
                         int64_t dim2);
+/// Windows of `size` elements every `step` along dim: dim gets
+/// (size_d - size) / step + 1 windows and a new last dim of `size`.
 Result<Layout> unfold(const Layout &l, int64_t dim, int64_t size, int64_t step);
 /// Negative strides: strata's documented extension (PyTorch copies).
 Result<Layout> flip(const Layout &l, IntList dims);

@@ -18,7 +18,10 @@
 namespace strata::runtime {
 
 /// Where a buffer lives.
-enum class DeviceKind { CPU, CUDA };
+enum class DeviceKind {
+  CPU,  ///< host memory
+  CUDA, ///< device memory of cuda:0 (data() is a device address)
+};
 
 /// PyTorch's memory_stats keys, for one device.
 struct MemoryStats {
@@ -39,6 +42,7 @@ public:
   /// Alignment of every buffer.
   static constexpr size_t kAlignment = 64;
 
+  /// The process's host allocator.
   static CpuAllocator &global();
 
   /// An uninitialized buffer of `nbytes` (null for 0 bytes, which is not a
@@ -48,6 +52,7 @@ public:
   /// Frees a buffer from allocate(nbytes).
   void deallocate(void *p, size_t nbytes);
 
+  /// The statistics now.
   MemoryStats stats() const;
   /// peakAllocatedBytes = allocatedBytes.
   void resetPeakStats();

@@ -19,6 +19,7 @@
 
 namespace strata::runtime::cuda {
 
+/// The device allocator's statistics (torch.cuda.memory_stats keys).
 struct MemoryStats {
   int64_t allocated = 0;   ///< bytes in live blocks
   int64_t peak = 0;        ///< max of `allocated` since the last reset
@@ -26,6 +27,7 @@ struct MemoryStats {
   int64_t allocations = 0; ///< allocate() calls that succeeded
 };
 
+/// The caching allocator of cuda:0 (thread safe).
 class Allocator {
 public:
   /// The process's device allocator.
@@ -34,7 +36,9 @@ public:
   std::string allocate(size_t bytes, DevicePtr &ptr);
   /// Returns a block to the cache.
   void release(DevicePtr ptr);
+  /// The statistics now.
   MemoryStats stats();
+  /// peak = allocated.
   void resetPeakStats();
   /// Frees every cached (unused) block; "" or the driver's error.
   std::string emptyCache();

@@ -23,6 +23,7 @@ namespace strata::runtime::cuda {
 /// A device address (CUdeviceptr).
 using DevicePtr = uint64_t;
 
+/// The CUDA driver API of cuda:0: its primary context and one stream.
 class Driver {
 public:
   /// The process's driver, loaded and initialized on first use; null with
@@ -34,23 +35,30 @@ public:
 
   /// "NVIDIA H200, 132 SMs" and the like.
   std::string deviceName() const;
+  /// Number of streaming multiprocessors.
   int multiprocessors() const;
   /// Compute capability as major * 10 + minor (90 for an H100/H200).
   int computeCapability() const;
 
+  /// cuMemAlloc of `bytes` into `ptr`.
   std::string alloc(DevicePtr &ptr, size_t bytes);
+  /// cuMemFree of a block from alloc().
   std::string free(DevicePtr ptr);
-  /// Stream-ordered copies and fill.
+  /// Host to device, on the stream.
   std::string copyToDevice(DevicePtr dst, const void *src, size_t bytes);
+  /// Device to device, on the stream.
   std::string copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes);
+  /// Sets `bytes` bytes at `dst` to `value`, on the stream.
   std::string fillBytes(DevicePtr dst, unsigned char value, size_t bytes);
   /// Waits for the stream, then copies (so the host sees every result).
   std::string copyToHost(void *dst, DevicePtr src, size_t bytes);
+  /// Waits until everything queued on the stream has run.
   std::string synchronize();
 
   /// A module from PTX (JIT-compiled by the driver for this GPU); the
   /// driver's JIT log is part of the error.
   std::string loadModule(const std::string &ptx, void *&module);
+  /// The kernel `name` of a module from loadModule().
   std::string getFunction(void *module, const std::string &name,
                           void *&function);
   /// Launches on the stream; `params[i]` points at argument i.
@@ -59,11 +67,14 @@ public:
 
   /// Device timing: events recorded on the stream.
   std::string createEvent(void *&event);
+  /// Records `event` on the stream.
   std::string recordEvent(void *event);
   /// Milliseconds between two recorded events (waits for `end`).
   std::string elapsedMs(void *begin, void *end, float &ms);
 
+  /// The driver entry points, resolved with dlsym (CudaDriver.cpp).
   struct Api;
+  /// Frees the entry-point table (the process's driver lives until exit).
   ~Driver();
 
 private:

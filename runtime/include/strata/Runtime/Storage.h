@@ -22,6 +22,7 @@
 
 namespace strata::runtime {
 
+/// A buffer (below).
 class Storage;
 /// Shared ownership of a Storage.
 using StoragePtr = std::shared_ptr<Storage>;
@@ -38,22 +39,30 @@ public:
   /// message on failure (tests, benchmarks).
   static StoragePtr create(size_t nbytes, DeviceKind device = DeviceKind::CPU);
   /// Wraps memory that strata does not own (DLPack, memory-mapped files):
-  /// no allocator, no copy; `release` runs once, when the last owner dies.
+  /// no allocator, no copy, no driver call (for CUDA, `data` is a device
+  /// address and is never dereferenced here); `release` runs once, when the
+  /// last owner dies.
   static StoragePtr wrapExternal(void *data, size_t nbytes, DeviceKind device,
                                  std::function<void()> release);
 
+  /// Gives the buffer back (the allocator, or `release` when wrapped).
   ~Storage();
+  /// Not copyable: share a StoragePtr.
   Storage(const Storage &) = delete;
+  /// Not copyable: share a StoragePtr.
   Storage &operator=(const Storage &) = delete;
 
   /// The first byte (null when nbytes() is 0).
   unsigned char *data() const { return data_; }
+  /// Size in bytes.
   size_t nbytes() const { return nbytes_; }
   /// Bytes (for code written against std::vector<unsigned char>).
   size_t size() const { return nbytes_; }
+  /// Where the bytes live (CUDA: data() is a device address).
   DeviceKind device() const { return device_; }
   /// How many in-place writes this buffer has seen (PyTorch's _version).
   int64_t version() const { return version_.load(std::memory_order_relaxed); }
+  /// Counts one in-place write.
   void bumpVersion() { version_.fetch_add(1, std::memory_order_relaxed); }
 
 private:

@@ -13,13 +13,17 @@ class ThreadPool {
 public:
   /// `numThreads` including the caller (at least 1).
   explicit ThreadPool(unsigned numThreads);
+  /// Stops and joins the workers.
   ~ThreadPool();
+  /// Not copyable.
   ThreadPool(const ThreadPool &) = delete;
+  /// Not copyable.
   ThreadPool &operator=(const ThreadPool &) = delete;
 
   /// The process-wide pool: STRATA_NUM_THREADS threads, default all cores.
   static ThreadPool &global();
 
+  /// Number of threads, the caller included.
   unsigned size() const;
   /// Splits [0, n) into at most size() contiguous chunks and runs
   /// fn(begin, end) on each, the caller taking one; returns when all ran.
