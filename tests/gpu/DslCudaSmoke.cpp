@@ -1,13 +1,17 @@
 //===- DslCudaSmoke.cpp - fluent programs on cuda:0 against the CPU -------===//
 //
 // Built as strata-gpu-dsl-smoke (tests/unit/CMakeLists.txt) and run by
-// tests/gpu/run.sh. Without a driver or a GPU every test is SKIPPED, and
-// says why; tests/unit/dsl/CudaDeviceTest.cpp covers that path.
+// tests/gpu/run.sh; includes DLPack exchange of real device memory. Without a
+// driver or a GPU every test is SKIPPED, and says why;
+// tests/unit/dsl/CudaDeviceTest.cpp covers that path.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
 
 #include "strata/JIT/CudaJit.h"
+#include "strata/Runtime/CudaDriver.h"
+
+#include <dlpack/dlpack.h>
 
 #include <gtest/gtest.h>
 
@@ -118,6 +122,113 @@ TEST(DslCuda, MixedDevicesThrow) {
   EXPECT_THROW((void)c.add_(g), Error);
   // Scalars join either device.
   expectSame(g * 3 + 1, c * 3 + 1);
+}
+
+/// "Another library's" device buffer: allocated and freed through the
+/// driver, handed over as a kDLCUDA DLManagedTensor.
+struct ForeignDeviceBuffer {
+  runtime::cuda::Driver *driver = nullptr;
+  runtime::cuda::DevicePtr ptr = 0;
+  int frees = 0;
+  std::vector<int64_t> shape, strides;
+  DLManagedTensor managed{};
+};
+
+TEST(DslCuda, DLPackWrapsForeignDeviceMemory) {
+  REQUIRE_GPU();
+  std::string error;
+  ForeignDeviceBuffer f;
+  f.driver = runtime::cuda::Driver::get(error);
+  ASSERT_NE(f.driver, nullptr) << error;
+  std::vector<float> host(14);
+  for (int i = 0; i < 14; ++i)
+    host[i] = static_cast<float>(i);
+  ASSERT_EQ(f.driver->alloc(f.ptr, 14 * sizeof(float)), "");
+  ASSERT_EQ(f.driver->copyToDevice(f.ptr, host.data(), 14 * sizeof(float)), "");
+  // A transposed 4x3 view starting at element 2.
+  f.shape = {4, 3};
+  f.strides = {1, 4};
+  DLTensor &dl = f.managed.dl_tensor;
+  dl.data = reinterpret_cast<void *>(f.ptr);
+  dl.device = {kDLCUDA, 0};
+  dl.ndim = 2;
+  dl.dtype = {kDLFloat, 32, 1};
+  dl.shape = f.shape.data();
+  dl.strides = f.strides.data();
+  dl.byte_offset = 2 * sizeof(float);
+  f.managed.manager_ctx = &f;
+  f.managed.deleter = [](DLManagedTensor *self) {
+    auto *owner = static_cast<ForeignDeviceBuffer *>(self->manager_ctx);
+    ++owner->frees;
+    EXPECT_EQ(owner->driver->free(owner->ptr), "");
+  };
+  Tensor cpu = from_vector<float>(host, {14}).as_strided({4, 3}, {1, 4}, 2);
+  {
+    Tensor t = from_dlpack(&f.managed);
+    EXPECT_EQ(t.device(), kCuda);
+    EXPECT_EQ(t.data_ptr(), reinterpret_cast<char *>(f.ptr) + 8);
+    expectSame(t, cpu);
+    expectSame((t * 2 + 1).sum({1}), (cpu * 2 + 1).sum({1}));
+    expectSame(t.t().contiguous(), cpu.t().contiguous());
+    // A write through a view lands in the foreign buffer.
+    t.select(1, 0).fill_(-1).eval();
+    std::vector<float> after(14);
+    ASSERT_EQ(f.driver->copyToHost(after.data(), f.ptr, 14 * sizeof(float)),
+              "");
+    for (int i = 0; i < 14; ++i)
+      EXPECT_EQ(after[i], i >= 2 && i <= 5 ? -1.0f : static_cast<float>(i))
+          << "element " << i;
+    // Exported again: the same device memory, strata's stream synchronized.
+    DLManagedTensor *out = to_dlpack(t);
+    EXPECT_EQ(out->dl_tensor.device.device_type, kDLCUDA);
+    EXPECT_EQ(out->dl_tensor.data, reinterpret_cast<void *>(f.ptr));
+    EXPECT_EQ(out->dl_tensor.byte_offset, 2 * sizeof(float));
+    t = Tensor();
+    EXPECT_EQ(f.frees, 0) << "the export still holds the buffer";
+    out->deleter(out);
+  }
+  EXPECT_EQ(f.frees, 1);
+}
+
+TEST(DslCuda, DLPackExportsComputedDeviceTensors) {
+  REQUIRE_GPU();
+  // A result computed on the GPU, exported as a transposed, offset view.
+  Tensor g = (arange(12, dtype(kFloat32)).reshape({3, 4}).to(kCuda) * 2 + 1)
+                 .narrow(1, 1, 3)
+                 .t();
+  DLManagedTensor *m = to_dlpack(g);
+  const DLTensor &dl = m->dl_tensor;
+  EXPECT_EQ(dl.device.device_type, kDLCUDA);
+  EXPECT_EQ(dl.device.device_id, 0);
+  ASSERT_EQ(dl.ndim, 2);
+  EXPECT_EQ(dl.shape[0], 3);
+  EXPECT_EQ(dl.shape[1], 3);
+  EXPECT_EQ(dl.strides[0], 1);
+  EXPECT_EQ(dl.strides[1], 4);
+  EXPECT_EQ(dl.byte_offset, sizeof(float));
+  // Read it as a consumer would: straight from the device, no strata call.
+  std::string error;
+  runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
+  ASSERT_NE(driver, nullptr) << error;
+  std::vector<float> storage(12);
+  ASSERT_EQ(
+      driver->copyToHost(storage.data(),
+                         reinterpret_cast<runtime::cuda::DevicePtr>(dl.data),
+                         12 * sizeof(float)),
+      "");
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      // g[i][j] = 2 * (4 * j + 1 + i) + 1
+      float want = 2.0f * static_cast<float>(4 * j + 1 + i) + 1.0f;
+      EXPECT_EQ(storage[1 + i * dl.strides[0] + j * dl.strides[1]], want)
+          << i << "," << j;
+    }
+  g = Tensor();
+  Tensor back = from_dlpack(m); // the consumer hands it back
+  EXPECT_EQ(back.device(), kCuda);
+  expectSame(back, (arange(12, dtype(kFloat32)).reshape({3, 4}) * 2 + 1)
+                       .narrow(1, 1, 3)
+                       .t());
 }
 
 } // namespace

@@ -16,15 +16,62 @@
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
-# Every command is printed before it runs and has a timeout. Exit status:
-# 0 when everything passed, 1 otherwise (the summary says what failed).
+# Every command is printed before it runs and has a timeout, cut to what
+# is left of the whole run's budget ($STRATA_GPU_BUDGET_S, default 470 s,
+# so that the run ends within 8 minutes); a step that would start with too
+# little time left is reported as skipped and fails the run. Nothing is
+# written outside BUILD: the kernel caches, ccache, temporary files and
+# Python's bytecode all go under BUILD or nowhere.
+#
+#   tests/gpu/run.sh --prebuilt [BUILD_DIR]
+# skips configure and build and runs the binaries already in BUILD_DIR/bin
+# (a build made elsewhere and carried to the GPU machine; extra shared
+# libraries it needs may be put in BUILD_DIR/lib, which goes first on
+# LD_LIBRARY_PATH).
+# Exit status: 0 when everything passed, 1 otherwise (the summary says what
+# failed), 2 when the machine cannot build strata (missing dependencies).
 set -euo pipefail
 
+PREBUILT=0
+if [ "${1:-}" = --prebuilt ]; then
+  PREBUILT=1
+  shift
+fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${1:-$ROOT/build-gpu}"
+mkdir -p "$BUILD"
+BUILD="$(cd "$BUILD" && pwd)"
 FAILED=()
-step() { echo; echo "=== $*"; }
+START=$(date +%s)
+BUDGET=${STRATA_GPU_BUDGET_S:-470}
+step() { echo; echo "=== $* ($(( $(date +%s) - START )) s elapsed)"; }
 run() { echo "+ $*"; "$@"; }
+# Seconds left of the budget.
+left() { echo $(( BUDGET - ($(date +%s) - START) )); }
+# The smaller of a step's own limit and what is left (at least 1).
+limit() {
+  local l
+  l=$(left)
+  if [ "$l" -lt "$1" ]; then echo $(( l > 1 ? l : 1 )); else echo "$1"; fi
+}
+# Fails the run with "<name> (out of time)" unless $1 seconds are left.
+have_time() {
+  if [ "$(left)" -lt "$1" ]; then
+    echo "skipped $2: less than $1 s of the $BUDGET s budget left"
+    FAILED+=("$2 (out of time)")
+    return 1
+  fi
+}
+
+# Everything the run writes stays in BUILD.
+export STRATA_CACHE_DIR="$BUILD/gpu-kernel-cache"
+export CCACHE_DIR="$BUILD/ccache"
+export TMPDIR="$BUILD/tmp"
+export PYTHONDONTWRITEBYTECODE=1
+mkdir -p "$STRATA_CACHE_DIR" "$TMPDIR"
+if [ -d "$BUILD/lib" ]; then
+  export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 
 step "machine"
 run date
@@ -35,47 +82,67 @@ else
   echo "nvidia-smi not found"
 fi
 
-step "configure and build ($BUILD)"
-GEN=()
-command -v ninja >/dev/null && GEN=(-G Ninja)
-LAUNCHER=()
-command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-run timeout 120 cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" \
-  -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}"
-if ! grep -q "^CUDA_nvrtc_LIBRARY:FILEPATH=/" "$BUILD/CMakeCache.txt"; then
-  echo "error: CMake did not find the CUDA toolkit (NVRTC); set"
-  echo "       CUDAToolkit_ROOT=/usr/local/cuda and rerun"
-  exit 1
+if [ "$PREBUILT" = 0 ]; then
+  step "configure and build ($BUILD)"
+  # strata needs LLVM/MLIR 16 (Debian's llvm-16-dev, libmlir-16-dev), fmt,
+  # GoogleTest and DLPack; a machine without them (and without network to
+  # install them) cannot build it: say so instead of a CMake error.
+  if [ ! -d /usr/lib/llvm-16/lib/cmake/mlir ] && [ -z "${MLIR_DIR:-}" ]; then
+    echo "error: MLIR 16 not found (/usr/lib/llvm-16/lib/cmake/mlir, or set"
+    echo "       MLIR_DIR): install the packages of scripts/install-deps.sh, or"
+    echo "       build elsewhere and run: tests/gpu/run.sh --prebuilt BUILD_DIR"
+    exit 2
+  fi
+  GEN=()
+  command -v ninja >/dev/null && GEN=(-G Ninja)
+  LAUNCHER=()
+  command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  run timeout "$(limit 120)" cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" \
+    -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}"
+  if ! grep -q "^CUDA_nvrtc_LIBRARY:FILEPATH=/" "$BUILD/CMakeCache.txt"; then
+    echo "error: CMake did not find the CUDA toolkit (NVRTC); set"
+    echo "       CUDAToolkit_ROOT=/usr/local/cuda and rerun"
+    exit 1
+  fi
+  run timeout "$(limit 330)" cmake --build "$BUILD" -j16 --target strata-run \
+    strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke
 fi
-run timeout 330 cmake --build "$BUILD" -j16 --target strata-run \
-  strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke
 BIN="$BUILD/bin"
 
+for b in strata-run strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke; do
+  if [ ! -x "$BIN/$b" ]; then
+    echo "error: $BIN/$b is missing"
+    exit 1
+  fi
+done
+
 step "CUDA unit tests"
-if ! run timeout 180 "$BIN/strata-unit-cuda"; then
+if have_time 30 strata-unit-cuda &&
+   ! run timeout "$(limit 180)" "$BIN/strata-unit-cuda"; then
   FAILED+=("strata-unit-cuda")
 fi
 
 step "DSL smoke: fluent programs on cuda:0 against the CPU"
-if ! STRATA_CACHE_DIR="$BUILD/gpu-kernel-cache" \
-     run timeout 120 "$BIN/strata-gpu-dsl-smoke"; then
+if have_time 20 strata-gpu-dsl-smoke &&
+   ! run timeout "$(limit 120)" "$BIN/strata-gpu-dsl-smoke"; then
   FAILED+=("strata-gpu-dsl-smoke")
 fi
 
 step "Reference programs: --engine=cuda against --engine=jit"
-export STRATA_CACHE_DIR="$BUILD/gpu-kernel-cache"
 OUT="$BUILD/gpu-e2e"
 mkdir -p "$OUT"
 for f in "$ROOT"/tests/lit/Reference/*.mlir; do
   name="$(basename "$f" .mlir)"
   [ "$name" = errors ] && continue
   for inputs in arange random; do
+    # Keep 100 s for the bandwidth table.
+    have_time 110 "$name/$inputs" || continue
     opts=(--inputs="$inputs")
     [ "$inputs" = random ] && opts+=(--seed=7)
     echo "+ strata-run ${opts[*]} --engine={jit,cuda} $f"
-    if timeout 60 "$BIN/strata-run" "${opts[@]}" --engine=jit "$f" \
+    if timeout "$(limit 60)" "$BIN/strata-run" "${opts[@]}" --engine=jit "$f" \
          > "$OUT/$name.$inputs.jit" 2>&1 &&
-       timeout 60 "$BIN/strata-run" "${opts[@]}" --engine=cuda "$f" \
+       timeout "$(limit 60)" "$BIN/strata-run" "${opts[@]}" --engine=cuda "$f" \
          > "$OUT/$name.$inputs.cuda" 2>&1 &&
        python3 "$ROOT/tests/lit/JIT/Inputs/compare.py" \
          "$OUT/$name.$inputs.jit" "$OUT/$name.$inputs.cuda"; then
@@ -89,11 +156,13 @@ for f in "$ROOT"/tests/lit/Reference/*.mlir; do
 done
 
 step "bandwidth: device copy vs strata workloads (a)-(h)"
-if ! run timeout 240 "$BIN/strata-bench-cuda" --reps 10; then
+if have_time 30 strata-bench-cuda &&
+   ! run timeout "$(limit 240)" "$BIN/strata-bench-cuda" --reps 10; then
   FAILED+=("strata-bench-cuda")
 fi
 
 step "summary"
+echo "elapsed $(( $(date +%s) - START )) s of a $BUDGET s budget"
 if [ ${#FAILED[@]} -eq 0 ]; then
   echo "all CUDA checks passed"
 else
