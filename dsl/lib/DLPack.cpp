@@ -4,9 +4,10 @@
 // allocator, the DLPack deleter as its release), a leaf over the range of
 // elements the layout addresses, then an as_strided view with the foreign
 // sizes/strides/offset (and a flip for negative strides), so the one layout
-// algebra checks them.
+// algebra checks them. kDLCUDA memory takes the same path with a storage
+// of kind CUDA: only addresses are computed, so no driver is called.
 // Export: a DLManagedTensor whose manager context owns a reference to the
-// home buffer and the shape/stride arrays.
+// home buffer and the shape/stride arrays (CUDA: after a stream sync).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/DLPack.h"
