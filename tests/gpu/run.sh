@@ -68,6 +68,8 @@ export STRATA_CACHE_DIR="$BUILD/gpu-kernel-cache"
 export CCACHE_DIR="$BUILD/ccache"
 export TMPDIR="$BUILD/tmp"
 export PYTHONDONTWRITEBYTECODE=1
+# The driver's own cache of PTX compiled for this GPU (default ~/.nv).
+export CUDA_CACHE_PATH="$BUILD/nv-compute-cache"
 mkdir -p "$STRATA_CACHE_DIR" "$TMPDIR"
 if [ -d "$BUILD/lib" ]; then
   export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
