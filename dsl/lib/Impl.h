@@ -188,6 +188,9 @@ Tensor scalarTensor(double value, DType dtype, const SourceLoc &loc);
 /// broadcast to its shape) into dest's root.
 void recordWrite(const TensorImpl &dest, const Tensor &src,
                  const SourceLoc &loc, const char *op);
+/// Counts a program run outside evaluation (a gradient program) in
+/// eval_stats(): its kernels, and whether it was compiled for this run.
+void countProgramRun(int64_t kernels, bool compiled);
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
