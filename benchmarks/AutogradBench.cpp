@@ -80,8 +80,8 @@ Measured measure(const std::function<Tensor()> &forward,
 
 void report(const char *name, const Measured &m) {
   double backward = m.total - m.forward;
-  std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %lld | %lld (%lld) |\n",
-              name, m.forward * 1e3, m.total * 1e3, backward * 1e3,
+  std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %lld | %lld (%lld) |\n", name,
+              m.forward * 1e3, m.total * 1e3, backward * 1e3,
               backward / m.forward, static_cast<long long>(m.forwardKernels),
               static_cast<long long>(m.totalKernels),
               static_cast<long long>(m.totalPrograms));

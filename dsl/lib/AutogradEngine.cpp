@@ -168,9 +168,8 @@ void keepOutput(const TensorImpl &o, jit::JitValue &v) {
   NodePtr n = o.root->current;
   int64_t numel = o.layout.numel();
   if (n->buffer || n->isStorageValue() || o.root->home ||
-      n->device != kDevCPU || o.layout.offset != 0 ||
-      numel != o.root->numel || !layout::isContiguous(o.layout) ||
-      v.offset != 0 || !v.buffer ||
+      n->device != kDevCPU || o.layout.offset != 0 || numel != o.root->numel ||
+      !layout::isContiguous(o.layout) || v.offset != 0 || !v.buffer ||
       static_cast<int64_t>(v.buffer->nbytes()) != numel * elementSize(o.dtype))
     return;
   o.root->home = v.buffer;

@@ -27,10 +27,10 @@ namespace layout = strata::layout;
 namespace {
 
 bool isElementwise(Operation *op) {
-  return op && isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp,
-                   TanhOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
-                   MinimumOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp,
-                   CastOp>(op);
+  return op &&
+         isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
+             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
+             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
 }
 
 /// For each dim of a read `l` of a row-major tensor of `shape`: the dim of

@@ -169,8 +169,7 @@ Value GradBuilder::inverseRead(Value g, const layout::Layout &l, int64_t n) {
   }
   Value r = readRecomputed(g, read);
   auto type = tensorOf(r);
-  if (!type.isContiguous() || type.getOffset() != 0 ||
-      getStorageRoot(r) != r)
+  if (!type.isContiguous() || type.getOffset() != 0 || getStorageRoot(r) != r)
     r = b.create<CopyOp>(loc, r);
   return reshape(r, {n});
 }
@@ -241,8 +240,8 @@ LogicalResult scatterBack(Operation *op, GradBuilder &gb, Value g, Out &out) {
 LogicalResult throughRoot(Value in, const layout::Layout &l, GradBuilder &gb,
                           Value g, Out &out) {
   int64_t n = getRootStorageSize(getStorageRoot(in));
-  Value flat = coversOnce(l, n) ? gb.inverseRead(g, l, n)
-                                : gb.scatterAddFlat(g, l, n);
+  Value flat =
+      coversOnce(l, n) ? gb.inverseRead(g, l, n) : gb.scatterAddFlat(g, l, n);
   if (in.getType().isa<StorageType>()) {
     out.push_back({in, flat});
     return success();

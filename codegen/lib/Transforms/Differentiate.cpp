@@ -51,8 +51,8 @@ bool isWholeComputeResult(Value v) {
     return false;
   Value root = getStorageRoot(v);
   Operation *def = root.getDefiningOp();
-  if (!def || !root.getType().isa<StridedTensorType>() ||
-      isa<WriteOp>(def) || getViewSource(def) || isa<StridedViewOp>(def))
+  if (!def || !root.getType().isa<StridedTensorType>() || isa<WriteOp>(def) ||
+      getViewSource(def) || isa<StridedViewOp>(def))
     return false;
   return getRootStorageSize(root) == type.getNumElements();
 }
