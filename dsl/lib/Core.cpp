@@ -27,9 +27,7 @@ void strata::detail::fail(const std::string &message, const std::string &hint,
   throw Error(message, hint, loc);
 }
 
-int64_t strata::elementSize(DType t) {
-  return jit::elementSize(toJitDType(t));
-}
+int64_t strata::elementSize(DType t) { return jit::elementSize(toJitDType(t)); }
 
 std::string strata::toString(DType t) {
   switch (t) {
@@ -182,7 +180,7 @@ const TensorImpl &strata::detail::implOf(const Tensor &t,
 }
 
 Operand strata::detail::operandOf(const TensorImpl &t) {
-  return Operand{t.root->current, t.layout};
+  return Operand{t.root->current, t.layout, viewChainOf(t)};
 }
 
 namespace {
