@@ -278,6 +278,20 @@ TEST(Autograd, SameStructureReusesGradientProgram) {
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{8, 10, 12}));
 }
 
+// Two leaves whose gradients are one value get two buffers: accumulating
+// into one does not change the other.
+TEST(Autograd, GradientsDoNotAlias) {
+  Tensor a = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor b = tensor({3.0f, 4.0f}).requires_grad_();
+  Tensor loss = ((a + b) * 2).sum();
+  loss.backward();
+  EXPECT_FLOAT_EQ(loss.item<float>(), 20); // kept from the gradient program
+  a.mutable_grad().add_(1.0);
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+  EXPECT_FALSE(a.grad().storage().is_alias_of(b.grad().storage()));
+}
+
 TEST(Autograd, NonScalarBackward) {
   Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
   Tensor y = x * 2;
