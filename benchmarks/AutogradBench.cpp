@@ -2,10 +2,13 @@
 //
 // `make bench`: forward + backward of ((x.t() * w).relu()).sum() on 1024x1024
 // f32 and of one 3-layer MLP step, against the forward alone measured in the
-// same run. Reports the ratio backward/forward (target <= 2) and the
-// forward's kernel launches (eval_stats(); the gradient program runs through
-// the autograd engine, which eval_stats does not count yet). Medians of
-// several repetitions; programs are compiled once (warm-up) before timing.
+// same run (the same recorded program, evaluated under NoGradGuard).
+// "forward + backward" is what a training step does: record, backward(),
+// read the loss and the gradients. Reports the ratio backward/forward
+// (target <= 2) and the kernels each runs (eval_stats(), which counts the
+// gradient programs too). Medians of several repetitions, forward and
+// forward + backward alternating; programs are compiled once (warm-up)
+// before timing. Argument: the number of repetitions (default 21).
 //
 //===----------------------------------------------------------------------===//
 #include <strata/strata.h>
@@ -13,17 +16,31 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <vector>
 
 using namespace strata;
 
 namespace {
-double seconds(const std::function<void()> &f) {
+/// Wall-clock and process CPU seconds (all threads) of one call of `f`.
+struct Times {
+  double wall, cpu;
+};
+double cpuNow() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+Times seconds(const std::function<void()> &f) {
   auto t0 = std::chrono::steady_clock::now();
+  double c0 = cpuNow();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-      .count();
+  double c1 = cpuNow();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count(),
+          c1 - c0};
 }
 
 double median(std::vector<double> v) {
@@ -32,8 +49,8 @@ double median(std::vector<double> v) {
 }
 
 struct Measured {
-  double forward, total;
-  int64_t forwardKernels;
+  double forward, total, forwardCpu, totalCpu;
+  int64_t forwardKernels, totalKernels, totalPrograms;
 };
 
 /// `forward()` returns the scalar loss; `leaves` require grad.
@@ -43,46 +60,66 @@ Measured measure(const std::function<Tensor()> &forward,
     for (Tensor &l : leaves)
       l.mutable_grad() = Tensor();
   };
+  auto step = [&] {
+    Tensor loss = forward();
+    loss.backward();
+    loss.item<float>();
+    for (Tensor &l : leaves)
+      l.grad().eval();
+  };
   // Warm-up: compile the forward program and the gradient program.
   forward().eval();
-  forward().backward();
+  step();
   zeroGrads();
-  std::vector<double> fwd, all;
+  std::vector<double> fwd, all, fwdCpu, allCpu;
   Measured m{};
   for (int i = 0; i < reps; ++i) {
     reset_eval_stats();
-    fwd.push_back(seconds([&] {
+    Times f = seconds([&] {
       NoGradGuard guard;
-      forward().eval();
-    }));
+      forward().item<float>();
+    });
+    fwd.push_back(f.wall);
+    fwdCpu.push_back(f.cpu);
     m.forwardKernels = eval_stats().kernels;
-    all.push_back(seconds([&] {
-      Tensor loss = forward();
-      loss.backward();
-      for (Tensor &l : leaves)
-        l.grad().eval();
-    }));
+    reset_eval_stats();
+    Times a = seconds(step);
+    all.push_back(a.wall);
+    allCpu.push_back(a.cpu);
+    m.totalKernels = eval_stats().kernels;
+    m.totalPrograms = eval_stats().programs;
     zeroGrads();
   }
   m.forward = median(fwd);
   m.total = median(all);
+  m.forwardCpu = median(fwdCpu);
+  m.totalCpu = median(allCpu);
   return m;
 }
 
 void report(const char *name, const Measured &m) {
   double backward = m.total - m.forward;
-  std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %lld |\n", name,
-              m.forward * 1e3, m.total * 1e3, backward * 1e3,
-              backward / m.forward, static_cast<long long>(m.forwardKernels));
+  double backwardCpu = m.totalCpu - m.forwardCpu;
+  std::printf("| %s | %.2f | %.2f | %.2f | **%.2f** | %.2f | %.2f | %lld | "
+              "%lld (%lld) |\n",
+              name, m.forward * 1e3, m.total * 1e3, backward * 1e3,
+              backward / m.forward, m.forwardCpu * 1e3, backwardCpu * 1e3,
+              static_cast<long long>(m.forwardKernels),
+              static_cast<long long>(m.totalKernels),
+              static_cast<long long>(m.totalPrograms));
+  std::printf("|  backward/forward in CPU time (all threads) | | | | %.2f | | "
+              "| | |\n",
+              backwardCpu / m.forwardCpu);
 }
 } // namespace
 
-int main() {
-  constexpr int kReps = 7;
+int main(int argc, char **argv) {
+  int kReps = argc > 1 ? std::max(1, atoi(argv[1])) : 21;
   manual_seed(0);
   std::printf("| program | forward ms | forward+backward ms | backward ms | "
-              "backward/forward | forward kernels |\n"
-              "|---|---:|---:|---:|---:|---:|\n");
+              "backward/forward | forward CPU ms | backward CPU ms | forward "
+              "kernels | forward+backward kernels (programs) |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   {
     Tensor x = randn({1024, 1024}).requires_grad_();
     Tensor w = randn({1024, 1024}).requires_grad_();

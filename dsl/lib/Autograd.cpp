@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -105,6 +106,34 @@ std::string nameOf(const Node &n) {
   return std::string(n.name) + "Backward";
 }
 
+/// PyTorch 1.13's grad_fn of view op `v` (scripts/gen_autograd_golden.py
+/// checks them against torch).
+std::string viewName(const ViewChain &v) {
+  static const std::pair<const char *, const char *> names[] = {
+      {"t", "TBackward0"},
+      {"transpose", "TransposeBackward0"},
+      {"permute", "PermuteBackward0"},
+      {"view", "ViewBackward0"},
+      {"reshape", "ReshapeAliasBackward0"},
+      {"flatten", "ReshapeAliasBackward0"},
+      {"slice", "SliceBackward0"},
+      {"narrow", "SliceBackward0"},
+      {"select", "SelectBackward0"},
+      {"expand", "ExpandBackward0"},
+      {"unsqueeze", "UnsqueezeBackward0"},
+      {"as_strided", "AsStridedBackward0"},
+      {"diagonal", "DiagonalBackward0"},
+      {"unfold", "UnfoldBackward0"},
+      {"flip", "FlipBackward0"}};
+  std::string_view op = v.op;
+  if (op == "squeeze")
+    return v.args.empty() ? "SqueezeBackward0" : "SqueezeBackward1";
+  for (const auto &[o, name] : names)
+    if (op == o)
+      return name;
+  return std::string(v.op) + "Backward";
+}
+
 /// The leaf impl behind `t` (t itself, or the leaf a view chain starts at).
 const TensorImpl *leafOf(const TensorImpl &t) {
   const TensorImpl *p = &t;
@@ -122,6 +151,28 @@ NoGradGuard::NoGradGuard() : previous_(gGradEnabled) { gGradEnabled = false; }
 NoGradGuard::~NoGradGuard() { gGradEnabled = previous_; }
 void strata::set_detect_anomaly(bool enabled) { gAnomaly = enabled; }
 bool strata::is_anomaly_enabled() { return gAnomaly; }
+
+std::shared_ptr<const ViewChain>
+strata::detail::viewChainOf(const TensorImpl &t) {
+  // (A copy keeps viewOp and base for explain(): not a view, another root.)
+  if (!t.viewOp || !t.requiresGrad || !gGradEnabled || !t.base ||
+      t.base->root != t.root)
+    return nullptr;
+  if (!t.viewChain) {
+    // A view whose storage was written in place since reads the new
+    // version (CopySlices), not the version it was taken of.
+    const Node &current = *t.root->current;
+    if (current.op == Op::Write)
+      return nullptr;
+    auto chain = std::make_shared<ViewChain>();
+    chain->op = t.viewOp;
+    chain->args = t.viewArgs;
+    chain->loc = t.loc;
+    chain->next = viewChainOf(*t.base);
+    t.viewChain = std::move(chain);
+  }
+  return t.viewChain;
+}
 
 void strata::detail::markGradLeaf(const std::shared_ptr<TensorImpl> &t) {
   if (!t->requiresGrad || !gGradEnabled)
@@ -198,6 +249,12 @@ GradFn::GradFn(std::shared_ptr<Node> node, std::weak_ptr<TensorImpl> leaf)
   name_ = node_ ? nameOf(*node_) : "AccumulateGrad";
 }
 
+GradFn::GradFn(std::shared_ptr<Node> node,
+               std::shared_ptr<const ViewChain> view)
+    : node_(std::move(node)), view_(std::move(view)) {
+  name_ = viewName(*view_);
+}
+
 namespace {
 /// The grad_fn of a version read by a recorded op (null: no gradient).
 GradFnPtr fnOfVersion(const NodePtr &n) {
@@ -217,6 +274,13 @@ GradFnPtr fnOfVersion(const NodePtr &n) {
     return std::make_shared<GradFn>(nullptr, leaf);
   return nullptr;
 }
+
+/// The grad_fn of a read of version `n` through the views `view`.
+GradFnPtr fnOfRead(const NodePtr &n, std::shared_ptr<const ViewChain> view) {
+  if (view && n)
+    return std::make_shared<GradFn>(n, std::move(view));
+  return fnOfVersion(n);
+}
 } // namespace
 
 std::string strata::detail::gradFnName(const NodePtr &n) {
@@ -226,6 +290,8 @@ std::string strata::detail::gradFnName(const NodePtr &n) {
 
 std::vector<GradFnPtr> GradFn::next_functions() const {
   std::vector<GradFnPtr> out;
+  if (view_) // the view's input: the rest of the chain, then the version
+    return {fnOfRead(node_, view_->next)};
   if (!node_)
     return out;
   for (const Operand &in : node_->gradInputs) {
@@ -233,17 +299,23 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
       out.push_back(nullptr);
       continue;
     }
-    out.push_back(fnOfVersion(in.node));
+    out.push_back(fnOfRead(in.node, in.view));
   }
   return out;
 }
 
 const void *GradFn::id() const {
+  if (view_)
+    return view_.get();
   return node_ ? static_cast<const void *>(node_.get())
                : static_cast<const void *>(leaf_.lock().get());
 }
 
-std::string GradFn::where() const { return node_ ? formatLoc(node_->loc) : ""; }
+std::string GradFn::where() const {
+  if (view_)
+    return formatLoc(view_->loc);
+  return node_ ? formatLoc(node_->loc) : "";
+}
 
 Tensor GradFn::variable() const {
   auto l = leaf_.lock();
@@ -261,7 +333,45 @@ AutogradMeta &meta(const Tensor &t) {
 }
 } // namespace
 
-const Tensor &Tensor::grad() const { return meta(*this).grad; }
+namespace {
+WarningHandler &warningHandler() {
+  static WarningHandler handler;
+  return handler;
+}
+
+void warn(const std::string &message, const SourceLoc &loc) {
+  std::string where = formatLoc(loc);
+  if (warningHandler()) {
+    warningHandler()(message, where);
+    return;
+  }
+  static std::set<std::pair<std::string, std::string>> shown;
+  if (shown.insert({message, where}).second)
+    std::fprintf(stderr, "%s: UserWarning: %s\n", where.c_str(),
+                 message.c_str());
+}
+
+const char *kNonLeafGrad =
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+    "accessed. Its .grad attribute won't be populated during "
+    "autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf "
+    "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+    "informations.";
+} // namespace
+
+void strata::set_warning_handler(WarningHandler handler) {
+  warningHandler() = std::move(handler);
+}
+
+const Tensor &Tensor::grad(SourceLoc loc) const {
+  AutogradMeta &m = meta(*this);
+  const TensorImpl &t = *impl();
+  if (!t.isLeaf && !m.retainGrad && !m.grad.defined())
+    warn(kNonLeafGrad, loc);
+  return m.grad;
+}
 Tensor &Tensor::mutable_grad() const { return meta(*this).grad; }
 bool Tensor::retains_grad() const {
   const TensorImpl &t = implOf(*this, SourceLoc::current());
@@ -272,7 +382,7 @@ GradFnPtr Tensor::grad_fn() const {
   const TensorImpl &t = implOf(*this, SourceLoc::current());
   if (!t.requiresGrad || t.isLeaf)
     return nullptr;
-  return fnOfVersion(t.root->current);
+  return fnOfRead(t.root->current, viewChainOf(t));
 }
 
 //===--- Printing the graph -----------------------------------------------===//

@@ -17,6 +17,7 @@
 #include "strata/JIT/Jit.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +31,20 @@ using namespace strata::detail;
 namespace {
 
 int64_t gCompiles = 0;
+
+/// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
+int debugLevel() {
+  static int level = [] {
+    const char *v = getenv("STRATA_DEBUG");
+    return v ? atoi(v) : 0;
+  }();
+  return level;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+      .count();
+}
 std::vector<std::weak_ptr<TensorImpl>> gRetained;
 
 std::unordered_map<std::string, std::unique_ptr<jit::PreparedFunction>> &
@@ -147,6 +162,22 @@ Tensor fromJit(jit::JitValue &v, DType dtype, const SourceLoc &loc) {
       .to(dtype, loc);
 }
 
+/// Makes `v`, the value of output `o` computed by a gradient program, the
+/// contents of o's pending version when o reads all of it in order.
+void keepOutput(const TensorImpl &o, jit::JitValue &v) {
+  NodePtr n = o.root->current;
+  int64_t numel = o.layout.numel();
+  if (n->buffer || n->isStorageValue() || o.root->home ||
+      n->device != kDevCPU || o.layout.offset != 0 || numel != o.root->numel ||
+      !layout::isContiguous(o.layout) || v.offset != 0 || !v.buffer ||
+      static_cast<int64_t>(v.buffer->nbytes()) != numel * elementSize(o.dtype))
+    return;
+  o.root->home = v.buffer;
+  o.root->homeSeq = n->seq;
+  n->buffer = v.buffer;
+  n->inputs.clear();
+}
+
 /// Storage- or node-shaped gradient `g` seen through `l` (a fresh tensor).
 Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
   Tensor flat = g.reshape({-1}, loc);
@@ -179,6 +210,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
                         const SourceLoc &loc) {
+  auto start = std::chrono::steady_clock::now();
   if (gradOutputs.empty())
     gradOutputs.resize(outputs.size());
   if (gradOutputs.size() != outputs.size())
@@ -192,10 +224,10 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
                "grad_fn",
            "call requires_grad_() on the leaves before computing it", loc);
     if (!gradOutputs[i].defined()) {
+      // Implicitly 1 (passed below without evaluating a ones() program).
       if (o.layout.numel() != 1)
         fail("grad can be implicitly created only for scalar outputs",
              "pass the gradient: y.backward(strata::ones_like(y))", loc);
-      gradOutputs[i] = ones(o.layout.sizes, TensorOptions(o.dtype), loc);
     } else if (gradOutputs[i].sizes() != o.layout.sizes) {
       fail("Mismatch in shape: grad_output[" + std::to_string(i) +
                "] has a shape of " +
@@ -342,7 +374,8 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
   auto &c = cache();
   auto it = c.find(source);
-  if (it == c.end()) {
+  bool compiled = it == c.end();
+  if (compiled) {
     std::string error;
     auto fn = jit::PreparedFunction::fromSource(source, "main", error);
     if (!fn)
@@ -353,15 +386,33 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
-    std::vector<double> gv = gradOutputs[i].to_vector<double>(loc);
+    std::vector<double> gv = gradOutputs[i].defined()
+                                 ? gradOutputs[i].to_vector<double>(loc)
+                                 : std::vector<double>{1.0};
     args.push_back(jit::JitValue::fresh(
         toJitDType(o.dtype),
         std::vector<int64_t>(o.layout.sizes.begin(), o.layout.sizes.end()),
         gv));
   }
+  double prepared = secondsSince(start);
+  auto runStart = std::chrono::steady_clock::now();
   jit::RunResult r = it->second->run(args, {});
+  if (debugLevel() >= 1)
+    fprintf(stderr,
+            "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
+            "in %.3f ms\n",
+            formatLoc(loc).c_str(), g.ops.size(),
+            compiled ? "compiled" : "found prepared", prepared * 1e3,
+            it->second->numKernels(), secondsSince(runStart) * 1e3);
+  if (debugLevel() >= 3)
+    fprintf(stderr, "%s", source.c_str());
   if (!r.ok)
     fail("strata could not run the gradient program: " + r.error, "", loc);
+  countProgramRun(it->second->numKernels(), compiled);
+  // The program computed each output on the way: keep the value of an
+  // output not evaluated yet (loss.item() after backward() runs nothing).
+  for (size_t i = 0; i < outputs.size(); ++i)
+    keepOutput(*outputs[i].impl(), r.values[i]);
   if (!retain)
     for (const NodePtr &n : g.ops)
       if (n->requiresGrad)

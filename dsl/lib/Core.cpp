@@ -180,7 +180,7 @@ const TensorImpl &strata::detail::implOf(const Tensor &t,
 }
 
 Operand strata::detail::operandOf(const TensorImpl &t) {
-  return Operand{t.root->current, t.layout};
+  return Operand{t.root->current, t.layout, viewChainOf(t)};
 }
 
 namespace {

@@ -409,6 +409,11 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
 }
 
 EvalStats strata::eval_stats() { return gStats; }
+void strata::detail::countProgramRun(int64_t kernels, bool compiled) {
+  ++gStats.programs;
+  ++(compiled ? gStats.compiles : gStats.cacheHits);
+  gStats.kernels += kernels;
+}
 void strata::reset_eval_stats() { gStats = {}; }
 
 std::string strata::detail::opText(const Node &n, const OperandTexts &ins,

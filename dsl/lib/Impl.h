@@ -47,10 +47,24 @@ struct StorageRoot;
 /// Shared ownership of a node.
 using NodePtr = std::shared_ptr<Node>;
 
+/// Autograd: the view ops a tensor requiring grad was made by, last first
+/// (x.t().unsqueeze(0): unsqueeze, then t); each is a node of the autograd
+/// graph (TBackward0, ...) between a reader and the version viewed.
+struct ViewChain {
+  /// The view op ("t", "slice", ...) and its arguments.
+  const char *op;
+  Shape args;
+  SourceLoc loc;
+  /// The view it was applied to (null: applied to a non-view tensor).
+  std::shared_ptr<const ViewChain> next;
+};
+
 /// A read of a version through a layout (absolute in the version's root).
 struct Operand {
   NodePtr node;
   layout::Layout layout;
+  /// Autograd: the views the read went through (null: none, or no grad).
+  std::shared_ptr<const ViewChain> view = nullptr;
 };
 
 /// One version of a storage root's contents.
@@ -153,6 +167,8 @@ struct TensorImpl {
   SourceLoc loc;
   /// Autograd state (created on first use).
   std::shared_ptr<AutogradMeta> autograd;
+  /// Autograd: the view chain of a view requiring grad (made on first use).
+  mutable std::shared_ptr<const ViewChain> viewChain;
 };
 
 //===--- Shared helpers (Record.cpp, Eval.cpp)
@@ -188,6 +204,9 @@ Tensor scalarTensor(double value, DType dtype, const SourceLoc &loc);
 /// broadcast to its shape) into dest's root.
 void recordWrite(const TensorImpl &dest, const Tensor &src,
                  const SourceLoc &loc, const char *op);
+/// Counts a program run outside evaluation (a gradient program) in
+/// eval_stats(): its kernels, and whether it was compiled for this run.
+void countProgramRun(int64_t kernels, bool compiled);
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
@@ -239,6 +258,8 @@ std::string formatLoc(const SourceLoc &loc);
 
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
+/// The views `t` was made by when it requires grad (null otherwise).
+std::shared_ptr<const ViewChain> viewChainOf(const TensorImpl &t);
 /// Called by makeResult for a node that requires grad: keeps its inputs and
 /// records what it saves for backward.
 void recordGradNode(Node &node);

@@ -3,13 +3,15 @@
 // Gradients of a set of programs against PyTorch 1.13's (the golden file is
 // written by scripts/gen_autograd_golden.py; this test does not need torch),
 // PyTorch's autograd errors, accumulation, retain_grad, NoGradGuard, detach,
-// grad_fn names and gradcheck.
+// grad_fn names (views included, against golden names from PyTorch), the
+// non-leaf .grad() warning and gradcheck.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -139,6 +141,102 @@ TEST(Autograd, LeafAndGradFn) {
   EXPECT_FALSE(y.grad().defined());
 }
 
+// Each view is its own node of the graph, named as PyTorch 1.13 names it
+// (tests/e2e/data/grad_fn_golden.txt, scripts/gen_autograd_golden.py).
+TEST(Autograd, ViewGradFnNames) {
+  std::map<std::string, std::string> want;
+  std::ifstream in(STRATA_GRAD_FN_GOLDEN);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#')
+      want[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
+  Tensor x = randn({3, 4}).requires_grad_();
+  Tensor w = randn({4, 3}).requires_grad_();
+  std::vector<std::pair<std::string, Tensor>> cases = {
+      {"t", x.t()},
+      {"transpose", x.transpose(0, 1)},
+      {"permute", x.permute({1, 0})},
+      {"view", x.view({12})},
+      {"reshape_view", x.reshape({12})},
+      {"flatten", x.flatten()},
+      {"slice", x.slice(0, 1, 3)},
+      {"narrow", x.narrow(1, 1, 2)},
+      {"select", x.select(0, 1)},
+      {"expand", x.slice(0, 0, 1).expand({5, 4})},
+      {"squeeze", x.slice(0, 0, 1).squeeze()},
+      {"squeeze_dim", x.slice(0, 0, 1).squeeze(0)},
+      {"unsqueeze", x.unsqueeze(0)},
+      {"as_strided", x.as_strided({2, 2}, {1, 2})},
+      {"diagonal", x.diagonal()},
+      {"unfold", x.unfold(1, 2, 1)},
+      {"flip", x.flip({0})},
+      {"contiguous", x.t().contiguous()},
+      {"view_of_nonleaf", (x * 2).t()},
+      {"mul_of_view", x.t() * w},
+      {"chain", x.t().unsqueeze(0).sum()}};
+  ASSERT_EQ(want.size(), cases.size());
+  for (auto &[name, t] : cases) {
+    std::string got = format_graph(t);
+    std::replace(got.begin(), got.end(), '\n', '|');
+    got.pop_back();
+    EXPECT_EQ(got, want[name]) << name;
+  }
+  // next_functions chain to the leaf's AccumulateGrad, which is x's.
+  GradFnPtr tb = x.t().unsqueeze(0).grad_fn();
+  ASSERT_EQ(tb->next_functions().size(), 1u);
+  GradFnPtr acc = tb->next_functions()[0]->next_functions()[0];
+  EXPECT_EQ(acc->name(), "AccumulateGrad");
+  EXPECT_EQ(acc->variable().impl(), x.impl());
+  // Gradients through views are unchanged by the extra nodes.
+  (x.t() * w).sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), w.t().contiguous().to_vector<float>());
+}
+
+// PyTorch's UserWarning for .grad() of a non-leaf, once per call site by
+// default (on stderr), and an undefined tensor.
+TEST(Autograd, NonLeafGradWarns) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor y = x * 2;
+  y.sum().backward();
+  std::vector<std::pair<std::string, std::string>> seen;
+  set_warning_handler([&](const std::string &m, const std::string &where) {
+    seen.push_back({m, where});
+  });
+  int line = __LINE__ + 1;
+  EXPECT_FALSE(y.grad().defined());
+  EXPECT_TRUE(x.grad().defined()); // a leaf: no warning
+  set_warning_handler(nullptr);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].first,
+            "The .grad attribute of a Tensor that is not a leaf Tensor is "
+            "being accessed. Its .grad attribute won't be populated during "
+            "autograd.backward(). If you indeed want the .grad field to be "
+            "populated for a non-leaf Tensor, use .retain_grad() on the "
+            "non-leaf Tensor. If you access the non-leaf Tensor by mistake, "
+            "make sure you access the leaf Tensor instead. See "
+            "github.com/pytorch/pytorch/pull/30531 for more informations.");
+  EXPECT_NE(seen[0].second.find("AutogradTest.cpp:" + std::to_string(line)),
+            std::string::npos)
+      << seen[0].second;
+  // The default handler: on stderr, once for the same call site.
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i)
+    EXPECT_FALSE(y.grad().defined());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("UserWarning: The .grad attribute of a Tensor that is "
+                     "not a leaf Tensor is being accessed."),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("UserWarning"), err.rfind("UserWarning")) << err;
+  // retain_grad(): no warning, the gradient.
+  Tensor z = x * 3;
+  z.retain_grad();
+  z.sum().backward();
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(z.grad().defined());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(Autograd, GraphChain) {
   Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
   Tensor z = (x * 2).mean() + (x * 3).sum();
@@ -178,6 +276,20 @@ TEST(Autograd, SameStructureReusesGradientProgram) {
   (b * b).sum().backward();
   EXPECT_EQ(backward_compiles(), compiles);
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{8, 10, 12}));
+}
+
+// Two leaves whose gradients are one value get two buffers: accumulating
+// into one does not change the other.
+TEST(Autograd, GradientsDoNotAlias) {
+  Tensor a = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor b = tensor({3.0f, 4.0f}).requires_grad_();
+  Tensor loss = ((a + b) * 2).sum();
+  loss.backward();
+  EXPECT_FLOAT_EQ(loss.item<float>(), 20); // kept from the gradient program
+  a.mutable_grad().add_(1.0);
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+  EXPECT_FALSE(a.grad().storage().is_alias_of(b.grad().storage()));
 }
 
 TEST(Autograd, NonScalarBackward) {

@@ -43,6 +43,12 @@ bool mayOverlap(const layout::Layout &l) {
   }
   return false;
 }
+/// True when `l` addresses each of the `n` elements of its root exactly
+/// once (a permutation of the root, maybe with flips): its gradient is a
+/// read of the view's gradient in the root's order, no scatter.
+bool coversOnce(const layout::Layout &l, int64_t n) {
+  return n > 0 && l.numel() == n && !mayOverlap(l);
+}
 } // namespace
 
 //===--- GradBuilder
@@ -141,6 +147,33 @@ Value GradBuilder::ownFlat(Value flat) {
   return b.create<CopyOp>(loc, flat);
 }
 
+Value GradBuilder::inverseRead(Value g, const layout::Layout &l, int64_t n) {
+  // Root order: the view's dims by decreasing |stride|; a negative stride
+  // is walked backwards from the view's last index along it.
+  layout::Layout gl = tensorOf(g).getLayout();
+  SmallVector<int64_t> order;
+  for (int64_t d = 0; d < l.dim(); ++d)
+    if (l.sizes[d] > 1)
+      order.push_back(d);
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return std::abs(l.strides[a]) > std::abs(l.strides[b]);
+  });
+  layout::Layout read;
+  read.offset = gl.offset;
+  for (int64_t d : order) {
+    bool back = l.strides[d] < 0;
+    read.sizes.push_back(l.sizes[d]);
+    read.strides.push_back(back ? -gl.strides[d] : gl.strides[d]);
+    if (back)
+      read.offset += (l.sizes[d] - 1) * gl.strides[d];
+  }
+  Value r = readRecomputed(g, read);
+  auto type = tensorOf(r);
+  if (!type.isContiguous() || type.getOffset() != 0 || getStorageRoot(r) != r)
+    r = b.create<CopyOp>(loc, r);
+  return reshape(r, {n});
+}
+
 Value GradBuilder::gatherFlat(Value flat, const layout::Layout &l) {
   flat = ownFlat(flat);
   auto type = StridedTensorType::get(tensorOf(flat).getElementType(), l);
@@ -207,7 +240,8 @@ LogicalResult scatterBack(Operation *op, GradBuilder &gb, Value g, Out &out) {
 LogicalResult throughRoot(Value in, const layout::Layout &l, GradBuilder &gb,
                           Value g, Out &out) {
   int64_t n = getRootStorageSize(getStorageRoot(in));
-  Value flat = gb.scatterAddFlat(g, l, n);
+  Value flat =
+      coversOnce(l, n) ? gb.inverseRead(g, l, n) : gb.scatterAddFlat(g, l, n);
   if (in.getType().isa<StorageType>()) {
     out.push_back({in, flat});
     return success();

@@ -60,10 +60,24 @@ struct GradBuilder {
   /// index that layout `l` gives it (overlapping elements add up, as in
   /// PyTorch's as_strided_backward).
   mlir::Value scatterAddFlat(mlir::Value g, const layout::Layout &l, int64_t n);
+  /// The gradient of a root of `n` elements that view layout `l` covers
+  /// once, given the view's gradient `g`: `g` read in the root's order.
+  mlir::Value inverseRead(mlir::Value g, const layout::Layout &l, int64_t n);
   /// `flat` (a contiguous [n] tensor) read through layout `l`.
   mlir::Value gatherFlat(mlir::Value flat, const layout::Layout &l);
   /// A contiguous [n] tensor equal to `flat` whose root is itself.
   mlir::Value ownFlat(mlir::Value flat);
+  /// A tensor of `l`'s sizes holding the elements `l` (a layout in the
+  /// storage root of `v`) addresses, with the elementwise ops defining that
+  /// root rebuilt over the read (at most `budget` of them), so the read
+  /// fuses with them instead of reading a materialized value
+  /// (StrataVJPRecompute.cpp).
+  mlir::Value readRecomputed(mlir::Value v, const layout::Layout &l,
+                             int budget = kRecomputeBudget);
+  /// `v` with the elementwise ops defining it rebuilt for this use alone.
+  mlir::Value recomputed(mlir::Value v, int budget = kRecomputeBudget);
+  /// Elementwise ops one read may recompute.
+  static constexpr int kRecomputeBudget = 32;
 };
 
 /// The interface model of `OpT`: calls the `rule(OpT, ...)` overload.

@@ -19,6 +19,7 @@
 // return, in the order it is built.
 //
 //===----------------------------------------------------------------------===//
+#include "../IR/VJPBuilders.h"
 #include "strata/IR/StrataAutodiff.h"
 #include "strata/Transforms/Passes.h"
 
@@ -40,15 +41,20 @@ namespace {
 /// The attribute naming the arguments to differentiate with respect to.
 constexpr llvm::StringLiteral kWrtAttr = "strata.wrt";
 
-/// True when `v` is a fresh contiguous tensor that is safe to return (not a
-/// view, not an argument).
-bool isFreshResult(Value v) {
+/// True when `v` reads all of a compute result, in its row-major order
+/// (the result itself, or a reshape of it): returning it as a fresh
+/// contiguous tensor needs no copy unless another result shares that root.
+bool isWholeComputeResult(Value v) {
   auto type = v.getType().dyn_cast<StridedTensorType>();
-  if (!type || v.isa<BlockArgument>() || getViewSource(v.getDefiningOp()) ||
-      isa<StridedViewOp>(v.getDefiningOp()))
+  if (!type || type != StridedTensorType::getContiguous(type.getElementType(),
+                                                        type.getShape()))
     return false;
-  return type == StridedTensorType::getContiguous(type.getElementType(),
-                                                  type.getShape());
+  Value root = getStorageRoot(v);
+  Operation *def = root.getDefiningOp();
+  if (!def || !root.getType().isa<StridedTensorType>() || isa<WriteOp>(def) ||
+      getViewSource(def) || isa<StridedViewOp>(def))
+    return false;
+  return getRootStorageSize(root) == type.getNumElements();
 }
 
 struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
@@ -141,9 +147,17 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
           accumulate(target, g);
     }
 
-    // Results: the gradient of each listed argument.
+    // Results: the gradient of each listed argument, each computed for
+    // itself (elementwise ops it shares with other gradients or the
+    // forward are recomputed in its kernel rather than stored and re-read)
+    // and never sharing a root with another result.
     SmallVector<Value> results(ret.getOperands());
     SmallVector<Type> resultTypes(func.getFunctionType().getResults());
+    DenseSet<Value> returnedRoots;
+    for (Value r : results)
+      if (r.getType().isa<StridedTensorType>())
+        returnedRoots.insert(getStorageRoot(r));
+    vjp::GradBuilder gb{b, func.getLoc()};
     for (int64_t i : wrt) {
       Value arg = func.getArgument(i);
       if (!isDifferentiableType(arg.getType()))
@@ -153,10 +167,15 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
                << ": only f32/f64 tensors and storages have gradients";
       StridedTensorType t = gradType(arg);
       Value g = grads.lookup(arg);
-      if (!g)
+      if (!g) {
         g = b.create<FillOp>(func.getLoc(), t, b.getF64FloatAttr(0.0));
-      else if (!isFreshResult(g) || g.getType() != t)
-        g = b.create<CopyOp>(func.getLoc(), g);
+      } else {
+        g = gb.recomputed(g);
+        if (!isWholeComputeResult(g) || g.getType() != t ||
+            returnedRoots.contains(getStorageRoot(g)))
+          g = b.create<CopyOp>(func.getLoc(), g);
+      }
+      returnedRoots.insert(getStorageRoot(g));
       results.push_back(g);
       resultTypes.push_back(t);
     }

@@ -20,6 +20,7 @@ namespace strata {
 namespace detail {
 /// A version of a storage in the recorded trace (dsl/lib/Impl.h).
 struct Node;
+struct ViewChain;
 } // namespace detail
 
 /// A node of the autograd graph (below).
@@ -28,7 +29,8 @@ class GradFn;
 using GradFnPtr = std::shared_ptr<GradFn>;
 
 /// A node of the autograd graph, named as PyTorch names it (MulBackward0,
-/// SumBackward0, ..., AccumulateGrad for a leaf).
+/// SumBackward0, ..., TBackward0 for a view made by t(), AccumulateGrad for
+/// a leaf).
 class GradFn {
 public:
   /// PyTorch's class name ("MulBackward0", "AccumulateGrad").
@@ -46,10 +48,15 @@ public:
   /// For the implementation.
   GradFn(std::shared_ptr<detail::Node> node,
          std::weak_ptr<detail::TensorImpl> leaf);
+  /// For the implementation: the node of view op `view` applied (through
+  /// the rest of its chain) to version `node`.
+  GradFn(std::shared_ptr<detail::Node> node,
+         std::shared_ptr<const detail::ViewChain> view);
 
 private:
   std::shared_ptr<detail::Node> node_;
   std::weak_ptr<detail::TensorImpl> leaf_;
+  std::shared_ptr<const detail::ViewChain> view_;
   std::string name_;
 };
 
@@ -88,6 +95,15 @@ public:
 private:
   bool previous_;
 };
+
+/// Receives strata's warnings (PyTorch's UserWarnings): the message and the
+/// "file:line" of the user's call.
+using WarningHandler =
+    std::function<void(const std::string &message, const std::string &where)>;
+/// Replaces the warning handler; an empty one restores the default, which
+/// prints "file:line: UserWarning: message" on stderr once per message and
+/// line (as Python's default warning filter does).
+void set_warning_handler(WarningHandler handler);
 
 /// Anomaly mode: backward errors also name the forward op's source line.
 void set_detect_anomaly(bool enabled);

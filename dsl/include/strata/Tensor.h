@@ -108,8 +108,10 @@ public:
   Tensor &requires_grad_(bool r = true, SourceLoc loc = SourceLoc::current());
   /// True unless produced by an op from a tensor that requires grad.
   bool is_leaf() const;
-  /// The accumulated gradient of a leaf (undefined until a backward()).
-  const Tensor &grad() const;
+  /// The accumulated gradient of a leaf (undefined until a backward()). For
+  /// a non-leaf without retain_grad(): undefined, with PyTorch's UserWarning
+  /// (strata::set_warning_handler).
+  const Tensor &grad(SourceLoc loc = SourceLoc::current()) const;
   /// The gradient slot, to assign or reset (LibTorch's mutable_grad()).
   Tensor &mutable_grad() const;
   /// The function that made this tensor (null for leaves).

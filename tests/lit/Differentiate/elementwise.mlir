@@ -4,12 +4,15 @@
 // CHECK-LABEL: func.func @mul_broadcast
 // CHECK-SAME: (%[[W:.*]]: !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, %[[X:.*]]: !strata.tensor<3xf32, strided<[1], offset: 0>>, %[[DY:.*]]: !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>) -> (!strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>)
 // CHECK: %[[Y:.*]] = strata.mul %[[W]], %[[X]]
-// CHECK: %[[GW:.*]] = strata.mul %[[DY]], %[[X]]
 // CHECK: %[[GX:.*]] = strata.mul %[[DY]], %[[W]]
 // CHECK: %[[S:.*]] = strata.sum %[[GX]] dims [0] keepdim
 // CHECK: %[[R:.*]] = strata.reshape %[[S]] as [3]
-// CHECK: %[[C:.*]] = strata.copy %[[R]]
-// CHECK: return %[[Y]], %[[C]], %[[GW]]
+// Each returned gradient is built for itself: x broadcast as a stride-0
+// view, and no copy of a whole compute result.
+// CHECK: %[[XB:.*]] = strata.strided_view %[[X]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[0, 1], offset: 0>>
+// CHECK: %[[GW:.*]] = strata.mul %[[DY]], %[[XB]]
+// CHECK-NOT: strata.copy
+// CHECK: return %[[Y]], %[[R]], %[[GW]]
 func.func @mul_broadcast(%w: !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, %x: !strata.tensor<3xf32, strided<[1], offset: 0>>) -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> attributes {strata.wrt = array<i64: 1, 0>} {
   %y = strata.mul %w, %x : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
   return %y : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
@@ -20,11 +23,15 @@ func.func @mul_broadcast(%w: !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
 // CHECK-LABEL: func.func @exp_tanh
 // CHECK: %[[E:.*]] = strata.exp %arg0
 // CHECK: %[[T:.*]] = strata.tanh %[[E]]
-// CHECK: %[[SQ:.*]] = strata.mul %[[T]], %[[T]]
 // CHECK: %[[ONE:.*]] = strata.fill 1.0
+// The returned tanh is read (it is stored anyway) ...
+// CHECK: %[[SQ:.*]] = strata.mul %[[T]], %[[T]]
 // CHECK: %[[D:.*]] = strata.sub %[[ONE]], %[[SQ]]
 // CHECK: %[[G1:.*]] = strata.mul %arg1, %[[D]]
-// CHECK: %[[G0:.*]] = strata.mul %[[G1]], %[[E]]
+// ... the intermediate exp is recomputed in the gradient's kernel rather
+// than stored for two consumers.
+// CHECK: %[[E2:.*]] = strata.exp %arg0
+// CHECK: %[[G0:.*]] = strata.mul %[[G1]], %[[E2]]
 // CHECK: return %[[T]], %[[G0]]
 func.func @exp_tanh(%x: !strata.tensor<3xf32, strided<[1], offset: 0>>) -> !strata.tensor<3xf32, strided<[1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
   %e = strata.exp %x : !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
@@ -39,7 +46,8 @@ func.func @exp_tanh(%x: !strata.tensor<3xf32, strided<[1], offset: 0>>) -> !stra
 // CHECK: %[[C:.*]] = strata.gt %arg0, %[[Z:.*]] :
 // CHECK: %[[W:.*]] = strata.where %[[C]], %arg0, %[[Z]]
 // CHECK: %[[ZERO:.*]] = strata.fill 0.0
-// CHECK: %[[GL:.*]] = strata.where %[[C]], %arg1, %[[ZERO]]
+// CHECK: %[[C2:.*]] = strata.gt %arg0, %[[Z]] :
+// CHECK: %[[GL:.*]] = strata.where %[[C2]], %arg1, %[[ZERO]]
 // CHECK-NOT: strata.where
 // CHECK-NOT: strata.sum
 // CHECK: return %[[W]], %[[GL]]

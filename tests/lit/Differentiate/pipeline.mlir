@@ -1,17 +1,43 @@
 // The gradient program goes through the normal pipeline: fold-views,
 // materialize-copies, fuse. Backward of ((x.t() * w).relu()).sum() is fused.
-// RUN: strata-opt --strata-pipeline=kernels=true %s | FileCheck %s
+// RUN: strata-opt --strata-pipeline=kernels=true -split-input-file %s | FileCheck %s
 
 // CHECK-LABEL: func.func @relu_mul_sum
 // CHECK-NOT: strata.relu
-// Forward: mul+relu, sum; backward: relu mask, the two products, the
-// transposed gradient of x (a copy for the returned contiguous tensor).
-// CHECK-COUNT-6: strata.kernel space
+// Three kernels: the loss (a reduction), then each gradient computed in its
+// own order with the relu mask recomputed in it (nothing of the forward or
+// of the shared masked gradient is stored and read back), no zero fill, no
+// scatter, no copy.
+// CHECK: %[[XT:.*]] = strata.strided_view %arg0 {{.*}} -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+// CHECK: strata.kernel space [3, 4] reduce [0, 1] combiners ["sum"] ins(%[[XT]], %arg1
+// CHECK: %[[WT:.*]] = strata.strided_view %arg1 {{.*}} -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+// CHECK: %[[GX:.*]] = strata.kernel space [4, 3] ins(%{{.*}}, %arg0, %[[WT]] :
+// CHECK: arith.cmpf ogt
+// CHECK: %[[GW:.*]] = strata.kernel space [3, 4] ins(%{{.*}}, %[[XT]], %arg1 :
+// CHECK: arith.cmpf ogt
 // CHECK-NOT: strata.kernel space
-// CHECK: return
+// CHECK: return %{{.*}}, %[[GX]], %[[GW]]
 func.func @relu_mul_sum(%x: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, %w: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<f32, strided<[], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %t = strata.transpose %x dims 0, 1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %m = strata.mul %t, %w : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  return %s : !strata.tensor<f32, strided<[], offset: 0>>
+}
+
+// -----
+
+// The same program as the DSL records it (leaves are storages): the
+// gradient of the transposed storage is computed in the storage's order.
+// CHECK-LABEL: func.func @storage_leaves
+// CHECK-COUNT-3: strata.kernel space
+// CHECK-NOT: strata.kernel space
+// CHECK-NOT: into
+// CHECK: return
+func.func @storage_leaves(%a0: !strata.storage<12xf32>, %a1: !strata.storage<12xf32>) -> !strata.tensor<f32, strided<[], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
+  %t0 = strata.strided_view %a0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %t1 = strata.strided_view %a1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %m = strata.mul %t0, %t1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
   return %s : !strata.tensor<f32, strided<[], offset: 0>>

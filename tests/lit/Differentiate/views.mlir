@@ -73,13 +73,36 @@ func.func @unfold(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata
 // CHECK-SAME: %[[S:[^:]*]]: !strata.storage<6xf32>, %[[V:[^:]*]]: !strata.tensor<f32{{.*}}, %[[DS:[^:]*]]: !strata.tensor<6xf32, strided<[1], offset: 0>>
 // CHECK: %[[WR:.*]] = strata.strided_view %[[DS]] {{.*}} -> !strata.tensor<3xf32, strided<[2], offset: 0>>
 // CHECK: %[[GV:.*]] = strata.sum %[[WR]] dims [0] keepdim
+// CHECK: %[[RV:.*]] = strata.reshape %[[GV]]
 // CHECK: %[[CL:.*]] = strata.write %{{.*}} into %{{.*}} : !strata.tensor<f32
 // CHECK: %[[GS:.*]] = strata.strided_view %[[CL]] : !strata.storage<6xf32> -> !strata.tensor<6xf32, strided<[1], offset: 0>>
 // CHECK: %[[RS:.*]] = strata.copy %[[GS]]
-// CHECK: %[[RV:.*]] = strata.copy %[[GV2:.*]] :
 // CHECK: return %{{.*}}, %[[RS]], %[[RV]] :
 func.func @write(%s: !strata.storage<6xf32>, %v: !strata.tensor<f32, strided<[], offset: 0>>) -> !strata.storage<6xf32> attributes {strata.wrt = array<i64: 0, 1>} {
   %d = strata.strided_view %s : !strata.storage<6xf32> -> !strata.tensor<3xf32, strided<[2], offset: 0>>
   %w = strata.write %v into %d : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<3xf32, strided<[2], offset: 0>> -> !strata.storage<6xf32>
   return %w : !strata.storage<6xf32>
+}
+
+// -----
+
+// A view that covers its storage once (here transposed and flipped): the
+// storage's gradient is the view's gradient read in storage order, with the
+// elementwise ops that make it rebuilt on reads in that order; no zeros, no
+// scatter.
+// CHECK-LABEL: func.func @covering_view
+// CHECK-SAME: (%[[S:.*]]: !strata.storage<6xf32>, %[[B:.*]]: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>, %[[DY:.*]]: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>)
+// CHECK-NOT: strata.fill
+// CHECK-NOT: strata.write
+// CHECK: %[[DYR:.*]] = strata.strided_view %[[DY]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[-1, 2], offset: 1>>
+// CHECK: %[[BR:.*]] = strata.strided_view %[[B]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[-1, 2], offset: 1>>
+// CHECK: %[[G:.*]] = strata.mul %[[DYR]], %[[BR]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
+// CHECK: %[[F:.*]] = strata.reshape %[[G]] as [6]
+// CHECK-NOT: strata.copy
+// CHECK: %[[GB:.*]] = strata.mul %[[DY]], %{{.*}} : {{.*}} -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
+// CHECK: return %{{.*}}, %[[F]], %[[GB]]
+func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
+  %v = strata.strided_view %s : !strata.storage<6xf32> -> !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>
+  %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
+  return %m : !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
 }

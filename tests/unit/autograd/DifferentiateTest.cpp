@@ -297,6 +297,30 @@ std::vector<Case> cases() {
          Value t = view(b, l, x[0], {4, 3}, {1, 4}, 0);
          return {b.create<MatmulOp>(l, m, t)};
        }},
+      // Views covering their storage once: the gradient is read in storage
+      // order, the elementwise ops rebuilt on that read.
+      {"storage_transposed_relu_mask",
+       {{{}, 12}, {{3, 4}}},
+       [](B &b, L l, A x) -> V {
+         Value t = view(b, l, x[0], {3, 4}, {1, 3}, 0);
+         Value r = b.create<ReluOp>(l, b.create<MulOp>(l, t, x[1]));
+         return {b.create<SumOp>(l, r, ints(b, {}), UnitAttr()),
+                 b.create<MulOp>(l, r, t)};
+       }},
+      {"storage_flipped_size1_dims",
+       {{{}, 6}, {{3, 1, 2}}},
+       [](B &b, L l, A x) -> V {
+         Value v = view(b, l, x[0], {3, 1, 2}, {-1, 5, 3}, 2);
+         Value e = b.create<ExpOp>(l, b.create<MulOp>(l, v, x[1]));
+         return {b.create<MulOp>(l, e, b.create<TanhOp>(l, e))};
+       }},
+      {"storage_broadcast_operand",
+       {{{}, 6}, {{2}}},
+       [](B &b, L l, A x) -> V {
+         Value v = view(b, l, x[0], {3, 2}, {1, 3}, 0);
+         Value m = b.create<MulOp>(l, b.create<SigmoidOp>(l, v), x[1]);
+         return {b.create<AddOp>(l, m, b.create<MulOp>(l, m, m))};
+       }},
       // Functional in-place writes (CopySlices).
       {"write_storage",
        {{{}, 6}, {{3}}},

@@ -1,0 +1,180 @@
+//===- StrataVJPRecompute.cpp - reads of gradients that fuse -----------===//
+//
+// A gradient is usually an elementwise expression of the incoming gradient
+// and of forward values (relu's mask, mul's other operand). Two things
+// would make the fuser write it to memory and read it back: a value with
+// several uses (the forward's relu result feeds both the loss and the mask;
+// the masked gradient feeds both products), and a view of it that is not
+// its row-major order (the gradient of x in x.t() must be stored in x's
+// order). `readRecomputed` reads a value through a layout by rebuilding the
+// elementwise ops that define it on correspondingly re-viewed operands: the
+// clone has one use and the same shape as its consumer, so it is computed
+// inside the consumer's kernel, which reads the leaves (arguments, matmul
+// and reduction results, returned values, which are stored anyway) in
+// whatever order the read needs. A bounded number of ops is recomputed;
+// beyond it the value is read as it is.
+//
+//===----------------------------------------------------------------------===//
+#include "VJPBuilders.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace strata::ir;
+using namespace strata::ir::vjp;
+namespace layout = strata::layout;
+
+namespace {
+
+bool isElementwise(Operation *op) {
+  return op &&
+         isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
+             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
+             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
+}
+
+/// For each dim of a read `l` of a row-major tensor of `shape`: the dim of
+/// `shape` it walks (-1 for a size-1 or stride-0 dim) and the direction,
+/// plus the multi-index of the first element. Fails unless every dim walks
+/// one dim of `shape`, each at most once, within bounds.
+struct DimMap {
+  SmallVector<int64_t> dims, signs, base;
+};
+
+std::optional<DimMap> mapDims(const layout::Layout &l,
+                              ArrayRef<int64_t> shape) {
+  int64_t rank = shape.size();
+  SmallVector<int64_t> contiguous(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    contiguous[d] = contiguous[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+  DimMap m;
+  m.base.assign(rank, 0);
+  int64_t rest = l.offset;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape[d] == 0)
+      return std::nullopt;
+    m.base[d] = rest / contiguous[d];
+    rest %= contiguous[d];
+  }
+  if (rest != 0 || l.offset < 0)
+    return std::nullopt;
+  SmallVector<bool> used(rank, false);
+  for (int64_t k = 0; k < l.dim(); ++k) {
+    int64_t size = l.sizes[k], stride = l.strides[k];
+    if (size == 1 || stride == 0) {
+      m.dims.push_back(-1);
+      m.signs.push_back(1);
+      continue;
+    }
+    int64_t d = 0;
+    while (d < rank && !(shape[d] > 1 && contiguous[d] == std::abs(stride)))
+      ++d;
+    if (d == rank || used[d])
+      return std::nullopt;
+    used[d] = true;
+    int64_t sign = stride > 0 ? 1 : -1;
+    int64_t last = m.base[d] + sign * (size - 1);
+    if (last < 0 || last >= shape[d])
+      return std::nullopt;
+    m.dims.push_back(d);
+    m.signs.push_back(sign);
+  }
+  return m;
+}
+
+struct Recompute {
+  GradBuilder &gb;
+  int budget;
+  SmallVector<std::tuple<Value, layout::Layout, Value>> memo;
+
+  /// A tensor with `l`'s sizes whose elements are those `l` addresses in
+  /// `root` (a storage or a tensor that is not a view).
+  Value read(Value root, const layout::Layout &l, Type element) {
+    for (auto &[r, ml, v] : memo)
+      if (r == root && ml == l)
+        return v;
+    // A rebuilt op is not shared (memoized): shared, it would have two
+    // uses and be stored again.
+    if (Value v = rebuild(root, l))
+      return v;
+    auto type = StridedTensorType::get(element, l);
+    Value v = root.getType() == type
+                  ? root
+                  : gb.b.create<StridedViewOp>(gb.loc, type, root).getResult();
+    memo.push_back({root, l, v});
+    return v;
+  }
+
+  /// The elementwise op defining `root` rebuilt over `l`, or null.
+  Value rebuild(Value root, const layout::Layout &l) {
+    Operation *def = root.getDefiningOp();
+    if (!isElementwise(def) || budget <= 0)
+      return {};
+    // A returned value is stored anyway: read it rather than recompute it.
+    if (llvm::any_of(root.getUsers(),
+                     [](Operation *u) { return isa<func::ReturnOp>(u); }))
+      return {};
+    auto type = tensorOf(root);
+    if (!type.isContiguous() || type.getOffset() != 0)
+      return {};
+    std::optional<DimMap> m = mapDims(l, type.getShape());
+    if (!m)
+      return {};
+    --budget;
+    int64_t rank = type.getRank();
+    SmallVector<Value> operands;
+    bool shaped = l.dim() == 0;
+    for (Value o : def->getOperands()) {
+      auto ot = tensorOf(o);
+      auto fill = o.getDefiningOp<FillOp>();
+      if (ot.getRank() == 0 && fill) { // a constant broadcasts as it is
+        operands.push_back(o);
+        continue;
+      }
+      shaped = true;
+      // The operand's strides per result dim (0 where it is broadcast).
+      layout::Layout own = ot.getLayout();
+      SmallVector<int64_t> strides(rank, 0);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t k = d - (rank - ot.getRank());
+        if (k >= 0 && !(ot.getShape()[k] == 1 && type.getShape()[d] != 1))
+          strides[d] = own.strides[k];
+      }
+      layout::Layout composed;
+      composed.sizes = l.sizes;
+      composed.offset = own.offset;
+      for (int64_t d = 0; d < rank; ++d)
+        composed.offset += m->base[d] * strides[d];
+      for (int64_t k = 0; k < l.dim(); ++k)
+        composed.strides.push_back(
+            m->dims[k] < 0 ? 0 : m->signs[k] * strides[m->dims[k]]);
+      operands.push_back(
+          read(getStorageRoot(o), composed, ot.getElementType()));
+    }
+    if (!shaped) // only constants: the op would not have l's shape
+      return {};
+    OperationState state(def->getLoc(), def->getName());
+    state.addOperands(operands);
+    state.addAttributes(def->getAttrs());
+    state.addTypes(StridedTensorType::getContiguous(
+        type.getElementType(),
+        SmallVector<int64_t>(l.sizes.begin(), l.sizes.end())));
+    return gb.b.create(state)->getResult(0);
+  }
+};
+
+} // namespace
+
+Value GradBuilder::readRecomputed(Value v, const layout::Layout &l,
+                                  int budget) {
+  Recompute r{*this, budget, {}};
+  return r.read(getStorageRoot(v), l, tensorOf(v).getElementType());
+}
+
+Value GradBuilder::recomputed(Value v, int budget) {
+  if (!v.getType().isa<StridedTensorType>())
+    return v;
+  Recompute r{*this, budget, {}};
+  Value rebuilt = r.rebuild(getStorageRoot(v), tensorOf(v).getLayout());
+  return rebuilt ? rebuilt : v;
+}
