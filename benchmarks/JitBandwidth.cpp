@@ -12,7 +12,8 @@
 //   * JIT compile time per kernel (cold caches), cache-hit dispatch time of
 //     a small program, and the load time from the disk cache.
 //
-// Usage: strata-bench-jit [--reps N] [--markdown FILE]
+// Usage: strata-bench-jit [--reps N] [--markdown FILE] [--only ID,ID...]
+// (--only: just those workloads, e.g. --only b,d; the table is then partial)
 //
 //===----------------------------------------------------------------------===//
 #include "JitBandwidthWorkloads.h"
@@ -60,8 +61,14 @@ struct Baseline {
 
 Baseline runBaseline(int reps) {
   const int64_t n = int64_t(64) << 20;
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
-  float *pa = a.get(), *pb = b.get(), *pc = c.get();
+  // From the allocator the workloads' buffers come from (same alignment and
+  // huge page advice), so that the comparison is like with like.
+  runtime::StoragePtr a = runtime::Storage::create(n * 4),
+                      b = runtime::Storage::create(n * 4),
+                      c = runtime::Storage::create(n * 4);
+  float *pa = reinterpret_cast<float *>(a->data()),
+        *pb = reinterpret_cast<float *>(b->data()),
+        *pc = reinterpret_cast<float *>(c->data());
   // First touch in parallel, with the same split the timed loops use.
   pool().parallelFor(n, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
@@ -164,15 +171,18 @@ std::string fmt(const char *f, double v) {
 
 int main(int argc, char **argv) {
   int reps = 7;
-  std::string markdown;
+  std::string markdown, only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc)
       reps = std::max(1, atoi(argv[++i]));
     else if (a == "--markdown" && i + 1 < argc)
       markdown = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      only = "," + std::string(argv[++i]) + ",";
     else
-      die("usage: strata-bench-jit [--reps N] [--markdown FILE]");
+      die("usage: strata-bench-jit [--reps N] [--markdown FILE] "
+          "[--only ID,ID...]");
   }
 
   // A fresh disk cache: compile times are cold.
@@ -213,6 +223,10 @@ int main(int argc, char **argv) {
 
   // Compile cold: fresh disk cache, empty memory cache.
   std::vector<Workload> ws = workloads();
+  if (!only.empty())
+    std::erase_if(ws, [&](const Workload &w) {
+      return only.find("," + w.id + ",") == std::string::npos;
+    });
   std::vector<std::unique_ptr<jit::PreparedFunction>> fns;
   std::vector<double> compileMs, prepareColdMs;
   for (const Workload &w : ws) {

@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 using namespace strata;
 using V = std::vector<float>;
 
@@ -37,6 +40,39 @@ TEST(Storage, LargeBlocksAreCachedAndReused) {
   auto again = runtime::Storage::create(4 << 20);
   EXPECT_EQ(again->data(), first);
   EXPECT_GE(runtime::CpuAllocator::global().stats().cacheHits, 1);
+}
+
+/// The VmFlags of the mapping holding `p` ("" when not found).
+static std::string vmFlagsOf(const void *p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  auto at = reinterpret_cast<uintptr_t>(p);
+  while (std::getline(smaps, line)) {
+    unsigned long lo, hi;
+    if (sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 &&
+        line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
+}
+
+TEST(Storage, BlocksFromTwoMiBOnAreHugePageAlignedAndAdvised) {
+  if (const char *v = getenv("STRATA_HUGEPAGES"); v && std::string(v) == "0")
+    GTEST_SKIP() << "STRATA_HUGEPAGES=0";
+  auto big = runtime::Storage::create((3 << 20) + 100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big->data()) % (2 << 20), 0u);
+  auto small = runtime::Storage::create(1 << 20); // cached, not huge
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small->data()) % 64, 0u);
+  // MADV_HUGEPAGE shows as "hg" in the mapping's flags (Linux with THP).
+  if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    std::string flags = vmFlagsOf(big->data());
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
 }
 
 TEST(Storage, FailureIsAnErrorNamingTheSize) {
