@@ -2,7 +2,8 @@
 // of `x + 1` on one element, a cache-hit evaluation of a 10-op program (with
 // and without recording it), and two fluent-API bandwidth workloads.
 //
-// `strata-bench-dsl --fluent-vs-ir [--reps N] [--markdown FILE]` instead
+// `strata-bench-dsl --fluent-vs-ir [--reps N] [--markdown FILE] [--only
+// ID,ID...]` instead
 // prints the fluent API against the IR level (fluent issue: within 10%):
 // every workload (a)-(h) of the JIT issue (benchmarks/JitBandwidthWorkloads.h)
 // once recorded and evaluated through strata::Tensor, once run as its IR
@@ -185,7 +186,7 @@ std::map<std::string, Fluent> fluentForms() {
   exit(1);
 }
 
-int fluentVsIR(int reps, const std::string &markdown) {
+int fluentVsIR(int reps, const std::string &markdown, const std::string &only) {
   std::ostringstream out;
   auto line = [&](const std::string &s) {
     out << s << "\n";
@@ -202,6 +203,8 @@ int fluentVsIR(int reps, const std::string &markdown) {
   line("|---|---:|---:|---:|---:|---:|---:|");
   std::map<std::string, Fluent> forms = fluentForms();
   for (const bench::Workload &w : bench::workloads()) {
+    if (!only.empty() && only.find("," + w.id + ",") == std::string::npos)
+      continue;
     auto form = forms.find(w.id);
     if (form == forms.end())
       die("no fluent form of workload (" + w.id + ")");
@@ -289,18 +292,20 @@ int main(int argc, char **argv) {
     if (std::string(argv[i]) != "--fluent-vs-ir")
       continue;
     int reps = 9;
-    std::string markdown;
+    std::string markdown, only;
     for (int j = 1; j < argc; ++j) {
       std::string a = argv[j];
       if (a == "--reps" && j + 1 < argc)
         reps = std::max(1, atoi(argv[++j]));
       else if (a == "--markdown" && j + 1 < argc)
         markdown = argv[++j];
+      else if (a == "--only" && j + 1 < argc)
+        only = "," + std::string(argv[++j]) + ",";
       else if (a != "--fluent-vs-ir")
         die("usage: strata-bench-dsl --fluent-vs-ir [--reps N] "
-            "[--markdown FILE], or Google Benchmark flags");
+            "[--markdown FILE] [--only ID,ID...], or Google Benchmark flags");
     }
-    return fluentVsIR(reps, markdown);
+    return fluentVsIR(reps, markdown, only);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))

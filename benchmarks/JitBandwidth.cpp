@@ -2,13 +2,16 @@
 //
 // One run prints (and with --markdown FILE writes) a table of
 //   * a STREAM-like baseline in plain C++ on the runtime's thread pool
-//     (copy, add, triad, read-sum on float32 arrays of 64 Mi elements,
-//     parallel first-touch initialisation), in GB/s;
+//     (copy, add, triad, read-sum on float32 arrays of 64 Mi elements from
+//     strata's allocator, parallel first-touch initialisation), in GB/s;
 //   * strata workloads built as strata IR text, lowered and compiled once
 //     (PreparedFunction) and run on preallocated inputs: GB/s of useful
 //     traffic (bytes of the logical tensors read + written, as PyTorch
 //     counts them) over the time spent inside kernel calls, median of the
-//     repetitions, and % of the matching baseline;
+//     repetitions, and % of the matching baseline: of the baseline table's
+//     median, and "paired": the median over repetitions of the workload's
+//     GB/s over that of one baseline run made right after it (robust to
+//     the load of a shared machine changing during the run);
 //   * JIT compile time per kernel (cold caches), cache-hit dispatch time of
 //     a small program, and the load time from the disk cache.
 //
@@ -59,70 +62,106 @@ struct Baseline {
   double copy = 0, add = 0, triad = 0, readSum = 0; // GB/s
 };
 
-Baseline runBaseline(int reps) {
-  const int64_t n = int64_t(64) << 20;
-  // From the allocator the workloads' buffers come from (same alignment and
-  // huge page advice), so that the comparison is like with like.
-  runtime::StoragePtr a = runtime::Storage::create(n * 4),
-                      b = runtime::Storage::create(n * 4),
-                      c = runtime::Storage::create(n * 4);
-  float *pa = reinterpret_cast<float *>(a->data()),
-        *pb = reinterpret_cast<float *>(b->data()),
-        *pc = reinterpret_cast<float *>(c->data());
-  // First touch in parallel, with the same split the timed loops use.
-  pool().parallelFor(n, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      pa[i] = 1.0f;
-      pb[i] = 2.0f;
-      pc[i] = 0.0f;
+enum class Kernel { Copy, Add, Triad, ReadSum };
+
+/// The STREAM-like kernels on three arrays of 64 Mi f32 that stay allocated,
+/// so that a workload's repetitions can each be paired with a baseline
+/// repetition run right after it (the ratio then sees the same machine
+/// load; docs/performance.md).
+class BaselineRunner {
+public:
+  BaselineRunner() {
+    // From the allocator the workloads' buffers come from (same alignment
+    // and huge page advice), so that the comparison is like with like.
+    a = runtime::Storage::create(n * 4);
+    b = runtime::Storage::create(n * 4);
+    c = runtime::Storage::create(n * 4);
+    float *pa = f(a), *pb = f(b), *pc = f(c);
+    // First touch in parallel, with the same split the timed loops use.
+    pool().parallelFor(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        pa[i] = 1.0f;
+        pb[i] = 2.0f;
+        pc[i] = 0.0f;
+      }
+    });
+  }
+  /// One timed run of `kernel`: GB/s.
+  double once(Kernel kernel) {
+    float *pa = f(a), *pb = f(b), *pc = f(c);
+    const double bytes = 4.0 * n;
+    std::function<void(int64_t, int64_t)> body;
+    double traffic = 0;
+    switch (kernel) {
+    case Kernel::Copy:
+      traffic = 2 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          pc[i] = pa[i];
+      };
+      break;
+    case Kernel::Add:
+      traffic = 3 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          pc[i] = pa[i] + pb[i];
+      };
+      break;
+    case Kernel::Triad:
+      traffic = 3 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        const float s = 3.0f;
+        for (int64_t i = lo; i < hi; ++i)
+          pa[i] = pb[i] + s * pc[i];
+      };
+      break;
+    case Kernel::ReadSum:
+      traffic = bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        // Independent accumulators: vectorizes without -ffast-math.
+        constexpr int k = 32;
+        float acc[k] = {};
+        int64_t i = lo;
+        for (; i + k <= hi; i += k)
+          for (int j = 0; j < k; ++j)
+            acc[j] += pa[i + j];
+        float sum = 0;
+        for (; i < hi; ++i)
+          sum += pa[i];
+        for (int j = 0; j < k; ++j)
+          sum += acc[j];
+        sink += sum;
+      };
+      break;
     }
-  });
-  auto time = [&](const std::function<void(int64_t, int64_t)> &body) {
-    std::vector<double> t;
-    for (int r = 0; r < reps + 1; ++r) {
-      auto s = Clock::now();
-      pool().parallelFor(n, body);
-      if (r) // the first repetition warms up
-        t.push_back(seconds(s, Clock::now()));
-    }
-    return median(t);
-  };
-  const double bytes = 4.0 * n;
+    auto s = Clock::now();
+    pool().parallelFor(n, body);
+    return traffic / seconds(s, Clock::now()) / 1e9;
+  }
+  /// Median GB/s of `reps` runs after one warm-up.
+  double median(Kernel kernel, int reps) {
+    once(kernel);
+    std::vector<double> g;
+    for (int r = 0; r < reps; ++r)
+      g.push_back(once(kernel));
+    return ::median(g);
+  }
+
+private:
+  static constexpr int64_t n = int64_t(64) << 20;
+  static float *f(const runtime::StoragePtr &s) {
+    return reinterpret_cast<float *>(s->data());
+  }
+  runtime::StoragePtr a, b, c;
+  std::atomic<float> sink{0};
+};
+
+Baseline runBaseline(BaselineRunner &runner, int reps) {
   Baseline out;
-  out.copy = 2 * bytes / time([&](int64_t lo, int64_t hi) {
-               for (int64_t i = lo; i < hi; ++i)
-                 pc[i] = pa[i];
-             }) /
-             1e9;
-  out.add = 3 * bytes / time([&](int64_t lo, int64_t hi) {
-              for (int64_t i = lo; i < hi; ++i)
-                pc[i] = pa[i] + pb[i];
-            }) /
-            1e9;
-  const float s = 3.0f;
-  out.triad = 3 * bytes / time([&](int64_t lo, int64_t hi) {
-                for (int64_t i = lo; i < hi; ++i)
-                  pa[i] = pb[i] + s * pc[i];
-              }) /
-              1e9;
-  std::vector<double> partial(pool().size() * 16);
-  std::atomic<int> chunk{0};
-  out.readSum = bytes / time([&](int64_t lo, int64_t hi) {
-                  // Independent accumulators: vectorizes without -ffast-math.
-                  constexpr int k = 32;
-                  float acc[k] = {};
-                  int64_t i = lo;
-                  for (; i + k <= hi; i += k)
-                    for (int j = 0; j < k; ++j)
-                      acc[j] += pa[i + j];
-                  float sum = 0;
-                  for (; i < hi; ++i)
-                    sum += pa[i];
-                  for (int j = 0; j < k; ++j)
-                    sum += acc[j];
-                  partial[(chunk++ % pool().size()) * 16] += sum;
-                }) /
-                1e9;
+  out.copy = runner.median(Kernel::Copy, reps);
+  out.add = runner.median(Kernel::Add, reps);
+  out.triad = runner.median(Kernel::Triad, reps);
+  out.readSum = runner.median(Kernel::ReadSum, reps);
   return out;
 }
 
@@ -212,7 +251,8 @@ int main(int argc, char **argv) {
        " timed repetitions, medians.");
   line("");
 
-  Baseline base = runBaseline(reps);
+  BaselineRunner baselineRunner;
+  Baseline base = runBaseline(baselineRunner, reps);
   line("| baseline (plain C++, 64 Mi f32, all threads) | GB/s |");
   line("|---|---:|");
   line("| copy `c = a` | " + fmt("%.1f", base.copy) + " |");
@@ -247,14 +287,17 @@ int main(int argc, char **argv) {
   }
 
   line("| workload | kernels | GB/s (kernel time) | % of baseline | "
-       "GB/s (whole run) | baseline |");
-  line("|---|---:|---:|---:|---:|---|");
+       "% of baseline, paired | GB/s (whole run) | baseline |");
+  line("|---|---:|---:|---:|---:|---:|---|");
   for (size_t i = 0; i < ws.size(); ++i) {
     const Workload &w = ws[i];
     std::vector<jit::JitValue> args;
     for (const auto &sizes : w.inputs)
       args.push_back(makeInput(sizes));
-    std::vector<double> kernelT, wallT;
+    Kernel baseKernel = w.base == Base::Copy  ? Kernel::Copy
+                        : w.base == Base::Add ? Kernel::Add
+                                              : Kernel::ReadSum;
+    std::vector<double> kernelT, wallT, paired;
     for (int r = 0; r < reps + 1; ++r) {
       double k = 0;
       jit::RunOptions opts;
@@ -267,6 +310,8 @@ int main(int argc, char **argv) {
       if (r) {
         kernelT.push_back(k);
         wallT.push_back(t);
+        // The matching baseline right after: a ratio under the same load.
+        paired.push_back(w.bytes / k / 1e9 / baselineRunner.once(baseKernel));
       }
     }
     double gbs = w.bytes / median(kernelT) / 1e9;
@@ -279,7 +324,8 @@ int main(int argc, char **argv) {
                                                 : "read-sum";
     line("| (" + w.id + ") `" + w.expr + "` | " +
          std::to_string(fns[i]->numKernels()) + " | " + fmt("%.1f", gbs) +
-         " | " + fmt("%.0f%%", 100 * gbs / ref) + " | " + fmt("%.1f", wall) +
+         " | " + fmt("%.0f%%", 100 * gbs / ref) + " | " +
+         fmt("%.0f%%", 100 * median(paired)) + " | " + fmt("%.1f", wall) +
          " | " + refName + " |");
   }
   line("");
