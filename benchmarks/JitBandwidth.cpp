@@ -2,20 +2,24 @@
 //
 // One run prints (and with --markdown FILE writes) a table of
 //   * a STREAM-like baseline in plain C++ on the runtime's thread pool
-//     (copy, add, triad, read-sum on float32 arrays of 64 Mi elements,
-//     parallel first-touch initialisation), in GB/s;
+//     (copy, add, triad, read-sum on float32 arrays of 64 Mi elements from
+//     strata's allocator, parallel first-touch initialisation), in GB/s;
 //   * strata workloads built as strata IR text, lowered and compiled once
 //     (PreparedFunction) and run on preallocated inputs: GB/s of useful
 //     traffic (bytes of the logical tensors read + written, as PyTorch
 //     counts them) over the time spent inside kernel calls, median of the
-//     repetitions, and % of the matching baseline;
+//     repetitions, and % of the matching baseline: of the baseline table's
+//     median, and "paired": the median over repetitions of the workload's
+//     GB/s over that of one baseline run made right after it (robust to
+//     the load of a shared machine changing during the run);
 //   * JIT compile time per kernel (cold caches), cache-hit dispatch time of
 //     a small program, and the load time from the disk cache.
 //
-// Usage: strata-bench-jit [--reps N] [--markdown FILE]
+// Usage: strata-bench-jit [--reps N] [--markdown FILE] [--only ID,ID...]
+// (--only: just those workloads, e.g. --only b,d; the table is then partial)
 //
 //===----------------------------------------------------------------------===//
-#include "ProgramBuilder.h"
+#include "JitBandwidthWorkloads.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Runtime/ThreadPool.h"
 
@@ -35,8 +39,7 @@
 #include <vector>
 
 using namespace strata;
-using strata::test::Program;
-using strata::test::V;
+using namespace strata::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -59,186 +62,107 @@ struct Baseline {
   double copy = 0, add = 0, triad = 0, readSum = 0; // GB/s
 };
 
-Baseline runBaseline(int reps) {
-  const int64_t n = int64_t(64) << 20;
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
-  float *pa = a.get(), *pb = b.get(), *pc = c.get();
-  // First touch in parallel, with the same split the timed loops use.
-  pool().parallelFor(n, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      pa[i] = 1.0f;
-      pb[i] = 2.0f;
-      pc[i] = 0.0f;
+enum class Kernel { Copy, Add, Triad, ReadSum };
+
+/// The STREAM-like kernels on three arrays of 64 Mi f32 that stay allocated,
+/// so that a workload's repetitions can each be paired with a baseline
+/// repetition run right after it (the ratio then sees the same machine
+/// load; docs/performance.md).
+class BaselineRunner {
+public:
+  BaselineRunner() {
+    // From the allocator the workloads' buffers come from (same alignment
+    // and huge page advice), so that the comparison is like with like.
+    a = runtime::Storage::create(n * 4);
+    b = runtime::Storage::create(n * 4);
+    c = runtime::Storage::create(n * 4);
+    float *pa = f(a), *pb = f(b), *pc = f(c);
+    // First touch in parallel, with the same split the timed loops use.
+    pool().parallelFor(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        pa[i] = 1.0f;
+        pb[i] = 2.0f;
+        pc[i] = 0.0f;
+      }
+    });
+  }
+  /// One timed run of `kernel`: GB/s.
+  double once(Kernel kernel) {
+    float *pa = f(a), *pb = f(b), *pc = f(c);
+    const double bytes = 4.0 * n;
+    std::function<void(int64_t, int64_t)> body;
+    double traffic = 0;
+    switch (kernel) {
+    case Kernel::Copy:
+      traffic = 2 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          pc[i] = pa[i];
+      };
+      break;
+    case Kernel::Add:
+      traffic = 3 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          pc[i] = pa[i] + pb[i];
+      };
+      break;
+    case Kernel::Triad:
+      traffic = 3 * bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        const float s = 3.0f;
+        for (int64_t i = lo; i < hi; ++i)
+          pa[i] = pb[i] + s * pc[i];
+      };
+      break;
+    case Kernel::ReadSum:
+      traffic = bytes;
+      body = [&](int64_t lo, int64_t hi) {
+        // Independent accumulators: vectorizes without -ffast-math.
+        constexpr int k = 32;
+        float acc[k] = {};
+        int64_t i = lo;
+        for (; i + k <= hi; i += k)
+          for (int j = 0; j < k; ++j)
+            acc[j] += pa[i + j];
+        float sum = 0;
+        for (; i < hi; ++i)
+          sum += pa[i];
+        for (int j = 0; j < k; ++j)
+          sum += acc[j];
+        sink += sum;
+      };
+      break;
     }
-  });
-  auto time = [&](const std::function<void(int64_t, int64_t)> &body) {
-    std::vector<double> t;
-    for (int r = 0; r < reps + 1; ++r) {
-      auto s = Clock::now();
-      pool().parallelFor(n, body);
-      if (r) // the first repetition warms up
-        t.push_back(seconds(s, Clock::now()));
-    }
-    return median(t);
-  };
-  const double bytes = 4.0 * n;
-  Baseline out;
-  out.copy = 2 * bytes / time([&](int64_t lo, int64_t hi) {
-               for (int64_t i = lo; i < hi; ++i)
-                 pc[i] = pa[i];
-             }) /
-             1e9;
-  out.add = 3 * bytes / time([&](int64_t lo, int64_t hi) {
-              for (int64_t i = lo; i < hi; ++i)
-                pc[i] = pa[i] + pb[i];
-            }) /
-            1e9;
-  const float s = 3.0f;
-  out.triad = 3 * bytes / time([&](int64_t lo, int64_t hi) {
-                for (int64_t i = lo; i < hi; ++i)
-                  pa[i] = pb[i] + s * pc[i];
-              }) /
-              1e9;
-  std::vector<double> partial(pool().size() * 16);
-  std::atomic<int> chunk{0};
-  out.readSum = bytes / time([&](int64_t lo, int64_t hi) {
-                  // Independent accumulators: vectorizes without -ffast-math.
-                  constexpr int k = 32;
-                  float acc[k] = {};
-                  int64_t i = lo;
-                  for (; i + k <= hi; i += k)
-                    for (int j = 0; j < k; ++j)
-                      acc[j] += pa[i + j];
-                  float sum = 0;
-                  for (; i < hi; ++i)
-                    sum += pa[i];
-                  for (int j = 0; j < k; ++j)
-                    sum += acc[j];
-                  partial[(chunk++ % pool().size()) * 16] += sum;
-                }) /
-                1e9;
-  return out;
-}
+    auto s = Clock::now();
+    pool().parallelFor(n, body);
+    return traffic / seconds(s, Clock::now()) / 1e9;
+  }
+  /// Median GB/s of `reps` runs after one warm-up.
+  double median(Kernel kernel, int reps) {
+    once(kernel);
+    std::vector<double> g;
+    for (int r = 0; r < reps; ++r)
+      g.push_back(once(kernel));
+    return ::median(g);
+  }
 
-//===--- strata workloads -------------------------------------------------===//
-
-enum class Base { Copy, Add, ReadSum };
-
-struct Workload {
-  std::string id, expr;
-  std::string source;
-  std::vector<std::vector<int64_t>> inputs; // contiguous f32 inputs
-  double bytes;                             // useful traffic per run
-  Base base;
+private:
+  static constexpr int64_t n = int64_t(64) << 20;
+  static float *f(const runtime::StoragePtr &s) {
+    return reinterpret_cast<float *>(s->data());
+  }
+  runtime::StoragePtr a, b, c;
+  std::atomic<float> sink{0};
 };
 
-std::string prog(Program &p, const std::vector<V> &results) {
-  return p.text(results);
-}
-
-std::vector<Workload> workloads() {
-  const int64_t n = 4096, nn = n * n;
-  std::vector<Workload> w;
-  {
-    Program p;
-    V a = p.arg({n, n}), b = p.arg({n, n});
-    w.push_back({"a",
-                 "a + b (4096x4096)",
-                 prog(p, {p.binary("add", a, b)}),
-                 {{n, n}, {n, n}},
-                 12.0 * nn,
-                 Base::Add});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n}), b = p.arg({n, n});
-    w.push_back({"b",
-                 "a.t() + b",
-                 prog(p, {p.binary("add", p.transpose(a, 0, 1), b)}),
-                 {{n, n}, {n, n}},
-                 12.0 * nn,
-                 Base::Add});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n});
-    V m = p.binary("mul", a, p.scalar(2));
-    V s = p.binary("add", m, p.scalar(1));
-    w.push_back({"c",
-                 "(a * 2 + 1).relu()",
-                 prog(p, {p.unary("relu", s)}),
-                 {{n, n}},
-                 8.0 * nn,
-                 Base::Copy});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n}), b = p.arg({n, n});
-    V m = p.binary("mul", p.transpose(a, 0, 1), b);
-    w.push_back({"d",
-                 "(a.t() * b).sum()",
-                 prog(p, {p.reduce("sum", m, {0, 1})}),
-                 {{n, n}, {n, n}},
-                 8.0 * nn + 4,
-                 Base::ReadSum});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n});
-    w.push_back({"e",
-                 "a.t().contiguous()",
-                 prog(p, {p.contiguous(p.transpose(a, 0, 1))}),
-                 {{n, n}},
-                 8.0 * nn,
-                 Base::Copy});
-  }
-  {
-    const int64_t N = 32, C = 256, H = 56, W = 56, G = 4;
-    Program p;
-    V x = p.arg({N, C, H, W});
-    V v = p.viewAs(x, {N, G, C / G, H, W});
-    V t = p.transpose(v, 1, 2);
-    V c = p.contiguous(t);
-    V r = p.viewAs(c, {N, C, H, W});
-    double m = double(N * C * H * W);
-    w.push_back({"f",
-                 "channel shuffle (32,256,56,56), g=4",
-                 prog(p, {r}),
-                 {{N, C, H, W}},
-                 8.0 * m,
-                 Base::Copy});
-  }
-  {
-    Program p;
-    V a = p.arg({n, 1}), b = p.arg({1, n});
-    w.push_back({"g",
-                 "a(4096,1) + b(1,4096)",
-                 prog(p, {p.binary("add", a, b)}),
-                 {{n, 1}, {1, n}},
-                 4.0 * nn + 8.0 * n,
-                 Base::Copy});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n});
-    w.push_back({"h0",
-                 "a.sum(0) (4096x4096)",
-                 prog(p, {p.reduce("sum", a, {0})}),
-                 {{n, n}},
-                 4.0 * nn + 4.0 * n,
-                 Base::ReadSum});
-  }
-  {
-    Program p;
-    V a = p.arg({n, n});
-    w.push_back({"h1",
-                 "a.sum(1) (4096x4096)",
-                 prog(p, {p.reduce("sum", a, {1})}),
-                 {{n, n}},
-                 4.0 * nn + 4.0 * n,
-                 Base::ReadSum});
-  }
-  return w;
+Baseline runBaseline(BaselineRunner &runner, int reps) {
+  Baseline out;
+  out.copy = runner.median(Kernel::Copy, reps);
+  out.add = runner.median(Kernel::Add, reps);
+  out.triad = runner.median(Kernel::Triad, reps);
+  out.readSum = runner.median(Kernel::ReadSum, reps);
+  return out;
 }
 
 /// A contiguous f32 input, initialised in parallel (first touch is the
@@ -286,15 +210,18 @@ std::string fmt(const char *f, double v) {
 
 int main(int argc, char **argv) {
   int reps = 7;
-  std::string markdown;
+  std::string markdown, only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc)
       reps = std::max(1, atoi(argv[++i]));
     else if (a == "--markdown" && i + 1 < argc)
       markdown = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      only = "," + std::string(argv[++i]) + ",";
     else
-      die("usage: strata-bench-jit [--reps N] [--markdown FILE]");
+      die("usage: strata-bench-jit [--reps N] [--markdown FILE] "
+          "[--only ID,ID...]");
   }
 
   // A fresh disk cache: compile times are cold.
@@ -324,7 +251,8 @@ int main(int argc, char **argv) {
        " timed repetitions, medians.");
   line("");
 
-  Baseline base = runBaseline(reps);
+  BaselineRunner baselineRunner;
+  Baseline base = runBaseline(baselineRunner, reps);
   line("| baseline (plain C++, 64 Mi f32, all threads) | GB/s |");
   line("|---|---:|");
   line("| copy `c = a` | " + fmt("%.1f", base.copy) + " |");
@@ -335,6 +263,10 @@ int main(int argc, char **argv) {
 
   // Compile cold: fresh disk cache, empty memory cache.
   std::vector<Workload> ws = workloads();
+  if (!only.empty())
+    std::erase_if(ws, [&](const Workload &w) {
+      return only.find("," + w.id + ",") == std::string::npos;
+    });
   std::vector<std::unique_ptr<jit::PreparedFunction>> fns;
   std::vector<double> compileMs, prepareColdMs;
   for (const Workload &w : ws) {
@@ -355,14 +287,17 @@ int main(int argc, char **argv) {
   }
 
   line("| workload | kernels | GB/s (kernel time) | % of baseline | "
-       "GB/s (whole run) | baseline |");
-  line("|---|---:|---:|---:|---:|---|");
+       "% of baseline, paired | GB/s (whole run) | baseline |");
+  line("|---|---:|---:|---:|---:|---:|---|");
   for (size_t i = 0; i < ws.size(); ++i) {
     const Workload &w = ws[i];
     std::vector<jit::JitValue> args;
     for (const auto &sizes : w.inputs)
       args.push_back(makeInput(sizes));
-    std::vector<double> kernelT, wallT;
+    Kernel baseKernel = w.base == Base::Copy  ? Kernel::Copy
+                        : w.base == Base::Add ? Kernel::Add
+                                              : Kernel::ReadSum;
+    std::vector<double> kernelT, wallT, paired;
     for (int r = 0; r < reps + 1; ++r) {
       double k = 0;
       jit::RunOptions opts;
@@ -375,6 +310,8 @@ int main(int argc, char **argv) {
       if (r) {
         kernelT.push_back(k);
         wallT.push_back(t);
+        // The matching baseline right after: a ratio under the same load.
+        paired.push_back(w.bytes / k / 1e9 / baselineRunner.once(baseKernel));
       }
     }
     double gbs = w.bytes / median(kernelT) / 1e9;
@@ -387,7 +324,8 @@ int main(int argc, char **argv) {
                                                 : "read-sum";
     line("| (" + w.id + ") `" + w.expr + "` | " +
          std::to_string(fns[i]->numKernels()) + " | " + fmt("%.1f", gbs) +
-         " | " + fmt("%.0f%%", 100 * gbs / ref) + " | " + fmt("%.1f", wall) +
+         " | " + fmt("%.0f%%", 100 * gbs / ref) + " | " +
+         fmt("%.0f%%", 100 * median(paired)) + " | " + fmt("%.1f", wall) +
          " | " + refName + " |");
   }
   line("");

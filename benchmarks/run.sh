@@ -14,6 +14,8 @@ fi
 "$bin/strata-bench-passes" --benchmark_counters_tabular=true "$@"
 "$bin/strata-bench-jit" --markdown "$build_dir/jit-bandwidth.md"
 "$bin/strata-bench-dsl" --benchmark_counters_tabular=true "$@"
+# Workloads (a)-(h) through the fluent API against the same IR (within 10%).
+"$bin/strata-bench-dsl" --fluent-vs-ir --markdown "$build_dir/fluent-vs-ir.md"
 "$bin/strata-bench-autograd"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"

@@ -56,6 +56,25 @@ std::unordered_map<std::string, std::unique_ptr<Program>> &cache() {
   return *c;
 }
 
+/// Pending nodes a deferred temporary may take to recompute (Slice).
+constexpr int kMaxRecompute = 8;
+
+/// Ops that compute each element from the same element of their inputs.
+bool isElementwise(Op op) {
+  switch (op) {
+  case Op::Unary:
+  case Op::Binary:
+  case Op::Where:
+  case Op::Cast:
+  case Op::Fill:
+  case Op::Arange:
+  case Op::Copy:
+    return true;
+  default:
+    return false;
+  }
+}
+
 uint64_t nextEpoch() {
   static uint64_t epoch = 0;
   return ++epoch;
@@ -106,6 +125,15 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
         ++in.node->refsInSlice;
   for (const NodePtr &k : keepAlive)
     ++k->refsInSlice; // our own reference
+  // Temporaries of the caller's expression may stay pending (below) unless
+  // this slice writes a storage (it could overwrite what they read) or
+  // pulled readers of older versions in (those must be written now).
+  bool mayDefer = keepAlive.empty();
+  for (const Node *n : nodes)
+    mayDefer &= n->buffer || n->op != Op::Write;
+  // Ops a deferred node costs to recompute (itself and the pending,
+  // unreturned nodes it reads); -1: not cheap (a reduction, a matmul).
+  std::vector<int> recompute;
   for (Node *n : nodes) {
     if (n->buffer) {
       n->index = static_cast<int32_t>(args.size());
@@ -116,7 +144,36 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     pending.push_back(n);
     // Referred to from outside the slice: a tensor's root, or a pending op
     // that is not part of this slice.
-    n->output = n->weak_from_this().use_count() > n->refsInSlice;
+    long outside = n->weak_from_this().use_count() - n->refsInSlice;
+    n->output = outside > 0;
+    int cost = -1;
+    if (isElementwise(n->op) && !n->requiresGrad) {
+      cost = 1;
+      for (const Operand &in : n->inputs) {
+        const Node *src = in.node.get();
+        if (src->buffer || src->output)
+          continue;
+        int c = recompute[src->index];
+        cost = c < 0 ? -1 : cost + c;
+        if (cost < 0)
+          break;
+      }
+    }
+    // Only a tensor handle refers to it (a temporary of the full expression
+    // that called eval(), like `a * 2` in `((a * 2 + 1).relu()).eval()`,
+    // or a named intermediate) and it was not asked for: it stays pending
+    // and is not written (a 64 MiB store less per such node); evaluated
+    // later, it is recomputed from its inputs, which are immutable versions
+    // (an in-place write to one of them first evaluates it, as it does for
+    // every pending reader of an older version). Bounded: a node whose
+    // recomputation would take more than kMaxRecompute ops is written.
+    if (n->output && mayDefer && outside == 1 && cost > 0 &&
+        cost <= kMaxRecompute &&
+        std::find(roots.begin(), roots.end(), n) == roots.end()) {
+      auto root = n->root.lock();
+      n->output = !(root && root->current.get() == n);
+    }
+    recompute.push_back(n->output ? 0 : cost);
   }
 }
 

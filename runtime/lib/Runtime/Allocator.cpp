@@ -2,7 +2,8 @@
 //-------------===//
 //
 // Small blocks: aligned_alloc, freed at once. Large blocks (>= 1 MiB) are
-// rounded up to 64 KiB and, when freed, kept in a size-ordered cache; an
+// rounded up to 64 KiB (from 2 MiB on: aligned to 2 MiB and advised as
+// transparent huge pages) and, when freed, kept in a size-ordered cache; an
 // allocation takes the smallest cached block that fits without wasting more
 // than an eighth of it. Stats count requested bytes as allocated (exact for
 // tests) and block bytes as reserved.
@@ -14,12 +15,16 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
+#include <sys/mman.h>
 
 using namespace strata::runtime;
 
 namespace {
 
 constexpr size_t kLargeRound = size_t(1) << 16;
+/// A transparent huge page (x86-64, and AArch64 with 4 KiB pages).
+constexpr size_t kHugePage = size_t(2) << 20;
 
 struct State {
   std::mutex mutex;
@@ -60,6 +65,35 @@ size_t blockSize(size_t nbytes) {
     return (nbytes + kLargeRound - 1) / kLargeRound * kLargeRound;
   return (nbytes + CpuAllocator::kAlignment - 1) / CpuAllocator::kAlignment *
          CpuAllocator::kAlignment;
+}
+
+/// STRATA_HUGEPAGES=0 turns the transparent huge page advice off.
+bool hugePagesWanted() {
+  static const bool wanted = [] {
+    const char *v = std::getenv("STRATA_HUGEPAGES");
+    return !(v && std::string(v) == "0");
+  }();
+  return wanted;
+}
+
+/// A block from the system. Blocks of at least kHugePage start on a huge
+/// page boundary and are advised as transparent huge pages (Linux's THP
+/// "madvise" mode, the usual default, gives them only when asked): a
+/// 4096x4096 f32 tensor is then 32 TLB entries instead of 16384, which is
+/// what strided (transposed) kernels miss on, and under virtualization
+/// every TLB miss is a two-level page walk. Measured in
+/// docs/performance.md.
+void *systemAlloc(size_t block) {
+  if (block < kHugePage || !hugePagesWanted())
+    return std::aligned_alloc(CpuAllocator::kAlignment, block);
+  void *p = nullptr;
+  if (posix_memalign(&p, kHugePage, block) != 0)
+    return nullptr;
+#ifdef MADV_HUGEPAGE
+  if (p)
+    madvise(p, block, MADV_HUGEPAGE); // advice only: failure is harmless
+#endif
+  return p;
 }
 
 void releaseCache(State &s) {
@@ -117,10 +151,10 @@ void *CpuAllocator::allocate(size_t nbytes, std::string &error) {
     if (overLimit || block < nbytes) {
       p = nullptr;
     } else {
-      p = std::aligned_alloc(kAlignment, block);
+      p = systemAlloc(block);
       if (!p && !s.cache.empty()) {
         releaseCache(s); // retry once with the cache returned
-        p = std::aligned_alloc(kAlignment, block);
+        p = systemAlloc(block);
       }
     }
     if (!p) {

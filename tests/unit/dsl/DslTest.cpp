@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 using namespace strata;
 using V = std::vector<float>;
 
@@ -37,6 +40,39 @@ TEST(Storage, LargeBlocksAreCachedAndReused) {
   auto again = runtime::Storage::create(4 << 20);
   EXPECT_EQ(again->data(), first);
   EXPECT_GE(runtime::CpuAllocator::global().stats().cacheHits, 1);
+}
+
+/// The VmFlags of the mapping holding `p` ("" when not found).
+static std::string vmFlagsOf(const void *p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  auto at = reinterpret_cast<uintptr_t>(p);
+  while (std::getline(smaps, line)) {
+    unsigned long lo, hi;
+    if (sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 &&
+        line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
+}
+
+TEST(Storage, BlocksFromTwoMiBOnAreHugePageAlignedAndAdvised) {
+  if (const char *v = getenv("STRATA_HUGEPAGES"); v && std::string(v) == "0")
+    GTEST_SKIP() << "STRATA_HUGEPAGES=0";
+  auto big = runtime::Storage::create((3 << 20) + 100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big->data()) % (2 << 20), 0u);
+  auto small = runtime::Storage::create(1 << 20); // cached, not huge
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small->data()) % 64, 0u);
+  // MADV_HUGEPAGE shows as "hg" in the mapping's flags (Linux with THP).
+  if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    std::string flags = vmFlagsOf(big->data());
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
 }
 
 TEST(Storage, FailureIsAnErrorNamingTheSize) {
@@ -77,6 +113,76 @@ TEST(Memory, FusedProgramAllocatesOnlyItsOutput) {
   auto m1 = memory_stats();
   EXPECT_EQ(m1.num_allocs - m0.num_allocs, 1);
   EXPECT_EQ(m1.allocated_bytes - m0.allocated_bytes, 4000);
+}
+
+TEST(Memory, TemporariesOfTheEvaluatedExpressionAreNotWritten) {
+  Tensor x = arange(1000, kFloat32);
+  x.eval();
+  auto m0 = memory_stats();
+  // `x * 2` and `x * 2 + 1` are C++ temporaries, alive while eval() runs.
+  ((x * 2 + 1).relu()).eval();
+  EXPECT_EQ(memory_stats().num_allocs - m0.num_allocs, 1);
+}
+
+TEST(Eval, DeferredIntermediatesAreRecomputedWithTheirVersion) {
+  Tensor x = arange(6, kFloat32);
+  x.eval();
+  Tensor h = x * 2;
+  Tensor y = (h + 1).relu();
+  y.eval();
+  EXPECT_EQ(y.to_vector<float>(), (V{1, 3, 5, 7, 9, 11}));
+  EXPECT_FALSE(h.is_materialized()); // only a handle refers to it
+  x.add_(100);
+  x.eval(); // overwrites what h reads: h is written first
+  EXPECT_TRUE(h.is_materialized());
+  EXPECT_EQ(h.to_vector<float>(), (V{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(x.to_vector<float>(), (V{100, 101, 102, 103, 104, 105}));
+
+  // Read before the write is evaluated: recomputed from the old version.
+  Tensor g = x - 100;
+  Tensor z = g * 3;
+  z.eval();
+  EXPECT_FALSE(g.is_materialized());
+  x.mul_(0);
+  EXPECT_EQ(g.to_vector<float>(), (V{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(x.to_vector<float>(), (V(6, 0)));
+
+  // In the slice of a write to what it reads: written.
+  Tensor w = arange(3, kFloat32);
+  w.eval();
+  Tensor k = w + 1;
+  w.copy_(k * 10);
+  w.eval();
+  EXPECT_TRUE(k.is_materialized());
+  EXPECT_EQ(k.to_vector<float>(), (V{1, 2, 3}));
+  EXPECT_EQ(w.to_vector<float>(), (V{10, 20, 30}));
+}
+
+TEST(Eval, OnlyCheapBoundedIntermediatesAreDeferred) {
+  Tensor x = arange(4, kFloat32);
+  x.eval();
+  Tensor s = x.sum();
+  Tensor m = x.view({2, 2}).matmul(x.view({2, 2}));
+  Tensor y = s + m;
+  y.eval();
+  EXPECT_TRUE(s.is_materialized()); // a reduction is not recomputed
+  EXPECT_TRUE(m.is_materialized());
+  EXPECT_EQ(y.to_vector<float>(), (V{8, 9, 12, 17}));
+  // A chain of named intermediates: each deferred one recomputes at most
+  // 8 ops, so at least every 9th is written.
+  std::vector<Tensor> chain{x};
+  for (int i = 0; i < 20; ++i)
+    chain.push_back(chain.back() + 1);
+  chain.back().eval();
+  int run = 0, longest = 0;
+  for (size_t i = 1; i < chain.size(); ++i) {
+    run = chain[i].is_materialized() ? 0 : run + 1;
+    longest = std::max(longest, run);
+  }
+  EXPECT_GE(longest, 1);
+  EXPECT_LE(longest, 8);
+  for (size_t i = 0; i < chain.size(); ++i)
+    EXPECT_EQ(chain[i].to_vector<float>()[3], 3.0f + i) << i;
 }
 
 TEST(Metadata, ViewsFollowPyTorch) {

@@ -141,6 +141,8 @@ private:
                        llvm::ArrayRef<Value *> accIn,
                        llvm::SmallVectorImpl<Value *> &accOut,
                        std::string &error);
+  void prefetchNextTile(llvm::ArrayRef<Value *> index, Value *tileT,
+                        Value *tileI);
   Value *combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs);
   Value *offset(Value *index, int64_t elements) {
     return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;

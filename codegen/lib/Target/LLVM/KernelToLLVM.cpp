@@ -20,6 +20,8 @@
 //   and transposed in registers with shuffles (emitMicroKernel); partial
 //   tiles at the edges run the scalar loops. The vectors are plain LLVM
 //   vectors: AVX2 hosts get unpck/shufps/vperm2f128, others a legal split.
+//   Before a full tile runs, the lines the next tile along the innermost
+//   loop reads are prefetched (prefetchNextTile).
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -415,6 +417,7 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
     b.SetInsertPoint(microBB);
     Value *tEnd = b.CreateAdd(lo, b.getInt64(kTile));
     Value *iEnd = b.CreateAdd(loI, b.getInt64(kTile));
+    prefetchNextTile(index, lo, loI);
     // Results that stay on one element over the tile: one vector
     // accumulator across its micro-kernels, one lane reduction at the end.
     llvm::SmallVector<unsigned> tileAcc;
@@ -638,5 +641,6 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-3 (non-temporal stores, tile vector accumulators)";
+  return "kernel-to-llvm-4 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch)";
 }

@@ -4,8 +4,10 @@
 // Every tensor buffer of strata (DSL storages, JIT results) comes from here.
 // Buffers are 64-byte aligned and UNINITIALIZED. Blocks of at least
 // kLargeBlock bytes are kept in a cache when freed and reused (no page
-// faults, no zero fill); small blocks go back to malloc at once. Nothing
-// here throws: a failed allocation returns null and says why.
+// faults, no zero fill); small blocks go back to malloc at once. Blocks of
+// 2 MiB or more are 2 MiB-aligned and advised as transparent huge pages
+// (STRATA_HUGEPAGES=0: not advised). Nothing here throws: a failed
+// allocation returns null and says why.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_ALLOCATOR_H
