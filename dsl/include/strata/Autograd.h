@@ -20,6 +20,8 @@ namespace strata {
 namespace detail {
 /// A version of a storage in the recorded trace (dsl/lib/Impl.h).
 struct Node;
+/// A view op a read went through, linked to the view it was applied to
+/// (dsl/lib/Impl.h).
 struct ViewChain;
 } // namespace detail
 
