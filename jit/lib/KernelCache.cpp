@@ -199,7 +199,8 @@ std::string kernelKey(Jit &jit, mlir::Operation *kernel) {
   return os.str();
 }
 
-void optimize(Jit &jit, llvm::Module &module) {
+/// False and `error` when STRATA_LLVM_PASSES does not parse.
+bool optimize(Jit &jit, llvm::Module &module, std::string &error) {
   module.setDataLayout(jit.tm->createDataLayout());
   module.setTargetTriple(jit.triple);
   for (llvm::Function &f : module) {
@@ -223,13 +224,18 @@ void optimize(Jit &jit, llvm::Module &module) {
     pb.buildPerModuleDefaultPipeline(text == "O2" ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3)
         .run(module, mam);
-    return;
+    return true;
   }
   llvm::ModulePassManager mpm;
-  if (auto err = pb.parsePassPipeline(mpm, text))
-    llvm::report_fatal_error(llvm::Twine("STRATA_LLVM_PASSES: ") +
-                             llvm::toString(std::move(err)));
+  if (auto err = pb.parsePassPipeline(mpm, text)) {
+    error = "STRATA_LLVM_PASSES='" + text + "' is not an LLVM pass pipeline: " +
+            llvm::toString(std::move(err)) +
+            " (give PassBuilder syntax such as 'function(instcombine)', or "
+            "O2 or O3, or unset it)";
+    return false;
+  }
   mpm.run(module, mam);
+  return true;
 }
 
 bool emitObject(Jit &jit, llvm::Module &module,
@@ -409,7 +415,8 @@ KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
             logStream.str();
     return nullptr;
   }
-  optimize(jit, *module);
+  if (!optimize(jit, *module, error))
+    return nullptr;
   auto optimized = std::chrono::steady_clock::now();
   if (debugLevel() >= 4)
     module->print(llvm::errs(), nullptr);
@@ -532,7 +539,8 @@ std::string strata::jit::kernelLLVMIR(mlir::Operation *kernel, bool optimized,
       error = "no host target machine: " + jit.initError;
       return "";
     }
-    optimize(jit, *module);
+    if (!optimize(jit, *module, error))
+      return "";
   }
   std::string text;
   llvm::raw_string_ostream os(text);
