@@ -142,6 +142,8 @@ struct ResultSpec {
 struct Step {
   // Kernel.
   KernelFn fn = nullptr; // null: the kernel has no points
+  /// Keeps fn's code loaded while this plan lives (evicted or not).
+  strata::jit::detail::KernelHandle kernel;
   strata::codegen::KernelLaunchInfo info;
   std::vector<unsigned> inputSlots;
   std::vector<ResultSpec> results;
@@ -252,9 +254,10 @@ bool Plan::addKernel(KernelOp kernel) {
   step.info = strata::codegen::getLaunchInfo(kernel);
   if (step.info.numPoints != 0) {
     std::string compileError;
-    step.fn = strata::jit::detail::getKernel(kernel, compileError);
-    if (!step.fn)
+    step.kernel = strata::jit::detail::getKernel(kernel, compileError);
+    if (!step.kernel)
       return fail(kernel, compileError);
+    step.fn = step.kernel->fn;
   }
   // Results become slots only now, so a kernel never reads its own results.
   for (auto [r, result] : llvm::enumerate(kernel.getResults()))

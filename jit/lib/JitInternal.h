@@ -3,6 +3,7 @@
 #define STRATA_JIT_LIB_JITINTERNAL_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace mlir {
@@ -13,8 +14,23 @@ namespace strata::jit {
 /// The kernel ABI (see KernelToLLVM.h).
 using KernelFn = void (*)(void **buffers, int64_t begin, int64_t end);
 namespace detail {
-/// The compiled entry point of a strata.kernel (cached); null + error.
-KernelFn getKernel(mlir::Operation *kernel, std::string &error);
+/// One kernel linked into its own JITDylib. The code stays loaded while
+/// any handle lives: the kernel cache holds one until it evicts the kernel,
+/// and every plan (runFunction's, a PreparedFunction's) holds one for each
+/// kernel it calls, so a running evaluation never loses its code. The last
+/// handle's destructor removes the JITDylib, which frees the code.
+struct CompiledKernel {
+  KernelFn fn = nullptr;
+  void *dylib = nullptr; // llvm::orc::JITDylib *
+  int64_t bytes = 0;     // its object file's size
+  CompiledKernel() = default;
+  CompiledKernel(const CompiledKernel &) = delete;
+  CompiledKernel &operator=(const CompiledKernel &) = delete;
+  ~CompiledKernel();
+};
+using KernelHandle = std::shared_ptr<const CompiledKernel>;
+/// The compiled kernel of a strata.kernel (cached); null + error.
+KernelHandle getKernel(mlir::Operation *kernel, std::string &error);
 /// STRATA_DEBUG (0 when unset).
 int debug();
 } // namespace detail

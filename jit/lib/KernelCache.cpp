@@ -2,11 +2,15 @@
 //
 // Key: compiler version + target triple + CPU + features + options + the
 // kernel printed in its local scope (its operand layouts, loops and body).
-// In memory: key -> shared future of the entry point, so concurrent requests
-// for one key compile once. On disk: <dir>/<xxhash64(key)>.sko holding a
-// magic, the full key (checked, so hash collisions never alias), the object
-// file and its checksum; written to a temp file then renamed; an entry that
-// fails any check is recompiled and rewritten, never trusted.
+// In memory: key -> shared future of the compiled kernel, so concurrent
+// requests for one key compile once. The memory cache is bounded
+// (STRATA_KERNEL_CACHE_SIZE kernels, least recently used evicted); each
+// kernel lives in its own JITDylib, removed (its code freed) when the last
+// handle to it goes: the cache's, or that of a plan still using it. On disk:
+// <dir>/<xxhash64(key)>.sko holding a magic, the full key (checked, so hash
+// collisions never alias), the object file and its checksum; written to a temp
+// file then renamed; an entry that fails any check is recompiled and rewritten,
+// never trusted.
 //
 //===----------------------------------------------------------------------===//
 #include "JitInternal.h"
@@ -32,9 +36,11 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <list>
 #include <mutex>
 #include <unordered_map>
 
@@ -72,17 +78,48 @@ const std::string &pipeline() {
   return text;
 }
 
+using strata::jit::detail::CompiledKernel;
+using strata::jit::detail::KernelHandle;
+
+constexpr int64_t kDefaultCapacity = 4096;
+
+/// STRATA_KERNEL_CACHE_SIZE: a positive kernel count, else the default.
+int64_t capacityFromEnv() {
+  const char *env = std::getenv("STRATA_KERNEL_CACHE_SIZE");
+  if (!env || !*env)
+    return kDefaultCapacity;
+  char *end = nullptr;
+  long long n = std::strtoll(env, &end, 10);
+  return (*end == 0 && n > 0) ? n : kDefaultCapacity;
+}
+
 struct Jit {
+  /// One key of the memory cache: compiling (not in `lru`) or ready.
+  struct Entry {
+    std::shared_future<KernelHandle> future;
+    uint64_t id = 0; // tells this entry from a later one of the same key
+    bool ready = false;
+    std::list<std::string>::iterator lru;
+  };
+
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::string triple, cpu, features;
   std::mutex mutex; // guards everything below and LLJIT dylib creation
-  std::unordered_map<std::string, std::shared_future<KernelFn>> kernels;
+  std::unordered_map<std::string, Entry> kernels;
+  std::list<std::string> lru; // ready keys, most recently used first
+  int64_t capacity = capacityFromEnv();
+  uint64_t nextId = 0;
   std::unordered_map<std::string, std::string> errors;
   CacheStats stats;
   std::string dir;
+  bool diskWarned = false; // the disk cache's one warning was printed
+  bool diskStoreOff = false;
   int64_t dylibs = 0;
   std::string initError;
+  std::atomic<int64_t> loaded{0}, loadedBytes{0};
+  std::mutex sessionMutex;
+  std::string sessionError; // the ORC session's last reported error
 
   Jit() {
     llvm::InitializeNativeTarget();
@@ -111,6 +148,14 @@ struct Jit {
       return;
     }
     lljit = std::move(*built);
+    // Materialization failures (e.g. no memory for a section) are reported
+    // here as well as failing the lookup: keep the message for the error
+    // the lookup's caller gets, instead of printing it to stderr.
+    lljit->getExecutionSession().setErrorReporter([this](llvm::Error err) {
+      std::string text = llvm::toString(std::move(err));
+      std::lock_guard<std::mutex> lock(sessionMutex);
+      sessionError = text;
+    });
     auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
         lljit->getDataLayout().getGlobalPrefix());
     if (gen)
@@ -123,9 +168,11 @@ struct Jit {
   }
 };
 
+/// Never destroyed: kernel handles held by static objects may outlive
+/// any static destructor order.
 Jit &theJit() {
-  static Jit jit;
-  return jit;
+  static Jit *jit = new Jit;
+  return *jit;
 }
 
 int debugLevel() {
@@ -152,7 +199,8 @@ std::string kernelKey(Jit &jit, mlir::Operation *kernel) {
   return os.str();
 }
 
-void optimize(Jit &jit, llvm::Module &module) {
+/// False and `error` when STRATA_LLVM_PASSES does not parse.
+bool optimize(Jit &jit, llvm::Module &module, std::string &error) {
   module.setDataLayout(jit.tm->createDataLayout());
   module.setTargetTriple(jit.triple);
   for (llvm::Function &f : module) {
@@ -176,13 +224,18 @@ void optimize(Jit &jit, llvm::Module &module) {
     pb.buildPerModuleDefaultPipeline(text == "O2" ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3)
         .run(module, mam);
-    return;
+    return true;
   }
   llvm::ModulePassManager mpm;
-  if (auto err = pb.parsePassPipeline(mpm, text))
-    llvm::report_fatal_error(llvm::Twine("STRATA_LLVM_PASSES: ") +
-                             llvm::toString(std::move(err)));
+  if (auto err = pb.parsePassPipeline(mpm, text)) {
+    error = "STRATA_LLVM_PASSES='" + text + "' is not an LLVM pass pipeline: " +
+            llvm::toString(std::move(err)) +
+            " (give PassBuilder syntax such as 'function(instcombine)', or "
+            "O2 or O3, or unset it)";
+    return false;
+  }
   mpm.run(module, mam);
+  return true;
 }
 
 bool emitObject(Jit &jit, llvm::Module &module,
@@ -229,13 +282,40 @@ std::unique_ptr<llvm::MemoryBuffer> loadEntry(Jit &jit,
   return llvm::MemoryBuffer::getMemBufferCopy(object, "strata-kernel.o");
 }
 
-void storeEntry(Jit &jit, const std::string &key, llvm::StringRef object) {
-  if (jit.dir.empty() || llvm::sys::fs::create_directories(jit.dir))
+/// The disk cache cannot be written: says so once per directory (stderr),
+/// and stores nothing more there; kernels still compile and run.
+void diskCacheUnusable(Jit &jit, const std::string &dir,
+                       const std::string &what, std::error_code ec) {
+  std::lock_guard<std::mutex> lock(jit.mutex);
+  if (dir != jit.dir)
+    return; // setCacheDir changed it meanwhile
+  jit.diskStoreOff = true;
+  if (jit.diskWarned)
     return;
+  jit.diskWarned = true;
+  llvm::errs() << "strata: warning: kernel disk cache disabled: cannot " << what
+               << " '" << dir << "': " << ec.message()
+               << " (set STRATA_CACHE_DIR to a writable directory); "
+                  "kernels are compiled in memory only\n";
+}
+
+void storeEntry(Jit &jit, const std::string &key, llvm::StringRef object) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(jit.mutex);
+    if (jit.diskStoreOff)
+      return;
+    dir = jit.dir;
+  }
+  if (dir.empty())
+    return;
+  if (auto ec = llvm::sys::fs::create_directories(dir))
+    return diskCacheUnusable(jit, dir, "create the directory", ec);
   llvm::SmallString<128> tmp;
   int fd;
-  if (llvm::sys::fs::createUniqueFile(jit.dir + "/tmp-%%%%%%%%.sko", fd, tmp))
-    return;
+  if (auto ec =
+          llvm::sys::fs::createUniqueFile(dir + "/tmp-%%%%%%%%.sko", fd, tmp))
+    return diskCacheUnusable(jit, dir, "write to the directory", ec);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     uint64_t keyLen = key.size(), objLen = object.size(),
@@ -252,41 +332,63 @@ void storeEntry(Jit &jit, const std::string &key, llvm::StringRef object) {
       return;
     }
   }
-  if (llvm::sys::fs::rename(tmp, entryPath(jit, key)))
+  if (llvm::sys::fs::rename(
+          tmp, dir + "/" + llvm::utohexstr(llvm::xxHash64(key)) + ".sko"))
     llvm::sys::fs::remove(tmp);
 }
 
-/// Adds `object` in a fresh JITDylib and returns its entry point.
-KernelFn link(Jit &jit, std::unique_ptr<llvm::MemoryBuffer> object,
-              std::string &error) {
+/// An error of the ORC session as a strata error text, with the session's
+/// reported cause when it has one.
+std::string sessionFailure(Jit &jit, llvm::Error err) {
+  std::string text =
+      "cannot link the kernel's object file: " + llvm::toString(std::move(err));
+  std::lock_guard<std::mutex> lock(jit.sessionMutex);
+  if (!jit.sessionError.empty()) {
+    text += "\nJIT session log: " + jit.sessionError;
+    jit.sessionError.clear();
+  }
+  return text;
+}
+
+/// Adds `object` in a fresh JITDylib and returns the kernel (null + error;
+/// a failed kernel's JITDylib is removed again).
+KernelHandle link(Jit &jit, std::unique_ptr<llvm::MemoryBuffer> object,
+                  std::string &error) {
+  auto kernel = std::make_shared<CompiledKernel>();
+  size_t bytes = object->getBufferSize();
   llvm::orc::JITDylib *jd;
   {
     std::lock_guard<std::mutex> lock(jit.mutex);
     auto created =
         jit.lljit->createJITDylib("k" + std::to_string(jit.dylibs++));
     if (!created) {
-      error = llvm::toString(created.takeError());
+      error = sessionFailure(jit, created.takeError());
       return nullptr;
     }
     jd = &*created;
+    kernel->dylib = jd;
+    kernel->bytes = bytes;
+    ++jit.loaded;
+    jit.loadedBytes += bytes;
   }
   jd->addToLinkOrder(jit.lljit->getMainJITDylib());
   if (auto err = jit.lljit->addObjectFile(*jd, std::move(object))) {
-    error = llvm::toString(std::move(err));
+    error = sessionFailure(jit, std::move(err));
     return nullptr;
   }
   auto sym = jit.lljit->lookup(*jd, kSymbol);
   if (!sym) {
-    error = llvm::toString(sym.takeError());
+    error = sessionFailure(jit, sym.takeError());
     return nullptr;
   }
-  return sym->toPtr<KernelFn>();
+  kernel->fn = sym->toPtr<KernelFn>();
+  return kernel;
 }
 
-KernelFn compileNew(Jit &jit, mlir::Operation *kernel, const std::string &key,
-                    std::string &error) {
+KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
+                        const std::string &key, std::string &error) {
   if (auto object = loadEntry(jit, key)) {
-    if (KernelFn fn = link(jit, std::move(object), error)) {
+    if (KernelHandle fn = link(jit, std::move(object), error)) {
       std::lock_guard<std::mutex> lock(jit.mutex);
       ++jit.stats.diskHits;
       return fn;
@@ -313,7 +415,8 @@ KernelFn compileNew(Jit &jit, mlir::Operation *kernel, const std::string &key,
             logStream.str();
     return nullptr;
   }
-  optimize(jit, *module);
+  if (!optimize(jit, *module, error))
+    return nullptr;
   auto optimized = std::chrono::steady_clock::now();
   if (debugLevel() >= 4)
     module->print(llvm::errs(), nullptr);
@@ -326,7 +429,7 @@ KernelFn compileNew(Jit &jit, mlir::Operation *kernel, const std::string &key,
   llvm::StringRef objectRef(object.data(), object.size());
   storeEntry(jit, key, objectRef);
   auto stored = std::chrono::steady_clock::now();
-  KernelFn fn =
+  KernelHandle fn =
       link(jit, llvm::MemoryBuffer::getMemBufferCopy(objectRef), error);
   auto linked = std::chrono::steady_clock::now();
   auto ms = [](auto a, auto b) {
@@ -348,40 +451,74 @@ KernelFn compileNew(Jit &jit, mlir::Operation *kernel, const std::string &key,
 
 } // namespace
 
-KernelFn strata::jit::detail::getKernel(mlir::Operation *kernel,
-                                        std::string &error) {
+strata::jit::detail::CompiledKernel::~CompiledKernel() {
+  if (!dylib)
+    return;
+  Jit &jit = theJit();
+  auto *jd = static_cast<llvm::orc::JITDylib *>(dylib);
+  // Frees the kernel's code and data sections (RTDyld's memory manager).
+  if (auto err = jit.lljit->getExecutionSession().removeJITDylib(*jd))
+    llvm::errs() << "strata-jit: cannot unload a kernel: "
+                 << llvm::toString(std::move(err)) << "\n";
+  --jit.loaded;
+  jit.loadedBytes -= bytes;
+}
+
+KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
+                                            std::string &error) {
   Jit &jit = theJit();
   if (!jit.lljit) {
     error = "cannot start the LLVM JIT: " + jit.initError;
     return nullptr;
   }
   std::string key = kernelKey(jit, kernel);
-  std::promise<KernelFn> promise;
-  std::shared_future<KernelFn> future;
+  std::promise<KernelHandle> promise;
+  std::shared_future<KernelHandle> future;
+  uint64_t id = 0;
   bool mine = false;
   {
     std::lock_guard<std::mutex> lock(jit.mutex);
     auto it = jit.kernels.find(key);
     if (it != jit.kernels.end()) {
-      future = it->second;
+      future = it->second.future;
       ++jit.stats.memoryHits;
+      if (it->second.ready)
+        jit.lru.splice(jit.lru.begin(), jit.lru, it->second.lru);
     } else {
       future = promise.get_future().share();
-      jit.kernels.emplace(key, future);
+      id = ++jit.nextId;
+      jit.kernels.emplace(key, Jit::Entry{future, id, false, {}});
       mine = true;
     }
   }
   if (mine) {
-    KernelFn fn = compileNew(jit, kernel, key, error);
+    KernelHandle fn = compileNew(jit, kernel, key, error);
+    // Evicted kernels are released after the lock: the last handle's
+    // destructor removes a JITDylib.
+    std::vector<std::shared_future<KernelHandle>> evicted;
     std::lock_guard<std::mutex> lock(jit.mutex);
+    auto it = jit.kernels.find(key);
+    bool stillOurs = it != jit.kernels.end() && it->second.id == id;
     if (!fn) {
-      jit.kernels.erase(key); // a later call retries
+      if (stillOurs)
+        jit.kernels.erase(it); // a later call retries
       jit.errors[key] = error;
+    } else if (stillOurs) {
+      it->second.ready = true;
+      jit.lru.push_front(key);
+      it->second.lru = jit.lru.begin();
+      while (static_cast<int64_t>(jit.lru.size()) > jit.capacity) {
+        auto victim = jit.kernels.find(jit.lru.back());
+        jit.lru.pop_back();
+        evicted.push_back(std::move(victim->second.future));
+        jit.kernels.erase(victim);
+        ++jit.stats.evictions;
+      }
     }
     promise.set_value(fn);
     return fn;
   }
-  KernelFn fn = future.get();
+  KernelHandle fn = future.get();
   if (!fn) {
     std::lock_guard<std::mutex> lock(jit.mutex);
     error = jit.errors[key];
@@ -402,7 +539,8 @@ std::string strata::jit::kernelLLVMIR(mlir::Operation *kernel, bool optimized,
       error = "no host target machine: " + jit.initError;
       return "";
     }
-    optimize(jit, *module);
+    if (!optimize(jit, *module, error))
+      return "";
   }
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -412,6 +550,29 @@ std::string strata::jit::kernelLLVMIR(mlir::Operation *kernel, bool optimized,
 
 bool strata::jit::compileKernel(mlir::Operation *kernel, std::string &error) {
   return detail::getKernel(kernel, error) != nullptr;
+}
+
+int64_t strata::jit::loadedKernels() { return theJit().loaded.load(); }
+
+int64_t strata::jit::loadedKernelBytes() { return theJit().loadedBytes.load(); }
+
+void strata::jit::setKernelCacheCapacity(int64_t kernels) {
+  Jit &jit = theJit();
+  std::vector<std::shared_future<KernelHandle>> evicted;
+  std::lock_guard<std::mutex> lock(jit.mutex);
+  jit.capacity = kernels > 0 ? kernels : capacityFromEnv();
+  while (static_cast<int64_t>(jit.lru.size()) > jit.capacity) {
+    auto victim = jit.kernels.find(jit.lru.back());
+    jit.lru.pop_back();
+    evicted.push_back(std::move(victim->second.future));
+    jit.kernels.erase(victim);
+    ++jit.stats.evictions;
+  }
+}
+
+int64_t strata::jit::kernelCacheCapacity() {
+  std::lock_guard<std::mutex> lock(theJit().mutex);
+  return theJit().capacity;
 }
 
 CacheStats strata::jit::cacheStats() {
@@ -425,13 +586,18 @@ void strata::jit::resetCacheStats() {
 }
 
 void strata::jit::clearMemoryCache() {
-  std::lock_guard<std::mutex> lock(theJit().mutex);
-  theJit().kernels.clear();
+  Jit &jit = theJit();
+  std::unordered_map<std::string, Jit::Entry> dropped; // released unlocked
+  std::lock_guard<std::mutex> lock(jit.mutex);
+  dropped.swap(jit.kernels);
+  jit.lru.clear();
 }
 
 void strata::jit::setCacheDir(const std::string &dir) {
   std::lock_guard<std::mutex> lock(theJit().mutex);
   theJit().dir = dir;
+  theJit().diskWarned = false;
+  theJit().diskStoreOff = false;
 }
 
 std::string strata::jit::cacheDir() {

@@ -10,14 +10,27 @@
 // Result types come from the layout algebra (tests/unit/jit/ProgramBuilder.h),
 // as the DSL computes them.
 //
+// Gradients: every program seed also builds a random differentiable float64
+// DSL program (views, broadcasting smooth unary and binary ops, sum/mean
+// reductions), reduced to a scalar by a fixed random weighting, and
+// strata::gradcheck compares its DSL autograd gradient (the differentiated
+// IR run by the JIT) with central finite differences.
+//
 //   strata-fuzz-programs [--programs N] [--seconds S] [--seed K] [--verbose]
+//                        [--grad-every G] [--no-grad]
 // Program i uses seed K + i; a failure prints the program and the seed.
+// The gradient check runs for every G-th program (i % G == 0; default 1):
+// it costs ~8x a forward check (a forward, a backward and 2 forwards per
+// input element, each compiled), and the DSL keeps every compiled program.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/ProgramBuilder.h"
+#include "strata/Autograd.h"
+#include "strata/Error.h"
 #include "strata/JIT/Jit.h"
 #include "strata/JIT/RefInterop.h"
 #include "strata/Reference/Evaluator.h"
+#include "strata/strata.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +41,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <numeric>
+#include <optional>
 #include <random>
 
 using namespace strata;
@@ -299,13 +315,262 @@ std::string check(const std::string &source, uint64_t seed, bool &skipped) {
   return "";
 }
 
+/// A random differentiable float64 DSL program of the inputs, rebuilt the
+/// same way on every call (its choices come from `seed` and the shapes
+/// only), so gradcheck can run it again on moved inputs.
+class GradProgram {
+public:
+  explicit GradProgram(uint64_t seed) : seed(seed) {
+    std::mt19937_64 rng(seed ^ 0x5eedULL);
+    auto pick = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    for (int64_t n = pick(1, 3); n > 0; --n) {
+      Shape s;
+      for (int64_t r = pick(0, 3); r > 0; --r)
+        s.push_back(pick(0, 19) == 0 ? 0 : (pick(0, 3) == 0 ? 1 : pick(2, 4)));
+      int64_t numel = 1;
+      for (int64_t d : s)
+        numel *= d;
+      std::vector<double> v(numel);
+      for (double &x : v)
+        x = std::uniform_real_distribution<double>(-1.5, 1.5)(rng);
+      inputs.push_back(from_vector<double>(v, s, TensorOptions(DType::F64)));
+    }
+  }
+
+  std::vector<Tensor> inputs;
+
+  /// The program on `xs`; `log` (when given) gets one line per op.
+  Tensor operator()(const std::vector<Tensor> &xs,
+                    std::string *log = nullptr) const {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::vector<Tensor> pool(xs);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < xs.size(); ++i)
+      names.push_back("x" + std::to_string(i));
+    auto note = [&](const std::string &line) {
+      if (log)
+        *log += "  t" + std::to_string(pool.size()) + " = " + line + "\n";
+      names.push_back("t" + std::to_string(pool.size()));
+    };
+    auto shapeText = [](const Shape &s) {
+      std::string t = "{";
+      for (size_t i = 0; i < s.size(); ++i)
+        t += (i ? "," : "") + std::to_string(s[i]);
+      return t + "}";
+    };
+    for (int64_t step = pick(2, 7); step > 0; --step) {
+      size_t xi = pick(0, pool.size() - 1);
+      Tensor x = pool[xi];
+      const std::string &xn = names[xi];
+      int64_t rank = x.dim();
+      auto dim = [&] { return pick(-rank, rank - 1); };
+      auto size = [&](int64_t d) { return x.sizes()[d < 0 ? d + rank : d]; };
+      std::string line;
+      std::optional<Tensor> y;
+      switch (pick(0, 9)) {
+      case 0: // a view
+      case 1: {
+        switch (pick(0, 6)) {
+        case 0:
+          if (rank >= 1) {
+            int64_t a = dim(), b = dim();
+            y = x.transpose(a, b);
+            line = fmt(xn, ".transpose(", a, ",", b, ")");
+          }
+          break;
+        case 1:
+          if (rank >= 1) {
+            int64_t d = dim(), n = size(d), lo = pick(-n, n),
+                    hi = pick(-n, n + 1), st = pick(1, 3);
+            y = x.slice(d, lo, hi, st);
+            line = fmt(xn, ".slice(", d, ",", lo, ",", hi, ",", st, ")");
+          }
+          break;
+        case 2:
+          if (rank >= 1 && size(0) > 0) {
+            int64_t i = pick(-size(0), size(0) - 1);
+            y = x.select(0, i);
+            line = fmt(xn, ".select(0,", i, ")");
+          }
+          break;
+        case 3:
+          if (rank >= 1) {
+            int64_t d = dim();
+            y = x.flip({d});
+            line = fmt(xn, ".flip({", d, "})");
+          }
+          break;
+        case 4:
+          if (rank < 3) {
+            int64_t d = pick(-rank - 1, rank);
+            y = x.unsqueeze(d);
+            line = fmt(xn, ".unsqueeze(", d, ")");
+          }
+          break;
+        case 5: {
+          Shape to{pick(1, 3)};
+          for (int64_t s : x.sizes())
+            to.push_back(s == 1 ? pick(1, 3) : -1);
+          if (rank < 3) {
+            y = x.expand(to);
+            line = fmt(xn, ".expand(", shapeText(to), ")");
+          }
+          break;
+        }
+        default:
+          if (rank >= 2) {
+            Shape dims(rank);
+            std::iota(dims.begin(), dims.end(), 0);
+            std::shuffle(dims.begin(), dims.end(), rng);
+            y = x.permute(dims);
+            line = fmt(xn, ".permute(", shapeText(dims), ")");
+          } else {
+            y = x.reshape({-1});
+            line = fmt(xn, ".reshape({-1})");
+          }
+          break;
+        }
+        break;
+      }
+      case 2:
+      case 3: { // smooth unary ops, bounded
+        switch (pick(0, 4)) {
+        case 0:
+          y = x.neg(), line = fmt(xn, ".neg()");
+          break;
+        case 1:
+          y = x.tanh(), line = fmt(xn, ".tanh()");
+          break;
+        case 2:
+          y = x.sigmoid(), line = fmt(xn, ".sigmoid()");
+          break;
+        case 3:
+          y = x.tanh().exp(), line = fmt(xn, ".tanh().exp()");
+          break;
+        default:
+          y = (x * x + 1.0).sqrt(), line = fmt("(", xn, "*", xn, "+1).sqrt()");
+          break;
+        }
+        break;
+      }
+      case 4:
+      case 5:
+      case 6: { // broadcasting binary ops with another value
+        size_t zi = pick(0, pool.size() - 1);
+        Tensor z = pool[zi];
+        if (!layout::broadcastShapes(x.sizes(), z.sizes(), "fuzz").ok()) {
+          z = from_vector<double>({0.75}, {}, TensorOptions(DType::F64));
+          zi = SIZE_MAX;
+        }
+        std::string zn = zi == SIZE_MAX ? "0.75" : names[zi];
+        switch (pick(0, 3)) {
+        case 0:
+          y = x + z, line = fmt(xn, " + ", zn);
+          break;
+        case 1:
+          y = x - z, line = fmt(xn, " - ", zn);
+          break;
+        case 2:
+          y = x * z, line = fmt(xn, " * ", zn);
+          break;
+        default:
+          y = x / (z * z + 1.0), line = fmt(xn, " / (", zn, "*", zn, "+1)");
+          break;
+        }
+        break;
+      }
+      default: { // sum or mean over some dims
+        Shape dims;
+        for (int64_t d = 0; d < rank; ++d)
+          if (pick(0, 1))
+            dims.push_back(pick(0, 1) ? d : d - rank);
+        bool keep = pick(0, 2) == 0, mean = pick(0, 1);
+        // mean over no elements is NaN: sum then.
+        if (mean && x.numel() == 0)
+          mean = false;
+        y = mean ? x.mean(dims, keep) : x.sum(dims, keep);
+        line =
+            fmt(xn, mean ? ".mean(" : ".sum(", shapeText(dims), ",", keep, ")");
+        break;
+      }
+      }
+      if (!y)
+        continue;
+      note(line);
+      pool.push_back(*y);
+    }
+    // A scalar of every value (so every input and op gets a gradient):
+    // the sum of each value weighted by fixed pseudo-random numbers. A
+    // 1-element 1-D result: gradcheck's one-hot grad_output is 1-D
+    // (from_vector of no sizes), which a 0-dim output rejects.
+    std::mt19937_64 wrng(seed ^ 0x77ULL);
+    std::optional<Tensor> total;
+    for (size_t k = 0; k < pool.size(); ++k) {
+      std::vector<double> w(pool[k].numel());
+      for (double &v : w)
+        v = std::uniform_real_distribution<double>(-1, 1)(wrng);
+      Tensor term = (pool[k] * from_vector<double>(w, pool[k].sizes(),
+                                                   TensorOptions(DType::F64)))
+                        .sum();
+      total = total ? *total + term : term;
+    }
+    if (log)
+      *log += "  result = sum over every x and t of (value * w).sum(), "
+              "w random; reshaped to {1}\n";
+    return total->reshape({1});
+  }
+
+private:
+  template <typename... T> static std::string fmt(const T &...parts) {
+    std::string out;
+    auto add = [&](const auto &p) {
+      if constexpr (std::is_arithmetic_v<std::decay_t<decltype(p)>>)
+        out += std::to_string(p);
+      else
+        out += p;
+    };
+    (add(parts), ...);
+    return out;
+  }
+  uint64_t seed;
+};
+
+/// "" when autograd's gradient of GradProgram(seed) matches finite
+/// differences, else the program and the worst element.
+std::string checkGradient(uint64_t seed, std::string &description) {
+  GradProgram program(seed);
+  description.clear();
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    description += "  x" + std::to_string(i) + ": f64 {";
+    for (size_t d = 0; d < program.inputs[i].sizes().size(); ++d)
+      description +=
+          (d ? "," : "") + std::to_string(program.inputs[i].sizes()[d]);
+    description += "}\n";
+  }
+  try {
+    program(program.inputs, &description);
+    GradcheckResult r =
+        gradcheck([&](const std::vector<Tensor> &xs) { return program(xs); },
+                  program.inputs);
+    return r.ok ? "" : "gradient: " + r.message;
+  } catch (const strata::Error &e) {
+    return std::string("gradient: strata::Error: ") + e.what();
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int64_t programs = 0;
   double seconds = 0;
   uint64_t seed = 1;
-  bool verbose = false;
+  bool verbose = false, gradients = true;
+  int64_t gradEvery = 1;
   for (int i = 1; i < argc; ++i) {
     auto next = [&] { return i + 1 < argc ? argv[++i] : "0"; };
     if (!std::strcmp(argv[i], "--programs"))
@@ -316,10 +581,14 @@ int main(int argc, char **argv) {
       seed = std::strtoull(next(), nullptr, 10);
     else if (!std::strcmp(argv[i], "--verbose"))
       verbose = true;
+    else if (!std::strcmp(argv[i], "--no-grad"))
+      gradients = false;
+    else if (!std::strcmp(argv[i], "--grad-every"))
+      gradEvery = std::max<int64_t>(1, std::atoll(next()));
     else {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seconds S] [--seed K] "
-                   "[--verbose]\n",
+                   "[--verbose] [--grad-every G] [--no-grad]\n",
                    argv[0]);
       return 2;
     }
@@ -333,7 +602,7 @@ int main(int argc, char **argv) {
                                          start)
         .count();
   };
-  int64_t done = 0, failures = 0, skipped = 0;
+  int64_t done = 0, failures = 0, skipped = 0, gradChecks = 0, gradFailures = 0;
   for (; (programs <= 0 || done < programs) &&
          (seconds <= 0 || elapsed() < seconds);
        ++done) {
@@ -351,11 +620,22 @@ int main(int argc, char **argv) {
                   static_cast<unsigned long long>(seed + done),
                   skip ? " (reference refused)" : "", source.c_str());
     }
-    // Every program is unique: drop the cache's entries. (Compiled code
-    // stays mapped; see docs/reliability.md: keep runs under ~10^4
-    // programs per process, as tests/fuzz/run.sh does.)
-    if (done % 256 == 255)
-      jit::clearMemoryCache();
+    if (gradients && done % gradEvery == 0) {
+      std::string description;
+      std::string gwhy = checkGradient(seed + done, description);
+      ++gradChecks;
+      if (!gwhy.empty()) {
+        ++gradFailures;
+        if (++failures <= 10)
+          std::printf("MISMATCH seed %llu: %s\n%s\n",
+                      static_cast<unsigned long long>(seed + done),
+                      gwhy.c_str(), description.c_str());
+      } else if (verbose) {
+        std::printf("seed %llu gradient program:\n%s\n",
+                    static_cast<unsigned long long>(seed + done),
+                    description.c_str());
+      }
+    }
     if (done % 1000 == 999)
       std::fprintf(stderr,
                    "strata-fuzz-programs: %lld programs, %.0f s, %lld "
@@ -364,12 +644,16 @@ int main(int argc, char **argv) {
                    static_cast<long long>(failures));
   }
   std::printf("strata-fuzz-programs: %lld programs (%lld refused by the "
-              "reference) in %.1f s, seeds %llu..%llu, %lld kernels "
-              "compiled, %lld failures\n",
+              "reference) and %lld gradient programs (%lld gradient "
+              "mismatches) in %.1f s, seeds %llu..%llu, %lld kernels "
+              "compiled (%lld evicted), %lld failures\n",
               static_cast<long long>(done), static_cast<long long>(skipped),
-              elapsed(), static_cast<unsigned long long>(seed),
+              static_cast<long long>(gradChecks),
+              static_cast<long long>(gradFailures), elapsed(),
+              static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(seed + done - 1),
               static_cast<long long>(jit::cacheStats().compiles),
+              static_cast<long long>(jit::cacheStats().evictions),
               static_cast<long long>(failures));
   return failures ? 1 : 0;
 }

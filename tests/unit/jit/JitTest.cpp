@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <thread>
 #include <unistd.h>
@@ -335,6 +336,114 @@ TEST(JitCache, ConcurrentCompilesOfOneKernelCompileOnce) {
   EXPECT_EQ(okCount.load(), 4);
   EXPECT_EQ(jit::cacheStats().compiles, 1);
   EXPECT_EQ(jit::cacheStats().memoryHits, 3);
+}
+
+/// Memory mappings of this process (/proc/self/maps lines): what the
+/// never-unloaded JIT exhausted (vm.max_map_count) before kernels were
+/// freed.
+int64_t mappingCount() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  int64_t n = 0;
+  while (std::getline(maps, line))
+    ++n;
+  return n;
+}
+
+/// The bounded memory cache: 600 distinct kernels through a
+/// 32-kernel cache are evicted and unloaded (loaded kernels and the
+/// process's mappings stay bounded), an evicted kernel recompiles and
+/// computes what the reference evaluator does, and a kernel evicted while
+/// a PreparedFunction holds it keeps running.
+TEST(JitCache, BoundedCacheEvictsAndUnloadsKernels) {
+  jit::setCacheDir("");
+  jit::clearMemoryCache();
+  jit::setKernelCacheCapacity(32);
+  jit::resetCacheStats();
+  int64_t loadedBefore = jit::loadedKernels();
+  std::string error;
+  auto held =
+      jit::PreparedFunction::fromSource(cacheProgram(0.5), "main", error);
+  ASSERT_TRUE(held) << error;
+  const int n = 600;
+  int64_t mapsAfterWarmup = 0;
+  for (int i = 1; i <= n; ++i) {
+    if (i == 100)
+      mapsAfterWarmup = mappingCount();
+    // A distinct kernel each time (its constant is part of the body).
+    auto f = jit::PreparedFunction::fromSource(cacheProgram(1.0 + i * 0.25),
+                                               "main", error);
+    ASSERT_TRUE(f) << error;
+    if (i % 250 == 0) {
+      auto r = f->run(cacheArgs());
+      ASSERT_TRUE(r.ok) << r.error;
+      EXPECT_EQ(r.values[0].elements(),
+                std::vector<double>(20, 2.0 * (1.0 + i * 0.25)));
+    }
+    // The cache's 32 plus `held`'s kernel plus f's own.
+    ASSERT_LE(jit::loadedKernels() - loadedBefore, 34) << "kernel " << i;
+  }
+  EXPECT_EQ(jit::cacheStats().compiles, n + 1);
+  EXPECT_EQ(jit::cacheStats().evictions, n + 1 - 32);
+  // Without unloading, every kernel keeps its mappings (500 kernels: over
+  // a thousand); with it, the count stays level.
+  EXPECT_LT(mappingCount() - mapsAfterWarmup, 100)
+      << "the unloaded kernels' memory was not returned";
+  // Evicted long ago, its code still loaded: held runs it.
+  auto r = held->run(cacheArgs());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.values[0].elements(), std::vector<double>(20, 1.0));
+  held.reset();
+  EXPECT_LE(jit::loadedKernels() - loadedBefore, 32);
+  // An evicted kernel compiles again and agrees with the reference.
+  int64_t compiles = jit::cacheStats().compiles;
+  {
+    Program p;
+    V a = p.arg({4, 5});
+    V y = p.binary("mul", p.transpose(a, 0, 1), p.scalar(1.25));
+    expectMatchesReference(p.text({y}), 3);
+    expectMatchesReference(p.text({y}), 4); // a memory hit now
+  }
+  expectMatchesReference(cacheProgram(1.25), 5); // i = 1: evicted
+  EXPECT_EQ(jit::cacheStats().compiles, compiles + 2);
+  jit::clearMemoryCache();
+  EXPECT_EQ(jit::loadedKernels(), loadedBefore);
+  jit::setKernelCacheCapacity(0); // back to the default
+}
+
+/// The same program run several times with a cache directory that cannot
+/// be created (under a regular file: root's permissions do not matter):
+/// one warning naming the directory, correct results, nothing cached on
+/// disk.
+TEST(JitCache, UncreatableCacheDirWarnsOnce) {
+  std::string file = tempDir("file");
+  { std::ofstream(file) << "not a directory"; }
+  std::string dir = file + "/cache";
+  jit::setCacheDir(dir);
+  jit::clearMemoryCache();
+  jit::resetCacheStats();
+  ::testing::internal::CaptureStderr();
+  for (int round = 0; round < 2; ++round) {
+    jit::clearMemoryCache(); // compile (and try to store) every time
+    for (int i = 0; i < 3; ++i) {
+      auto r = jit::runSource(cacheProgram(10.0 + i), "main", cacheArgs());
+      ASSERT_TRUE(r.ok) << r.error;
+      EXPECT_EQ(r.values[0].elements(),
+                std::vector<double>(20, 2.0 * (10.0 + i)));
+    }
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(jit::cacheStats().compiles, 6);
+  EXPECT_EQ(jit::cacheStats().diskHits, 0);
+  size_t first = err.find("warning: kernel disk cache disabled");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("warning", first + 1), std::string::npos)
+      << "warned more than once:\n"
+      << err;
+  EXPECT_NE(err.find("'" + dir + "'"), std::string::npos) << err;
+  EXPECT_NE(err.find("Not a directory"), std::string::npos) << err;
+  jit::setCacheDir("");
+  std::remove(file.c_str());
 }
 
 } // namespace

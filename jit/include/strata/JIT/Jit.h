@@ -78,12 +78,24 @@ struct CacheStats {
   int64_t memoryHits = 0;    ///< found compiled in this process
   int64_t diskHits = 0;      ///< loaded from the disk cache
   int64_t diskCorrupt = 0;   ///< disk entries rejected (then recompiled)
+  int64_t evictions = 0;     ///< kernels dropped from the memory cache
   double compileSeconds = 0; ///< total LLVM time of the compiles
 };
 CacheStats cacheStats();
 void resetCacheStats();
 /// Forgets every compiled kernel of this process (as a new process would).
+/// A kernel's code is unloaded once no prepared or running function uses it.
 void clearMemoryCache();
+/// The most kernels the memory cache keeps (least recently used evicted;
+/// an evicted kernel is unloaded once no prepared or running function uses
+/// it, and recompiled or loaded from disk when asked for again). Default:
+/// $STRATA_KERNEL_CACHE_SIZE, else 4096. n <= 0 restores the default.
+void setKernelCacheCapacity(int64_t n);
+int64_t kernelCacheCapacity();
+/// Kernels whose code is loaded in this process now (cached, or evicted but
+/// still used), and the total size of their object files.
+int64_t loadedKernels();
+int64_t loadedKernelBytes();
 /// Overrides $STRATA_CACHE_DIR; "" disables the disk cache.
 void setCacheDir(const std::string &dir);
 /// The disk cache directory in use ("" when disabled).
