@@ -19,6 +19,7 @@
 //    crash leaves the input that caused it behind.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Transforms/KernelPasses.h"
 #include "strata/Transforms/Passes.h"
@@ -53,7 +54,7 @@ int runOne(const std::string &source) {
   context.printOpOnDiagnostic(false);
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = strata::ir::parseSourceString(source, &context);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
   mlir::PassManager pm(&context);
