@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 using namespace strata::jit;
 using namespace strata::ir;
@@ -253,7 +254,17 @@ bool Plan::addKernel(KernelOp kernel) {
   step.info = strata::codegen::getLaunchInfo(kernel);
   if (step.info.numPoints != 0) {
     std::string compileError;
-    step.fn = strata::jit::detail::getKernel(kernel, compileError);
+    {
+      // Kernel compiles share one llvm::TargetMachine (KernelCache.cpp),
+      // and LLVM's code generation is not safe on one TargetMachine from
+      // two threads at once (found by tests/unit/dsl/ThreadTest.cpp:
+      // crashes in FPPassManager, "symbol 'strata_kernel' is already
+      // defined"). Until each compile gets its own, they take turns here;
+      // each kernel is still compiled once (the cache's futures).
+      static std::mutex compileMutex;
+      std::lock_guard<std::mutex> lock(compileMutex);
+      step.fn = strata::jit::detail::getKernel(kernel, compileError);
+    }
     if (!step.fn)
       return fail(kernel, compileError);
   }
