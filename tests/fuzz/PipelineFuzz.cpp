@@ -1,6 +1,8 @@
 //===- PipelineFuzz.cpp - fuzz strata-opt's parse, verify, full pipeline --===//
 //
-// One input: textual IR. It is parsed, verified, and run through the whole
+// One input: textual IR. It is parsed (through strata::ir::parseSourceString,
+// as every strata tool parses: the guard in front of MLIR 16's parser, see
+// strata/IR/Parse.h), verified, and run through the whole
 // pipeline strata-opt and the JIT share (buildStrataPipeline, then
 // formKernels: fold-views, materialize-copies, fuse, coalesce, with
 // the verifier after every pass). Anything but a crash, an assertion or a
