@@ -4,6 +4,7 @@
 #   make test SANITIZE=1 the same in build-sanitize/ with ASan + UBSan
 #   make bench           install, build (Release), run the benchmarks
 #   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
+#   make test-tsan       the 8-thread test under ThreadSanitizer (build-tsan/)
 JOBS ?= $(shell nproc)
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -18,7 +19,7 @@ ifneq ($(CCACHE),)
 CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all deps configure build demo test bench fuzz clean
+.PHONY: all deps configure build demo test test-tsan bench fuzz clean
 
 all: build
 
@@ -41,9 +42,19 @@ test: build
 bench: build
 	./benchmarks/run.sh $(BUILD_DIR)
 
+# ThreadSanitizer: builds only the concurrency test and what it links.
+TSAN_DIR ?= build-tsan
+test-tsan: deps
+	@if [ ! -f $(TSAN_DIR)/build.ninja ]; then \
+	  cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DSTRATA_TSAN=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target strata-unit-threads
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-unit-threads
+
 FUZZ_SECONDS ?= 600
 fuzz: configure
 	JOBS=$(JOBS) ./tests/fuzz/run.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-tsan

@@ -18,7 +18,9 @@ using namespace strata;
 using namespace strata::detail;
 
 namespace {
-bool gGradEnabled = true;
+/// Thread-local, as PyTorch's grad mode: a NoGradGuard in one thread does
+/// not change what other threads record.
+thread_local bool gGradEnabled = true;
 bool gAnomaly = false;
 
 bool is(const Node &n, const char *name) {

@@ -22,11 +22,13 @@
 #include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 using namespace strata;
@@ -35,6 +37,13 @@ using namespace strata::detail;
 namespace {
 
 EvalStats gStats;
+std::mutex gStatsMutex; // guards gStats (threads evaluate at once)
+
+/// Applies `update` to the statistics.
+template <typename F> void countStats(F update) {
+  std::lock_guard<std::mutex> lock(gStatsMutex);
+  update(gStats);
+}
 
 int debugLevel() {
   static int level = [] {
@@ -50,9 +59,21 @@ struct Program {
   std::string source;
 };
 
-std::unordered_map<std::string, std::unique_ptr<Program>> &cache() {
-  static auto *c =
-      new std::unordered_map<std::string, std::unique_ptr<Program>>;
+/// One program of the cache. Threads that need the same program at once
+/// wait on `mutex` while the first prepares it: each program is prepared
+/// (and each of its kernels compiled) once.
+struct CacheSlot {
+  std::mutex mutex;
+  std::unique_ptr<Program> program; // null until prepared (or after a failure)
+};
+
+struct ProgramCache {
+  std::mutex mutex; // guards `slots` (never erased: Program& stays valid)
+  std::unordered_map<std::string, std::unique_ptr<CacheSlot>> slots;
+};
+
+ProgramCache &cache() {
+  static auto *c = new ProgramCache;
   return *c;
 }
 
@@ -76,7 +97,7 @@ bool isElementwise(Op op) {
 }
 
 uint64_t nextEpoch() {
-  static uint64_t epoch = 0;
+  static std::atomic<uint64_t> epoch{0};
   return ++epoch;
 }
 
@@ -305,11 +326,19 @@ namespace {
 
 Program &prepare(const Slice &slice, const SourceLoc &loc, bool &hit) {
   std::string key = slice.key();
-  auto &c = cache();
-  auto it = c.find(key);
-  hit = it != c.end();
+  ProgramCache &c = cache();
+  CacheSlot *slot;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto &entry = c.slots[key];
+    if (!entry)
+      entry = std::make_unique<CacheSlot>();
+    slot = entry.get();
+  }
+  std::lock_guard<std::mutex> lock(slot->mutex);
+  hit = slot->program != nullptr;
   if (hit)
-    return *it->second;
+    return *slot->program;
   auto program = std::make_unique<Program>();
   std::vector<const Node *> outputs;
   program->source = slice.source(outputs);
@@ -337,8 +366,9 @@ Program &prepare(const Slice &slice, const SourceLoc &loc, bool &hit) {
             formatLoc(loc).c_str());
   if (debugLevel() >= 3)
     fprintf(stderr, "%s", program->source.c_str());
-  ++gStats.compiles;
-  return *c.emplace(std::move(key), std::move(program)).first->second;
+  countStats([](EvalStats &s) { ++s.compiles; });
+  slot->program = std::move(program);
+  return *slot->program;
 }
 
 } // namespace
@@ -372,7 +402,7 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
   bool hit;
   Program &program = prepare(slice, loc, hit);
   if (hit)
-    ++gStats.cacheHits;
+    countStats([](EvalStats &s) { ++s.cacheHits; });
   std::vector<jit::JitValue> args(slice.args.size());
   for (size_t i = 0; i < slice.args.size(); ++i) {
     const Node *a = slice.args[i];
@@ -401,8 +431,10 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
          "memory: free tensors you no longer need or call "
          "strata::empty_cache()",
          loc);
-  ++gStats.programs;
-  gStats.kernels += program.fn->numKernels();
+  countStats([&](EvalStats &s) {
+    ++s.programs;
+    s.kernels += program.fn->numKernels();
+  });
   std::vector<Node *> outputs;
   for (Node *n : slice.pending)
     if (n->output)
@@ -430,7 +462,7 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
       } else if (buffer->nbytes()) {
         memcpy(root->home->data(), buffer->data(), buffer->nbytes());
       }
-      ++gStats.copyBacks;
+      countStats([](EvalStats &s) { ++s.copyBacks; });
       buffer = root->home;
     } else if (root && !root->home) {
       root->home = buffer;
@@ -465,13 +497,21 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
   return {program.source, program.fn->loweredIR()};
 }
 
-EvalStats strata::eval_stats() { return gStats; }
-void strata::detail::countProgramRun(int64_t kernels, bool compiled) {
-  ++gStats.programs;
-  ++(compiled ? gStats.compiles : gStats.cacheHits);
-  gStats.kernels += kernels;
+EvalStats strata::eval_stats() {
+  EvalStats copy;
+  countStats([&](EvalStats &s) { copy = s; });
+  return copy;
 }
-void strata::reset_eval_stats() { gStats = {}; }
+void strata::reset_eval_stats() {
+  countStats([](EvalStats &s) { s = {}; });
+}
+void strata::detail::countProgramRun(int64_t kernels, bool compiled) {
+  countStats([&](EvalStats &s) {
+    ++s.programs;
+    ++(compiled ? s.compiles : s.cacheHits);
+    s.kernels += kernels;
+  });
+}
 
 std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
                                    const std::string &result) {

@@ -10,6 +10,7 @@
 
 #include "strata/Runtime/CudaAllocator.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -53,9 +54,11 @@ void store(unsigned char *p, DType dtype, double v) {
 }
 
 /// SplitMix64: the generator of rand/randn (manual_seed sets the state).
-uint64_t gState = 0x853c49e6748fea9bULL;
+/// A counter, so threads drawing at once each get distinct values.
+std::atomic<uint64_t> gState{0x853c49e6748fea9bULL};
 uint64_t next64() {
-  uint64_t z = (gState += 0x9E3779B97F4A7C15ULL);
+  constexpr uint64_t kStep = 0x9E3779B97F4A7C15ULL;
+  uint64_t z = gState.fetch_add(kStep) + kStep;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
@@ -156,7 +159,7 @@ Tensor strata::randn(const Shape &sizes, TensorOptions options, SourceLoc loc) {
   return random(sizes, options, true, "randn", loc);
 }
 
-void strata::manual_seed(uint64_t seed) { gState = seed; }
+void strata::manual_seed(uint64_t seed) { gState.store(seed); }
 
 template <typename T>
 Tensor strata::from_vector(const std::vector<T> &values, const Shape &sizes,

@@ -6,8 +6,11 @@
 // compute result, or a pending write (an in-place op recorded functionally).
 // Reading a tensor reads its root's current version. When a version is
 // evaluated, its contents live in the root's one `home` buffer, which is
-// what storage()/data_ptr() expose. Single-threaded, like recording in
-// PyTorch's eager mode from one thread.
+// what storage()/data_ptr() expose. A tensor (and what it was computed
+// from) belongs to one thread at a time, as in PyTorch's eager mode; several
+// threads may record and evaluate their own tensors at once: the state they
+// share (sequence numbers, the program cache, statistics, the generator)
+// is synchronized (tests/unit/dsl/ThreadTest.cpp, run under TSan).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DSL_LIB_IMPL_H
@@ -18,6 +21,7 @@
 #include "strata/Runtime/Storage.h"
 #include "strata/strata.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,7 +124,7 @@ struct Node : std::enable_shared_from_this<Node> {
   bool viewWrite = false;
 
   static uint64_t nextSeq() {
-    static uint64_t counter = 0;
+    static std::atomic<uint64_t> counter{0};
     return ++counter;
   }
 

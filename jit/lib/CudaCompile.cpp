@@ -18,6 +18,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -26,6 +27,7 @@
 #endif
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -62,6 +64,29 @@ std::string nvrtcVersionText() {
 #else
   return "none";
 #endif
+}
+
+/// Saves a source NVRTC rejected to the temp directory (the name is a hash
+/// of source and arch: a failure repeated does not pile up files) and says
+/// where, for the error message.
+std::string dumpSource(const std::string &source, const std::string &name,
+                       const std::string &arch) {
+  llvm::SmallString<128> path;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, path);
+  llvm::sys::path::append(
+      path, "strata-nvrtc-" + name + "-" +
+                llvm::utohexstr(llvm::xxHash64(source + "\n" + arch)) + ".cu");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec) {
+    os << source;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return "(could not save the CUDA source to " + path.str().str() + ": " +
+           ec.message() + ")";
+  return "CUDA source saved to " + path.str().str();
 }
 
 std::string numbered(const std::string &source) {
@@ -160,9 +185,16 @@ bool strata::jit::compileCudaToPTX(const std::string &source,
   std::string archOption = "--gpu-architecture=compute_" + arch.substr(3);
   // No FMA contraction: the same rounding as the CPU kernels.
   const char *options[] = {archOption.c_str(), "-std=c++17", "--fmad=false"};
+  // Fault injection (docs/reliability.md): STRATA_INJECT_NVRTC_FAILURE=1
+  // appends an #error line, so that NVRTC itself fails, with its own log.
+  std::string compiled = source;
+  if (const char *inject = std::getenv("STRATA_INJECT_NVRTC_FAILURE");
+      inject && *inject && std::string(inject) != "0")
+    compiled +=
+        "\n#error \"failure injected by STRATA_INJECT_NVRTC_FAILURE\"\n";
   nvrtcProgram prog;
   nvrtcResult rc = nvrtcCreateProgram(
-      &prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
+      &prog, compiled.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS) {
     error = std::string("NVRTC could not create a program: ") +
             nvrtcGetErrorString(rc);
@@ -177,8 +209,9 @@ bool strata::jit::compileCudaToPTX(const std::string &source,
   if (rc != NVRTC_SUCCESS) {
     nvrtcDestroyProgram(&prog);
     error = "NVRTC failed to compile kernel '" + name + "' for " + arch + " (" +
-            nvrtcGetErrorString(rc) + "):\n" + log.c_str() +
-            "\n--- CUDA source ---\n" + numbered(source);
+            nvrtcGetErrorString(rc) + "):\n" + log.c_str() + "\n" +
+            dumpSource(compiled, name, arch) + "\n--- CUDA source ---\n" +
+            numbered(compiled);
     return false;
   }
   size_t size = 0;

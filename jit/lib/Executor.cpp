@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JitInternal.h"
+#include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Runtime/ThreadPool.h"
@@ -37,6 +38,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 using namespace strata::jit;
 using namespace strata::ir;
@@ -492,7 +494,7 @@ mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
   llvm::raw_string_ostream diagOS(diagnostics);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = strata::ir::parseSourceString(source, &context);
   if (!module) {
     error = "cannot parse the program: " + diagOS.str();
     return {};

@@ -42,6 +42,7 @@
 #include <future>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 using namespace strata::jit;
@@ -103,7 +104,11 @@ struct Jit {
   };
 
   std::unique_ptr<llvm::orc::LLJIT> lljit;
+  /// The host's target machine for data layouts and `jit.tm` checks;
+  /// code generation uses targetMachine() (one per thread: LLVM's code
+  /// generation is not safe on one TargetMachine from two threads).
   std::unique_ptr<llvm::TargetMachine> tm;
+  std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::string triple, cpu, features;
   std::mutex mutex; // guards everything below and LLJIT dylib creation
   std::unordered_map<std::string, Entry> kernels;
@@ -141,6 +146,7 @@ struct Jit {
       return;
     }
     tm = std::move(*machine);
+    builder = *jtmb;
     auto built =
         llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!built) {
@@ -199,6 +205,23 @@ std::string kernelKey(Jit &jit, mlir::Operation *kernel) {
   return os.str();
 }
 
+/// This thread's target machine, made on first use from the host's
+/// builder (compiles run on user threads and the pool at once; a shared
+/// TargetMachine crashed in code generation, found by
+/// tests/unit/dsl/ThreadTest.cpp). Null only if the host's failed, which
+/// callers check through `jit.tm` first.
+llvm::TargetMachine *targetMachine(Jit &jit) {
+  thread_local std::unique_ptr<llvm::TargetMachine> mine;
+  if (!mine && jit.builder) {
+    auto machine = jit.builder->createTargetMachine();
+    if (machine)
+      mine = std::move(*machine);
+    else
+      llvm::consumeError(machine.takeError());
+  }
+  return mine.get();
+}
+
 /// False and `error` when STRATA_LLVM_PASSES does not parse.
 bool optimize(Jit &jit, llvm::Module &module, std::string &error) {
   module.setDataLayout(jit.tm->createDataLayout());
@@ -213,7 +236,7 @@ bool optimize(Jit &jit, llvm::Module &module, std::string &error) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(jit.tm.get());
+  llvm::PassBuilder pb(targetMachine(jit));
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -242,7 +265,8 @@ bool emitObject(Jit &jit, llvm::Module &module,
                 llvm::SmallVectorImpl<char> &object) {
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;
-  if (jit.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile))
+  llvm::TargetMachine *tm = targetMachine(jit);
+  if (!tm || tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile))
     return false;
   pm.run(module);
   return true;

@@ -5,11 +5,17 @@
 // nothing leaked and the next operation working:
 //  - OutOfMemory.*: run with STRATA_MEMORY_LIMIT=64M (ctest sets it);
 //  - CompileFailure.*: STRATA_INJECT_COMPILE_FAILURE, toggled in-process;
+//  - NvrtcFailure.*: STRATA_INJECT_NVRTC_FAILURE (no GPU needed: NVRTC
+//    only compiles);
 //  - DiskCache.*: truncated and foreign cache entries are recompiled.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Runtime/Allocator.h"
+#include "strata/Target/CUDA/KernelToCUDA.h"
+
+#include "mlir/IR/Operation.h"
 #include <strata/strata.h>
 
 #include <gtest/gtest.h>
@@ -18,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <unistd.h>
 
 using namespace strata;
@@ -140,6 +147,54 @@ TEST_F(CompileFailure, DslErrorThenTheProcessGoesOn) {
   ::unsetenv("STRATA_INJECT_COMPILE_FAILURE");
   Tensor y = x * 13 + 7;
   EXPECT_EQ(y.to_vector<float>()[5], 72.0f);
+}
+
+// NVRTC fails (the injected #error makes NVRTC itself reject the kernel's
+// CUDA C): the error carries NVRTC's log and the path of the saved source;
+// nothing is cached, and the next compile of the same kernel works.
+TEST(NvrtcFailure, ErrorCarriesLogAndSourcePathThenTheNextCompileWorks) {
+  if (!jit::hasNVRTC())
+    GTEST_SKIP() << "built without the CUDA toolkit (NVRTC)";
+  jit::setCacheDir(""); // a PTX disk hit would skip NVRTC
+  std::string error;
+  auto fn = jit::PreparedFunction::fromSource(program(17.0), "main", error);
+  ASSERT_TRUE(fn) << error;
+  mlir::Operation *kernel = nullptr;
+  fn->function()->walk([&](mlir::Operation *op) {
+    if (op->getName().getStringRef() == "strata.kernel")
+      kernel = op;
+  });
+  ASSERT_TRUE(kernel);
+  jit::resetCudaCacheStats();
+  codegen::CudaKernel info;
+  std::string ptx;
+  ::setenv("STRATA_INJECT_NVRTC_FAILURE", "1", 1);
+  bool compiled = jit::kernelPTX(kernel, "sm_80", info, ptx, error);
+  ::unsetenv("STRATA_INJECT_NVRTC_FAILURE");
+  ASSERT_FALSE(compiled);
+  EXPECT_TRUE(contains(error, "NVRTC failed to compile kernel")) << error;
+  // NVRTC's log: the #error directive it rejected, with its line.
+  EXPECT_TRUE(contains(error, "error: #error directive")) << error;
+  EXPECT_TRUE(
+      contains(error, "failure injected by STRATA_INJECT_NVRTC_FAILURE"))
+      << error;
+  const std::string saved = "CUDA source saved to ";
+  size_t at = error.find(saved);
+  ASSERT_NE(at, std::string::npos) << error;
+  at += saved.size();
+  std::string path = error.substr(at, error.find('\n', at) - at);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(contains(text.str(), "strata_kernel")) << path;
+  EXPECT_TRUE(contains(text.str(), "#error")) << path;
+  EXPECT_EQ(jit::cudaCacheStats().compiles, 0);
+
+  error.clear();
+  ASSERT_TRUE(jit::kernelPTX(kernel, "sm_80", info, ptx, error)) << error;
+  EXPECT_TRUE(contains(ptx, ".entry strata_kernel")) << ptx;
+  EXPECT_EQ(jit::cudaCacheStats().compiles, 1) << "the failure was cached";
+  fs::remove(path);
 }
 
 /// Every .sko entry of `dir`, rewritten by `damage`.

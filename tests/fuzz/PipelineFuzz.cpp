@@ -1,6 +1,8 @@
 //===- PipelineFuzz.cpp - fuzz strata-opt's parse, verify, full pipeline --===//
 //
-// One input: textual IR. It is parsed, verified, and run through the whole
+// One input: textual IR. It is parsed (through strata::ir::parseSourceString,
+// as every strata tool parses: the guard in front of MLIR 16's parser, see
+// strata/IR/Parse.h), verified, and run through the whole
 // pipeline strata-opt and the JIT share (buildStrataPipeline, then
 // formKernels: fold-views, materialize-copies, fuse, coalesce, with
 // the verifier after every pass). Anything but a crash, an assertion or a
@@ -19,6 +21,7 @@
 //    crash leaves the input that caused it behind.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Transforms/KernelPasses.h"
 #include "strata/Transforms/Passes.h"
@@ -53,7 +56,7 @@ int runOne(const std::string &source) {
   context.printOpOnDiagnostic(false);
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = strata::ir::parseSourceString(source, &context);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
   mlir::PassManager pm(&context);

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../ToolVersion.h"
+#include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -140,7 +141,7 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   // Parsing verifies the module; failures have been reported by `handler`.
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+      strata::ir::parseSourceFile(sourceMgr, &context);
   if (!module)
     return 1;
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../ToolVersion.h"
+#include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -21,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -78,10 +80,16 @@ int main(int argc, char **argv) {
   }
   mlir::MLIRContext context;
   strata::jit::loadDialects(context);
+  std::string openError;
+  auto file = mlir::openInputFile(input, &openError);
+  if (!file) {
+    llvm::errs() << "strata-translate: " << openError << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  auto module =
-      mlir::parseSourceFile<mlir::ModuleOp>(input, sourceMgr, &context);
+  auto module = strata::ir::parseSourceFile(sourceMgr, &context);
   if (!module)
     return 1;
   bool hasKernel = false;

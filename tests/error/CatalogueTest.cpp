@@ -1,0 +1,315 @@
+//===- CatalogueTest.cpp - every row of docs/errors.md, one case each -----===//
+//
+// Each case has the id of its row in docs/errors.md, the start of the
+// message that row shows, and one statement that raises the error. The
+// error must be a strata::Error whose message contains the text and whose
+// location is this file at the statement's line (the user's call). The
+// ctest `error-catalogue` (check_catalogue.py) checks that the ids and
+// messages here and the rows of docs/errors.md are the same set and that
+// the count docs/errors.md states is the number of rows.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/Runtime/Allocator.h"
+#include <strata/strata.h>
+
+#include <dlpack/dlpack.h>
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace strata;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  const char *id;
+  int line;
+  std::function<void()> raise;
+  const char *message;
+};
+
+// One line per case: the statement's line is the error's location.
+#define CASE(id, message, ...)                                                 \
+  Case {                                                                       \
+    id, __LINE__, [&] { __VA_ARGS__; }, message                                \
+  }
+
+void expectCase(const Case &c) {
+  SCOPED_TRACE(c.id);
+  try {
+    c.raise();
+    ADD_FAILURE() << c.id << ": no error; expected: " << c.message;
+  } catch (const Error &e) {
+    EXPECT_NE(e.message().find(c.message), std::string::npos)
+        << c.id << ": " << e.what();
+    std::string want = "CatalogueTest.cpp:" + std::to_string(c.line);
+    EXPECT_NE(e.where().find(want), std::string::npos)
+        << c.id << ": located at " << e.where() << ", expected " << want;
+  }
+}
+
+std::string tempPath(const std::string &name) {
+  return (fs::temp_directory_path() /
+          ("strata-catalogue-" + std::to_string(::getpid()) + "-" + name))
+      .string();
+}
+
+/// A .npy file: the magic, version `major`.0, a v1 header of `header`
+/// (padded, as numpy writes it) and `data` bytes.
+std::string npy(const std::string &name, const std::string &header,
+                size_t dataBytes, char major = 1, int headerLenOverride = -1) {
+  std::string path = tempPath(name);
+  std::string h = header;
+  while ((10 + h.size() + 1) % 64)
+    h += ' ';
+  h += '\n';
+  uint16_t len = headerLenOverride >= 0 ? headerLenOverride : h.size();
+  std::ofstream out(path, std::ios::binary);
+  out << "\x93NUMPY" << major << '\0';
+  out.put(static_cast<char>(len & 0xff));
+  out.put(static_cast<char>(len >> 8));
+  out << h << std::string(dataBytes, '\0');
+  return path;
+}
+
+std::string header(const std::string &descr, const std::string &shape) {
+  return "{'descr': '" + descr +
+         "', 'fortran_order': False, 'shape': " + shape + ", }";
+}
+
+/// A DLManagedTensor over `data` (not owned; the deleter does nothing).
+struct DL {
+  int64_t shape[2] = {2, 3};
+  float data[6] = {};
+  DLManagedTensor managed{};
+  DL() {
+    managed.dl_tensor.data = data;
+    managed.dl_tensor.device = {kDLCPU, 0};
+    managed.dl_tensor.ndim = 2;
+    managed.dl_tensor.dtype = {kDLFloat, 32, 1};
+    managed.dl_tensor.shape = shape;
+  }
+};
+
+TEST(ErrorCatalogue, ViewsAndShapes) {
+  Tensor a = arange(12, kFloat32).view({3, 4});
+  Tensor s = ones({}); // 0-dim
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("V01", "select: Dimension out of range (expected to be in range of [-2, 1], but got 2)", a.select(2, 0)),
+    CASE("V02", "flip: dim 0 appears multiple times in the list of dims", a.flip({0, 0})),
+    CASE("V03", "() cannot be applied to a 0-dim tensor.", s.select(0, 0)),
+    CASE("V04", "shape '[5]' is invalid for input of size 12", a.view({5})),
+    CASE("V05", "view: only one dimension can be inferred", a.view({-1, -1})),
+    CASE("V06", "view: invalid shape dimension -2", a.view({-2, 6})),
+    CASE("V07", "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous", zeros({0}).view({-1, 0})),
+    CASE("V08", "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1", a.add(arange(5, kFloat32))),
+    CASE("V09", "view: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", a.t().view({12})),
+    CASE("V10", "permute: number of dimensions in the tensor input does not match the length of the desired ordering of dimensions", a.permute({0})),
+    CASE("V11", "permute: duplicate dims are not allowed.", a.permute({0, 0})),
+    CASE("V12", "t: t() expects a tensor with <= 2 dimensions, but self is 3D", ones({2, 2, 2}).t()),
+    CASE("V13", "slice: slice step must be positive, but got step 0", a.slice(0, 0, 2, 0)),
+    CASE("V14", "slice: stride 4 times step 9223372036854775807 overflows", a.slice(0, 0, 3, INT64_MAX)),
+    CASE("V15", "select: select(): index 5 out of range for tensor of size [3, 4] at dimension 0", a.select(0, 5)),
+    CASE("V16", "narrow: start (2) + length (3) exceeds dimension size (3).", a.narrow(0, 2, 3)),
+    CASE("V17", "expand: the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)", a.expand({4})),
+    CASE("V18", "expand: The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0", a.expand({-1, 3, 4})),
+    CASE("V19", "expand: The expanded size of the tensor (5) must match the existing size (4) at non-singleton dimension 1", a.expand({3, 5})),
+    CASE("V20", "expand: The expanded size of the tensor (-2) at dimension 0 must be non-negative", ones({1}).expand({-2})),
+    CASE("V21", "have more elements than fit in int64", ones({1, 1}).expand({INT64_MAX, 4})),
+    CASE("V22", "flatten: flatten() has invalid args: start_dim cannot come after end_dim", ones({2, 2, 2}).flatten(2, 1)),
+    CASE("V23", "as_strided: mismatch in length of strides and shape", a.as_strided({2, 2}, {1}, 0)),
+    CASE("V24", "as_strided: Negative strides are not supported at the moment, got strides: [-1]", a.as_strided({2}, {-1}, 0)),
+    CASE("V25", "as_strided: Trying to create tensor with negative dimension -1: [-1]", a.as_strided({-1}, {1}, 0)),
+    CASE("V26", "as_strided: Storage size calculation overflowed with sizes=", a.as_strided({INT64_MAX, 2}, {2, 1}, 0)),
+    CASE("V27", "as_strided: invalid storage offset -1", a.as_strided({1}, {1}, -1)),
+    CASE("V28", "elements are out of bounds for storage of size 12 elements", a.as_strided({4}, {4}, 0)),
+    CASE("V29", "diagonal: diagonal dimensions cannot be identical 0, 0", a.diagonal(0, 0, 0)),
+    CASE("V30", "unfold: maximum size for tensor at dimension 0 is 3 but size is 5", a.unfold(0, 5, 1)),
+    CASE("V31", "unfold: step is 0 but must be > 0", a.unfold(0, 2, 0)),
+    CASE("V32", "unfold: size is -1 but must be >= 0", a.unfold(0, -1, 1)),
+    CASE("V33", "unfold: stride 4 times step 9223372036854775807 overflows", a.unfold(0, 1, INT64_MAX)),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
+TEST(ErrorCatalogue, OpsAndDtypes) {
+  Tensor a = ones({3});
+  Tensor flag = ones({2}).to(kBool);
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("O01", "Negation, the `-` operator, on a bool tensor is not supported.", (void)(-flag)),
+    CASE("O02", "Subtraction, the `-` operator, with two bool tensors is not supported.", (void)(flag - flag)),
+    CASE("O03", "Subtraction, the `-` operator, with a bool tensor is not supported.", (void)(flag - 1)),
+    CASE("O04", "where expected condition to be a boolean tensor, but got a tensor with dtype torch.float32", where(a, a, a)),
+    CASE("O05", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)", matmul(ones({2, 3}), ones({2, 3}))),
+    CASE("O06", "both arguments to matmul need to be at least 1D, but they are 0D and 1D", matmul(ones({}), a)),
+    CASE("O07", "expected m1 and m2 to have the same dtype, but got: torch.float32 != torch.float64", matmul(ones({2, 3}), ones({3, 2}, kFloat64))),
+    CASE("O08", "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: torch.int64", arange(3).mean()),
+    CASE("O09", "add_: result type torch.float32 can't be cast to the desired output type torch.int64", arange(3).add_(0.5)),
+    CASE("O10", "add_: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.", ones({1}).expand({4}).add_(1)),
+    CASE("O11", "add_: output with shape [2] doesn't match the broadcast shape [3, 2]", ones({2}).add_(ones({3, 2}))),
+    CASE("O12", "a Tensor with 2 elements cannot be converted to Scalar", ones({2}).item<float>()),
+    CASE("O13", "expected scalar type torch.float64 but found torch.float32", ones({2}).data_ptr<double>()),
+    CASE("O14", "undefined tensor", Tensor().relu()),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
+TEST(ErrorCatalogue, Factories) {
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("F01", "empty: Trying to create tensor with negative dimension -1: [-1]", empty({-1})),
+    CASE("F02", "arange: step must be nonzero", arange(0, 5, 0)),
+    CASE("F03", "arange: upper bound and larger bound inconsistent with step sign", arange(5, 0, 1)),
+    CASE("F04", "from_vector: shape [2, 2] is invalid for input of size 3", from_vector(std::vector<float>{1, 2, 3}, {2, 2})),
+    CASE("F05", "randn: \"normal\" not implemented for 'torch.int64'", randn({2}, kInt64)),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
+TEST(ErrorCatalogue, Autograd) {
+  Tensor x = ones({2}, requires_grad());
+  Tensor unused = ones({2}, requires_grad());
+  Tensor twice = (x * x).sum();
+  twice.backward();
+  Tensor y = x * 2;
+  Tensor z = y * y;
+  y.add_(1);     // z saved y's old version
+  Tensor orphan; // its leaves are gone
+  {
+    Tensor leaf = ones({2}, requires_grad());
+    orphan = (leaf * 2).sum();
+  }
+  Tensor w = ones({2}, requires_grad());
+  (void)(w * 5 + 3).sum().to_vector<float>(); // the forward compiles
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("A01", "only Tensors of floating point dtype can require gradients", arange(3).requires_grad_()),
+    CASE("A02", "you can only change requires_grad flags of leaf variables.", (x * 2).requires_grad_(false)),
+    CASE("A03", "add_: a leaf Variable that requires grad is being used in an in-place operation.", x.add_(1)),
+    CASE("A04", "add_: a view of a leaf Variable that requires grad is being used in an in-place operation.", x.slice(0, 0, 1).add_(1)),
+    CASE("A05", "Trying to backward through the graph a second time", twice.backward()),
+    CASE("A06", "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]]", z.sum().backward()),
+    CASE("A07", "element 0 of tensors does not require grad and does not have a grad_fn", ones({1}).sum().backward()),
+    CASE("A08", "grad can be implicitly created only for scalar outputs", (x * 2).backward()),
+    CASE("A09", "Mismatch in shape: grad_output[0] has a shape of [3] and output[0] has a shape of [2]", (x * 2).backward(ones({3}))),
+    CASE("A10", "grad_outputs must have the same length as outputs", grad({x * 2}, {x}, {ones({2}), ones({2})})),
+    CASE("A11", "One of the differentiated Tensors does not require grad", grad({(x * 2).sum()}, {ones({2})})),
+    CASE("A12", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {unused})),
+    CASE("A13", "strata: the gradient of this non-leaf tensor is not supported (it was written in place, or the outputs do not depend on it)", grad({(x * 2).sum()}, {x * 3})),
+    CASE("A14", "element 0 of tensors does not require grad and does not have a grad_fn", orphan.backward()),
+    CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+  ::unsetenv("STRATA_INJECT_COMPILE_FAILURE");
+}
+
+TEST(ErrorCatalogue, DevicesAndMemory) {
+  ::setenv("STRATA_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  runtime::CpuAllocator &cpu = runtime::CpuAllocator::global();
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("M01", "no CUDA device: the NVIDIA driver library '/nonexistent/libcuda.so.1' could not be loaded", zeros({2}, device(Device::cuda()))),
+    CASE("M02", "CPU out of memory: tried to allocate", cpu.setMemoryLimit(1 << 20); empty({1 << 20}, kFloat32)),
+    CASE("M03", "strata could not run this program: ", cpu.setMemoryLimit(1 << 20); (void)(arange(1 << 19, kFloat32) * 2).to_vector<float>()),
+    CASE("M04", "strata could not compile this program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (void)(arange(7, kFloat32) * 31 + 5).to_vector<float>()),
+  };
+  // clang-format on
+  for (const Case &c : cases) {
+    expectCase(c);
+    cpu.setMemoryLimit(0);
+    ::unsetenv("STRATA_INJECT_COMPILE_FAILURE");
+  }
+  ::unsetenv("STRATA_CUDA_DRIVER");
+}
+
+TEST(ErrorCatalogue, Interop) {
+  std::string missing = tempPath("missing-dir/x.npy");
+  std::string notNpy = tempPath("not.npy");
+  std::ofstream(notNpy) << "hello, this is not a .npy file at all";
+  std::string v4 = npy("v4.npy", header("<f4", "(2,)"), 8, 4);
+  std::string cut = npy("cut.npy", header("<f4", "(2,)"), 0, 1, 500);
+  std::string bad =
+      npy("bad.npy", "{'descr': '<f4', 'fortran_order': False, }", 8);
+  std::string big = npy("big.npy", header(">f4", "(2,)"), 8);
+  std::string c8 = npy("c8.npy", header("<c8", "(2,)"), 16);
+  std::string ovf =
+      npy("ovf.npy", header("<f4", "(1000000000000, 1000000000000)"), 0);
+  std::string huge =
+      npy("huge.npy", header("<f4", "(1000000000, 3000000000)"), 0);
+  std::string shortData = npy("short.npy", header("<f4", "(10,)"), 8);
+  std::string longData = npy("long.npy", header("<f4", "(1,)"), 8);
+  DL dtype, cuda, device, malformed, negative;
+  dtype.managed.dl_tensor.dtype = {kDLComplex, 64, 1};
+  cuda.managed.dl_tensor.device = {kDLCUDA, 1};
+  device.managed.dl_tensor.device = {kDLVulkan, 0};
+  malformed.managed.dl_tensor.shape = nullptr;
+  negative.shape[1] = -3;
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("I01", "from_dlpack: unsupported DLPack dtype (", from_dlpack(&dtype.managed)),
+    CASE("I02", "from_dlpack: got a null DLManagedTensor", from_dlpack(nullptr)),
+    CASE("I03", "from_dlpack: cannot wrap a tensor on cuda:1: strata drives cuda:0 only", from_dlpack(&cuda.managed)),
+    CASE("I04", "from_dlpack: unsupported DLPack device type ", from_dlpack(&device.managed)),
+    CASE("I05", "from_dlpack: malformed DLTensor (ndim 2, shape null)", from_dlpack(&malformed.managed)),
+    CASE("I06", "from_dlpack: negative size in the DLTensor's shape", from_dlpack(&negative.managed)),
+    CASE("I07", "is not a .npy file (bad magic string)", load(notNpy)),
+    CASE("I08", "load: unsupported .npy format version 4.0", load(v4)),
+    CASE("I09", "load: truncated .npy header in", load(cut)),
+    CASE("I10", "load: malformed .npy header in", load(bad)),
+    CASE("I11", "is big-endian (descr '>f4'); strata reads little-endian data only", load(big)),
+    CASE("I12", "load: unsupported dtype '<c8'", load(c8)),
+    CASE("I13", "overflows int64", load(ovf)),
+    CASE("I14", "load: shape (1000000000, 3000000000) is too large", load(huge)),
+    CASE("I15", "load: truncated data in", load(shortData)),
+    CASE("I16", "load: shape/size mismatch in", load(longData)),
+    CASE("I17", "load: cannot read '", load(missing)),
+    CASE("I18", "save: cannot write '", save(ones({2}), missing)),
+    CASE("I19", "save_dot: cannot write '", save_dot({ones({2}) + 1}, missing)),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+  for (const std::string &p :
+       {notNpy, v4, cut, bad, big, c8, ovf, huge, shortData, longData})
+    fs::remove(p);
+}
+
+// Errors that need a CUDA device to be reached (run on a GPU machine).
+TEST(ErrorCatalogue, NeedsAGpu) {
+  Tensor g;
+  try {
+    g = ones({2}, device(Device::cuda()));
+  } catch (const Error &) {
+    GTEST_SKIP() << "no CUDA device";
+  }
+  Tensor h = ones({2});
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("G01", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", (void)(g + h)),
+    CASE("G02", "no CUDA device: cuda:1 is not available (strata drives cuda:0 only)", ones({2}, device(Device::cuda(1)))),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
+} // namespace

@@ -1,0 +1,216 @@
+//===- ThreadTest.cpp - 8 threads recording and evaluating at once --------===//
+//
+// Eight threads record and evaluate the same programs (views, broadcasts,
+// reductions, an in-place write through a view, matmul) on their own
+// tensors, all at once. Each result is compared with a plain C++ loop; each
+// program must be prepared once by the DSL and each kernel compiled once by
+// the JIT, also when eight threads compile the same sources through the JIT
+// directly. Built and run under ThreadSanitizer by `make test-tsan`
+// (docs/reliability.md); in the ordinary builds it is a plain ctest.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/JIT/Jit.h"
+#include <strata/strata.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <latch>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+constexpr int kThreads = 8;
+constexpr int kRounds = 3;
+constexpr int kPrograms = 4;
+constexpr int64_t kR = 4, kC = 3; // a: kR x kC, b: kC x kR
+
+/// Row-major inputs that differ per thread and round.
+std::vector<float> input(int thread, int round, int which, int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(
+        std::sin(0.7 * i + 1.3 * which + 0.31 * thread + 0.17 * round) * 4);
+  return v;
+}
+
+/// Program p on a (kR x kC) and b (kC x kR); the result as a flat vector.
+/// `record` builds it with strata, `reference` with loops.
+Tensor record(int p, const Tensor &a, const Tensor &b) {
+  switch (p) {
+  case 0: // sum over rows of relu(a^T + b): kR values
+    return (a.t() + b).relu().sum({0});
+  case 1: // max over columns of a * 2.5 - b^T: kR values
+    return (a * 2.5 - b.t()).amax({1});
+  case 2: { // rows 1..2 of a clone of a, plus rows 0..1 of b^T, in place
+    Tensor c = a.clone();
+    c.narrow(0, 1, 2).add_(b.t().narrow(0, 0, 2));
+    return c;
+  }
+  default: // a @ b: kR x kR
+    return matmul(a, b);
+  }
+}
+
+std::vector<double> reference(int p, const std::vector<float> &a,
+                              const std::vector<float> &b) {
+  auto A = [&](int64_t i, int64_t j) { return double(a[i * kC + j]); };
+  auto B = [&](int64_t i, int64_t j) { return double(b[i * kR + j]); };
+  std::vector<double> out;
+  switch (p) {
+  case 0:
+    for (int64_t j = 0; j < kR; ++j) {
+      double s = 0;
+      for (int64_t i = 0; i < kC; ++i)
+        s += std::max(0.0, A(j, i) + B(i, j));
+      out.push_back(s);
+    }
+    break;
+  case 1:
+    for (int64_t i = 0; i < kR; ++i) {
+      double m = -INFINITY;
+      for (int64_t j = 0; j < kC; ++j)
+        m = std::max(m, double(float(A(i, j) * 2.5f)) - B(j, i));
+      out.push_back(m);
+    }
+    break;
+  case 2:
+    for (int64_t i = 0; i < kR; ++i)
+      for (int64_t j = 0; j < kC; ++j)
+        out.push_back(A(i, j) + (i == 1 || i == 2 ? B(j, i - 1) : 0.0));
+    break;
+  default:
+    for (int64_t i = 0; i < kR; ++i)
+      for (int64_t j = 0; j < kR; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < kC; ++k)
+          s += A(i, k) * B(k, j);
+        out.push_back(s);
+      }
+    break;
+  }
+  return out;
+}
+
+/// The program sources the DSL prepared (one per program).
+std::vector<std::string> programSources() {
+  std::vector<std::string> sources;
+  for (int p = 0; p < kPrograms; ++p) {
+    Tensor a = from_vector(input(0, 0, 0, kR * kC), {kR, kC});
+    Tensor b = from_vector(input(0, 0, 1, kC * kR), {kC, kR});
+    sources.push_back(dump_ir({record(p, a, b)}).before);
+  }
+  return sources;
+}
+
+struct KernelCount {
+  int64_t distinct = 0; // kernels compiled by a serial run of every source
+  int64_t lookups = 0;  // kernels over all sources
+};
+
+/// Compiles every source once, serially, from an empty kernel cache.
+KernelCount countSerially(const std::vector<std::string> &sources) {
+  jit::clearMemoryCache();
+  jit::resetCacheStats();
+  KernelCount count;
+  for (const std::string &source : sources) {
+    std::string error;
+    auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+    EXPECT_TRUE(fn) << error;
+    if (fn)
+      count.lookups += fn->numKernels();
+  }
+  count.distinct = jit::cacheStats().compiles;
+  return count;
+}
+
+class Threads : public ::testing::Test {
+protected:
+  void SetUp() override {
+    jit::setCacheDir(""); // every miss compiles: the counter sees them all
+    jit::clearMemoryCache();
+    jit::resetCacheStats();
+    reset_eval_stats();
+  }
+};
+
+TEST_F(Threads, EightThreadsRecordAndEvaluateTheSamePrograms) {
+  std::latch start(kThreads);
+  std::atomic<int> mismatches{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait(); // all threads record at once
+      for (int round = 0; round < kRounds; ++round)
+        for (int i = 0; i < kPrograms; ++i) {
+          int p = (i + t) % kPrograms; // threads meet programs in any order
+          auto av = input(t, round, 0, kR * kC);
+          auto bv = input(t, round, 1, kC * kR);
+          try {
+            Tensor a = from_vector(av, {kR, kC});
+            Tensor b = from_vector(bv, {kC, kR});
+            std::vector<float> got = record(p, a, b).to_vector<float>();
+            std::vector<double> want = reference(p, av, bv);
+            bool same = got.size() == want.size();
+            for (size_t k = 0; same && k < got.size(); ++k)
+              same =
+                  std::abs(got[k] - want[k]) <= 1e-5 * (1 + std::abs(want[k]));
+            mismatches += !same;
+          } catch (const Error &e) {
+            ++errors;
+            ADD_FAILURE() << "thread " << t << " program " << p << ": "
+                          << e.what();
+          }
+        }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+
+  EvalStats stats = eval_stats();
+  EXPECT_EQ(stats.programs, kThreads * kRounds * kPrograms);
+  EXPECT_EQ(stats.compiles, kPrograms) << "each program prepared once";
+  EXPECT_EQ(stats.cacheHits, kThreads * kRounds * kPrograms - kPrograms);
+  int64_t compiledConcurrently = jit::cacheStats().compiles;
+
+  KernelCount serial = countSerially(programSources());
+  EXPECT_GT(serial.distinct, 0);
+  EXPECT_EQ(compiledConcurrently, serial.distinct)
+      << "each kernel compiled once";
+}
+
+TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
+  std::vector<std::string> sources = programSources();
+  KernelCount serial = countSerially(sources);
+  ASSERT_GT(serial.distinct, 0);
+
+  jit::clearMemoryCache();
+  jit::resetCacheStats();
+  std::latch start(kThreads);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (size_t i = 0; i < sources.size(); ++i) {
+        std::string error;
+        auto fn = jit::PreparedFunction::fromSource(
+            sources[(i + t) % sources.size()], "main", error);
+        failures += !fn;
+      }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_EQ(failures.load(), 0);
+  jit::CacheStats stats = jit::cacheStats();
+  EXPECT_EQ(stats.compiles, serial.distinct) << "each kernel compiled once";
+  EXPECT_EQ(stats.compiles + stats.memoryHits, kThreads * serial.lookups);
+}
+
+} // namespace
