@@ -409,6 +409,38 @@ KernelHandle link(Jit &jit, std::unique_ptr<llvm::MemoryBuffer> object,
   return kernel;
 }
 
+/// Saves the sources of a kernel LLVM failed to compile to the temp
+/// directory (`strata-llvm-<hash>.mlir`: the strata.kernel op, which
+/// `strata-translate --emit-llvm` takes; `.ll`: its LLVM IR, which `llc`
+/// takes; named by a hash of the key, so a repeated failure does not pile
+/// up files) and says where, for the error message.
+std::string dumpSources(const std::string &key, mlir::Operation *kernel,
+                        llvm::Module &module) {
+  llvm::SmallString<128> base;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, base);
+  llvm::sys::path::append(base, "strata-llvm-" +
+                                    llvm::utohexstr(llvm::xxHash64(key)));
+  std::string saved;
+  auto save = [&](const std::string &path, auto print) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec) {
+      print(os);
+      os.close();
+      ec = os.error();
+    }
+    saved += ec ? "\n(could not save " + path + ": " + ec.message() + ")"
+                : "\nsource saved to " + path;
+  };
+  save(base.str().str() + ".mlir", [&](llvm::raw_ostream &os) {
+    kernel->print(os, mlir::OpPrintingFlags().useLocalScope());
+    os << "\n";
+  });
+  save(base.str().str() + ".ll",
+       [&](llvm::raw_ostream &os) { module.print(os, nullptr); });
+  return saved;
+}
+
 KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
                         const std::string &key, std::string &error) {
   if (auto object = loadEntry(jit, key)) {
@@ -436,7 +468,7 @@ KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
     error = "LLVM cannot emit an object file for " + jit.triple +
             " (failure injected by STRATA_INJECT_COMPILE_FAILURE)\n"
             "compiler log (the kernel's LLVM IR):\n" +
-            logStream.str();
+            logStream.str() + dumpSources(key, kernel, *module);
     return nullptr;
   }
   if (!optimize(jit, *module, error))
@@ -446,7 +478,8 @@ KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
     module->print(llvm::errs(), nullptr);
   llvm::SmallVector<char, 0> object;
   if (!emitObject(jit, *module, object)) {
-    error = "LLVM cannot emit an object file for " + jit.triple;
+    error = "LLVM cannot emit an object file for " + jit.triple +
+            dumpSources(key, kernel, *module);
     return nullptr;
   }
   auto codegenDone = std::chrono::steady_clock::now();

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -125,6 +126,21 @@ TEST_F(CompileFailure, ErrorCarriesLogAndNothingIsCached) {
       << failed.error;
   EXPECT_TRUE(contains(failed.error, "compiler log")) << failed.error;
   EXPECT_TRUE(contains(failed.error, "define ")) << failed.error; // the IR
+  // The sources are saved, and the error says where.
+  std::map<std::string, std::string> saved; // extension -> contents
+  const std::string marker = "source saved to ";
+  for (size_t at = failed.error.find(marker); at != std::string::npos;
+       at = failed.error.find(marker, at + 1)) {
+    size_t from = at + marker.size();
+    std::string path =
+        failed.error.substr(from, failed.error.find('\n', from) - from);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    saved[fs::path(path).extension().string()] = text.str();
+  }
+  EXPECT_TRUE(contains(saved[".mlir"], "strata.kernel")) << failed.error;
+  EXPECT_TRUE(contains(saved[".ll"], "define ")) << failed.error;
   EXPECT_EQ(jit::cacheStats().compiles, 0);
   ::unsetenv("STRATA_INJECT_COMPILE_FAILURE");
   jit::RunResult ok = jit::runSource(src, "main", twos());
