@@ -18,14 +18,21 @@ GradcheckResult
 strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
                   const std::vector<Tensor> &inputs,
                   const GradcheckOptions &options, SourceLoc loc) {
+  // from_vector reads empty sizes as "1-D of the values' length": a 0-d
+  // input or output is made 1-element, then viewed as 0-d.
+  auto values = [&](const std::vector<double> &v, const Shape &sizes,
+                    DType dtype) {
+    Tensor t = from_vector<double>(v, sizes.empty() ? Shape{1} : sizes,
+                                   TensorOptions(dtype), loc);
+    return sizes.empty() ? t.reshape({}, loc) : t;
+  };
   std::vector<std::vector<double>> data;
   for (const Tensor &t : inputs)
     data.push_back(t.to_vector<double>(loc));
   auto leaves = [&](bool requiresGrad) {
     std::vector<Tensor> xs;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Tensor x = from_vector<double>(data[i], inputs[i].sizes(),
-                                     TensorOptions(DType::F64), loc);
+      Tensor x = values(data[i], inputs[i].sizes(), DType::F64);
       if (requiresGrad)
         x.requires_grad_(true, loc);
       xs.push_back(x);
@@ -40,8 +47,7 @@ strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
   for (int64_t o = 0; o < m; ++o) {
     std::vector<double> onehot(m, 0.0);
     onehot[o] = 1;
-    Tensor go =
-        from_vector<double>(onehot, y.sizes(), TensorOptions(y.dtype()), loc);
+    Tensor go = values(onehot, y.sizes(), y.dtype());
     std::vector<Tensor> gs;
     if (options.analytic)
       gs = options.analytic(xs, go);

@@ -382,6 +382,31 @@ TEST(AutogradErrors, ExpandedWrite) {
             std::string::npos);
 }
 
+TEST(Gradcheck, ZeroDimInputsAndOutputs) {
+  // A 0-d output (x.sum()) and a 0-d input (a scalar weight), as PyTorch's
+  // gradcheck takes them; the shapes used to come back 1-D.
+  auto fn = [](const std::vector<Tensor> &x) {
+    return ((x[0] * x[1]).tanh()).sum();
+  };
+  std::vector<Tensor> in = {tensor({0.1, 0.5, -0.3}),
+                            tensor({0.7}).reshape({})};
+  ASSERT_EQ(in[1].dim(), 0);
+  GradcheckResult ok = gradcheck(fn, in);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  // It still catches a wrong gradient through a 0-d output.
+  GradcheckOptions wrong;
+  wrong.analytic = [](const std::vector<Tensor> &x, const Tensor &g) {
+    return std::vector<Tensor>{g * x[0] * 3.0};
+  };
+  GradcheckResult bad = gradcheck(
+      [](const std::vector<Tensor> &x) { return (x[0] * x[0]).sum(); },
+      {tensor({1.0, -2.0})}, wrong);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.index, 1); // the worst element: x1 = -2
+  EXPECT_NEAR(bad.analytic, -6, 1e-9);
+  EXPECT_NEAR(bad.numeric, -4, 1e-5);
+}
+
 TEST(Gradcheck, PassesAndFails) {
   auto fn = [](const std::vector<Tensor> &x) {
     return (x[0] * x[1]).tanh() + x[0].exp();
