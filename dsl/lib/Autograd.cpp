@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -21,7 +22,7 @@ namespace {
 /// Thread-local, as PyTorch's grad mode: a NoGradGuard in one thread does
 /// not change what other threads record.
 thread_local bool gGradEnabled = true;
-bool gAnomaly = false;
+std::atomic<bool> gAnomaly{false};
 
 bool is(const Node &n, const char *name) {
   return std::string_view(n.name) == name;

@@ -17,11 +17,13 @@
 #include "strata/JIT/Jit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -30,7 +32,7 @@ using namespace strata::detail;
 
 namespace {
 
-int64_t gCompiles = 0;
+std::atomic<int64_t> gCompiles{0};
 
 /// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
 int debugLevel() {
@@ -45,7 +47,13 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
       .count();
 }
+/// Non-leaves with retain_grad(), from every thread (guarded by
+/// gRetainedMutex).
 std::vector<std::weak_ptr<TensorImpl>> gRetained;
+std::mutex gRetainedMutex;
+/// Guards cache(): a gradient program is prepared once, under this lock;
+/// running it needs no lock (a PreparedFunction runs from several threads).
+std::mutex gCacheMutex;
 
 std::unordered_map<std::string, std::unique_ptr<jit::PreparedFunction>> &
 cache() {
@@ -199,6 +207,7 @@ void Tensor::retain_grad() const {
   if (!impl.autograd)
     impl.autograd = std::make_shared<AutogradMeta>();
   impl.autograd->retainGrad = true;
+  std::lock_guard<std::mutex> lock(gRetainedMutex);
   gRetained.push_back(impl_);
 }
 
@@ -252,12 +261,20 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
     for (const NodePtr &n : g.leafArgs)
       if (auto l = n->gradLeaf.lock(); l && have.insert(l.get()).second)
         targets.push_back({l, nullptr});
-    std::erase_if(gRetained, [](const std::weak_ptr<TensorImpl> &w) {
-      return w.expired();
-    });
-    for (const auto &w : gRetained)
-      if (auto t = w.lock(); t && emitted.count(t->root->current.get()) &&
-                             !t->root->current->isStorageValue())
+    std::vector<std::shared_ptr<TensorImpl>> retained;
+    {
+      std::lock_guard<std::mutex> lock(gRetainedMutex);
+      std::erase_if(gRetained, [](const std::weak_ptr<TensorImpl> &w) {
+        return w.expired();
+      });
+      for (const auto &w : gRetained)
+        if (auto t = w.lock())
+          retained.push_back(std::move(t));
+    }
+    for (const auto &t : retained)
+      if (emitted.count(t->root->current.get()) &&
+          emitted.count(t->root->current.get()) &&
+          !t->root->current->isStorageValue())
         targets.push_back({t, t->root->current});
   }
   // Perturbed versions (non-leaf targets).
@@ -372,17 +389,23 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
       "module {\n  func.func @main(" + sig + ") -> (" + retTypes +
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
-  auto &c = cache();
-  auto it = c.find(source);
-  bool compiled = it == c.end();
-  if (compiled) {
-    std::string error;
-    auto fn = jit::PreparedFunction::fromSource(source, "main", error);
-    if (!fn)
-      fail("strata could not compile the gradient program: " + error,
-           "this is a strata bug; the program was:\n" + source, loc);
-    ++gCompiles;
-    it = c.emplace(source, std::move(fn)).first;
+  jit::PreparedFunction *program = nullptr;
+  bool compiled = false;
+  {
+    std::lock_guard<std::mutex> lock(gCacheMutex);
+    auto &c = cache();
+    auto it = c.find(source);
+    compiled = it == c.end();
+    if (compiled) {
+      std::string error;
+      auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+      if (!fn)
+        fail("strata could not compile the gradient program: " + error,
+             "this is a strata bug; the program was:\n" + source, loc);
+      ++gCompiles;
+      it = c.emplace(source, std::move(fn)).first;
+    }
+    program = it->second.get();
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
@@ -396,19 +419,19 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   }
   double prepared = secondsSince(start);
   auto runStart = std::chrono::steady_clock::now();
-  jit::RunResult r = it->second->run(args, {});
+  jit::RunResult r = program->run(args, {});
   if (debugLevel() >= 1)
     fprintf(stderr,
             "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
             "in %.3f ms\n",
             formatLoc(loc).c_str(), g.ops.size(),
             compiled ? "compiled" : "found prepared", prepared * 1e3,
-            it->second->numKernels(), secondsSince(runStart) * 1e3);
+            program->numKernels(), secondsSince(runStart) * 1e3);
   if (debugLevel() >= 3)
     fprintf(stderr, "%s", source.c_str());
   if (!r.ok)
     fail("strata could not run the gradient program: " + r.error, "", loc);
-  countProgramRun(it->second->numKernels(), compiled);
+  countProgramRun(program->numKernels(), compiled);
   // The program computed each output on the way: keep the value of an
   // output not evaluated yet (loss.item() after backward() runs nothing).
   for (size_t i = 0; i < outputs.size(); ++i)

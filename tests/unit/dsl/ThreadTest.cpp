@@ -5,8 +5,9 @@
 // tensors, all at once. Each result is compared with a plain C++ loop; each
 // program must be prepared once by the DSL and each kernel compiled once by
 // the JIT, also when eight threads compile the same sources through the JIT
-// directly. Built and run under ThreadSanitizer by `make test-tsan`
-// (docs/reliability.md); in the ordinary builds it is a plain ctest.
+// directly; and eight threads run backward() at once. Built and run under
+// ThreadSanitizer by `make test-tsan` (docs/reliability.md); in the ordinary
+// builds it is a plain ctest.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/JIT/Jit.h"
@@ -183,6 +184,53 @@ TEST_F(Threads, EightThreadsRecordAndEvaluateTheSamePrograms) {
   EXPECT_GT(serial.distinct, 0);
   EXPECT_EQ(compiledConcurrently, serial.distinct)
       << "each kernel compiled once";
+}
+
+TEST_F(Threads, EightThreadsRunBackwardAtOnce) {
+  // Each thread: loss = (x * w).relu().sum() + (x.t() * 0.5).sum() on its
+  // own leaves, backward(), and the gradients against their closed form
+  // (d/dx = w * [x*w > 0] + 0.5, d/dw = x * [x*w > 0]); and a retained
+  // non-leaf's gradient (ones). The gradient program is prepared once.
+  int64_t compilesBefore = backward_compiles();
+  std::latch start(kThreads);
+  std::atomic<int> mismatches{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int round = 0; round < kRounds; ++round) {
+        auto xv = input(t, round, 0, kR * kC);
+        auto wv = input(t, round, 1, kR * kC);
+        try {
+          Tensor x = from_vector(xv, {kR, kC}).requires_grad_();
+          Tensor w = from_vector(wv, {kR, kC}).requires_grad_();
+          Tensor h = (x * w).relu();
+          h.retain_grad();
+          Tensor loss = h.sum() + (x.t() * 0.5).sum();
+          loss.backward();
+          std::vector<float> gx = x.grad().to_vector<float>();
+          std::vector<float> gw = w.grad().to_vector<float>();
+          std::vector<float> gh = h.grad().to_vector<float>();
+          bool same = gx.size() == xv.size() && gw.size() == wv.size() &&
+                      gh.size() == xv.size();
+          for (size_t k = 0; same && k < xv.size(); ++k) {
+            double on = xv[k] * wv[k] > 0 ? 1 : 0;
+            same = std::abs(gx[k] - (wv[k] * on + 0.5)) <= 1e-5 &&
+                   std::abs(gw[k] - xv[k] * on) <= 1e-5 && gh[k] == 1.0f;
+          }
+          mismatches += !same;
+        } catch (const Error &e) {
+          ++errors;
+          ADD_FAILURE() << "thread " << t << ": " << e.what();
+        }
+      }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(backward_compiles() - compilesBefore, 1)
+      << "the gradient program prepared once";
 }
 
 TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
