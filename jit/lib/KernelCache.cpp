@@ -521,6 +521,22 @@ strata::jit::detail::CompiledKernel::~CompiledKernel() {
   jit.loadedBytes -= bytes;
 }
 
+/// Drops least recently used kernels beyond the capacity (caller holds
+/// jit.mutex). Their futures move to `evicted`, which the caller destroys
+/// after releasing the lock: the last handle's release removes the
+/// kernel's JITDylib, which takes the lock.
+static void
+evictOverCapacity(Jit &jit,
+                  std::vector<std::shared_future<KernelHandle>> &evicted) {
+  while (static_cast<int64_t>(jit.lru.size()) > jit.capacity) {
+    auto victim = jit.kernels.find(jit.lru.back());
+    jit.lru.pop_back();
+    evicted.push_back(std::move(victim->second.future));
+    jit.kernels.erase(victim);
+    ++jit.stats.evictions;
+  }
+}
+
 KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
                                             std::string &error) {
   Jit &jit = theJit();
@@ -564,13 +580,7 @@ KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
       it->second.ready = true;
       jit.lru.push_front(key);
       it->second.lru = jit.lru.begin();
-      while (static_cast<int64_t>(jit.lru.size()) > jit.capacity) {
-        auto victim = jit.kernels.find(jit.lru.back());
-        jit.lru.pop_back();
-        evicted.push_back(std::move(victim->second.future));
-        jit.kernels.erase(victim);
-        ++jit.stats.evictions;
-      }
+      evictOverCapacity(jit, evicted);
     }
     promise.set_value(fn);
     return fn;
@@ -618,13 +628,7 @@ void strata::jit::setKernelCacheCapacity(int64_t kernels) {
   std::vector<std::shared_future<KernelHandle>> evicted;
   std::lock_guard<std::mutex> lock(jit.mutex);
   jit.capacity = kernels > 0 ? kernels : capacityFromEnv();
-  while (static_cast<int64_t>(jit.lru.size()) > jit.capacity) {
-    auto victim = jit.kernels.find(jit.lru.back());
-    jit.lru.pop_back();
-    evicted.push_back(std::move(victim->second.future));
-    jit.kernels.erase(victim);
-    ++jit.stats.evictions;
-  }
+  evictOverCapacity(jit, evicted);
 }
 
 int64_t strata::jit::kernelCacheCapacity() {
