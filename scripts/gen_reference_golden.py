@@ -562,6 +562,75 @@ def elementwise():
 
 # --- reductions --------------------------------------------------------------
 
+@test_file("siblings.mlir", "Programs whose kernels --strata-fuse merges "
+           "(sibling fusion): siblings over permuted spaces, a reduction and "
+           "an elementwise value of the same inputs, and pairs that must not "
+           "merge.")
+def siblings():
+    fs, fn = collect()
+
+    # x.t() * w and x * w.t(): one kernel over [3, 4], the second result
+    # written in x's order.
+    f = fn("transposed_siblings")
+    sx = f.storage_arg(12)
+    sw = f.storage_arg(12)
+    xt = f.strided_view(sx, [3, 4], [1, 3], 0)
+    w = f.strided_view(sw, [3, 4], [4, 1], 0)
+    x = f.strided_view(sx, [4, 3], [3, 1], 0)
+    wt = f.strided_view(sw, [4, 3], [1, 4], 0)
+    a = f.unary("relu", f.binary("sub", f.binary("mul", xt, w),
+                                 f.fill(20.0, [])))
+    b = f.binary("add", f.binary("mul", x, wt), x)
+    f.ret(a, b)
+
+    # The loss and both gradients of ((x.t() * w).relu()).sum() as the
+    # gradient program computes them: a full sum and two elementwise
+    # results in their own orders.
+    f = fn("loss_and_gradients")
+    sx = f.storage_arg(12)
+    sw = f.storage_arg(12)
+    xt = f.strided_view(sx, [3, 4], [1, 3], 0)
+    w = f.strided_view(sw, [3, 4], [4, 1], 0)
+    x = f.strided_view(sx, [4, 3], [3, 1], 0)
+    wt = f.strided_view(sw, [4, 3], [1, 4], 0)
+    zero = f.fill(0.0, [])
+    shift = f.fill(30.0, [])
+    loss = f.reduce("sum", f.unary("relu", f.binary(
+        "sub", f.binary("mul", xt, w), shift)), [])
+    mask_w = f.cast(f.binary("gt", f.binary("sub", f.binary("mul", xt, w),
+                                            shift), zero), "f32")
+    gw = f.binary("mul", mask_w, xt)
+    mask_x = f.cast(f.binary("gt", f.binary("sub", f.binary("mul", x, wt),
+                                            shift), zero), "f32")
+    gx = f.binary("mul", mask_x, wt)
+    f.ret(loss, gx, gw)
+
+    # A row reduction and an elementwise value of one 3-d input seen
+    # through a permutation: kept dims in the permuted order.
+    f = fn("permuted_reduce_and_map")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    p = f.view("permute", a, "dims [2, 0, 1]", lambda t: t.permute(2, 0, 1))
+    m = f.reduce("amax", f.binary("mul", p, f.fill(-1.0, [])), [1])
+    e = f.binary("mul", a, a)
+    f.ret(m, e)
+
+    # Reductions over different dims of one input stay apart; so do two
+    # kernels where one reads the other's result; and a view of the first
+    # kernel's result between the two.
+    f = fn("must_not_merge")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    r0 = f.reduce("sum", a, [0])
+    r1 = f.reduce("sum", a, [1])
+    y = f.binary("add", a, f.fill(1.0, []))
+    z = f.reduce("sum", f.binary("mul", y, a), [])
+    yt = f.view("transpose", y, "dims 0, 1", lambda t: t.t())
+    u = f.binary("sub", a, f.fill(2.0, []))
+    f.ret(r0, r1, z, yt, u)
+    return fs
+
+
 @test_file("reductions.mlir", "sum, mean, amax, amin over dims (all when "
            "none), keepdim, strided and zero-size inputs.")
 def reductions():

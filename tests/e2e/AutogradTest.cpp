@@ -428,3 +428,45 @@ TEST(Gradcheck, PassesAndFails) {
   EXPECT_NEAR(bad.numeric, -4, 1e-5);
   EXPECT_NE(bad.message.find("Jacobian mismatch"), std::string::npos);
 }
+
+// The training step of ((x.t() * w).relu()).sum() is one kernel (sibling
+// fusion: the loss and both gradients, each in its leaf's layout), and its
+// values match the closed form computed here element by element.
+TEST(Autograd, TransposedProductStepIsOneKernel) {
+  manual_seed(3);
+  const int64_t n = 37, m = 53; // not multiples of the 8x8 / 16x16 tiles
+  Tensor x = randn({m, n}).requires_grad_();
+  Tensor w = randn({n, m}).requires_grad_();
+  std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>();
+  reset_eval_stats();
+  Tensor loss = ((x.t() * w).relu()).sum();
+  loss.backward();
+  float l = loss.item<float>();
+  std::vector<float> gx = x.grad().to_vector<float>();
+  std::vector<float> gw = w.grad().to_vector<float>();
+  EXPECT_EQ(eval_stats().kernels, 1);
+  double expectLoss = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      // (x.t() * w)[i][j] = x[j][i] * w[i][j]
+      float xe = xv[j * n + i], we = wv[i * m + j];
+      float p = xe * we;
+      expectLoss += p > 0 ? p : 0;
+      EXPECT_FLOAT_EQ(gx[j * n + i], p > 0 ? we : 0) << i << "," << j;
+      EXPECT_FLOAT_EQ(gw[i * m + j], p > 0 ? xe : 0) << i << "," << j;
+    }
+  EXPECT_NEAR(l, expectLoss, 1e-4 * (1 + std::abs(expectLoss)));
+}
+
+// The same step against finite differences, in float64.
+TEST(Gradcheck, TransposedProductStep) {
+  manual_seed(4);
+  std::vector<Tensor> in = {randn({6, 5}, dtype(kFloat64)),
+                            randn({5, 6}, dtype(kFloat64))};
+  GradcheckResult r = gradcheck(
+      [](const std::vector<Tensor> &v) {
+        return ((v[0].t() * v[1]).relu() * 1.5 + v[0].t().exp()).sum();
+      },
+      in);
+  EXPECT_TRUE(r.ok) << r.message;
+}

@@ -36,11 +36,23 @@ SmallVector<int64_t> KernelOp::getReducedDims() {
   return dims;
 }
 
+SmallVector<int64_t> KernelOp::getResultPerm(unsigned result) {
+  int64_t rank = getSpace().size();
+  SmallVector<int64_t> perm;
+  if (auto p = getResultPerms())
+    perm.assign(p->begin() + result * rank, p->begin() + (result + 1) * rank);
+  else
+    for (int64_t d = 0; d < rank; ++d)
+      perm.push_back(d);
+  return perm;
+}
+
 StringRef KernelOp::getCombiner(unsigned result) {
   auto c = getCombiners();
   if (!c || result >= c->size())
     return "";
-  return (*c)[result].cast<StringAttr>().getValue();
+  StringRef kind = (*c)[result].cast<StringAttr>().getValue();
+  return kind == "none" ? "" : kind;
 }
 
 KernelOp::LoopNest KernelOp::getSpaceLoopNest() {
@@ -52,26 +64,28 @@ KernelOp::LoopNest KernelOp::getSpaceLoopNest() {
     nest.strides.emplace_back(t.getStrides().begin(), t.getStrides().end());
     nest.offsets.push_back(t.getOffset());
   }
-  // Results: row-major over the kept (non-reduced) dims, 0 on reduced ones.
+  // Results: row-major over their kept (non-reduced) dims in their own
+  // order (result_perms, else the space's), 0 on the dims they reduce.
   SmallVector<int64_t> reduced = getReducedDims();
-  std::vector<int64_t> resultStrides(space.size(), 0);
-  int64_t running = 1;
-  for (int64_t d = static_cast<int64_t>(space.size()) - 1; d >= 0; --d) {
-    if (llvm::is_contained(reduced, d))
-      continue;
-    resultStrides[d] = running;
-    running *= space[d];
-  }
-  for (Value r : getResults()) {
+  for (auto [i, r] : llvm::enumerate(getResults())) {
     if (r.getType().isa<StorageType>()) {
       // The new version of dest's root: written through dest's layout.
       auto t = getDest().getType().cast<StridedTensorType>();
       nest.strides.emplace_back(t.getStrides().begin(), t.getStrides().end());
       nest.offsets.push_back(t.getOffset());
-    } else {
-      nest.strides.push_back(resultStrides);
-      nest.offsets.push_back(0);
+      continue;
     }
+    bool reduces = !getCombiner(i).empty();
+    std::vector<int64_t> strides(space.size(), 0);
+    int64_t stride = 1;
+    for (int64_t d : llvm::reverse(getResultPerm(i))) {
+      if (reduces && llvm::is_contained(reduced, d))
+        continue;
+      strides[d] = stride;
+      stride *= space[d];
+    }
+    nest.strides.push_back(std::move(strides));
+    nest.offsets.push_back(0);
   }
   if (Value dest = getDest()) {
     auto t = dest.getType().cast<StridedTensorType>();
@@ -112,10 +126,12 @@ LogicalResult KernelOp::verify() {
                            << " (broadcast it with strata.strided_view)";
   }
   SmallVector<int64_t> reduced = getReducedDims();
-  int64_t kept = 1;
-  for (int64_t d = 0; d < rank; ++d)
+  int64_t kept = 1, all = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    all *= space[d];
     if (!llvm::is_contained(reduced, d))
       kept *= space[d];
+  }
   for (int64_t d : reduced)
     if (d < 0 || d >= rank)
       return emitOpError() << "reduce dim " << d << " out of range for a "
@@ -129,8 +145,26 @@ LogicalResult KernelOp::verify() {
                            << " for " << getNumResults();
     for (Attribute a : *c) {
       StringRef s = a.cast<StringAttr>().getValue();
-      if (s != "sum" && s != "max" && s != "min")
-        return emitOpError() << "combiner must be sum, max or min, got " << s;
+      if (s != "sum" && s != "max" && s != "min" && s != "none")
+        return emitOpError()
+               << "combiner must be sum, max, min or none, got " << s;
+    }
+  }
+  if (auto perms = getResultPerms()) {
+    if (getDest())
+      return emitOpError() << "`result_perms` needs a kernel without `into`";
+    if (perms->size() != getNumResults() * space.size())
+      return emitOpError() << "`result_perms` needs " << space.size()
+                           << " dims per result (" << getNumResults()
+                           << " results), got " << perms->size();
+    for (unsigned r = 0; r < getNumResults(); ++r) {
+      SmallVector<int64_t> perm = getResultPerm(r), sorted = perm;
+      llvm::sort(sorted);
+      for (int64_t d = 0; d < rank; ++d)
+        if (sorted[d] != d)
+          return emitOpError() << "`result_perms` of result #" << r << " is "
+                               << layout::formatList(perm)
+                               << ", not a permutation of the space dims";
     }
   }
   if (Value dest = getDest()) {
@@ -156,10 +190,14 @@ LogicalResult KernelOp::verify() {
           StridedTensorType::getContiguous(t.getElementType(), t.getShape()))
         return emitOpError()
                << "result #" << i << " must be fresh and contiguous (offset 0)";
-      if (t.getNumElements() != kept)
-        return emitOpError() << "result #" << i << " has " << t.getNumElements()
-                             << " elements, the space "
-                             << "(without reduced dims) has " << kept;
+      bool reduces = !getCombiner(i).empty();
+      int64_t expected = reduces ? kept : all;
+      if (t.getNumElements() != expected)
+        return emitOpError()
+               << "result #" << i << " has " << t.getNumElements()
+               << " elements, the space "
+               << (reduces ? "(without reduced dims) has " : "has ")
+               << expected;
     }
   }
   // The body: one scalar argument per input (+ indices), one yield per result.

@@ -14,6 +14,16 @@
 //   becomes a kernel input, broadcast to the space by a strided_view (stride
 //   0), and 0-d fills become constants. So a value that is used several
 //   times, by a non-elementwise op, or returned is written exactly once.
+//   Then *sibling fusion* merges elementwise kernels that read the same
+//   data: when kernel B's space is a permutation of kernel A's and, seen
+//   through that permutation, B reads some (non-broadcast) input with the
+//   same layout as A, the two become one kernel over A's space that reads
+//   the shared inputs once and writes B's results in B's own order
+//   (`result_perms`); equal scalar ops of the two bodies are computed once.
+//   The merged kernel sits where B was; views of A's results between A and
+//   B move after it, and kernels that depend on each other never merge.
+//   (The gradient of `(x.t() * w)`-style expressions thus reads x and w once
+//   and writes both gradients, each in its argument's layout.)
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
@@ -23,7 +33,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace strata {
@@ -458,7 +470,281 @@ KernelOp buildKernel(Operation *op) {
   return {};
 }
 
+//===----------------------------------------------------------------------===//
+// Sibling fusion
+//===----------------------------------------------------------------------===//
+
+/// The value a chain of strided_views starts from. Layouts are absolute
+/// within the storage root, so a view of `v` may be taken of this instead.
+Value viewRoot(Value v) {
+  while (auto sv = v.getDefiningOp<StridedViewOp>())
+    v = sv.getSource();
+  return v;
+}
+
+bool isBroadcastOnly(StridedTensorType t) {
+  return llvm::all_of(t.getStrides(), [](int64_t s) { return s == 0; });
+}
+
+/// Merging stops at this many operands, so kernels stay register-friendly.
+constexpr unsigned kMaxSiblingInputs = 12;
+constexpr unsigned kMaxSiblingResults = 6;
+/// Permutations tried per pair (spaces of many equal sizes have many).
+constexpr int kMaxPermutations = 720;
+
+/// A kernel sibling fusion may merge: fresh results (elementwise or
+/// reduced), no indices, loops not yet chosen.
+bool isSiblingCandidate(KernelOp k) {
+  return !k.getDest() && !k.getIndexed() && !k.getLoopSizes() &&
+         k.getNumResults() > 0 && k.getNumResults() <= kMaxSiblingResults;
+}
+
+/// B's input `in` seen over A's space: B's dim i is A's dim perm[i].
+StridedTensorType permutedType(StridedTensorType t, ArrayRef<int64_t> perm,
+                               ArrayRef<int64_t> spaceA) {
+  SmallVector<int64_t> strides(spaceA.size(), 0);
+  for (auto [i, d] : llvm::enumerate(perm))
+    strides[d] = t.getStrides()[i];
+  return StridedTensorType::get(t.getContext(), spaceA, t.getElementType(),
+                                strides, t.getOffset());
+}
+
+/// The index of A's input with `root` and `type`, or -1.
+int findInput(ArrayRef<Value> inputs, Value root, StridedTensorType type) {
+  for (auto [i, in] : llvm::enumerate(inputs))
+    if (viewRoot(in) == root && tensorType(in) == type)
+      return static_cast<int>(i);
+  return -1;
+}
+
+/// The permutation of A's dims under which B shares the most non-broadcast
+/// inputs with A (and how many), trying at most kMaxPermutations.
+std::pair<SmallVector<int64_t>, int> bestPermutation(KernelOp a, KernelOp b) {
+  ArrayRef<int64_t> sa = a.getSpace(), sb = b.getSpace();
+  SmallVector<int64_t> best;
+  int bestShared = 0;
+  if (sa.size() != sb.size())
+    return {best, 0};
+  SmallVector<Value> inputsA(a.getInputs().begin(), a.getInputs().end());
+  SmallVector<int64_t> perm;
+  SmallVector<bool> used(sa.size(), false);
+  int tried = 0;
+  std::function<void()> search = [&] {
+    if (tried >= kMaxPermutations)
+      return;
+    if (perm.size() == sb.size()) {
+      ++tried;
+      int shared = 0;
+      for (Value in : b.getInputs()) {
+        auto t = tensorType(in);
+        if (!isBroadcastOnly(t) &&
+            findInput(inputsA, viewRoot(in), permutedType(t, perm, sa)) >= 0)
+          ++shared;
+      }
+      if (shared > bestShared) {
+        bestShared = shared;
+        best = perm;
+      }
+      return;
+    }
+    for (size_t d = 0; d < sa.size(); ++d) {
+      if (used[d] || sa[d] != sb[perm.size()])
+        continue;
+      used[d] = true;
+      perm.push_back(d);
+      search();
+      perm.pop_back();
+      used[d] = false;
+    }
+  };
+  search();
+  return {best, bestShared};
+}
+
+/// Merges sibling kernel `b` (later in the block) into `a` when they share
+/// inputs and neither depends on the other; true when merged.
+bool mergeSiblings(KernelOp a, KernelOp b) {
+  auto [perm, shared] = bestPermutation(a, b);
+  if (shared == 0)
+    return false;
+  // Reduced dims over A's space: both kernels' must agree when both reduce.
+  SmallVector<int64_t> reduceA = a.getReducedDims(), reduceB;
+  llvm::sort(reduceA);
+  for (int64_t d : b.getReducedDims())
+    reduceB.push_back(perm[d]);
+  llvm::sort(reduceB);
+  if (!reduceA.empty() && !reduceB.empty() && reduceA != reduceB)
+    return false;
+  SmallVector<int64_t> reduce = reduceA.empty() ? reduceB : reduceA;
+  // Ops between A and B that depend on A: only views may move after B.
+  SmallPtrSet<Value, 8> tainted;
+  for (Value r : a.getResults())
+    tainted.insert(r);
+  SmallVector<Operation *> dependents;
+  for (Operation *op = a->getNextNode(); op != b.getOperation();
+       op = op->getNextNode()) {
+    if (!llvm::any_of(op->getOperands(),
+                      [&](Value v) { return tainted.contains(v); }))
+      continue;
+    if (!isa<StridedViewOp>(op) && !getViewSource(op))
+      return false;
+    dependents.push_back(op);
+    for (Value r : op->getResults())
+      tainted.insert(r);
+  }
+  for (Value in : b.getInputs())
+    if (tainted.contains(in))
+      return false;
+
+  // Inputs: A's, then B's that A does not read already.
+  ArrayRef<int64_t> space = a.getSpace();
+  SmallVector<Value> inputs(a.getInputs().begin(), a.getInputs().end());
+  SmallVector<unsigned> argOfB;
+  SmallVector<Operation *> madeViews;
+  OpBuilder outer(b);
+  for (Value in : b.getInputs()) {
+    auto type = permutedType(tensorType(in), perm, space);
+    Value root = viewRoot(in);
+    int found = findInput(inputs, root, type);
+    if (found < 0) {
+      found = inputs.size();
+      if (root.getType() == type) {
+        inputs.push_back(root);
+      } else {
+        auto view = outer.create<StridedViewOp>(b.getLoc(), type, root);
+        madeViews.push_back(view);
+        inputs.push_back(view);
+      }
+    }
+    argOfB.push_back(found);
+  }
+  if (inputs.size() > kMaxSiblingInputs ||
+      a.getNumResults() + b.getNumResults() > kMaxSiblingResults) {
+    for (Operation *view : madeViews)
+      view->erase();
+    return false;
+  }
+
+  SmallVector<Type> resultTypes(a.getResultTypes());
+  resultTypes.append(b.getResultTypes().begin(), b.getResultTypes().end());
+  auto merged =
+      outer.create<KernelOp>(outer.getFusedLoc({a.getLoc(), b.getLoc()}),
+                             resultTypes, space, inputs, Value());
+  Block *body = new Block;
+  merged.getBody().push_back(body);
+  for (Value in : inputs)
+    body->addArgument(tensorType(in).getElementType(), a.getLoc());
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  IRMapping map;
+  SmallVector<Value> yields;
+  for (auto [i, arg] : llvm::enumerate(a.getBodyBlock().getArguments()))
+    map.map(arg, body->getArgument(i));
+  for (Operation &op : a.getBodyBlock().without_terminator())
+    inner.clone(op, map);
+  for (Value y : a.getBodyBlock().getTerminator()->getOperands())
+    yields.push_back(map.lookup(y));
+  for (auto [i, arg] : llvm::enumerate(b.getBodyBlock().getArguments()))
+    map.map(arg, body->getArgument(argOfB[i]));
+  for (Operation &op : b.getBodyBlock().without_terminator()) {
+    Operation *copy = inner.clone(op, map);
+    // The same scalar op of the same operands is computed once.
+    for (Operation &prior : *body) {
+      if (&prior == copy)
+        break;
+      if (OperationEquivalence::isEquivalentTo(
+              &prior, copy, OperationEquivalence::exactValueMatch,
+              OperationEquivalence::ignoreValueEquivalence,
+              OperationEquivalence::IgnoreLocations)) {
+        for (auto [from, to] : llvm::zip(op.getResults(), prior.getResults()))
+          map.map(from, to);
+        copy->erase();
+        break;
+      }
+    }
+  }
+  for (Value y : b.getBodyBlock().getTerminator()->getOperands())
+    yields.push_back(map.lookup(y));
+  inner.create<YieldOp>(a.getLoc(), yields);
+
+  // Each result's order over A's space.
+  SmallVector<int64_t> perms;
+  bool identity = true;
+  for (unsigned r = 0; r < a.getNumResults(); ++r)
+    for (int64_t d : a.getResultPerm(r))
+      perms.push_back(d);
+  for (unsigned r = 0; r < b.getNumResults(); ++r)
+    for (int64_t d : b.getResultPerm(r))
+      perms.push_back(perm[d]);
+  for (size_t i = 0; i < perms.size(); ++i)
+    identity &= perms[i] == static_cast<int64_t>(i % space.size());
+  if (!identity)
+    merged.setResultPermsAttr(outer.getDenseI64ArrayAttr(perms));
+  if (!reduce.empty()) {
+    SmallVector<StringRef> combiners;
+    for (KernelOp k : {a, b})
+      for (unsigned r = 0; r < k.getNumResults(); ++r)
+        combiners.push_back(k.getCombiner(r).empty() ? "none"
+                                                     : k.getCombiner(r));
+    merged.setReduceDimsAttr(outer.getDenseI64ArrayAttr(reduce));
+    merged.setCombinersAttr(outer.getStrArrayAttr(combiners));
+  }
+
+  for (auto [i, r] : llvm::enumerate(a.getResults()))
+    r.replaceAllUsesWith(merged.getResult(i));
+  for (auto [i, r] : llvm::enumerate(b.getResults()))
+    r.replaceAllUsesWith(merged.getResult(a.getNumResults() + i));
+  Operation *last = merged;
+  for (Operation *op : dependents) {
+    op->moveAfter(last);
+    last = op;
+  }
+  // Erase A and B, then the views only they read.
+  SmallVector<Operation *> feeders;
+  for (KernelOp k : {a, b})
+    for (Value in : k.getInputs())
+      if (auto view = in.getDefiningOp<StridedViewOp>())
+        feeders.push_back(view);
+  a.erase();
+  b.erase();
+  while (!feeders.empty()) {
+    Operation *view = feeders.pop_back_val();
+    if (!view->use_empty() || llvm::is_contained(feeders, view))
+      continue;
+    if (auto source = view->getOperand(0).getDefiningOp<StridedViewOp>())
+      feeders.push_back(source);
+    view->erase();
+  }
+  return true;
+}
+
+/// Merges sibling kernels in `block` until no pair merges.
+void fuseSiblings(Block &block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<KernelOp> kernels;
+    for (Operation &op : block)
+      if (auto k = dyn_cast<KernelOp>(op); k && isSiblingCandidate(k))
+        kernels.push_back(k);
+    for (size_t i = 0; i < kernels.size() && !changed; ++i) {
+      // Cheap filter: B must read some root A reads.
+      SmallPtrSet<Value, 8> roots;
+      for (Value in : kernels[i].getInputs())
+        if (!isBroadcastOnly(tensorType(in)))
+          roots.insert(viewRoot(in));
+      for (size_t j = i + 1; j < kernels.size() && !changed; ++j) {
+        if (llvm::none_of(kernels[j].getInputs(), [&](Value in) {
+              return roots.contains(viewRoot(in));
+            }))
+          continue;
+        changed = mergeSiblings(kernels[i], kernels[j]);
+      }
+    }
+  }
+}
+
 struct FusePass : public strata::impl::FuseBase<FusePass> {
+  using FuseBase::FuseBase;
   void runOnOperation() override {
     SmallVector<Operation *> roots;
     getOperation().walk([&](Operation *op) {
@@ -494,6 +780,9 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
       fill.getResult().replaceAllUsesWith(kernel.getResult(0));
       fill.erase();
     });
+    if (siblings)
+      for (Block &block : getOperation().getBody())
+        fuseSiblings(block);
   }
 };
 

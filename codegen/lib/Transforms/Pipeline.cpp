@@ -1,12 +1,15 @@
 //===- Pipeline.cpp - the one ordered list of strata passes --------------===//
-#include "strata/Transforms/Passes.h"
 #include "strata/Transforms/KernelPasses.h"
+#include "strata/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+#include <string>
 
 namespace strata {
 namespace detail {
@@ -64,7 +67,11 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
   fpm.addPass(mlir::createCSEPass());
   if (!options.formKernels)
     return;
-  fpm.addPass(createFuse());
+  // STRATA_FUSE_SIBLINGS=0 turns sibling fusion off (for comparisons).
+  FuseOptions fuse;
+  const char *siblings = std::getenv("STRATA_FUSE_SIBLINGS");
+  fuse.siblings = !(siblings && std::string(siblings) == "0");
+  fpm.addPass(createFuse(fuse));
   fpm.addPass(createCoalesce());
 }
 

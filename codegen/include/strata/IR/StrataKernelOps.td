@@ -24,9 +24,20 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments]> {
     Results are fresh contiguous tensors (offset 0). Without `reduce`, each
     result holds one element per point of the space in row-major order (its
     shape may be any shape of the same element count). With `reduce`, every
-    result combines (`sum`, `max` or `min`, one per result) the yielded values
-    over the listed space dimensions; its row-major elements are the kept
-    dimensions in order (keepdim or not).
+    result has a combiner (`sum`, `max`, `min` or `none`, one per result):
+    a combining result combines the yielded values over the listed space
+    dimensions and its row-major elements are the kept dimensions in order
+    (keepdim or not); a `none` result holds one element per point, as
+    without `reduce` (sibling fusion writes an elementwise value and a
+    reduction of the same inputs in one pass).
+
+    `result_perms` (not with `into`) gives each result its own element
+    order: for every result, a permutation of the space dims, outermost
+    first; the result's row-major elements run over its (kept) dims in that
+    order (the identity is the default). `--strata-fuse` sets it when it
+    merges sibling kernels whose spaces are permutations of each other, so
+    that one pass writes each result in its consumer's layout (e.g. the
+    gradients of `x` and of `w` in `(x.t() * w)` in one kernel).
 
     With `into %dest`, the kernel has one yield and one result: the new
     version of the storage root of `%dest` (whose shape is the space), in
@@ -52,6 +63,7 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments]> {
                        UnitAttr:$indexed,
                        Variadic<Strata_Tensor>:$inputs,
                        Optional<Strata_Tensor>:$dest,
+                       OptionalAttr<DenseI64ArrayAttr>:$result_perms,
                        OptionalAttr<DenseI64ArrayAttr>:$loop_sizes,
                        OptionalAttr<DenseI64ArrayAttr>:$loop_strides);
   let results = (outs Variadic<Strata_TensorOrStorage>:$results);
@@ -86,6 +98,9 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments]> {
     LoopNest getSpaceLoopNest();
     /// Space dimensions the results reduce over (empty without `reduce`).
     ::llvm::SmallVector<int64_t> getReducedDims();
+    /// The space dims result `result`'s row-major order runs over,
+    /// outermost first (`result_perms`, else the identity).
+    ::llvm::SmallVector<int64_t> getResultPerm(unsigned result);
     /// "sum", "max", "min", or "" for a non-reducing result.
     ::llvm::StringRef getCombiner(unsigned result);
     /// Number of operands in loop-nest order: inputs, results, dest.

@@ -15,6 +15,12 @@ def Fuse : Pass<"strata-fuse", "mlir::func::FuncOp"> {
     kernels too. Afterwards the function holds only views, kernels and the
     return.
 
+    Then sibling fusion (option `siblings`, on by default) merges kernels
+    that read the same inputs over the same space up to a permutation:
+    one kernel reads the shared inputs once and writes every result, each
+    in its own order (`result_perms`); a reduction may carry elementwise
+    results (combiner `none`).
+
     Before:
     ```mlir
     %m = strata.mul %a, %two : ...
@@ -31,6 +37,10 @@ def Fuse : Pass<"strata-fuse", "mlir::func::FuncOp"> {
     } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
     ```
   }];
+  let options = [
+    Option<"siblings", "siblings", "bool", /*default=*/"true",
+           "Merge sibling kernels that read the same inputs">
+  ];
   let dependentDialects = ["::strata::ir::StrataDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

@@ -373,8 +373,14 @@ bool Emitter::emitTiled(size_t t, std::string &error) {
 bool Emitter::emitReduce(std::string &error) {
   size_t n = nest.sizes.size();
   int64_t m = 1, l = 1;
+  // Results with combiner `none` (sibling fusion) are written at every
+  // point the loops visit, each exactly once; the others reduce.
+  auto reduces = [&](unsigned r) { return !k.getCombiner(r).empty(); };
+  unsigned first = 0;
+  while (!reduces(first))
+    ++first;
   for (size_t d = 0; d < n; ++d) {
-    if (nest.strides[numIn][d] != 0 || nest.sizes[d] == 1) {
+    if (nest.strides[numIn + first][d] != 0 || nest.sizes[d] == 1) {
       kept.push_back(d);
       m *= nest.sizes[d];
     } else {
@@ -393,6 +399,8 @@ bool Emitter::emitReduce(std::string &error) {
   chooseIndexWidth();
   const std::string ind = "      ";
   for (unsigned r = 0; r < numRes; ++r) {
+    if (!reduces(r))
+      continue;
     std::string t = c::scalarType(types[numIn + r]);
     src += row ? "  __shared__ " + t + " scratch" + str(r) + "[32];\n"
                : "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
@@ -409,8 +417,9 @@ bool Emitter::emitReduce(std::string &error) {
   src += "    const " + idx + " jEnd = min((" + idx + ")" + str(l) + ", s * " +
          str(chunk) + " + " + str(chunk) + ");\n";
   for (unsigned r = 0; r < numRes; ++r)
-    src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) + " = " +
-           c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
+    if (reduces(r))
+      src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) +
+             " = " + c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
   std::string lane = row ? "threadIdx.x" : "threadIdx.y";
   std::string step = row ? "blockDim.x" : "blockDim.y";
   std::string open = row ? "    {\n" : "    if (o < " + str(m) + ") {\n";
@@ -426,12 +435,19 @@ bool Emitter::emitReduce(std::string &error) {
   llvm::SmallVector<std::string> yields;
   if (!body(ind + "  ", args, yields, error))
     return false;
-  for (unsigned r = 0; r < numRes; ++r)
-    src += ind + "  acc" + str(r) + " = " +
-           c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (reduces(r))
+      src += ind + "  acc" + str(r) + " = " +
+             c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+    else
+      src += ind + "  " + operandName(numIn + r) + "[" + offset(numIn + r) +
+             "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
+  }
   src += "      }\n    }\n";
   auto store = [&](const std::string &ind2) {
     for (unsigned r = 0; r < numRes; ++r) {
+      if (!reduces(r))
+        continue;
       unsigned op = numIn + r;
       std::string v = c::toMemory(types[op], "acc" + str(r));
       if (s > 1)
@@ -443,6 +459,8 @@ bool Emitter::emitReduce(std::string &error) {
   };
   if (row) {
     for (unsigned r = 0; r < numRes; ++r) {
+      if (!reduces(r))
+        continue;
       std::string t = c::scalarType(types[numIn + r]);
       src += "    acc" + str(r) + " = strata_block_reduce<" +
              c::combinerOp(k.getCombiner(r)) + ", " + t + ">(acc" + str(r) +
@@ -455,16 +473,18 @@ bool Emitter::emitReduce(std::string &error) {
     out.blockX = 256;
   } else {
     for (unsigned r = 0; r < numRes; ++r)
-      src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" + str(r) +
-             ";\n";
+      if (reduces(r))
+        src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" +
+               str(r) + ";\n";
     src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + str(m) +
            ") {\n";
     src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
     for (unsigned r = 0; r < numRes; ++r)
-      src += "        acc" + str(r) + " = " +
-             c::combine(k.getCombiner(r), "acc" + str(r),
-                        "red" + str(r) + "[y][threadIdx.x]") +
-             ";\n";
+      if (reduces(r))
+        src += "        acc" + str(r) + " = " +
+               c::combine(k.getCombiner(r), "acc" + str(r),
+                          "red" + str(r) + "[y][threadIdx.x]") +
+               ";\n";
     src += "      }\n";
     store("      ");
     src += "    }\n    __syncthreads();\n  }\n";
@@ -490,6 +510,8 @@ void Emitter::emitFinish() {
            str(r);
   src += ") {\n  " + gridLoop("o", str(m), false);
   for (unsigned r = 0; r < numRes; ++r) {
+    if (k.getCombiner(r).empty())
+      continue; // written by the main kernel (its part is unused)
     mlir::Type t = types[numIn + r];
     std::string a = "acc" + str(r), p = "part" + str(r);
     src += "    " + c::scalarType(t) + " " + a + " = " +
@@ -525,7 +547,9 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   out.numPoints = 1;
   for (int64_t s : nest.sizes)
     out.numPoints *= s;
-  bool reduces = !k.getCombiner(0).empty() && numRes > 0;
+  bool reduces = false;
+  for (unsigned r = 0; r < numRes; ++r)
+    reduces |= !k.getCombiner(r).empty();
   std::string bodySrc;
   std::swap(src, bodySrc);
   if (reduces) {
@@ -590,4 +614,4 @@ bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
 
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
-const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-1"; }
+const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-2"; }

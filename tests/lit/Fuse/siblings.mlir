@@ -1,0 +1,35 @@
+// Sibling fusion (--strata-fuse) on the programs of Reference/siblings.mlir,
+// whose values the JIT checks against the reference evaluator
+// (JIT/siblings.mlir).
+// RUN: strata-opt --strata-pipeline=kernels=true %S/../Reference/siblings.mlir | FileCheck %s
+
+// x.t() * w over [3, 4] and x * w.t() over [4, 3]: one kernel over [3, 4]
+// reading x and w once (two inputs); the second result runs over dim 1
+// first, i.e. in x's order.
+// CHECK-LABEL: func.func @transposed_siblings
+// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}}, %{{[0-9]+}} : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {{.*}}result_perms = array<i64: 0, 1, 1, 0>
+// CHECK-NOT: strata.kernel
+// CHECK: return %[[K]]#0, %[[K]]#1
+
+// The loss and both gradients: one kernel, the sum and two `none` results.
+// CHECK-LABEL: func.func @loss_and_gradients
+// CHECK: %[[K:.*]]:3 = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum", "none", "none"] ins(%{{[0-9]+}}, %{{[0-9]+}} : {{.*}}result_perms = array<i64: 0, 1, 0, 1, 1, 0>
+// CHECK-NOT: strata.kernel
+// CHECK: return %[[K]]#0, %[[K]]#2, %[[K]]#1
+
+// amax over dim 1 of a permuted view, and a * a in a's order: one kernel
+// over the permuted space [4, 2, 3]; a's order there is [1, 2, 0].
+// CHECK-LABEL: func.func @permuted_reduce_and_map
+// CHECK: %[[K:.*]]:2 = strata.kernel space [4, 2, 3] reduce [1] combiners ["max", "none"] {{.*}}result_perms = array<i64: 0, 1, 2, 1, 2, 0>
+// CHECK-NOT: strata.kernel
+// CHECK: return %[[K]]#0, %[[K]]#1
+
+// sum over dim 0 and over dim 1 stay apart (each takes an elementwise
+// sibling); z reads y, so y's kernel and z's stay apart; the transpose
+// view of y moves after the kernel that now writes y.
+// CHECK-LABEL: func.func @must_not_merge
+// CHECK: %[[R0:.*]]:2 = strata.kernel space [3, 4] reduce [0] combiners ["sum", "none"]
+// CHECK: %[[Z:.*]] = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum"] ins(%[[R0]]#1, %{{[0-9]+}} :
+// CHECK: %[[YT:.*]] = strata.strided_view %[[R0]]#1 {{.*}} -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+// CHECK: %[[R1:.*]]:2 = strata.kernel space [3, 4] reduce [1] combiners ["sum", "none"]
+// CHECK: return %[[R0]]#0, %[[R1]]#0, %[[Z]], %[[YT]], %[[R1]]#1
