@@ -286,12 +286,12 @@ TEST(JitDifferential, RandomPermutedSiblings) {
     V pa = p.permute(a, perm), pb = p.permute(b, perm);
     std::vector<V> results;
     results.push_back(p.unary(unary[pick(4)], p.binary(binary[pick(4)], a, b)));
-    results.push_back(p.binary(binary[pick(4)], p.unary(unary[pick(4)], pa),
-                               pb));
+    results.push_back(
+        p.binary(binary[pick(4)], p.unary(unary[pick(4)], pa), pb));
     if (pick(2)) {
       int64_t d = pick(rank);
-      results.push_back(p.reduce(pick(2) ? "sum" : "amax",
-                                 p.binary("mul", pa, pb), {d}));
+      results.push_back(
+          p.reduce(pick(2) ? "sum" : "amax", p.binary("mul", pa, pb), {d}));
     }
     std::string source = p.text(results);
     // The pipeline really merges them into one kernel.
