@@ -5,6 +5,8 @@
 #   make bench           install, build (Release), run the benchmarks
 #   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
 #   make test-tsan       the 8-thread test under ThreadSanitizer (build-tsan/)
+#   make gpu-bundle      gpu-bundle/: what tests/gpu/run.sh --bundle runs on a
+#                        GPU machine without LLVM/MLIR (build-bundle/)
 JOBS ?= $(shell nproc)
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -19,7 +21,7 @@ ifneq ($(CCACHE),)
 CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all deps configure build demo test test-tsan bench fuzz clean
+.PHONY: all deps configure build demo test test-tsan bench fuzz gpu-bundle clean
 
 all: build
 
@@ -56,5 +58,11 @@ FUZZ_SECONDS ?= 600
 fuzz: configure
 	JOBS=$(JOBS) ./tests/fuzz/run.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
+# LLVM, MLIR, fmt, GoogleTest and libstdc++ linked statically into one
+# binary, compiled with clang-16 like Debian's LLVM (tests/gpu/make-bundle.sh).
+gpu-bundle:
+	@./scripts/install-deps.sh clang-16
+	JOBS=$(JOBS) ./tests/gpu/make-bundle.sh gpu-bundle
+
 clean:
-	rm -rf build build-sanitize build-tsan
+	rm -rf build build-sanitize build-tsan build-bundle gpu-bundle

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what strata's build needs from Debian 12's packages; idempotent.
 # Runs apt-get only when something is missing, and `apt-get update` once.
+# Arguments: extra packages to install with them (make gpu-bundle: clang-16).
 set -euo pipefail
 
 PACKAGES=(
@@ -9,6 +10,8 @@ PACKAGES=(
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang-format libdlpack-dev graphviz python3-numpy
 )
+# Extra packages a target needs (make gpu-bundle: clang-16).
+PACKAGES+=("$@")
 
 missing=()
 for p in "${PACKAGES[@]}"; do

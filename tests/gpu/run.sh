@@ -28,14 +28,53 @@
 # (a build made elsewhere and carried to the GPU machine; extra shared
 # libraries it needs may be put in BUILD_DIR/lib, which goes first on
 # LD_LIBRARY_PATH).
+#
+#   tests/gpu/run.sh --bundle BUNDLE [BUILD_DIR]
+# runs the GPU bundle made by tests/gpu/make-bundle.sh (`make gpu-bundle`)
+# on a machine that cannot build strata: BUNDLE is its output directory
+# (holding strata-gpu-bundle.tar.xz, unpacked into BUILD_DIR/bundle), the
+# tarball itself, or an unpacked bundle (BUNDLE/bin/strata-gpu). Its one
+# binary has LLVM, MLIR, fmt, GoogleTest and libstdc++ inside and needs
+# glibc and the machine's NVRTC (libnvrtc.so.13 for a CUDA 13 build), which
+# is looked for in $STRATA_NVRTC_DIR, next to nvcc, in /usr/local/cuda*
+# and in Python's site-packages (pip's nvidia-cuda-nvrtc: nvidia/*/lib);
+# ptxas likewise ($STRATA_PTXAS, PATH, next to nvcc, /usr/local/cuda/bin,
+# site-packages nvidia/*/bin). The sources it reads (tests/lit/Reference)
+# are this checkout's: bundle and checkout must be the same commit (the
+# bundle's MANIFEST, printed first, names its commit).
+#
+# How a session with the device tool runs it (the GPU machine gets the
+# working tree and at most 8 carried git-ignored paths, 64 MiB in all):
+#   1. here:  make gpu-bundle    (writes gpu-bundle/, git-ignored: about
+#             11 MiB of tarball; commit first so MANIFEST names the commit)
+#   2. device `run` with carry ["gpu-bundle"], timeout_s 560, command:
+#        set -o pipefail; tests/gpu/run.sh --bundle gpu-bundle 2>&1 |
+#          tee $OUT/gpu-run.log
+#      (its table and log come back even if the call is cut short).
+# Without a GPU (here) the same command runs the CPU side: strata-run
+# --engine=jit from the bundle, the NVRTC + ptxas test; every CUDA step
+# fails or skips with "no CUDA device: ...".
 # Exit status: 0 when everything passed, 1 otherwise (the summary says what
-# failed), 2 when the machine cannot build strata (missing dependencies).
+# failed), 2 when the machine cannot build strata (missing dependencies) or
+# the bundle is missing or does not start there.
 set -euo pipefail
 
 PREBUILT=0
+BUNDLE=""
 if [ "${1:-}" = --prebuilt ]; then
   PREBUILT=1
   shift
+elif [ "${1:-}" = --bundle ]; then
+  if [ $# -lt 2 ]; then
+    echo "usage: tests/gpu/run.sh --bundle BUNDLE [BUILD_DIR]"
+    exit 2
+  fi
+  PREBUILT=1
+  case "$2" in
+    /*) BUNDLE="$2" ;;
+    *) BUNDLE="$PWD/$2" ;;
+  esac
+  shift 2
 fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${1:-$ROOT/build-gpu}"
@@ -75,6 +114,37 @@ if [ -d "$BUILD/lib" ]; then
   export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
+# Prints the directory holding $1 among where a CUDA toolkit keeps it: $2
+# (a directory the user named), next to nvcc, /usr/local/cuda*, and pip's
+# nvidia-* packages in Python's site-packages (nvidia/<package>/$3); $3 is
+# lib or bin. Fails when none has it.
+cuda_dir() {
+  local name=$1 given=$2 sub=$3 d nvcc
+  local dirs=()
+  [ -n "$given" ] && dirs+=("$given")
+  if nvcc=$(command -v nvcc); then
+    nvcc=$(dirname "$(readlink -f "$nvcc")")
+    dirs+=("$nvcc" "$nvcc/../$sub" "$nvcc/../${sub}64"
+           "$nvcc/../targets/x86_64-linux/$sub")
+  fi
+  for d in /usr/local/cuda /usr/local/cuda-*; do
+    dirs+=("$d/$sub" "$d/${sub}64" "$d/targets/x86_64-linux/$sub")
+  done
+  while IFS= read -r d; do dirs+=("$d"); done < <(python3 -c '
+import glob, os, site, sys
+paths = site.getsitepackages() + [site.getusersitepackages()] + sys.path
+for p in dict.fromkeys(paths):
+    for d in sorted(glob.glob(os.path.join(p, "nvidia", "*", sys.argv[1]))):
+        print(d)' "$sub" 2>/dev/null)
+  for d in "${dirs[@]}"; do
+    if [ -e "$d/$name" ]; then
+      (cd "$d" && pwd -P)
+      return 0
+    fi
+  done
+  return 1
+}
+
 step "machine"
 run date
 if command -v nvidia-smi >/dev/null; then
@@ -82,6 +152,54 @@ if command -v nvidia-smi >/dev/null; then
     --format=csv || true
 else
   echo "nvidia-smi not found"
+fi
+
+if [ -n "$BUNDLE" ]; then
+  step "GPU bundle ($BUNDLE)"
+  if [ -f "$BUNDLE/bin/strata-gpu" ]; then
+    UNPACKED="$BUNDLE"
+  else
+    TARBALL="$BUNDLE"
+    [ -d "$BUNDLE" ] && TARBALL="$BUNDLE/strata-gpu-bundle.tar.xz"
+    if [ ! -f "$TARBALL" ]; then
+      echo "error: no bundle at $BUNDLE (make it with: make gpu-bundle)"
+      exit 2
+    fi
+    UNPACKED="$BUILD/bundle"
+    rm -rf "$UNPACKED"
+    mkdir -p "$UNPACKED"
+    echo "+ unpack $TARBALL into $UNPACKED"
+    # Python's tarfile: no dependence on the machine's xz or tar.
+    python3 -c '
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    if hasattr(tarfile, "data_filter"):
+        t.extractall(sys.argv[2], filter="data")
+    else:
+        t.extractall(sys.argv[2])' "$TARBALL" "$UNPACKED"
+  fi
+  cat "$UNPACKED/MANIFEST"
+  if HEAD=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null) &&
+     ! grep -q "^commit: $HEAD" "$UNPACKED/MANIFEST"; then
+    echo "warning: this checkout is at $HEAD, not the bundle's commit: the"
+    echo "         tests read this checkout's tests/lit/Reference"
+  fi
+  NVRTC=$(cat "$UNPACKED/nvrtc-soname")
+  LIBS="$UNPACKED/lib"
+  if NVRTC_DIR=$(cuda_dir "$NVRTC" "${STRATA_NVRTC_DIR:-}" lib); then
+    echo "NVRTC: $NVRTC_DIR/$NVRTC"
+    LIBS="$LIBS:$NVRTC_DIR"
+  else
+    echo "NVRTC: $NVRTC not found in a CUDA toolkit's usual places; the"
+    echo "       system's library path is the last chance (STRATA_NVRTC_DIR=dir"
+    echo "       names its directory)"
+  fi
+  export LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  BIN="$UNPACKED/bin"
+  if ! run "$BIN/strata-run" --version; then
+    echo "error: the bundle's binary does not start on this machine (above)"
+    exit 2
+  fi
 fi
 
 if [ "$PREBUILT" = 0 ]; then
@@ -109,7 +227,21 @@ if [ "$PREBUILT" = 0 ]; then
   run timeout "$(limit 330)" cmake --build "$BUILD" -j16 --target strata-run \
     strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke
 fi
-BIN="$BUILD/bin"
+[ -n "$BUNDLE" ] || BIN="$BUILD/bin"
+
+# The CUDA unit tests find the sources, ptxas and the toolkit's stub
+# libcuda at the paths of the machine that built them, unless told.
+export STRATA_SOURCE_DIR="$ROOT"
+if [ -z "${STRATA_PTXAS:-}" ]; then
+  if p=$(command -v ptxas) || p=$(cuda_dir ptxas "" bin)/ptxas; then
+    export STRATA_PTXAS="$p"
+  fi
+fi
+echo "ptxas: ${STRATA_PTXAS:-not found (the ptxas test uses the path it was built with)}"
+if [ -z "${STRATA_CUDA_STUB:-}" ] &&
+   d=$(cuda_dir stubs/libcuda.so "${STRATA_NVRTC_DIR:-}" lib); then
+  export STRATA_CUDA_STUB="$d/stubs/libcuda.so"
+fi
 
 for b in strata-run strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke; do
   if [ ! -x "$BIN/$b" ]; then

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -42,13 +43,22 @@ struct Program {
   std::string name, source;
 };
 
+/// A path fixed at build time, unless the environment variable `env`
+/// overrides it (a build carried to another machine, where the sources and
+/// the CUDA toolkit are elsewhere: tests/gpu/run.sh --bundle sets them).
+std::string configured(const char *env, const char *builtIn) {
+  const char *value = std::getenv(env);
+  return value && *value ? value : builtIn;
+}
+
 /// Every test program: the Reference lit files (errors.mlir holds invalid
 /// functions on purpose) and the issue-4 bandwidth workloads.
 std::vector<Program> programs() {
   std::vector<Program> out;
   std::vector<fs::path> files;
-  for (const auto &entry :
-       fs::directory_iterator(STRATA_SOURCE_DIR "/tests/lit/Reference"))
+  for (const auto &entry : fs::directory_iterator(
+           configured("STRATA_SOURCE_DIR", STRATA_SOURCE_DIR) +
+           "/tests/lit/Reference"))
     if (entry.path().extension() == ".mlir" &&
         entry.path().filename() != "errors.mlir")
       files.push_back(entry.path());
@@ -154,9 +164,10 @@ TEST(CudaEmitter, IsDeterministic) {
 TEST(CudaPtx, EveryKernelCompilesAndPtxasAcceptsIt) {
   if (!jit::hasNVRTC())
     GTEST_SKIP() << "SKIPPED: strata was built without the CUDA toolkit";
-  std::string ptxas = STRATA_PTXAS;
+  std::string ptxas = configured("STRATA_PTXAS", STRATA_PTXAS);
   if (ptxas.empty() || !fs::exists(ptxas))
-    GTEST_SKIP() << "SKIPPED: ptxas not found (" << ptxas << ")";
+    GTEST_SKIP() << "SKIPPED: ptxas not found ('" << ptxas
+                 << "'; STRATA_PTXAS=path overrides)";
   jit::setCacheDir(""); // measure NVRTC, not the disk cache
   fs::path dir =
       fs::temp_directory_path() / ("strata-ptx-" + std::to_string(::getpid()));
@@ -229,7 +240,7 @@ TEST(CudaDriver, MissingLibraryIsNoDevice) {
 }
 
 TEST(CudaDriver, ToolkitStubIsNoDriver) {
-  std::string stub = STRATA_CUDA_STUB;
+  std::string stub = configured("STRATA_CUDA_STUB", STRATA_CUDA_STUB);
   if (stub.empty() || !fs::exists(stub))
     GTEST_SKIP() << "SKIPPED: no CUDA toolkit stub library";
   std::string why = runtime::cuda::Driver::probe(stub);
