@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
+#include "ProgramCache.h"
 #include "strata/Autograd.h"
 
 #include "strata/JIT/Jit.h"
@@ -51,15 +52,11 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 /// gRetainedMutex).
 std::vector<std::weak_ptr<TensorImpl>> gRetained;
 std::mutex gRetainedMutex;
-/// Guards cache(): a gradient program is prepared once, under this lock;
-/// running it needs no lock (a PreparedFunction runs from several threads).
-std::mutex gCacheMutex;
-
-std::unordered_map<std::string, std::unique_ptr<jit::PreparedFunction>> &
-cache() {
-  static auto *c =
-      new std::unordered_map<std::string,
-                             std::unique_ptr<jit::PreparedFunction>>;
+/// Gradient programs by source (bounded, least recently used out;
+/// ProgramCache.h): each is prepared once while it stays cached; running
+/// one needs no lock (a PreparedFunction runs from several threads).
+strata::detail::ProgramCache<jit::PreparedFunction> &cache() {
+  static auto *c = new strata::detail::ProgramCache<jit::PreparedFunction>;
   return *c;
 }
 
@@ -198,6 +195,11 @@ Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
 } // namespace
 
 int64_t strata::backward_compiles() { return gCompiles; }
+
+int64_t strata::detail::trimGradientPrograms() {
+  cache().trim();
+  return cache().size();
+}
 
 void Tensor::retain_grad() const {
   const TensorImpl &t = implOf(*this, SourceLoc::current());
@@ -389,24 +391,20 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
       "module {\n  func.func @main(" + sig + ") -> (" + retTypes +
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
-  jit::PreparedFunction *program = nullptr;
-  bool compiled = false;
-  {
-    std::lock_guard<std::mutex> lock(gCacheMutex);
-    auto &c = cache();
-    auto it = c.find(source);
-    compiled = it == c.end();
-    if (compiled) {
-      std::string error;
-      auto fn = jit::PreparedFunction::fromSource(source, "main", error);
-      if (!fn)
-        fail("strata could not compile the gradient program: " + error,
-             "this is a strata bug; the program was:\n" + source, loc);
-      ++gCompiles;
-      it = c.emplace(source, std::move(fn)).first;
-    }
-    program = it->second.get();
-  }
+  bool hit = false;
+  std::shared_ptr<jit::PreparedFunction> program = cache().get(
+      source,
+      [&] {
+        std::string error;
+        auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+        if (!fn)
+          fail("strata could not compile the gradient program: " + error,
+               "this is a strata bug; the program was:\n" + source, loc);
+        ++gCompiles;
+        return fn;
+      },
+      hit);
+  bool compiled = !hit;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
     std::vector<double> gv = gradOutputs[i].defined()

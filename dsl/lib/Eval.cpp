@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
 #include "Impl.h"
+#include "ProgramCache.h"
 
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -59,21 +60,12 @@ struct Program {
   std::string source;
 };
 
-/// One program of the cache. Threads that need the same program at once
-/// wait on `mutex` while the first prepares it: each program is prepared
-/// (and each of its kernels compiled) once.
-struct CacheSlot {
-  std::mutex mutex;
-  std::unique_ptr<Program> program; // null until prepared (or after a failure)
-};
-
-struct ProgramCache {
-  std::mutex mutex; // guards `slots` (never erased: Program& stays valid)
-  std::unordered_map<std::string, std::unique_ptr<CacheSlot>> slots;
-};
-
-ProgramCache &cache() {
-  static auto *c = new ProgramCache;
+/// Prepared programs by structure (bounded, least recently used out;
+/// ProgramCache.h). Threads that need the same program at once wait while
+/// the first prepares it: each program is prepared (and each of its
+/// kernels compiled) once while it stays cached.
+strata::detail::ProgramCache<Program> &cache() {
+  static auto *c = new strata::detail::ProgramCache<Program>;
   return *c;
 }
 
@@ -324,51 +316,43 @@ std::string Slice::source(std::vector<const Node *> &outputs) const {
 
 namespace {
 
-Program &prepare(const Slice &slice, const SourceLoc &loc, bool &hit) {
-  std::string key = slice.key();
-  ProgramCache &c = cache();
-  CacheSlot *slot;
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    auto &entry = c.slots[key];
-    if (!entry)
-      entry = std::make_unique<CacheSlot>();
-    slot = entry.get();
-  }
-  std::lock_guard<std::mutex> lock(slot->mutex);
-  hit = slot->program != nullptr;
-  if (hit)
-    return *slot->program;
-  auto program = std::make_unique<Program>();
-  std::vector<const Node *> outputs;
-  program->source = slice.source(outputs);
-  for (const Node *a : slice.args) {
-    bool written = false;
-    for (const Node *n : slice.pending)
-      written |= n->op == Op::Write && n->inputs[1].node.get() == a;
-    program->donated.push_back(written);
-  }
-  auto start = std::chrono::steady_clock::now();
-  std::string error;
-  program->fn =
-      jit::PreparedFunction::fromSource(program->source, "main", error);
-  if (!program->fn)
-    fail("strata could not compile this program: " + error,
-         "this is a strata bug; set STRATA_DEBUG=3 to see the program", loc);
-  if (debugLevel() >= 1)
-    fprintf(stderr,
-            "[strata] compiled a program of %zu ops (%d kernels) in "
-            "%.1f ms at %s\n",
-            slice.pending.size(), program->fn->numKernels(),
-            std::chrono::duration<double, std::milli>(
-                std::chrono::steady_clock::now() - start)
-                .count(),
-            formatLoc(loc).c_str());
-  if (debugLevel() >= 3)
-    fprintf(stderr, "%s", program->source.c_str());
-  countStats([](EvalStats &s) { ++s.compiles; });
-  slot->program = std::move(program);
-  return *slot->program;
+std::shared_ptr<Program> prepare(const Slice &slice, const SourceLoc &loc,
+                                 bool &hit) {
+  return cache().get(
+      slice.key(),
+      [&] {
+        auto program = std::make_unique<Program>();
+        std::vector<const Node *> outputs;
+        program->source = slice.source(outputs);
+        for (const Node *a : slice.args) {
+          bool written = false;
+          for (const Node *n : slice.pending)
+            written |= n->op == Op::Write && n->inputs[1].node.get() == a;
+          program->donated.push_back(written);
+        }
+        auto start = std::chrono::steady_clock::now();
+        std::string error;
+        program->fn =
+            jit::PreparedFunction::fromSource(program->source, "main", error);
+        if (!program->fn)
+          fail("strata could not compile this program: " + error,
+               "this is a strata bug; set STRATA_DEBUG=3 to see the program",
+               loc);
+        if (debugLevel() >= 1)
+          fprintf(stderr,
+                  "[strata] compiled a program of %zu ops (%d kernels) in "
+                  "%.1f ms at %s\n",
+                  slice.pending.size(), program->fn->numKernels(),
+                  std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count(),
+                  formatLoc(loc).c_str());
+        if (debugLevel() >= 3)
+          fprintf(stderr, "%s", program->source.c_str());
+        countStats([](EvalStats &s) { ++s.compiles; });
+        return program;
+      },
+      hit);
 }
 
 } // namespace
@@ -400,7 +384,8 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
   for (const Node *n : slice.nodes)
     onCuda |= n->device == kDevCUDA;
   bool hit;
-  Program &program = prepare(slice, loc, hit);
+  std::shared_ptr<Program> prepared = prepare(slice, loc, hit);
+  const Program &program = *prepared;
   if (hit)
     countStats([](EvalStats &s) { ++s.cacheHits; });
   std::vector<jit::JitValue> args(slice.args.size());
@@ -493,8 +478,8 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
     return {};
   Slice slice(roots);
   bool hit;
-  Program &program = prepare(slice, loc, hit);
-  return {program.source, program.fn->loweredIR()};
+  std::shared_ptr<Program> program = prepare(slice, loc, hit);
+  return {program->source, program->fn->loweredIR()};
 }
 
 EvalStats strata::eval_stats() {
@@ -504,6 +489,21 @@ EvalStats strata::eval_stats() {
 }
 void strata::reset_eval_stats() {
   countStats([](EvalStats &s) { s = {}; });
+}
+void strata::set_program_cache_capacity(int64_t programs, SourceLoc loc) {
+  if (programs < 1)
+    fail("set_program_cache_capacity: expected at least 1 program, got " +
+             std::to_string(programs),
+         "pass a positive bound (1 keeps only the program that ran last)", loc);
+  detail::programCacheCapacity() = programs;
+  cache().trim();
+  detail::trimGradientPrograms();
+}
+int64_t strata::program_cache_capacity() {
+  return detail::programCacheCapacity().load();
+}
+int64_t strata::program_cache_size() {
+  return cache().size() + detail::trimGradientPrograms();
 }
 void strata::detail::countProgramRun(int64_t kernels, bool compiled) {
   countStats([&](EvalStats &s) {

@@ -107,6 +107,18 @@ EvalStats eval_stats();
 /// Zeroes the counters.
 void reset_eval_stats();
 
+/// How many prepared programs the evaluator and the autograd engine each
+/// keep (by structure; the least recently used goes first). Default 256,
+/// or `STRATA_PROGRAM_CACHE_SIZE`; a prepared program holds about 2.4 MB.
+/// Lowering it drops programs at once; an evicted program is prepared
+/// again when next needed (its kernels usually come from the JIT's cache).
+void set_program_cache_capacity(int64_t programs,
+                                SourceLoc loc = SourceLoc::current());
+/// The current bound (see set_program_cache_capacity).
+int64_t program_cache_capacity();
+/// Prepared programs held now: the evaluator's plus the autograd engine's.
+int64_t program_cache_size();
+
 //===--- Memory
 //-------------------------------------------------------------===//
 /// PyTorch's memory_stats keys for one device.

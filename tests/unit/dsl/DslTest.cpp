@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstdio>
 #include <fstream>
 
@@ -288,6 +290,36 @@ TEST(Cache, RepeatedProgramHitsTheCache) {
   EXPECT_EQ(s.programs, 5);
   EXPECT_EQ(s.compiles, 0);
   EXPECT_EQ(s.cacheHits, 5);
+}
+
+// The program cache keeps the `capacity` most recently used programs: with
+// room for 2, a third program evicts the least recently used one, which is
+// prepared again when it comes back; the others stay hits.
+TEST(Cache, BoundedProgramCacheEvictsLeastRecentlyUsed) {
+  int64_t capacity = program_cache_capacity();
+  EXPECT_EQ(capacity, 256); // the default (STRATA_PROGRAM_CACHE_SIZE unset)
+  Tensor x = arange(16, kFloat32);
+  x.eval();
+  auto run = [&](int p) {
+    Tensor r = p == 0 ? x * 3 : p == 1 ? x.exp() : x.relu() - 1;
+    return r.to_vector<float>();
+  };
+  set_program_cache_capacity(2);
+  EXPECT_LE(program_cache_size(), 2);
+  run(0);
+  run(1);
+  reset_eval_stats();
+  run(0); // hit; 1 is now the least recently used
+  run(2); // miss: evicts 1
+  EXPECT_EQ(eval_stats().compiles, 1);
+  run(0); // still cached
+  EXPECT_EQ(eval_stats().compiles, 1);
+  std::vector<float> again = run(1); // evicted: prepared again
+  EXPECT_EQ(eval_stats().compiles, 2);
+  EXPECT_FLOAT_EQ(again[3], std::exp(3.0f));
+  EXPECT_LE(program_cache_size(), 2 + 2); // + the gradient programs' cache
+  set_program_cache_capacity(capacity);
+  EXPECT_EQ(program_cache_capacity(), 256);
 }
 
 TEST(Print, PyTorchFormat) {

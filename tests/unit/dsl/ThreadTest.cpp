@@ -262,3 +262,50 @@ TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
 }
 
 } // namespace
+
+// Eight threads evaluate four different programs and run backward while
+// the program caches hold one program each: programs are evicted while
+// other threads run them (each keeps its program alive) and prepared
+// again; every result still matches the loops.
+TEST_F(Threads, EightThreadsWithOneCachedProgram) {
+  int64_t capacity = program_cache_capacity();
+  set_program_cache_capacity(1);
+  std::latch start(kThreads);
+  std::atomic<int> mismatches{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int round = 0; round < kRounds; ++round)
+        for (int p = 0; p < kPrograms; ++p) {
+          auto av = input(t, round, 0, kR * kC);
+          auto bv = input(t, round, 1, kC * kR);
+          try {
+            Tensor a = from_vector(av, {kR, kC});
+            Tensor b = from_vector(bv, {kC, kR});
+            std::vector<float> got =
+                record((p + t) % kPrograms, a, b).to_vector<float>();
+            std::vector<double> want = reference((p + t) % kPrograms, av, bv);
+            bool same = got.size() == want.size();
+            for (size_t k = 0; same && k < got.size(); ++k)
+              same =
+                  std::abs(got[k] - want[k]) <= 1e-4 * (1 + std::abs(want[k]));
+            Tensor x = from_vector(av, {kR, kC}).requires_grad_();
+            ((x * (p + 1.0)).relu().sum()).backward();
+            std::vector<float> gx = x.grad().to_vector<float>();
+            for (size_t k = 0; same && k < gx.size(); ++k)
+              same = gx[k] == (av[k] > 0 ? float(p + 1) : 0.0f);
+            mismatches += !same;
+          } catch (const Error &e) {
+            ++errors;
+            ADD_FAILURE() << "thread " << t << ": " << e.what();
+          }
+        }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_LE(program_cache_size(), 2); // one evaluator + one gradient program
+  set_program_cache_capacity(capacity);
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+}
