@@ -628,6 +628,17 @@ def siblings():
     yt = f.view("transpose", y, "dims 0, 1", lambda t: t.t())
     u = f.binary("sub", a, f.fill(2.0, []))
     f.ret(r0, r1, z, yt, u)
+
+    # y's kernel and u's merge although z, between them, reads y: the
+    # merged kernel goes where y's was (u reads only a), before z.
+    f = fn("merge_before_consumer")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    y = f.unary("exp", f.binary("mul", a, f.fill(0.25, [])))
+    z = f.reduce("amax", f.binary("add", y, y), [0])
+    u = f.binary("sub", f.view("transpose", a, "dims 0, 1",
+                               lambda t: t.t()), f.fill(3.0, []))
+    f.ret(y, z, u)
     return fs
 
 

@@ -562,11 +562,16 @@ std::pair<SmallVector<int64_t>, int> bestPermutation(KernelOp a, KernelOp b) {
 }
 
 /// Merges sibling kernel `b` (later in the block) into `a` when they share
-/// inputs and neither depends on the other; true when merged.
-bool mergeSiblings(KernelOp a, KernelOp b) {
+/// inputs and neither depends on the other: the merged kernel (where `b`
+/// was, or, with `atB` false, where `a` was), or null. Cheap checks first: this
+/// runs for every pair of kernels that read a common root.
+KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
+  if (a.getNumResults() + b.getNumResults() > kMaxSiblingResults ||
+      a->getBlock() != b->getBlock() || !a->isBeforeInBlock(b))
+    return {};
   auto [perm, shared] = bestPermutation(a, b);
   if (shared == 0)
-    return false;
+    return {};
   // Reduced dims over A's space: both kernels' must agree when both reduce.
   SmallVector<int64_t> reduceA = a.getReducedDims(), reduceB;
   llvm::sort(reduceA);
@@ -574,56 +579,73 @@ bool mergeSiblings(KernelOp a, KernelOp b) {
     reduceB.push_back(perm[d]);
   llvm::sort(reduceB);
   if (!reduceA.empty() && !reduceB.empty() && reduceA != reduceB)
-    return false;
+    return {};
   SmallVector<int64_t> reduce = reduceA.empty() ? reduceB : reduceA;
-  // Ops between A and B that depend on A: only views may move after B.
+
+  // Inputs: A's, then B's that A does not read already (seen over A's
+  // space), each once.
+  ArrayRef<int64_t> space = a.getSpace();
+  SmallVector<Value> inputsA(a.getInputs().begin(), a.getInputs().end());
+  struct NewInput {
+    Value root;
+    StridedTensorType type;
+  };
+  SmallVector<NewInput> added;
+  SmallVector<unsigned> argOfB;
+  for (Value in : b.getInputs()) {
+    auto type = permutedType(tensorType(in), perm, space);
+    Value root = viewRoot(in);
+    int found = findInput(inputsA, root, type);
+    if (found < 0) {
+      auto it = llvm::find_if(added, [&](const NewInput &n) {
+        return n.root == root && n.type == type;
+      });
+      found = inputsA.size() + (it - added.begin());
+      if (it == added.end())
+        added.push_back({root, type});
+    }
+    argOfB.push_back(found);
+  }
+  if (inputsA.size() + added.size() > kMaxSiblingInputs)
+    return {};
+
+  // Where the merged kernel goes: where B was, if the ops between A and B
+  // that depend on A are views (they move after it) and B does not depend
+  // on A; else where A was, if every root B reads is defined before A.
   SmallPtrSet<Value, 8> tainted;
   for (Value r : a.getResults())
     tainted.insert(r);
   SmallVector<Operation *> dependents;
-  for (Operation *op = a->getNextNode(); op != b.getOperation();
+  atB = true;
+  for (Operation *op = a->getNextNode(); op != b.getOperation() && atB;
        op = op->getNextNode()) {
     if (!llvm::any_of(op->getOperands(),
                       [&](Value v) { return tainted.contains(v); }))
       continue;
-    if (!isa<StridedViewOp>(op) && !getViewSource(op))
-      return false;
+    atB = isa<StridedViewOp>(op) || getViewSource(op);
     dependents.push_back(op);
     for (Value r : op->getResults())
       tainted.insert(r);
   }
   for (Value in : b.getInputs())
-    if (tainted.contains(in))
-      return false;
-
-  // Inputs: A's, then B's that A does not read already.
-  ArrayRef<int64_t> space = a.getSpace();
-  SmallVector<Value> inputs(a.getInputs().begin(), a.getInputs().end());
-  SmallVector<unsigned> argOfB;
-  SmallVector<Operation *> madeViews;
-  OpBuilder outer(b);
-  for (Value in : b.getInputs()) {
-    auto type = permutedType(tensorType(in), perm, space);
-    Value root = viewRoot(in);
-    int found = findInput(inputs, root, type);
-    if (found < 0) {
-      found = inputs.size();
-      if (root.getType() == type) {
-        inputs.push_back(root);
-      } else {
-        auto view = outer.create<StridedViewOp>(b.getLoc(), type, root);
-        madeViews.push_back(view);
-        inputs.push_back(view);
-      }
+    atB &= !tainted.contains(in);
+  if (!atB) {
+    dependents.clear();
+    for (Value in : b.getInputs()) {
+      Operation *def = viewRoot(in).getDefiningOp();
+      if (def && (def->getBlock() != a->getBlock() || !def->isBeforeInBlock(a)))
+        return {};
     }
-    argOfB.push_back(found);
   }
-  if (inputs.size() > kMaxSiblingInputs ||
-      a.getNumResults() + b.getNumResults() > kMaxSiblingResults) {
-    for (Operation *view : madeViews)
-      view->erase();
-    return false;
-  }
+
+  OpBuilder outer = atB ? OpBuilder(b) : OpBuilder(a);
+  SmallVector<Value> inputs = inputsA;
+  for (const NewInput &n : added)
+    inputs.push_back(
+        n.root.getType() == n.type
+            ? n.root
+            : outer.create<StridedViewOp>(b.getLoc(), n.type, n.root)
+                  .getResult());
 
   SmallVector<Type> resultTypes(a.getResultTypes());
   resultTypes.append(b.getResultTypes().begin(), b.getResultTypes().end());
@@ -714,31 +736,46 @@ bool mergeSiblings(KernelOp a, KernelOp b) {
       feeders.push_back(source);
     view->erase();
   }
-  return true;
+  return merged;
 }
 
-/// Merges sibling kernels in `block` until no pair merges.
+/// Merges sibling kernels in `block`: each kernel, in order, with the
+/// first later kernel it can merge with; the merged kernel takes the later
+/// one's place and is tried again from there. O(kernels^2) pair checks.
 void fuseSiblings(Block &block) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    SmallVector<KernelOp> kernels;
-    for (Operation &op : block)
-      if (auto k = dyn_cast<KernelOp>(op); k && isSiblingCandidate(k))
-        kernels.push_back(k);
-    for (size_t i = 0; i < kernels.size() && !changed; ++i) {
-      // Cheap filter: B must read some root A reads.
-      SmallPtrSet<Value, 8> roots;
-      for (Value in : kernels[i].getInputs())
+  SmallVector<KernelOp> kernels;
+  for (Operation &op : block)
+    if (auto k = dyn_cast<KernelOp>(op); k && isSiblingCandidate(k))
+      kernels.push_back(k);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!kernels[i])
+      continue;
+    // Cheap filter: B must read some root A reads.
+    SmallPtrSet<Value, 8> roots;
+    for (Value in : kernels[i].getInputs())
+      if (!isBroadcastOnly(tensorType(in)))
+        roots.insert(viewRoot(in));
+    for (size_t j = i + 1; j < kernels.size(); ++j) {
+      if (!kernels[j] || llvm::none_of(kernels[j].getInputs(), [&](Value in) {
+            return roots.contains(viewRoot(in));
+          }))
+        continue;
+      bool atB = true;
+      KernelOp merged = mergeSiblings(kernels[i], kernels[j], atB);
+      if (!merged)
+        continue;
+      // Keep the list in block order: the merged kernel takes the slot of
+      // the kernel whose place it took, and is tried from there.
+      if (atB) {
+        kernels[i] = nullptr;
+        kernels[j] = merged;
+        break;
+      }
+      kernels[i] = merged;
+      kernels[j] = nullptr;
+      for (Value in : merged.getInputs())
         if (!isBroadcastOnly(tensorType(in)))
           roots.insert(viewRoot(in));
-      for (size_t j = i + 1; j < kernels.size() && !changed; ++j) {
-        if (llvm::none_of(kernels[j].getInputs(), [&](Value in) {
-              return roots.contains(viewRoot(in));
-            }))
-          continue;
-        changed = mergeSiblings(kernels[i], kernels[j]);
-      }
     }
   }
 }

@@ -33,3 +33,11 @@
 // CHECK: %[[YT:.*]] = strata.strided_view %[[R0]]#1 {{.*}} -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
 // CHECK: %[[R1:.*]]:2 = strata.kernel space [3, 4] reduce [1] combiners ["sum", "none"]
 // CHECK: return %[[R0]]#0, %[[R1]]#0, %[[Z]], %[[YT]], %[[R1]]#1
+
+// y's kernel and u's (over the transposed space) merge although the amax,
+// between them, reads y: the merged kernel goes where y's was.
+// CHECK-LABEL: func.func @merge_before_consumer
+// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}} : {{.*}}result_perms = array<i64: 0, 1, 1, 0>
+// CHECK: %[[Z:.*]] = strata.kernel space [3, 4] reduce [0] combiners ["max"] ins(%[[K]]#0 :
+// CHECK-NOT: strata.kernel
+// CHECK: return %[[K]]#0, %[[Z]], %[[K]]#1

@@ -92,5 +92,25 @@ func.func @must_not_merge(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<4xf
   return %1, %2, %6, %7, %9 : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
 }
 
+// CHECK-NEXT: func @merge_before_consumer
+// CHECK-NEXT: result 0: f32 sizes [3, 4] strides [4, 1] offset 0
+// CHECK-NEXT:   [ [1, 1.28403, 1.64872, 2.117], [2.71828, 3.49034, 4.48169, 5.7546], [7.38906, 9.48774, 12.1825, 15.6426] ]
+// CHECK-NEXT: result 1: f32 sizes [4] strides [1] offset 0
+// CHECK-NEXT:   [14.7781, 18.9755, 24.365, 31.2853]
+// CHECK-NEXT: result 2: f32 sizes [4, 3] strides [3, 1] offset 0
+// CHECK-NEXT:   [ [-3, 1, 5], [-2, 2, 6], [-1, 3, 7], [0, 4, 8] ]
+func.func @merge_before_consumer(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
+  %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %1 = strata.fill 0.25 : !strata.tensor<f32, strided<[], offset: 0>>
+  %2 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %3 = strata.exp %2 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %4 = strata.add %3, %3 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %5 = strata.amax %4 dims [0] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %6 = strata.transpose %0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %7 = strata.fill 3.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %8 = strata.sub %6, %7 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return %3, %5, %8 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+}
+
 // Nothing after the last result.
 // CHECK-NOT: {{.}}
