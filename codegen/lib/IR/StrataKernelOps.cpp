@@ -78,7 +78,8 @@ KernelOp::LoopNest KernelOp::getSpaceLoopNest() {
     bool reduces = !getCombiner(i).empty();
     std::vector<int64_t> strides(space.size(), 0);
     int64_t stride = 1;
-    for (int64_t d : llvm::reverse(getResultPerm(i))) {
+    SmallVector<int64_t> perm = getResultPerm(i);
+    for (int64_t d : llvm::reverse(perm)) {
       if (reduces && llvm::is_contained(reduced, d))
         continue;
       strides[d] = stride;
