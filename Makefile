@@ -51,7 +51,7 @@ test-tsan: deps
 	  cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DSTRATA_TSAN=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 	cmake --build $(TSAN_DIR) -j $(JOBS) --target strata-unit-threads
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
 	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-unit-threads
 
 FUZZ_SECONDS ?= 600

@@ -504,10 +504,8 @@ mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
   int level = strata::jit::detail::debug();
   if (level >= 1)
     pm.enableTiming();
-  if (level >= 2) {
-    context.disableMultithreading();
-    pm.enableIRPrinting();
-  }
+  if (level >= 2)
+    pm.enableIRPrinting(); // (the context is single-threaded)
   if (mlir::failed(pm.run(*module))) {
     error = "the strata pipeline failed: " + diagOS.str();
     return {};
@@ -541,7 +539,7 @@ RunResult strata::jit::runSource(const std::string &source,
                                  const std::vector<JitValue> &args,
                                  const RunOptions &options) {
   RunResult result;
-  mlir::MLIRContext context;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   auto module = lower(context, source, result.error);
   if (!module)
     return result;
@@ -554,7 +552,10 @@ RunResult strata::jit::runSource(const std::string &source,
 }
 
 struct strata::jit::PreparedFunction::Impl {
-  mlir::MLIRContext context;
+  /// No thread pool: a program has one function, lowered on the calling
+  /// thread (a pool per cached program would hold idle threads and their
+  /// locks for as long as the program lives).
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
   mlir::OwningOpRef<mlir::ModuleOp> module;
   Plan plan;
   mlir::Operation *func = nullptr;
