@@ -562,6 +562,16 @@ def elementwise():
 
 # --- reductions --------------------------------------------------------------
 
+def x_w_views(f):
+    """x (4x3) and w (3x4) storages seen as x.t(), w, x and w.t()."""
+    sx = f.storage_arg(12)
+    sw = f.storage_arg(12)
+    return (f.strided_view(sx, [3, 4], [1, 3], 0),
+            f.strided_view(sw, [3, 4], [4, 1], 0),
+            f.strided_view(sx, [4, 3], [3, 1], 0),
+            f.strided_view(sw, [4, 3], [1, 4], 0))
+
+
 @test_file("siblings.mlir", "Programs whose kernels --strata-fuse merges "
            "(sibling fusion): siblings over permuted spaces, a reduction and "
            "an elementwise value of the same inputs, and pairs that must not "
@@ -572,12 +582,7 @@ def siblings():
     # x.t() * w and x * w.t(): one kernel over [3, 4], the second result
     # written in x's order.
     f = fn("transposed_siblings")
-    sx = f.storage_arg(12)
-    sw = f.storage_arg(12)
-    xt = f.strided_view(sx, [3, 4], [1, 3], 0)
-    w = f.strided_view(sw, [3, 4], [4, 1], 0)
-    x = f.strided_view(sx, [4, 3], [3, 1], 0)
-    wt = f.strided_view(sw, [4, 3], [1, 4], 0)
+    xt, w, x, wt = x_w_views(f)
     a = f.unary("relu", f.binary("sub", f.binary("mul", xt, w),
                                  f.fill(20.0, [])))
     b = f.binary("add", f.binary("mul", x, wt), x)
@@ -587,12 +592,7 @@ def siblings():
     # gradient program computes them: a full sum and two elementwise
     # results in their own orders.
     f = fn("loss_and_gradients")
-    sx = f.storage_arg(12)
-    sw = f.storage_arg(12)
-    xt = f.strided_view(sx, [3, 4], [1, 3], 0)
-    w = f.strided_view(sw, [3, 4], [4, 1], 0)
-    x = f.strided_view(sx, [4, 3], [3, 1], 0)
-    wt = f.strided_view(sw, [4, 3], [1, 4], 0)
+    xt, w, x, wt = x_w_views(f)
     zero = f.fill(0.0, [])
     shift = f.fill(30.0, [])
     loss = f.reduce("sum", f.unary("relu", f.binary(
