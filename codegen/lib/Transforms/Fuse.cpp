@@ -489,6 +489,10 @@ bool isBroadcastOnly(StridedTensorType t) {
 /// Merging stops at this many operands, so kernels stay register-friendly.
 constexpr unsigned kMaxSiblingInputs = 12;
 constexpr unsigned kMaxSiblingResults = 6;
+/// Kernels after a kernel that it may merge with: siblings sit close
+/// together (a gradient and its loss), and this keeps the pass linear in
+/// the number of kernels.
+constexpr unsigned kSiblingWindow = 64;
 /// Permutations tried per pair (spaces of many equal sizes have many).
 constexpr int kMaxPermutations = 720;
 
@@ -740,8 +744,9 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
 }
 
 /// Merges sibling kernels in `block`: each kernel, in order, with the
-/// first later kernel it can merge with; the merged kernel takes the later
-/// one's place and is tried again from there. O(kernels^2) pair checks.
+/// first of the next kSiblingWindow kernels it can merge with; the merged
+/// kernel takes the place of the kernel whose position it took and is
+/// tried again from there. At most kSiblingWindow pair checks per kernel.
 void fuseSiblings(Block &block) {
   SmallVector<KernelOp> kernels;
   for (Operation &op : block)
@@ -755,7 +760,11 @@ void fuseSiblings(Block &block) {
     for (Value in : kernels[i].getInputs())
       if (!isBroadcastOnly(tensorType(in)))
         roots.insert(viewRoot(in));
-    for (size_t j = i + 1; j < kernels.size(); ++j) {
+    unsigned scanned = 0;
+    for (size_t j = i + 1; j < kernels.size() && scanned < kSiblingWindow;
+         ++j) {
+      if (kernels[j])
+        ++scanned;
       if (!kernels[j] || llvm::none_of(kernels[j].getInputs(), [&](Value in) {
             return roots.contains(viewRoot(in));
           }))
