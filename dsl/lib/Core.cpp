@@ -285,11 +285,15 @@ double strata::detail::loadElement(const runtime::Storage &buffer, DType dtype,
 
 //===--- Metadata ---------------------------------------------------------===//
 
-const TensorImpl &Tensor::checked() const {
-  return implOf(*this, SourceLoc::current());
+const TensorImpl &Tensor::checked(SourceLoc loc) const {
+  return implOf(*this, loc);
 }
-const Shape &Tensor::sizes() const { return checked().layout.sizes; }
-const Shape &Tensor::strides() const { return checked().layout.strides; }
+const Shape &Tensor::sizes(SourceLoc loc) const {
+  return checked(loc).layout.sizes;
+}
+const Shape &Tensor::strides(SourceLoc loc) const {
+  return checked(loc).layout.strides;
+}
 int64_t Tensor::size(int64_t d, SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   return t.layout.sizes[check(layout::wrapDim(d, t.layout.dim(), "size"), loc)];
@@ -299,25 +303,37 @@ int64_t Tensor::stride(int64_t d, SourceLoc loc) const {
   return t.layout
       .strides[check(layout::wrapDim(d, t.layout.dim(), "stride"), loc)];
 }
-int64_t Tensor::storage_offset() const { return checked().layout.offset; }
-int64_t Tensor::dim() const { return checked().layout.dim(); }
-int64_t Tensor::numel() const { return checked().layout.numel(); }
-DType Tensor::dtype() const { return checked().dtype; }
-Device Tensor::device() const {
-  return deviceOf(checked().root->current->device);
+int64_t Tensor::storage_offset(SourceLoc loc) const {
+  return checked(loc).layout.offset;
 }
-TensorOptions Tensor::options() const {
-  return TensorOptions(dtype()).device(device()).requires_grad(requires_grad());
+int64_t Tensor::dim(SourceLoc loc) const { return checked(loc).layout.dim(); }
+int64_t Tensor::numel(SourceLoc loc) const {
+  return checked(loc).layout.numel();
 }
-bool Tensor::is_contiguous() const {
-  return layout::isContiguous(checked().layout);
+DType Tensor::dtype(SourceLoc loc) const { return checked(loc).dtype; }
+Device Tensor::device(SourceLoc loc) const {
+  return deviceOf(checked(loc).root->current->device);
 }
-int64_t Tensor::element_size() const { return elementSize(dtype()); }
-bool Tensor::requires_grad() const { return checked().requiresGrad; }
-bool Tensor::is_leaf() const { return checked().isLeaf; }
-int64_t Tensor::_version() const { return checked().root->version; }
-bool Tensor::is_materialized() const {
-  return checked().root->current->buffer != nullptr;
+TensorOptions Tensor::options(SourceLoc loc) const {
+  return TensorOptions(dtype(loc))
+      .device(device(loc))
+      .requires_grad(requires_grad(loc));
+}
+bool Tensor::is_contiguous(SourceLoc loc) const {
+  return layout::isContiguous(checked(loc).layout);
+}
+int64_t Tensor::element_size(SourceLoc loc) const {
+  return elementSize(dtype(loc));
+}
+bool Tensor::requires_grad(SourceLoc loc) const {
+  return checked(loc).requiresGrad;
+}
+bool Tensor::is_leaf(SourceLoc loc) const { return checked(loc).isLeaf; }
+int64_t Tensor::_version(SourceLoc loc) const {
+  return checked(loc).root->version;
+}
+bool Tensor::is_materialized(SourceLoc loc) const {
+  return checked(loc).root->current->buffer != nullptr;
 }
 Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
   TensorImpl &t = const_cast<TensorImpl &>(implOf(*this, loc));

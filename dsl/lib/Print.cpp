@@ -151,8 +151,8 @@ std::string hexPtr(const void *p) {
 std::string yes(bool b) { return b ? "yes" : "no"; }
 } // namespace
 
-std::string Tensor::explain() const {
-  const TensorImpl &t = checked();
+std::string Tensor::explain(SourceLoc loc) const {
+  const TensorImpl &t = checked(loc);
   const StorageRoot &root = *t.root;
   int64_t es = elementSize(t.dtype);
   std::ostringstream os;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 
 using namespace strata;
 
@@ -122,4 +123,40 @@ TEST(DslErrors, OperatorsNameTheUsersLine) {
   expectError([&] { (void)(flag - flag); },
               "Subtraction, the `-` operator, with two bool tensors is not "
               "supported.");
+}
+
+// Metadata accessors on an undefined tensor name the caller's line, as
+// every other op does.
+TEST(DslErrors, MetadataOfAnUndefinedTensorNamesTheUsersLine) {
+  Tensor u;
+  auto expectHere = [](const std::function<void()> &f, int line,
+                       const char *what) {
+    try {
+      f();
+      ADD_FAILURE() << what << ": no error";
+    } catch (const Error &e) {
+      EXPECT_NE(e.message().find("undefined tensor"), std::string::npos)
+          << what << ": " << e.what();
+      std::string want = "DslErrorTest.cpp:" + std::to_string(line);
+      EXPECT_NE(e.where().find(want), std::string::npos)
+          << what << ": located at " << e.where() << ", expected " << want;
+    }
+  };
+  // clang-format off
+  expectHere([&] { (void)u.sizes(); }, __LINE__, "sizes");
+  expectHere([&] { (void)u.strides(); }, __LINE__, "strides");
+  expectHere([&] { (void)u.storage_offset(); }, __LINE__, "storage_offset");
+  expectHere([&] { (void)u.dim(); }, __LINE__, "dim");
+  expectHere([&] { (void)u.numel(); }, __LINE__, "numel");
+  expectHere([&] { (void)u.dtype(); }, __LINE__, "dtype");
+  expectHere([&] { (void)u.device(); }, __LINE__, "device");
+  expectHere([&] { (void)u.options(); }, __LINE__, "options");
+  expectHere([&] { (void)u.is_contiguous(); }, __LINE__, "is_contiguous");
+  expectHere([&] { (void)u.element_size(); }, __LINE__, "element_size");
+  expectHere([&] { (void)u.requires_grad(); }, __LINE__, "requires_grad");
+  expectHere([&] { (void)u.is_leaf(); }, __LINE__, "is_leaf");
+  expectHere([&] { (void)u._version(); }, __LINE__, "_version");
+  expectHere([&] { (void)u.is_materialized(); }, __LINE__, "is_materialized");
+  expectHere([&] { (void)u.explain(); }, __LINE__, "explain");
+  // clang-format on
 }

@@ -79,35 +79,35 @@ public:
   /// Whether this handle refers to a tensor.
   bool defined() const { return impl_ != nullptr; }
   /// Sizes of each dimension.
-  const Shape &sizes() const;
+  const Shape &sizes(SourceLoc loc = SourceLoc::current()) const;
   /// Size of dim `d` (negative counts from the end).
   int64_t size(int64_t d, SourceLoc loc = SourceLoc::current()) const;
   /// Strides in elements.
-  const Shape &strides() const;
+  const Shape &strides(SourceLoc loc = SourceLoc::current()) const;
   /// Stride of dim `d`.
   int64_t stride(int64_t d, SourceLoc loc = SourceLoc::current()) const;
   /// Offset of element 0 in its storage, in elements.
-  int64_t storage_offset() const;
+  int64_t storage_offset(SourceLoc loc = SourceLoc::current()) const;
   /// Number of dimensions.
-  int64_t dim() const;
+  int64_t dim(SourceLoc loc = SourceLoc::current()) const;
   /// Number of elements.
-  int64_t numel() const;
+  int64_t numel(SourceLoc loc = SourceLoc::current()) const;
   /// Element type.
-  DType dtype() const;
+  DType dtype(SourceLoc loc = SourceLoc::current()) const;
   /// Device.
-  Device device() const;
+  Device device(SourceLoc loc = SourceLoc::current()) const;
   /// Element type, device and requires_grad as options.
-  TensorOptions options() const;
+  TensorOptions options(SourceLoc loc = SourceLoc::current()) const;
   /// PyTorch's is_contiguous.
-  bool is_contiguous() const;
+  bool is_contiguous(SourceLoc loc = SourceLoc::current()) const;
   /// Bytes per element.
-  int64_t element_size() const;
+  int64_t element_size(SourceLoc loc = SourceLoc::current()) const;
   /// Whether gradients are recorded for this tensor.
-  bool requires_grad() const;
+  bool requires_grad(SourceLoc loc = SourceLoc::current()) const;
   /// Sets requires_grad (only on leaves, as PyTorch); returns *this.
   Tensor &requires_grad_(bool r = true, SourceLoc loc = SourceLoc::current());
   /// True unless produced by an op from a tensor that requires grad.
-  bool is_leaf() const;
+  bool is_leaf(SourceLoc loc = SourceLoc::current()) const;
   /// The accumulated gradient of a leaf (undefined until a backward()). For
   /// a non-leaf without retain_grad(): undefined, with PyTorch's UserWarning
   /// (strata::set_warning_handler).
@@ -125,9 +125,9 @@ public:
   void backward(const Tensor &gradient = Tensor(), bool retain_graph = false,
                 SourceLoc loc = SourceLoc::current()) const;
   /// The storage's version counter (incremented by every in-place op).
-  int64_t _version() const;
+  int64_t _version(SourceLoc loc = SourceLoc::current()) const;
   /// Whether the values are computed (false: a pending recorded op).
-  bool is_materialized() const;
+  bool is_materialized(SourceLoc loc = SourceLoc::current()) const;
 
   //===--- Storage and data pointer (evaluate if pending)
   //------------------===//
@@ -296,13 +296,13 @@ public:
   std::string toString(SourceLoc loc = SourceLoc::current()) const;
   /// The four parts, the view chain with source lines, the folded triple and
   /// what producing the tensor costs (a copy, a kernel, or nothing).
-  std::string explain() const;
+  std::string explain(SourceLoc loc = SourceLoc::current()) const;
 
   /// The implementation.
   const std::shared_ptr<detail::TensorImpl> &impl() const { return impl_; }
 
 private:
-  const detail::TensorImpl &checked() const;
+  const detail::TensorImpl &checked(SourceLoc loc) const;
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
