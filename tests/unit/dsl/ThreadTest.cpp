@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <latch>
 #include <string>
 #include <thread>
@@ -130,6 +131,35 @@ KernelCount countSerially(const std::vector<std::string> &sources) {
   return count;
 }
 
+/// Runs body(t) on kThreads threads released together; returns when all
+/// have finished.
+void runAtOnce(const std::function<void(int)> &body) {
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      body(t);
+    });
+  for (std::thread &th : threads)
+    th.join();
+}
+
+/// Records and evaluates program p on thread t's inputs of `round`; true
+/// when every element matches the loops within `rtol` (relative).
+bool programMatches(int p, int t, int round, double rtol) {
+  auto av = input(t, round, 0, kR * kC);
+  auto bv = input(t, round, 1, kC * kR);
+  Tensor a = from_vector(av, {kR, kC});
+  Tensor b = from_vector(bv, {kC, kR});
+  std::vector<float> got = record(p, a, b).to_vector<float>();
+  std::vector<double> want = reference(p, av, bv);
+  bool same = got.size() == want.size();
+  for (size_t k = 0; same && k < got.size(); ++k)
+    same = std::abs(got[k] - want[k]) <= rtol * (1 + std::abs(want[k]));
+  return same;
+}
+
 class Threads : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -141,36 +171,20 @@ protected:
 };
 
 TEST_F(Threads, EightThreadsRecordAndEvaluateTheSamePrograms) {
-  std::latch start(kThreads);
   std::atomic<int> mismatches{0}, errors{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait(); // all threads record at once
-      for (int round = 0; round < kRounds; ++round)
-        for (int i = 0; i < kPrograms; ++i) {
-          int p = (i + t) % kPrograms; // threads meet programs in any order
-          auto av = input(t, round, 0, kR * kC);
-          auto bv = input(t, round, 1, kC * kR);
-          try {
-            Tensor a = from_vector(av, {kR, kC});
-            Tensor b = from_vector(bv, {kC, kR});
-            std::vector<float> got = record(p, a, b).to_vector<float>();
-            std::vector<double> want = reference(p, av, bv);
-            bool same = got.size() == want.size();
-            for (size_t k = 0; same && k < got.size(); ++k)
-              same =
-                  std::abs(got[k] - want[k]) <= 1e-5 * (1 + std::abs(want[k]));
-            mismatches += !same;
-          } catch (const Error &e) {
-            ++errors;
-            ADD_FAILURE() << "thread " << t << " program " << p << ": "
-                          << e.what();
-          }
+  runAtOnce([&](int t) { // all threads record at once
+    for (int round = 0; round < kRounds; ++round)
+      for (int i = 0; i < kPrograms; ++i) {
+        int p = (i + t) % kPrograms; // threads meet programs in any order
+        try {
+          mismatches += !programMatches(p, t, round, 1e-5);
+        } catch (const Error &e) {
+          ++errors;
+          ADD_FAILURE() << "thread " << t << " program " << p << ": "
+                        << e.what();
         }
-    });
-  for (std::thread &th : threads)
-    th.join();
+      }
+  });
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
 
@@ -192,41 +206,35 @@ TEST_F(Threads, EightThreadsRunBackwardAtOnce) {
   // (d/dx = w * [x*w > 0] + 0.5, d/dw = x * [x*w > 0]); and a retained
   // non-leaf's gradient (ones). The gradient program is prepared once.
   int64_t compilesBefore = backward_compiles();
-  std::latch start(kThreads);
   std::atomic<int> mismatches{0}, errors{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (int round = 0; round < kRounds; ++round) {
-        auto xv = input(t, round, 0, kR * kC);
-        auto wv = input(t, round, 1, kR * kC);
-        try {
-          Tensor x = from_vector(xv, {kR, kC}).requires_grad_();
-          Tensor w = from_vector(wv, {kR, kC}).requires_grad_();
-          Tensor h = (x * w).relu();
-          h.retain_grad();
-          Tensor loss = h.sum() + (x.t() * 0.5).sum();
-          loss.backward();
-          std::vector<float> gx = x.grad().to_vector<float>();
-          std::vector<float> gw = w.grad().to_vector<float>();
-          std::vector<float> gh = h.grad().to_vector<float>();
-          bool same = gx.size() == xv.size() && gw.size() == wv.size() &&
-                      gh.size() == xv.size();
-          for (size_t k = 0; same && k < xv.size(); ++k) {
-            double on = xv[k] * wv[k] > 0 ? 1 : 0;
-            same = std::abs(gx[k] - (wv[k] * on + 0.5)) <= 1e-5 &&
-                   std::abs(gw[k] - xv[k] * on) <= 1e-5 && gh[k] == 1.0f;
-          }
-          mismatches += !same;
-        } catch (const Error &e) {
-          ++errors;
-          ADD_FAILURE() << "thread " << t << ": " << e.what();
+  runAtOnce([&](int t) {
+    for (int round = 0; round < kRounds; ++round) {
+      auto xv = input(t, round, 0, kR * kC);
+      auto wv = input(t, round, 1, kR * kC);
+      try {
+        Tensor x = from_vector(xv, {kR, kC}).requires_grad_();
+        Tensor w = from_vector(wv, {kR, kC}).requires_grad_();
+        Tensor h = (x * w).relu();
+        h.retain_grad();
+        Tensor loss = h.sum() + (x.t() * 0.5).sum();
+        loss.backward();
+        std::vector<float> gx = x.grad().to_vector<float>();
+        std::vector<float> gw = w.grad().to_vector<float>();
+        std::vector<float> gh = h.grad().to_vector<float>();
+        bool same = gx.size() == xv.size() && gw.size() == wv.size() &&
+                    gh.size() == xv.size();
+        for (size_t k = 0; same && k < xv.size(); ++k) {
+          double on = xv[k] * wv[k] > 0 ? 1 : 0;
+          same = std::abs(gx[k] - (wv[k] * on + 0.5)) <= 1e-5 &&
+                 std::abs(gw[k] - xv[k] * on) <= 1e-5 && gh[k] == 1.0f;
         }
+        mismatches += !same;
+      } catch (const Error &e) {
+        ++errors;
+        ADD_FAILURE() << "thread " << t << ": " << e.what();
       }
-    });
-  for (std::thread &th : threads)
-    th.join();
+    }
+  });
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(backward_compiles() - compilesBefore, 1)
@@ -240,21 +248,15 @@ TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
 
   jit::clearMemoryCache();
   jit::resetCacheStats();
-  std::latch start(kThreads);
   std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (size_t i = 0; i < sources.size(); ++i) {
-        std::string error;
-        auto fn = jit::PreparedFunction::fromSource(
-            sources[(i + t) % sources.size()], "main", error);
-        failures += !fn;
-      }
-    });
-  for (std::thread &th : threads)
-    th.join();
+  runAtOnce([&](int t) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::string error;
+      auto fn = jit::PreparedFunction::fromSource(
+          sources[(i + t) % sources.size()], "main", error);
+      failures += !fn;
+    }
+  });
   EXPECT_EQ(failures.load(), 0);
   jit::CacheStats stats = jit::cacheStats();
   EXPECT_EQ(stats.compiles, serial.distinct) << "each kernel compiled once";
@@ -270,40 +272,25 @@ TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
 TEST_F(Threads, EightThreadsWithOneCachedProgram) {
   int64_t capacity = program_cache_capacity();
   set_program_cache_capacity(1);
-  std::latch start(kThreads);
   std::atomic<int> mismatches{0}, errors{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (int round = 0; round < kRounds; ++round)
-        for (int p = 0; p < kPrograms; ++p) {
+  runAtOnce([&](int t) {
+    for (int round = 0; round < kRounds; ++round)
+      for (int p = 0; p < kPrograms; ++p) {
+        try {
+          bool same = programMatches((p + t) % kPrograms, t, round, 1e-4);
           auto av = input(t, round, 0, kR * kC);
-          auto bv = input(t, round, 1, kC * kR);
-          try {
-            Tensor a = from_vector(av, {kR, kC});
-            Tensor b = from_vector(bv, {kC, kR});
-            std::vector<float> got =
-                record((p + t) % kPrograms, a, b).to_vector<float>();
-            std::vector<double> want = reference((p + t) % kPrograms, av, bv);
-            bool same = got.size() == want.size();
-            for (size_t k = 0; same && k < got.size(); ++k)
-              same =
-                  std::abs(got[k] - want[k]) <= 1e-4 * (1 + std::abs(want[k]));
-            Tensor x = from_vector(av, {kR, kC}).requires_grad_();
-            ((x * (p + 1.0)).relu().sum()).backward();
-            std::vector<float> gx = x.grad().to_vector<float>();
-            for (size_t k = 0; same && k < gx.size(); ++k)
-              same = gx[k] == (av[k] > 0 ? float(p + 1) : 0.0f);
-            mismatches += !same;
-          } catch (const Error &e) {
-            ++errors;
-            ADD_FAILURE() << "thread " << t << ": " << e.what();
-          }
+          Tensor x = from_vector(av, {kR, kC}).requires_grad_();
+          ((x * (p + 1.0)).relu().sum()).backward();
+          std::vector<float> gx = x.grad().to_vector<float>();
+          for (size_t k = 0; same && k < gx.size(); ++k)
+            same = gx[k] == (av[k] > 0 ? float(p + 1) : 0.0f);
+          mismatches += !same;
+        } catch (const Error &e) {
+          ++errors;
+          ADD_FAILURE() << "thread " << t << ": " << e.what();
         }
-    });
-  for (std::thread &th : threads)
-    th.join();
+      }
+  });
   EXPECT_LE(program_cache_size(), 2); // one evaluator + one gradient program
   set_program_cache_capacity(capacity);
   EXPECT_EQ(errors.load(), 0);
