@@ -17,7 +17,12 @@
 // IR run by the JIT) with central finite differences.
 //
 //   strata-fuzz-programs [--programs N] [--seconds S] [--seed K] [--verbose]
-//                        [--grad-every G] [--no-grad]
+//                        [--grad-every G] [--no-grad] [--cuda] [--large]
+// --cuda also runs each program on the CUDA engine (a GPU, or the CUDA
+// simulator of tests/cudasim) against the same reference. --large makes
+// most dimensions one of two sizes drawn per program (17..90, 33..130) and
+// favours transposes and permutes, so that the CUDA emitter's tiled,
+// row-reduce and split-reduction shapes occur.
 // Program i uses seed K + i; a failure prints the program and the seed.
 // The gradient check runs for every G-th program (i % G == 0; default 1):
 // it costs ~8x a forward check (a forward, a backward and 2 forwards per
@@ -27,6 +32,7 @@
 #include "jit/ProgramBuilder.h"
 #include "strata/Autograd.h"
 #include "strata/Error.h"
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 #include "strata/JIT/RefInterop.h"
 #include "strata/Reference/Evaluator.h"
@@ -53,7 +59,12 @@ namespace {
 
 class Generator {
 public:
-  explicit Generator(uint64_t seed) : rng(seed) {}
+  Generator(uint64_t seed, bool large) : rng(seed), large(large) {
+    // Two large sizes per program, so that transposed values still meet
+    // values of the same shape (tiled kernels need both layouts at once).
+    bigSizes[0] = pick(17, 90);
+    bigSizes[1] = pick(33, 130);
+  }
 
   int64_t pick(int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -62,8 +73,11 @@ public:
 
   std::vector<int64_t> shape(int64_t maxRank) {
     std::vector<int64_t> s;
-    for (int64_t r = pick(0, maxRank); r > 0; --r)
-      s.push_back(chance(6) ? 0 : (chance(30) ? 1 : pick(2, 6)));
+    for (int64_t r = pick(large ? 2 : 0, maxRank); r > 0; --r)
+      s.push_back(chance(6)                 ? 0
+                  : chance(large ? 12 : 30) ? 1
+                  : large && chance(60)     ? bigSizes[pick(0, 1)]
+                                            : pick(2, 6));
     return s;
   }
 
@@ -71,7 +85,8 @@ public:
   V view(Program &p, const V &x) {
     int64_t rank = x.l.dim();
     auto dim = [&] { return pick(-rank, rank - 1); };
-    switch (pick(0, 7)) {
+    // Large programs favour transposes and permutes (tiled CUDA kernels).
+    switch (large && chance(30) ? (chance(50) ? 0 : 6) : pick(0, 7)) {
     case 0:
       if (rank >= 1)
         return p.transpose(x, dim(), dim());
@@ -162,6 +177,19 @@ public:
       V x = pool[pick(0, pool.size() - 1)];
       if (x.dt != dt) // an i1 mask: only where() takes it
         continue;
+      if (large && x.l.dim() >= 2 && chance(20)) {
+        // A value meets its own transpose, made contiguous: both layouts
+        // in one kernel (the CUDA emitter's tiled shape when sizes allow).
+        V t = p.transpose(x, -1, -2);
+        V m = p.binary(isFloat ? "mul" : "add", t, p.contiguous(t));
+        pool.push_back(m);
+        if (chance(50) && m.l.numel() > 0) // row or column, maybe split
+          results.push_back(p.reduce(chance(50) ? "sum" : "amax", m,
+                                     chance(50) ? std::vector<int64_t>{}
+                                                : std::vector<int64_t>{0},
+                                     false));
+        continue;
+      }
       switch (pick(0, 7)) {
       case 0:
       case 1:
@@ -252,10 +280,14 @@ public:
 
 private:
   std::mt19937_64 rng;
+  bool large;
+  int64_t bigSizes[2];
 };
 
-/// "" when the JIT agrees with the reference, else what differs.
-std::string check(const std::string &source, uint64_t seed, bool &skipped) {
+/// "" when the JIT (and, with `cuda`, the CUDA engine) agrees with the
+/// reference, else what differs.
+std::string check(const std::string &source, uint64_t seed, bool cuda,
+                  bool &skipped) {
   skipped = false;
   mlir::MLIRContext context;
   jit::loadDialects(context);
@@ -285,34 +317,44 @@ std::string check(const std::string &source, uint64_t seed, bool &skipped) {
     skipped = true; // e.g. a program the reference refuses; not a JIT bug
     return "";
   }
-  jit::RunResult got = jit::runSource(source, "main", jitArgs);
-  if (!got.ok)
-    return "JIT failed: " + got.error;
-  if (got.values.size() != expected->size())
-    return "result count differs";
-  for (size_t r = 0; r < expected->size(); ++r) {
-    const auto &e = (*expected)[r];
-    const auto &g = got.values[r];
-    std::string at = "result " + std::to_string(r) + ": ";
-    if (g.isStorage != e.isStorage)
-      return at + "storage vs tensor";
-    if (!e.isStorage &&
-        (g.sizes != e.layout.sizes || g.strides != e.layout.strides ||
-         g.offset != e.layout.offset))
-      return at + "layout differs";
-    std::vector<double> ev = e.elements(), gv = g.elements();
-    if (ev.size() != gv.size())
-      return at + "element count differs";
-    for (size_t i = 0; i < ev.size(); ++i) {
-      if (std::isnan(ev[i]) ? std::isnan(gv[i])
-                            : std::abs(gv[i] - ev[i]) <=
-                                  1e-4 * std::max(1.0, std::abs(ev[i])))
-        continue;
-      return at + "element " + std::to_string(i) + ": JIT " +
-             std::to_string(gv[i]) + ", reference " + std::to_string(ev[i]);
+  auto compare = [&](const jit::RunResult &got,
+                     const std::string &engine) -> std::string {
+    if (!got.ok)
+      return engine + " failed: " + got.error;
+    if (got.values.size() != expected->size())
+      return engine + ": result count differs";
+    for (size_t r = 0; r < expected->size(); ++r) {
+      const auto &e = (*expected)[r];
+      const auto &g = got.values[r];
+      std::string at = engine + " result " + std::to_string(r) + ": ";
+      if (g.isStorage != e.isStorage)
+        return at + "storage vs tensor";
+      if (!e.isStorage &&
+          (g.sizes != e.layout.sizes || g.strides != e.layout.strides ||
+           g.offset != e.layout.offset))
+        return at + "layout differs";
+      std::vector<double> ev = e.elements(), gv = g.elements();
+      if (ev.size() != gv.size())
+        return at + "element count differs";
+      for (size_t i = 0; i < ev.size(); ++i) {
+        if (std::isnan(ev[i]) ? std::isnan(gv[i])
+                              : std::abs(gv[i] - ev[i]) <=
+                                    1e-4 * std::max(1.0, std::abs(ev[i])))
+          continue;
+        return at + "element " + std::to_string(i) + ": " +
+               std::to_string(gv[i]) + ", reference " + std::to_string(ev[i]);
+      }
     }
-  }
-  return "";
+    return "";
+  };
+  std::string why = compare(jit::runSource(source, "main", jitArgs), "JIT");
+  if (!why.empty() || !cuda)
+    return why;
+  std::string error;
+  auto prepared = jit::PreparedFunction::fromSource(source, "main", error);
+  if (!prepared)
+    return "CUDA: the program does not prepare: " + error;
+  return compare(jit::runFunctionCuda(prepared->function(), jitArgs), "CUDA");
 }
 
 /// A random differentiable float64 DSL program of the inputs, rebuilt the
@@ -568,7 +610,7 @@ int main(int argc, char **argv) {
   int64_t programs = 0;
   double seconds = 0;
   uint64_t seed = 1;
-  bool verbose = false, gradients = true;
+  bool verbose = false, gradients = true, cuda = false, large = false;
   int64_t gradEvery = 1;
   for (int i = 1; i < argc; ++i) {
     auto next = [&] { return i + 1 < argc ? argv[++i] : "0"; };
@@ -582,12 +624,17 @@ int main(int argc, char **argv) {
       verbose = true;
     else if (!std::strcmp(argv[i], "--no-grad"))
       gradients = false;
+    else if (!std::strcmp(argv[i], "--cuda"))
+      cuda = true;
+    else if (!std::strcmp(argv[i], "--large"))
+      large = true;
     else if (!std::strcmp(argv[i], "--grad-every"))
       gradEvery = std::max<int64_t>(1, std::atoll(next()));
     else {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seconds S] [--seed K] "
-                   "[--verbose] [--grad-every G] [--no-grad]\n",
+                   "[--verbose] [--grad-every G] [--no-grad] [--cuda] "
+                   "[--large]\n",
                    argv[0]);
       return 2;
     }
@@ -595,6 +642,11 @@ int main(int argc, char **argv) {
   if (programs <= 0 && seconds <= 0)
     programs = 200;
   jit::setCacheDir(""); // every program is new: keep the disk cache clean
+  if (cuda && !jit::cudaUnavailableReason().empty()) {
+    std::fprintf(stderr, "strata-fuzz-programs: --cuda: %s\n",
+                 jit::cudaUnavailableReason().c_str());
+    return 1;
+  }
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -605,9 +657,9 @@ int main(int argc, char **argv) {
   for (; (programs <= 0 || done < programs) &&
          (seconds <= 0 || elapsed() < seconds);
        ++done) {
-    std::string source = Generator(seed + done).program();
+    std::string source = Generator(seed + done, large).program();
     bool skip = false;
-    std::string why = check(source, seed + done, skip);
+    std::string why = check(source, seed + done, cuda, skip);
     skipped += skip;
     if (!why.empty()) {
       if (++failures <= 10)

@@ -1,10 +1,10 @@
 //===- BundleMain.cpp - the programs of tests/gpu/run.sh in one binary ----===//
 //
 // strata-gpu (built with STRATA_STATIC_LLVM=ON by tests/gpu/make-bundle.sh)
-// holds strata-run, strata-unit-cuda, strata-gpu-dsl-smoke and
-// strata-bench-cuda, compiled from their own sources with `main` renamed:
-// one copy of the statically linked LLVM and MLIR (about 40 MiB) instead of
-// four. It runs the program named by its own name (the bundle's bin/ has a
+// holds strata-run, strata-unit-cuda, strata-gpu-dsl-smoke,
+// strata-bench-cuda and strata-fuzz-programs, compiled from their own
+// sources with `main` renamed: one copy of the statically linked LLVM and
+// MLIR (about 40 MiB) instead of five. It runs the program named by its own name (the bundle's bin/ has a
 // link per program) or by its first argument:
 //
 //   strata-run --engine=jit f.mlir     strata-gpu strata-run --engine=jit
@@ -23,6 +23,7 @@
 
 int strataRunMain(int argc, char **argv);
 int strataBenchCudaMain(int argc, char **argv);
+int strataFuzzProgramsMain(int argc, char **argv);
 
 namespace {
 
@@ -55,7 +56,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: strata-gpu PROGRAM [ARGS...], or run it through a link "
                "named PROGRAM;\nPROGRAM is one of strata-run, "
-               "strata-unit-cuda, strata-gpu-dsl-smoke, strata-bench-cuda\n");
+               "strata-unit-cuda, strata-gpu-dsl-smoke, strata-bench-cuda, "
+               "strata-fuzz-programs\n");
   return 2;
 }
 
@@ -76,6 +78,8 @@ int main(int argc, char **argv) {
     return strataRunMain(argc, argv);
   if (name == "strata-bench-cuda")
     return strataBenchCudaMain(argc, argv);
+  if (name == "strata-fuzz-programs")
+    return strataFuzzProgramsMain(argc, argv);
   if (name == "strata-unit-cuda")
     return runTests(argc, argv, /*smoke=*/false);
   if (name == "strata-gpu-dsl-smoke")

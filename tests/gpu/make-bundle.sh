@@ -4,7 +4,8 @@
 # 16, fmt or GoogleTest there, no network). `make gpu-bundle` runs it.
 #
 # Builds strata-gpu (tests/gpu/BundleMain.cpp: strata-run, strata-unit-cuda,
-# strata-gpu-dsl-smoke and strata-bench-cuda in one executable) in
+# strata-gpu-dsl-smoke, strata-bench-cuda and strata-fuzz-programs in one
+# executable) in
 # $STRATA_BUNDLE_BUILD (default build-bundle/) with STRATA_STATIC_LLVM=ON:
 # LLVM, MLIR, fmt, GoogleTest and libstdc++ linked statically, so the
 # binary needs only glibc, libnvrtc (the GPU machine's CUDA toolkit has it;
@@ -28,7 +29,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="${1:-$ROOT/gpu-bundle}"
 BUILD="${STRATA_BUNDLE_BUILD:-$ROOT/build-bundle}"
 JOBS="${JOBS:-$(nproc)}"
-PROGRAMS=(strata-run strata-unit-cuda strata-gpu-dsl-smoke strata-bench-cuda)
+PROGRAMS=(strata-run strata-unit-cuda strata-gpu-dsl-smoke strata-bench-cuda
+          strata-fuzz-programs)
 # glibc's libraries: present on every Linux the bundle is for.
 GLIBC="libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 ld-linux-x86-64.so.2"
 

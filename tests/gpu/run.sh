@@ -13,6 +13,9 @@
 # 3. runs every tests/lit/Reference program with strata-run --engine=cuda
 #    against --engine=jit (CPU), with arange and with seeded random inputs,
 #    compared within float32 tolerance by tests/lit/JIT/Inputs/compare.py;
+# 3b. runs strata-fuzz-programs --cuda --large for 40 s: random programs
+#    (views, broadcasting, reductions, writes through views; some
+#    dimensions 17..70) on the CUDA engine against the reference evaluator;
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
@@ -225,7 +228,8 @@ if [ "$PREBUILT" = 0 ]; then
     exit 1
   fi
   run timeout "$(limit 330)" cmake --build "$BUILD" -j16 --target strata-run \
-    strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke
+    strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke \
+    strata-fuzz-programs
 fi
 [ -n "$BUNDLE" ] || BIN="$BUILD/bin"
 
@@ -243,7 +247,8 @@ if [ -z "${STRATA_CUDA_STUB:-}" ] &&
   export STRATA_CUDA_STUB="$d/stubs/libcuda.so"
 fi
 
-for b in strata-run strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke; do
+for b in strata-run strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke \
+         strata-fuzz-programs; do
   if [ ! -x "$BIN/$b" ]; then
     echo "error: $BIN/$b is missing"
     exit 1
@@ -288,6 +293,13 @@ for f in "$ROOT"/tests/lit/Reference/*.mlir; do
     fi
   done
 done
+
+step "random programs on CUDA against the reference evaluator"
+if have_time 60 strata-fuzz-programs &&
+   ! run timeout "$(limit 70)" "$BIN/strata-fuzz-programs" --cuda --large \
+       --no-grad --seconds 40 --seed 9000; then
+  FAILED+=("strata-fuzz-programs")
+fi
 
 step "bandwidth: device copy vs strata workloads (a)-(h)"
 if have_time 30 strata-bench-cuda &&

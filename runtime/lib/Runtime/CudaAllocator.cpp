@@ -1,7 +1,17 @@
 //===- CudaAllocator.cpp - caching device allocator with stats ------------===//
 #include "strata/Runtime/CudaAllocator.h"
 
+#include <cstdlib>
+#include <cstring>
+
 using namespace strata::runtime::cuda;
+
+static bool cachingEnabled() {
+  const char *off = std::getenv("STRATA_NO_CUDA_MEMORY_CACHING");
+  return !off || !*off || std::strcmp(off, "0") == 0;
+}
+
+Allocator::Allocator() : cache(cachingEnabled()) {}
 
 Allocator &Allocator::get() {
   static Allocator allocator;
@@ -15,7 +25,7 @@ size_t Allocator::roundSize(size_t bytes) {
 }
 
 std::string Allocator::allocate(size_t bytes, DevicePtr &ptr) {
-  size_t size = roundSize(bytes);
+  size_t size = cache ? roundSize(bytes) : bytes;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cached.find(size);
   if (it != cached.end()) {
@@ -53,7 +63,14 @@ void Allocator::release(DevicePtr ptr) {
   if (it == live.end())
     return;
   s.allocated -= static_cast<int64_t>(it->second);
-  cached.emplace(it->second, ptr);
+  if (cache) {
+    cached.emplace(it->second, ptr);
+  } else {
+    std::string error;
+    if (Driver *driver = Driver::get(error))
+      driver->free(ptr);
+    s.reserved -= static_cast<int64_t>(it->second);
+  }
   live.erase(it);
 }
 

@@ -288,3 +288,21 @@ TEST(CudaDevice, AllocatorCachesAndCounts) {
   EXPECT_EQ(alloc.emptyCache(), "");
   EXPECT_EQ(alloc.stats().reserved, alloc.stats().allocated);
 }
+
+TEST(CudaDevice, UncachedAllocatorIsExact) {
+  if (!jit::cudaUnavailableReason().empty())
+    GTEST_SKIP() << "SKIPPED: " << jit::cudaUnavailableReason();
+  auto &alloc = runtime::cuda::Allocator::get();
+  if (alloc.caching())
+    GTEST_SKIP() << "SKIPPED: the cache is on (STRATA_NO_CUDA_MEMORY_CACHING "
+                    "is not set)";
+  auto before = alloc.stats();
+  runtime::cuda::DevicePtr a = 0;
+  ASSERT_EQ(alloc.allocate(1000, a), "");
+  EXPECT_EQ(alloc.stats().allocated - before.allocated, 1000);
+  EXPECT_EQ(alloc.stats().reserved - before.reserved, 1000);
+  alloc.release(a);
+  EXPECT_EQ(alloc.stats().allocated, before.allocated);
+  EXPECT_EQ(alloc.stats().reserved, before.reserved); // back to the driver
+  EXPECT_EQ(alloc.stats().allocations - before.allocations, 1);
+}

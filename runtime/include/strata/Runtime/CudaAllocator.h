@@ -4,6 +4,10 @@
 // size (as PyTorch's caching allocator does); emptyCache() returns them to
 // the driver. Statistics follow torch.cuda.memory_stats: bytes allocated
 // now, its peak, bytes reserved from the driver, number of allocations.
+// STRATA_NO_CUDA_MEMORY_CACHING=1 (as PYTORCH_NO_CUDA_MEMORY_CACHING)
+// turns the cache off: each block is exactly the bytes asked for, from the
+// driver, and goes back to it when released, so a memory checker (the CUDA
+// simulator of tests/cudasim) sees every access past a tensor's storage.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_CUDAALLOCATOR_H
@@ -44,8 +48,12 @@ public:
   std::string emptyCache();
   /// The size requests are rounded up to.
   static size_t roundSize(size_t bytes);
+  /// False when STRATA_NO_CUDA_MEMORY_CACHING=1 turned the cache off.
+  bool caching() const { return cache; }
 
 private:
+  Allocator();
+  const bool cache;
   std::mutex mutex;
   std::multimap<size_t, DevicePtr> cached; // rounded size -> free block
   std::unordered_map<DevicePtr, size_t> live;

@@ -1,0 +1,179 @@
+//===- strata_cuda_sim.h - CUDA C of the emitter, compiled for the host ---===//
+//
+// Force-included (-include) into every module the CUDA simulator compiles
+// (SimDriver.cpp). It gives the emitter's CUDA C (codegen/lib/Target/CUDA)
+// host meanings: each CUDA thread is a fiber of the simulator, so
+// threadIdx/blockIdx read the running fiber's state; __syncthreads and the
+// warp shuffles wait for the other fibers of the block or warp; __shared__
+// arrays are statics (one block runs at a time); every global pointer is a
+// checked Ptr that reports an access outside its allocation, or a vector
+// access that is misaligned, instead of touching the memory.
+//
+// Only the constructs the emitter writes are supported: the simulator is
+// for testing strata's CUDA code, not CUDA in general.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_CUDA_SIM_H
+#define STRATA_CUDA_SIM_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+namespace strata_sim {
+
+struct Dim3 {
+  unsigned x, y, z;
+};
+
+/// One simulated thread: its indices and the launch shape.
+struct Thread {
+  Dim3 threadIdx, blockIdx, blockDim, gridDim;
+  unsigned lane, warp;
+};
+
+/// Entry points of the simulator (SimDriver.cpp) a module calls back.
+struct Api {
+  /// Waits until every thread of the block has arrived.
+  void (*syncBlock)();
+  /// Waits until every thread of the running thread's warp has arrived.
+  void (*syncWarp)();
+  /// The 32 exchange slots of the running thread's warp.
+  uint64_t *(*warpSlots)();
+  /// The allocation holding `address`: false if none does.
+  bool (*find)(uint64_t address, uint64_t *base, uint64_t *bytes);
+  /// Records an invalid access (the launch fails with this message).
+  void (*fault)(const char *message);
+};
+
+} // namespace strata_sim
+
+// Set by the simulator when it loads the module, and before each switch to
+// a thread.
+extern "C" {
+extern const strata_sim::Api *strata_sim_api;
+extern strata_sim::Thread *strata_sim_thread;
+}
+
+#ifndef STRATA_SIM_DRIVER // the rest is for modules only
+
+extern "C" {
+const strata_sim::Api *strata_sim_api = nullptr;
+strata_sim::Thread *strata_sim_thread = nullptr;
+}
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+#define threadIdx (strata_sim_thread->threadIdx)
+#define blockIdx (strata_sim_thread->blockIdx)
+#define blockDim (strata_sim_thread->blockDim)
+#define gridDim (strata_sim_thread->gridDim)
+
+inline void __syncthreads() { strata_sim_api->syncBlock(); }
+
+template <typename T> T __shfl_down_sync(unsigned mask, T v, int delta) {
+  static_assert(sizeof(T) <= 8, "shuffle of a value wider than 8 bytes");
+  if (mask != 0xffffffffu)
+    strata_sim_api->fault("__shfl_down_sync with a partial mask");
+  uint64_t *slots = strata_sim_api->warpSlots();
+  unsigned lane = strata_sim_thread->lane;
+  uint64_t mine = 0;
+  memcpy(&mine, &v, sizeof(T));
+  slots[lane] = mine;
+  strata_sim_api->syncWarp();
+  T out = v; // a source lane past the warp gives the caller's own value
+  if (lane + delta < 32)
+    memcpy(&out, &slots[lane + delta], sizeof(T));
+  strata_sim_api->syncWarp(); // nobody overwrites a slot before it is read
+  return out;
+}
+
+inline float __int_as_float(int v) {
+  float f;
+  memcpy(&f, &v, 4);
+  return f;
+}
+inline double __longlong_as_double(long long v) {
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+
+template <typename T> inline T min(T a, T b) { return b < a ? b : a; }
+template <typename T> inline T max(T a, T b) { return a < b ? b : a; }
+
+namespace strata_sim {
+
+template <typename T> struct Bare { using type = T; };
+template <typename T> struct Bare<const T> { using type = T; };
+template <typename T> struct Bare<T *> { using type = typename Bare<T>::type; };
+
+inline void faultf(const char *what, const char *name, long long index,
+                   uint64_t address, uint64_t base, uint64_t bytes) {
+  char text[320];
+  snprintf(text, sizeof(text),
+           "%s: %s[%lld] (address 0x%llx; its allocation is [0x%llx, "
+           "0x%llx))",
+           what, name, index, (unsigned long long)address,
+           (unsigned long long)base, (unsigned long long)(base + bytes));
+  strata_sim_api->fault(text);
+}
+
+/// A global-memory pointer that checks every access against the
+/// allocation it points into.
+template <typename T> class Ptr {
+public:
+  Ptr(uint64_t address, const char *name) : address(address), name(name) {
+    if (!strata_sim_api->find(address, &base, &bytes)) {
+      base = bytes = 0;
+      if (address)
+        faultf("kernel argument", name, 0, address, 0, 0);
+    }
+  }
+  T &operator[](long long i) const {
+    uint64_t at = address + uint64_t(i) * sizeof(T);
+    if (at < base || at + sizeof(T) > base + bytes) {
+      faultf("out-of-bounds access", name, i, at, base, bytes);
+      static typename Bare<T>::type scratch;
+      return scratch;
+    }
+    return *reinterpret_cast<T *>(at);
+  }
+  Ptr operator+(long long i) const {
+    Ptr p = *this;
+    p.address += uint64_t(i) * sizeof(T);
+    return p;
+  }
+  uint64_t address, base = 0, bytes = 0;
+  const char *name;
+};
+
+/// reinterpret_cast<V *>(ptr + i) of the vectorized kernels: checks that
+/// the whole vector is inside the allocation and aligned as V must be.
+template <typename To, typename T> To cast(const Ptr<T> &p) {
+  using V = typename Bare<To>::type;
+  uint64_t at = p.address;
+  if (at < p.base || at + sizeof(V) > p.base + p.bytes) {
+    faultf("out-of-bounds vector access", p.name,
+           (long long)((at - p.base) / sizeof(T)), at, p.base, p.bytes);
+    static V scratch;
+    return &scratch;
+  }
+  if (at % alignof(V) != 0) {
+    faultf("misaligned vector access", p.name,
+           (long long)((at - p.base) / sizeof(T)), at, p.base, p.bytes);
+    static V scratch;
+    return &scratch;
+  }
+  return reinterpret_cast<To>(at);
+}
+
+} // namespace strata_sim
+
+#endif // STRATA_SIM_DRIVER
+#endif // STRATA_CUDA_SIM_H
