@@ -94,6 +94,12 @@ struct Event {
   std::chrono::steady_clock::time_point time;
 };
 
+// Handles live as long as the process (strata never unloads modules), and
+// are owned here so that leak checkers see them reachable.
+std::vector<std::unique_ptr<Module>> gModules;
+std::vector<std::unique_ptr<Function>> gFunctions;
+std::vector<std::unique_ptr<Event>> gEvents;
+
 enum class State { Run, Block, Warp, Done };
 
 struct Fiber {
@@ -617,7 +623,8 @@ CUresult cuModuleLoadDataEx(void **module, const void *image,
   if (!api || !thread)
     return fail(kInvalidPtx, "the module lacks the simulator's globals");
   *api = &gApi;
-  *module = new Module{handle, thread};
+  gModules.push_back(std::make_unique<Module>(Module{handle, thread}));
+  *module = gModules.back().get();
   return kSuccess;
 }
 
@@ -628,7 +635,8 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
       dlsym(m->handle, (std::string("strata_sim_entry_") + name).c_str()));
   if (!entry)
     return fail(kNotFound, std::string("no kernel named ") + name);
-  *function = new Function{m, entry, name};
+  gFunctions.push_back(std::make_unique<Function>(Function{m, entry, name}));
+  *function = gFunctions.back().get();
   return kSuccess;
 }
 
@@ -677,7 +685,10 @@ CUresult cuGetErrorString(CUresult code, const char **text) {
 }
 
 CUresult cuEventCreate(void **event, unsigned) {
-  *event = new Event{std::chrono::steady_clock::now()};
+  SIM_LOCK;
+  gEvents.push_back(
+      std::make_unique<Event>(Event{std::chrono::steady_clock::now()}));
+  *event = gEvents.back().get();
   return kSuccess;
 }
 

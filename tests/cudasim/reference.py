@@ -19,13 +19,15 @@ def check(strata_run, compare, out_dir, program, inputs):
     outputs = {}
     for engine in ("jit", "cuda"):
         path = out_dir / f"{program.stem}.{inputs}.{engine}"
-        with open(path, "w") as f:
+        errors = path.with_name(path.name + ".stderr")
+        with open(path, "w") as out, open(errors, "w") as err:
             rc = subprocess.run([strata_run, *opts, f"--engine={engine}",
-                                 str(program)], stdout=f,
-                                stderr=subprocess.STDOUT).returncode
+                                 str(program)], stdout=out,
+                                stderr=err).returncode
         if rc != 0:
             return f"{program.name} ({inputs}): --engine={engine} exited " \
-                   f"{rc}:\n{path.read_text()[-2000:]}"
+                   f"{rc}:\n{path.read_text()[-1000:]}" \
+                   f"{errors.read_text()[-2000:]}"
         outputs[engine] = path
     r = subprocess.run([sys.executable, compare, outputs["jit"],
                         outputs["cuda"]], capture_output=True, text=True)
