@@ -15,6 +15,7 @@
 #include "ProgramCache.h"
 #include "strata/Autograd.h"
 
+#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 
 #include <algorithm>
@@ -156,15 +157,19 @@ struct Target {
   NodePtr node;
 };
 
+/// A gradient program's result as a leaf, on the device its buffer is on.
 Tensor fromJit(jit::JitValue &v, DType dtype, const SourceLoc &loc) {
   Shape sizes(v.sizes.begin(), v.sizes.end());
   int64_t n = layout::contiguous(sizes).numel();
   if (v.offset == 0 && v.strides == layout::contiguous(sizes).strides &&
       static_cast<int64_t>(v.buffer->nbytes()) == n * elementSize(dtype))
     return makeLeaf(v.buffer, dtype, sizes, TensorOptions(dtype), "grad", loc);
-  std::vector<double> e = v.elements();
-  return from_vector<double>(e, sizes, TensorOptions(DType::F64), loc)
-      .to(dtype, loc);
+  bool onCuda = v.buffer->device() == runtime::DeviceKind::CUDA;
+  v.buffer = hostBuffer(v.buffer, loc); // elements() reads host memory
+  Tensor t = from_vector<double>(v.elements(), sizes,
+                                 TensorOptions(DType::F64), loc)
+                 .to(dtype, loc);
+  return onCuda ? t.to(Device::cuda(), loc) : t;
 }
 
 /// Makes `v`, the value of output `o` computed by a gradient program, the
@@ -295,6 +300,15 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   std::map<const Node *, std::string> names;
   std::string sig, body;
   std::vector<jit::JitValue> args;
+  // The gradient program runs where the forward one did: on the GPU when
+  // some leaf, constant or op is there (devices never mix: the forward
+  // refused that), with the leaves' device buffers used in place.
+  bool onCuda = false;
+  for (const auto *list : {&g.leafArgs, &g.constArgs})
+    for (const NodePtr &n : *list)
+      onCuda |= n->buffer && n->buffer->device() == runtime::DeviceKind::CUDA;
+  for (const NodePtr &n : g.ops)
+    onCuda |= n->device == kDevCUDA;
   auto storageArg = [&](const NodePtr &n) {
     std::string name = "%a" + std::to_string(args.size());
     names[n.get()] = name;
@@ -302,7 +316,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
            std::to_string(n->rootNumel) + "x" + irType(n->dtype) + ">";
     jit::JitValue v;
     v.dtype = toJitDType(n->dtype);
-    v.buffer = n->buffer;
+    v.buffer = onCuda ? n->buffer : hostBuffer(n->buffer, loc);
     v.sizes = {n->rootNumel};
     v.strides = {1};
     v.isStorage = true;
@@ -417,7 +431,14 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   }
   double prepared = secondsSince(start);
   auto runStart = std::chrono::steady_clock::now();
-  jit::RunResult r = program->run(args, {});
+  jit::RunResult r;
+  if (onCuda) {
+    jit::CudaRunOptions cudaOptions;
+    cudaOptions.deviceResults = true; // gradients stay on the GPU
+    r = jit::runFunctionCuda(program->function(), args, cudaOptions);
+  } else {
+    r = program->run(args, {});
+  }
   if (debugLevel() >= 1)
     fprintf(stderr,
             "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "

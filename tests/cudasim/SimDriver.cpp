@@ -7,7 +7,10 @@
 // copies, module loading, launches, events) on a machine with no GPU.
 //
 // Device memory is host memory, filled with 0xff bytes (NaN as float) when
-// allocated, so a kernel that reads what nobody wrote shows it. A module's
+// allocated, so a kernel that reads what nobody wrote shows it; but device
+// addresses lie in a reserved range the host cannot touch (PROT_NONE), so
+// host code that dereferences a device pointer crashes, as it would next
+// to a real GPU, instead of quietly working. A module's
 // PTX must carry the CUDA source it was compiled from (libstrata-nvrtc-tap,
 // preloaded, appends it): the simulator compiles that source for the host
 // with strata_cuda_sim.h force-included, caches the shared object by a hash
@@ -39,6 +42,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <string>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -75,9 +79,59 @@ enum : CUresult {
 
 constexpr size_t kStackBytes = 64 * 1024;
 
-std::mutex gMutex;                         // one driver call at a time
-std::map<uint64_t, uint64_t> gAllocations; // base -> bytes
-std::string gLastError;                    // the text of the last failure
+std::mutex gMutex;      // one driver call at a time
+std::string gLastError; // the text of the last failure
+
+struct Allocation {
+  uint64_t bytes;   // as asked for: the bounds the kernels are checked against
+  uint64_t rounded; // the device range it holds
+  char *host;
+};
+std::map<uint64_t, Allocation> gAllocations; // device base -> allocation
+
+/// Device address space: a PROT_NONE reservation, handed out in 256-byte
+/// aligned ranges; freed ranges are reused for the same rounded size.
+struct AddressSpace {
+  char *base = nullptr;
+  uint64_t size = 0, next = 0;
+  std::multimap<uint64_t, uint64_t> freed; // rounded size -> device address
+
+  bool reserve() {
+    if (base)
+      return true;
+    for (uint64_t gib : {1024, 64, 4}) {
+      void *p = mmap(nullptr, gib << 30, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p != MAP_FAILED) {
+        base = static_cast<char *>(p);
+        size = gib << 30;
+        return true;
+      }
+    }
+    return false;
+  }
+  /// 0 when the space is exhausted.
+  uint64_t take(uint64_t rounded) {
+    if (!reserve())
+      return 0;
+    auto it = freed.find(rounded);
+    if (it != freed.end()) {
+      uint64_t a = it->second;
+      freed.erase(it);
+      return a;
+    }
+    // A 256-byte gap after each range: one past the end is never another
+    // allocation.
+    if (next + rounded + 256 > size)
+      return 0;
+    uint64_t a = reinterpret_cast<uint64_t>(base) + next;
+    next += rounded + 256;
+    return a;
+  }
+  void give(uint64_t address, uint64_t rounded) {
+    freed.emplace(rounded, address);
+  }
+} gSpace;
 
 struct Module {
   void *handle = nullptr;
@@ -162,16 +216,26 @@ uint64_t *warpSlots() {
   return &gLaunch->slots[32 * gLaunch->fibers[gLaunch->current].thread.warp];
 }
 
-bool find(uint64_t address, uint64_t *base, uint64_t *bytes) {
+bool find(uint64_t address, uint64_t *base, uint64_t *bytes, char **host) {
   auto it = gAllocations.upper_bound(address);
   if (it == gAllocations.begin())
     return false;
   --it;
-  if (address >= it->first + it->second && it->second)
+  if (address >= it->first + it->second.rounded)
     return false;
   *base = it->first;
-  *bytes = it->second;
+  *bytes = it->second.bytes;
+  *host = it->second.host;
   return true;
+}
+
+/// The host memory behind device range [p, p + bytes), or null.
+char *hostOf(DevicePtr p, size_t bytes) {
+  uint64_t base, size;
+  char *host;
+  if (!find(p, &base, &size, &host) || p + bytes > base + size)
+    return nullptr;
+  return host + (p - base);
 }
 
 void fault(const char *message) {
@@ -471,11 +535,6 @@ void writeLog(const std::string &text, unsigned numOptions, int *options,
   }
 }
 
-bool deviceRange(DevicePtr p, size_t bytes) {
-  uint64_t base, size;
-  return find(p, &base, &size) && p + bytes <= base + size;
-}
-
 } // namespace
 
 #define SIM_LOCK std::lock_guard<std::mutex> lock(gMutex)
@@ -537,11 +596,14 @@ CUresult cuMemAlloc_v2(DevicePtr *ptr, size_t bytes) {
   SIM_LOCK;
   size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
   void *p = std::aligned_alloc(256, rounded);
-  if (!p)
+  uint64_t device = p ? gSpace.take(rounded) : 0;
+  if (!device) {
+    std::free(p);
     return fail(kOutOfMemory, "out of memory");
+  }
   std::memset(p, 0xff, rounded);
-  gAllocations[reinterpret_cast<uint64_t>(p)] = bytes;
-  *ptr = reinterpret_cast<uint64_t>(p);
+  gAllocations[device] = {bytes, rounded, static_cast<char *>(p)};
+  *ptr = device;
   return kSuccess;
 }
 
@@ -551,44 +613,48 @@ CUresult cuMemFree_v2(DevicePtr ptr) {
   if (it == gAllocations.end())
     return fail(kInvalidValue, "cuMemFree of a pointer that is not an "
                                "allocation (double free?)");
+  std::free(it->second.host);
+  gSpace.give(it->first, it->second.rounded);
   gAllocations.erase(it);
-  std::free(reinterpret_cast<void *>(ptr));
   return kSuccess;
 }
 
 CUresult cuMemcpyHtoDAsync_v2(DevicePtr dst, const void *src, size_t bytes,
                               void *) {
   SIM_LOCK;
-  if (!deviceRange(dst, bytes))
+  char *to = hostOf(dst, bytes);
+  if (!to)
     return fail(kInvalidValue, "cuMemcpyHtoD past a device allocation");
-  std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  std::memcpy(to, src, bytes);
   return kSuccess;
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *dst, DevicePtr src, size_t bytes, void *) {
   SIM_LOCK;
-  if (!deviceRange(src, bytes))
+  char *from = hostOf(src, bytes);
+  if (!from)
     return fail(kInvalidValue, "cuMemcpyDtoH past a device allocation");
-  std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
+  std::memcpy(dst, from, bytes);
   return kSuccess;
 }
 
 CUresult cuMemcpyDtoDAsync_v2(DevicePtr dst, DevicePtr src, size_t bytes,
                               void *) {
   SIM_LOCK;
-  if (!deviceRange(src, bytes) || !deviceRange(dst, bytes))
+  char *from = hostOf(src, bytes), *to = hostOf(dst, bytes);
+  if (!from || !to)
     return fail(kInvalidValue, "cuMemcpyDtoD past a device allocation");
-  std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src),
-               bytes);
+  std::memmove(to, from, bytes);
   return kSuccess;
 }
 
 CUresult cuMemsetD8Async(DevicePtr dst, unsigned char value, size_t bytes,
                          void *) {
   SIM_LOCK;
-  if (!deviceRange(dst, bytes))
+  char *to = hostOf(dst, bytes);
+  if (!to)
     return fail(kInvalidValue, "cuMemsetD8 past a device allocation");
-  std::memset(reinterpret_cast<void *>(dst), value, bytes);
+  std::memset(to, value, bytes);
   return kSuccess;
 }
 

@@ -77,6 +77,35 @@ TEST(DslCuda, Reductions) {
   EXPECT_NEAR(g.sum().item<float>(), a.sum().item<float>(), 1e-2);
 }
 
+// The training step of ((x.t() * w).relu()).sum() on cuda:0: sibling
+// fusion makes it one kernel (loss and both gradients), a tiled-reduce one
+// on CUDA (x and its gradient go through shared-memory tiles). Checked
+// element by element against the closed form.
+TEST(DslCuda, TransposedProductTrainingStep) {
+  REQUIRE_GPU();
+  manual_seed(3);
+  const int64_t n = 37, m = 53; // not multiples of the 32x32 tiles
+  Tensor xc = randn({m, n}), wc = randn({n, m});
+  std::vector<float> xv = xc.to_vector<float>(), wv = wc.to_vector<float>();
+  Tensor x = xc.to(kCuda).requires_grad_();
+  Tensor w = wc.to(kCuda).requires_grad_();
+  Tensor loss = ((x.t() * w).relu()).sum();
+  loss.backward();
+  ASSERT_TRUE(x.grad().device().is_cuda());
+  float l = loss.item<float>();
+  std::vector<float> gx = x.grad().to_vector<float>();
+  std::vector<float> gw = w.grad().to_vector<float>();
+  double expectLoss = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      float xe = xv[j * n + i], we = wv[i * m + j], p = xe * we;
+      expectLoss += p > 0 ? p : 0;
+      EXPECT_FLOAT_EQ(gx[j * n + i], p > 0 ? we : 0) << i << "," << j;
+      EXPECT_FLOAT_EQ(gw[i * m + j], p > 0 ? xe : 0) << i << "," << j;
+    }
+  EXPECT_NEAR(l, expectLoss, 1e-4 * (1 + std::abs(expectLoss)));
+}
+
 TEST(DslCuda, InPlaceThroughView) {
   REQUIRE_GPU();
   Tensor a = zeros({8, 8}, dtype(kFloat32));

@@ -7,7 +7,9 @@
 // warp shuffles wait for the other fibers of the block or warp; __shared__
 // arrays are statics (one block runs at a time); every global pointer is a
 // checked Ptr that reports an access outside its allocation, or a vector
-// access that is misaligned, instead of touching the memory.
+// access that is misaligned, instead of touching the memory. Device
+// addresses are not host addresses: a Ptr finds the host memory behind
+// its allocation.
 //
 // Only the constructs the emitter writes are supported: the simulator is
 // for testing strata's CUDA code, not CUDA in general.
@@ -41,8 +43,9 @@ struct Api {
   void (*syncWarp)();
   /// The 32 exchange slots of the running thread's warp.
   uint64_t *(*warpSlots)();
-  /// The allocation holding `address`: false if none does.
-  bool (*find)(uint64_t address, uint64_t *base, uint64_t *bytes);
+  /// The allocation holding device address `address`, and the host memory
+  /// behind it: false if none does.
+  bool (*find)(uint64_t address, uint64_t *base, uint64_t *bytes, char **host);
   /// Records an invalid access (the launch fails with this message).
   void (*fault)(const char *message);
 };
@@ -129,7 +132,7 @@ inline void faultf(const char *what, const char *name, long long index,
 template <typename T> class Ptr {
 public:
   Ptr(uint64_t address, const char *name) : address(address), name(name) {
-    if (!strata_sim_api->find(address, &base, &bytes)) {
+    if (!strata_sim_api->find(address, &base, &bytes, &host)) {
       base = bytes = 0;
       if (address)
         faultf("kernel argument", name, 0, address, 0, 0);
@@ -142,14 +145,15 @@ public:
       static typename Bare<T>::type scratch;
       return scratch;
     }
-    return *reinterpret_cast<T *>(at);
+    return *reinterpret_cast<T *>(host + (at - base));
   }
   Ptr operator+(long long i) const {
     Ptr p = *this;
     p.address += uint64_t(i) * sizeof(T);
     return p;
   }
-  uint64_t address, base = 0, bytes = 0;
+  uint64_t address, base = 0, bytes = 0; // device addresses
+  char *host = nullptr;                  // the memory at `base`
   const char *name;
 };
 
@@ -170,7 +174,7 @@ template <typename To, typename T> To cast(const Ptr<T> &p) {
     static V scratch;
     return &scratch;
   }
-  return reinterpret_cast<To>(at);
+  return reinterpret_cast<To>(p.host + (at - p.base));
 }
 
 } // namespace strata_sim

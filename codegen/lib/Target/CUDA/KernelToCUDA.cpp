@@ -14,6 +14,10 @@
 //     order (deterministic, no atomics).
 //   * Tiled: operands disagree on the unit-stride loop (transposed access):
 //     32x32 tiles staged through shared memory so both sides coalesce.
+//     TiledReduce is the same walk for a kernel whose reductions are all
+//     to scalars (a training step's loss beside its transposed gradients):
+//     each thread combines the points it computes, each block combines its
+//     threads into one partial, and `<name>_finish` combines the partials.
 //   * Vectorized: every operand is unit-stride or broadcast along the
 //     innermost loop and 16-byte aligned: 4 points per thread.
 //   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
@@ -35,6 +39,8 @@ namespace {
 
 constexpr int64_t kMaxGrid = 65536;
 constexpr int64_t kTile = 32;
+/// Blocks (hence partials) of a TiledReduce kernel at most.
+constexpr int64_t kMaxTiledReduceBlocks = 512;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -120,7 +126,8 @@ private:
   bool vectorizable() const;
   int tiledLoop() const;
   bool emitPointwise(bool vector, std::string &error);
-  bool emitTiled(size_t t, std::string &error);
+  bool emitTiled(size_t t, bool reduce, std::string &error);
+  bool reducesToScalars() const;
   bool emitReduce(std::string &error);
   void emitFinish();
   void chooseIndexWidth();
@@ -275,10 +282,23 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
   return true;
 }
 
-bool Emitter::emitTiled(size_t t, std::string &error) {
+/// Every combining result is a scalar (all its strides are 0).
+bool Emitter::reducesToScalars() const {
+  for (unsigned r = 0; r < numRes; ++r)
+    if (!k.getCombiner(r).empty())
+      for (int64_t st : nest.strides[numIn + r])
+        if (st != 0)
+          return false;
+  return true;
+}
+
+bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   size_t n = nest.sizes.size(), inner = n - 1;
   int64_t tilesT = ceilDiv(nest.sizes[t], kTile);
   int64_t tilesI = ceilDiv(nest.sizes[inner], kTile);
+  auto reduces = [&](unsigned r) {
+    return reduce && !k.getCombiner(r).empty();
+  };
   std::vector<size_t> rest;
   int64_t restSize = 1;
   for (size_t d = 0; d < n; ++d)
@@ -294,9 +314,19 @@ bool Emitter::emitTiled(size_t t, std::string &error) {
     if (isStaged(op))
       src += "  __shared__ " + c::memoryType(types[op]) + " tile_" +
              operandName(op) + "[32][33];\n";
+  int64_t tiles = restSize * tilesT * tilesI;
+  int64_t blocks = reduce ? std::min(tiles, kMaxTiledReduceBlocks) : 0;
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (!reduces(r))
+      continue;
+    std::string ty = c::scalarType(types[numIn + r]);
+    src += "  __shared__ " + ty + " scratch" + str(r) + "[32];\n";
+    src += "  " + ty + " acc" + str(r) + " = " +
+           c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
+  }
   std::string it = "i" + str(t), ii = "i" + str(inner);
   std::string st = str(nest.sizes[t]), si = str(nest.sizes[inner]);
-  src += "  " + gridLoop("b", str(restSize * tilesT * tilesI), true);
+  src += "  " + gridLoop("b", str(tiles), true);
   src += "    " + idx + " r = b;\n";
   src += "    const " + idx + " n0 = r % " + str(tilesI) + " * 32;\n";
   src += "    r /= " + str(tilesI) + ";\n";
@@ -345,7 +375,10 @@ bool Emitter::emitTiled(size_t t, std::string &error) {
   for (unsigned r = 0; r < numRes; ++r) {
     unsigned op = numIn + r;
     std::string v = c::toMemory(types[op], yields[r]);
-    if (isStaged(op))
+    if (reduces(r))
+      src += ind + "acc" + str(r) + " = " +
+             c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+    else if (isStaged(op))
       src +=
           ind + "tile_" + operandName(op) + "[threadIdx.x][k] = " + v + ";\n";
     else
@@ -366,7 +399,35 @@ bool Emitter::emitTiled(size_t t, std::string &error) {
   src += "  }\n";
   out.blockX = 32;
   out.blockY = 8;
-  out.gridX = std::min(restSize * tilesT * tilesI, kMaxGrid);
+  out.gridX = std::min(tiles, kMaxGrid);
+  if (!reduce)
+    return true;
+  // Each block's threads combined into one partial (or the result).
+  out.gridX = blocks;
+  out.outputs = 1;
+  out.splits = blocks;
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (!reduces(r))
+      continue;
+    std::string ty = c::scalarType(types[numIn + r]);
+    std::string id = c::identity(k.getCombiner(r), types[numIn + r]);
+    src += "  acc" + str(r) + " = strata_block_reduce<" +
+           c::combinerOp(k.getCombiner(r)) + ", " + ty + ">(acc" + str(r) +
+           ", " + id + ", scratch" + str(r) + ");\n";
+  }
+  src += "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n";
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (!reduces(r))
+      continue;
+    unsigned op = numIn + r;
+    std::string v = c::toMemory(types[op], "acc" + str(r));
+    if (blocks > 1)
+      src += "    part" + str(r) + "[(" + offset(op) + ") * " + str(blocks) +
+             " + blockIdx.x] = " + v + ";\n";
+    else
+      src += "    " + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
+  }
+  src += "  }\n";
   return true;
 }
 
@@ -553,14 +614,21 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   std::string bodySrc;
   std::swap(src, bodySrc);
   if (reduces) {
-    if (!emitReduce(error))
+    int t = reducesToScalars() ? tiledLoop() : -1;
+    if (t >= 0) {
+      chooseIndexWidth();
+      out.kind = CudaKernelKind::TiledReduce;
+      if (!emitTiled(t, /*reduce=*/true, error))
+        return false;
+    } else if (!emitReduce(error)) {
       return false;
+    }
   } else {
     chooseIndexWidth();
     int t = tiledLoop();
     if (t >= 0) {
       out.kind = CudaKernelKind::Tiled;
-      if (!emitTiled(t, error))
+      if (!emitTiled(t, /*reduce=*/false, error))
         return false;
     } else {
       bool vector = vectorizable();
@@ -601,6 +669,8 @@ const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
     return "row-reduce";
   case CudaKernelKind::ColumnReduce:
     return "column-reduce";
+  case CudaKernelKind::TiledReduce:
+    return "tiled-reduce";
   }
   return "?";
 }
@@ -614,4 +684,4 @@ bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
 
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
-const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-2"; }
+const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-3"; }

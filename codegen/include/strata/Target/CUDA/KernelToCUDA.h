@@ -32,6 +32,7 @@ enum class CudaKernelKind {
   Tiled,        ///< 32x32 shared-memory tiles for transposed access
   RowReduce,    ///< one block per output (the innermost loop reduces)
   ColumnReduce, ///< 32 outputs per block, 8 threads along the reduction
+  TiledReduce,  ///< Tiled, reducing to scalars: a partial per block
 };
 const char *cudaKernelKindName(CudaKernelKind kind);
 
