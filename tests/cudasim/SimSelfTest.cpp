@@ -125,6 +125,18 @@ TEST(CudaSim, ShuffleAndBarrierReduction) {
   }
 }
 
+TEST(CudaSim, PointerArithmeticBothWays) {
+  // The emitter writes offsets like `in0 + 63 - i0` (a flipped operand).
+  std::vector<float> in(64), out(64, -1);
+  for (int i = 0; i < 64; ++i)
+    in[i] = float(i);
+  ASSERT_EQ(sim().run("  out0[threadIdx.x] = (in0 + 63 - threadIdx.x)[0];\n",
+                      in, out, 1, 64),
+            "");
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(out[i], 63 - i) << i;
+}
+
 TEST(CudaSim, OutOfBoundsAccessFailsTheLaunch) {
   std::vector<float> in(64), out(64);
   std::string e = sim().run("  out0[threadIdx.x + 1] = in0[threadIdx.x];\n", in,

@@ -19,7 +19,8 @@
 //   strata-fuzz-programs [--programs N] [--seconds S] [--seed K] [--verbose]
 //                        [--grad-every G] [--no-grad] [--cuda] [--large]
 // --cuda also runs each program on the CUDA engine (a GPU, or the CUDA
-// simulator of tests/cudasim) against the same reference. --large makes
+// simulator of tests/cudasim) against the same reference, and each
+// gradient program on cuda:0 inputs against its CPU gradients. --large makes
 // most dimensions one of two sizes drawn per program (17..90, 33..130) and
 // favours transposes and permutes, so that the CUDA emitter's tiled,
 // row-reduce and split-reduction shapes occur.
@@ -394,6 +395,10 @@ public:
     std::vector<std::string> names;
     for (size_t i = 0; i < xs.size(); ++i)
       names.push_back("x" + std::to_string(i));
+    // Constants live where the inputs do (cuda:0 for --cuda's check).
+    const TensorOptions f64 =
+        TensorOptions(DType::F64)
+            .device(xs.empty() ? Device::cpu() : xs[0].device());
     auto note = [&](const std::string &line) {
       if (log)
         *log += "  t" + std::to_string(pool.size()) + " = " + line + "\n";
@@ -506,7 +511,7 @@ public:
         size_t zi = pick(0, pool.size() - 1);
         Tensor z = pool[zi];
         if (!layout::broadcastShapes(x.sizes(), z.sizes(), "fuzz").ok()) {
-          z = from_vector<double>({0.75}, {}, TensorOptions(DType::F64));
+          z = from_vector<double>({0.75}, {}, f64);
           zi = SIZE_MAX;
         }
         std::string zn = zi == SIZE_MAX ? "0.75" : names[zi];
@@ -555,9 +560,8 @@ public:
       std::vector<double> w(pool[k].numel());
       for (double &v : w)
         v = std::uniform_real_distribution<double>(-1, 1)(wrng);
-      Tensor term = (pool[k] * from_vector<double>(w, pool[k].sizes(),
-                                                   TensorOptions(DType::F64)))
-                        .sum();
+      Tensor term =
+          (pool[k] * from_vector<double>(w, pool[k].sizes(), f64)).sum();
       total = total ? *total + term : term;
     }
     if (log)
@@ -583,7 +587,40 @@ private:
 
 /// "" when autograd's gradient of GradProgram(seed) matches finite
 /// differences, else the program and the worst element.
-std::string checkGradient(uint64_t seed, std::string &description) {
+/// "" when the gradients of the program on cuda:0 (the inputs moved there)
+/// are cuda:0 tensors equal to the CPU ones, else what differs.
+std::string checkCudaGradient(const GradProgram &program) {
+  std::vector<Tensor> cpu, dev;
+  for (const Tensor &x : program.inputs) {
+    cpu.push_back(x.detach().clone().requires_grad_());
+    dev.push_back(x.to(Device::cuda()).requires_grad_());
+  }
+  Tensor lc = program(cpu), ld = program(dev);
+  lc.backward();
+  ld.backward();
+  auto close = [](double a, double b) {
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+  };
+  if (!close(ld.item<double>(), lc.item<double>()))
+    return "CUDA gradient program: loss " + std::to_string(ld.item<double>()) +
+           ", CPU " + std::to_string(lc.item<double>());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    if (!dev[i].grad().defined() || !dev[i].grad().device().is_cuda())
+      return "CUDA gradient of x" + std::to_string(i) + " is not on cuda:0";
+    std::vector<double> g = dev[i].grad().to_vector<double>(),
+                        c = cpu[i].grad().to_vector<double>();
+    if (g.size() != c.size())
+      return "CUDA gradient of x" + std::to_string(i) + ": element count";
+    for (size_t e = 0; e < g.size(); ++e)
+      if (!close(g[e], c[e]))
+        return "CUDA gradient of x" + std::to_string(i) + " element " +
+               std::to_string(e) + ": " + std::to_string(g[e]) + ", CPU " +
+               std::to_string(c[e]);
+  }
+  return "";
+}
+
+std::string checkGradient(uint64_t seed, bool cuda, std::string &description) {
   GradProgram program(seed);
   description.clear();
   for (size_t i = 0; i < program.inputs.size(); ++i) {
@@ -598,7 +635,9 @@ std::string checkGradient(uint64_t seed, std::string &description) {
     GradcheckResult r =
         gradcheck([&](const std::vector<Tensor> &xs) { return program(xs); },
                   program.inputs);
-    return r.ok ? "" : "gradient: " + r.message;
+    if (!r.ok)
+      return "gradient: " + r.message;
+    return cuda ? checkCudaGradient(program) : "";
   } catch (const strata::Error &e) {
     return std::string("gradient: strata::Error: ") + e.what();
   }
@@ -673,7 +712,7 @@ int main(int argc, char **argv) {
     }
     if (gradients && done % gradEvery == 0) {
       std::string description;
-      std::string gwhy = checkGradient(seed + done, description);
+      std::string gwhy = checkGradient(seed + done, cuda, description);
       ++gradChecks;
       if (!gwhy.empty()) {
         ++gradFailures;

@@ -14,8 +14,9 @@
 #    against --engine=jit (CPU), with arange and with seeded random inputs,
 #    compared within float32 tolerance by tests/lit/JIT/Inputs/compare.py;
 # 3b. runs strata-fuzz-programs --cuda --large for 40 s: random programs
-#    (views, broadcasting, reductions, writes through views; some
-#    dimensions 17..70) on the CUDA engine against the reference evaluator;
+#    (views, broadcasting, reductions, writes through views; large
+#    dimensions) on the CUDA engine against the reference evaluator, and
+#    every 5th program's gradients on cuda:0 against the CPU's;
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
@@ -297,7 +298,7 @@ done
 step "random programs on CUDA against the reference evaluator"
 if have_time 60 strata-fuzz-programs &&
    ! run timeout "$(limit 70)" "$BIN/strata-fuzz-programs" --cuda --large \
-       --no-grad --seconds 40 --seed 9000; then
+       --grad-every 5 --seconds 40 --seed 9000; then
   FAILED+=("strata-fuzz-programs")
 fi
 

@@ -152,6 +152,7 @@ public:
     p.address += uint64_t(i) * sizeof(T);
     return p;
   }
+  Ptr operator-(long long i) const { return *this + -i; }
   uint64_t address, base = 0, bytes = 0; // device addresses
   char *host = nullptr;                  // the memory at `base`
   const char *name;
