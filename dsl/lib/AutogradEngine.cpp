@@ -478,6 +478,10 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
           sum = sum.defined() ? sum + p : p;
         }
     }
+    // A 0-d CPU leaf of a CUDA program (a CPU scalar) keeps its gradient
+    // on the CPU, as PyTorch's does.
+    if (onCuda && sum.defined() && t.impl->root->current->device == kDevCPU)
+      sum = sum.to(Device::cpu(), loc);
     out.push_back(sum);
   }
   return out;

@@ -206,10 +206,17 @@ void registerReader(const NodePtr &node) {
 Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
                                   bool requiresGrad) {
   if (!node->inputs.empty()) {
+    // A 0-d CPU tensor joins an op on cuda:0 as a number would (PyTorch's
+    // CPU scalars: `cuda_t * torch.tensor(2.5)` runs on the GPU).
     int8_t device = kDevAny;
-    for (const Operand &in : node->inputs)
-      device = joinDevices(device, in.node->device, loc);
-    node->device = device;
+    bool cpuScalar = false;
+    for (const Operand &in : node->inputs) {
+      if (in.node->device == kDevCPU && in.layout.sizes.empty())
+        cpuScalar = true;
+      else
+        device = joinDevices(device, in.node->device, loc);
+    }
+    node->device = device == kDevAny && cpuScalar ? kDevCPU : device;
   }
   auto root = std::make_shared<StorageRoot>();
   root->dtype = node->dtype;

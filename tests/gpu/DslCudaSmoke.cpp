@@ -153,8 +153,19 @@ TEST(DslCuda, MixedDevicesThrow) {
                            "but found at least two devices, cuda:0 and cpu!");
   }
   EXPECT_THROW((void)c.add_(g), Error);
-  // Scalars join either device.
+  // Scalars join either device, and so do 0-d CPU tensors (PyTorch:
+  // `torch.ones(3, device='cuda') * torch.tensor(2.5)` is allowed).
   expectSame(g * 3 + 1, c * 3 + 1);
+  Tensor s = full({}, 2.5);
+  expectSame(g * s + s, c * s + s);
+  // Its gradient stays on the CPU, where the leaf is.
+  Tensor leaf = full({}, 2.5).requires_grad_();
+  Tensor gw = (arange(3, dtype(kFloat32)) + 1).to(kCuda).requires_grad_();
+  ((gw * leaf).sum()).backward();
+  ASSERT_TRUE(leaf.grad().device().is_cpu());
+  EXPECT_FLOAT_EQ(leaf.grad().item<float>(), 6); // 1 + 2 + 3
+  ASSERT_TRUE(gw.grad().device().is_cuda());
+  EXPECT_EQ(gw.grad().to_vector<float>(), std::vector<float>(3, 2.5f));
 }
 
 /// "Another library's" device buffer: allocated and freed through the
