@@ -39,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <spawn.h>
 #include <sstream>
 #include <string>
@@ -178,6 +179,7 @@ struct Launch {
 } *gLaunch = nullptr;
 
 std::vector<char> gStacks; // kStackBytes per thread of the block
+uint64_t gEpoch = 1;       // strata_sim::Api::epoch
 
 std::string where() {
   const Launch &l = *gLaunch;
@@ -243,7 +245,8 @@ void fault(const char *message) {
     gLaunch->fault = message + where();
 }
 
-const strata_sim::Api gApi = {syncBlock, syncWarp, warpSlots, find, fault};
+const strata_sim::Api gApi = {syncBlock, syncWarp, warpSlots,
+                              find,      fault,    &gEpoch};
 
 void fiberMain() {
   Launch &l = *gLaunch;
@@ -274,6 +277,7 @@ std::string runBlock(strata_sim::Dim3 block, strata_sim::Dim3 blockDim,
     f.thread.gridDim = gridDim;
     f.thread.lane = i % 32;
     f.thread.warp = i / 32;
+    f.thread.id = i;
     f.state = State::Run;
     getcontext(&f.context);
     f.context.uc_stack.ss_sp = &gStacks[size_t(i) * kStackBytes];
@@ -282,6 +286,7 @@ std::string runBlock(strata_sim::Dim3 block, strata_sim::Dim3 blockDim,
     makecontext(&f.context, fiberMain, 0);
   }
   unsigned warps = (n + 31) / 32;
+  ++gEpoch; // a new block: nothing it accesses races with the last one
   for (;;) {
     for (unsigned i = 0; i < n; ++i) {
       Fiber &f = l.fibers[i];
@@ -327,6 +332,7 @@ std::string runBlock(strata_sim::Dim3 block, strata_sim::Dim3 blockDim,
       return "__syncthreads not reached by every thread of the block (" +
              std::to_string(atBlock) + " waiting, " + std::to_string(done) +
              " exited, of " + std::to_string(n) + ")";
+    ++gEpoch; // every thread passed the barrier
     for (unsigned i = 0; i < n; ++i)
       l.fibers[i].state = State::Run;
   }
@@ -437,6 +443,11 @@ bool rewrite(const std::string &source, std::string &module,
   }
   for (size_t p; (p = module.find("reinterpret_cast<")) != std::string::npos;)
     module.replace(p, std::strlen("reinterpret_cast<"), "strata_sim::cast<");
+  // The tiled kernels' shared tiles become race-checked arrays.
+  static const std::regex tile(
+      R"(__shared__ ([A-Za-z_ ]+) (tile_\w+)\[(\d+)\]\[(\d+)\];)");
+  module = std::regex_replace(
+      module, tile, "static strata_sim::Shared<$1, $3, $4> $2(\"$2\");");
   module += "\n" + entries;
   return true;
 }

@@ -52,6 +52,16 @@ struct Sim {
   /// with `threads` threads in `blocks` blocks on `in`; "" or the error.
   std::string run(const std::string &body, std::vector<float> in,
                   std::vector<float> &out, unsigned blocks, unsigned threads) {
+    return launchOn(body, in, out, blocks, threads, 1);
+  }
+  /// One block of `x` by `y` threads.
+  std::string run2d(const std::string &body, std::vector<float> in,
+                    std::vector<float> &out, unsigned x, unsigned y) {
+    return launchOn(body, in, out, 1, x, y);
+  }
+  std::string launchOn(const std::string &body, std::vector<float> in,
+                       std::vector<float> &out, unsigned blocks,
+                       unsigned threads, unsigned threadsY) {
     std::string ptx = "// PTX\n// strata-cuda-sim source begin\n";
     std::string src =
         "struct alignas(16) V4 {\n  float v[4];\n};\n"
@@ -76,8 +86,8 @@ struct Sim {
     EXPECT_EQ(toDevice(a, in.data(), in.size() * 4, nullptr), 0);
     void *params[] = {&a, &b};
     std::string error;
-    if (launch(fn, blocks, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr) !=
-        0)
+    if (launch(fn, blocks, 1, 1, threads, threadsY, 1, 0, nullptr, params,
+               nullptr) != 0)
       error = lastError();
     EXPECT_EQ(toHost(out.data(), b, out.size() * 4, nullptr), 0);
     memFree(a);
@@ -170,6 +180,35 @@ TEST(CudaSim, PartialWarpShuffleFailsTheLaunch) {
                             "  out0[threadIdx.x] = v;\n",
                             in, out, 1, 64);
   EXPECT_NE(e.find("warp shuffle not reached by every lane"), std::string::npos)
+      << e;
+}
+
+TEST(CudaSim, SharedTileRaceFailsTheLaunch) {
+  // A transpose through a tile: correct with the barrier, a race without.
+  std::string body = R"(
+  __shared__ float tile_a[32][33];
+  tile_a[threadIdx.y][threadIdx.x] = in0[threadIdx.y * 32 + threadIdx.x];
+  BARRIER
+  out0[threadIdx.y * 32 + threadIdx.x] = tile_a[threadIdx.x][threadIdx.y];
+)";
+  std::vector<float> in(32 * 32), out(32 * 32);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i);
+  auto withBarrier = [&](const char *barrier) {
+    std::string b = body;
+    b.replace(b.find("BARRIER"), 7, barrier);
+    return b;
+  };
+  ASSERT_EQ(sim().run2d(withBarrier("__syncthreads();"), in, out, 32, 32), "");
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c)
+      EXPECT_EQ(out[r * 32 + c], in[c * 32 + r]);
+  std::string e = sim().run2d(withBarrier(""), in, out, 32, 32);
+  // Thread 1 (x 1, y 0) runs first and reads tile_a[1][0] before thread 32
+  // (x 0, y 1) writes it.
+  EXPECT_NE(e.find("shared-memory race on tile_a[1][0]: thread 32 writes "
+                   "what thread 1 read"),
+            std::string::npos)
       << e;
 }
 

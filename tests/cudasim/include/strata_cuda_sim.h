@@ -33,6 +33,7 @@ struct Dim3 {
 struct Thread {
   Dim3 threadIdx, blockIdx, blockDim, gridDim;
   unsigned lane, warp;
+  unsigned id; // linear index in the block
 };
 
 /// Entry points of the simulator (SimDriver.cpp) a module calls back.
@@ -48,6 +49,9 @@ struct Api {
   bool (*find)(uint64_t address, uint64_t *base, uint64_t *bytes, char **host);
   /// Records an invalid access (the launch fails with this message).
   void (*fault)(const char *message);
+  /// Advances at each block's start and at each __syncthreads: two
+  /// threads' accesses to one shared element in the same epoch race.
+  const uint64_t *epoch;
 };
 
 } // namespace strata_sim
@@ -156,6 +160,96 @@ public:
   uint64_t address, base = 0, bytes = 0; // device addresses
   char *host = nullptr;                  // the memory at `base`
   const char *name;
+};
+
+/// A two-dimensional __shared__ array of the tiled kernels (`tile_*`),
+/// with each element's accesses tracked: a thread that reads or writes an
+/// element another thread wrote, or writes one another thread read, with
+/// no __syncthreads in between, is a race and fails the launch.
+template <typename T, int R, int C> class Shared {
+public:
+  explicit Shared(const char *name) : name(name) {}
+  class Elem {
+  public:
+    Elem(Shared *s, int r, int c) : s(s), r(r), c(c) {}
+    Elem &operator=(T v) {
+      s->access(r, c, /*write=*/true);
+      s->data[r][c] = v;
+      return *this;
+    }
+    Elem &operator=(const Elem &o) { return *this = T(o); }
+    operator T() const {
+      s->access(r, c, /*write=*/false);
+      return s->data[r][c];
+    }
+
+  private:
+    Shared *s;
+    int r, c;
+  };
+  class Row {
+  public:
+    Row(Shared *s, long long r) : s(s), r(r) {}
+    Elem operator[](long long c) const {
+      if (r < 0 || r >= R || c < 0 || c >= C) {
+        char text[160];
+        snprintf(text, sizeof(text),
+                 "out-of-bounds shared-memory access: %s[%lld][%lld] of "
+                 "[%d][%d]",
+                 s->name, r, c, R, C);
+        strata_sim_api->fault(text);
+        return Elem(s, 0, 0);
+      }
+      return Elem(s, int(r), int(c));
+    }
+
+  private:
+    Shared *s;
+    long long r;
+  };
+  Row operator[](long long r) { return Row(this, r); }
+
+private:
+  void access(int r, int c, bool write) {
+    uint64_t now = *strata_sim_api->epoch;
+    unsigned me = strata_sim_thread->id;
+    const char *what = nullptr;
+    unsigned other = 0;
+    if (wEpoch[r][c] == now && writer[r][c] != me) {
+      what =
+          write ? "writes what thread %u wrote" : "reads what thread %u wrote";
+      other = writer[r][c];
+    } else if (write && rEpoch[r][c] == now &&
+               (reader[r][c] != me || manyReaders[r][c])) {
+      what = "writes what thread %u read";
+      other = reader[r][c];
+    }
+    if (what) {
+      char how[64], text[224];
+      snprintf(how, sizeof(how), what, other);
+      snprintf(text, sizeof(text),
+               "shared-memory race on %s[%d][%d]: thread %u %s with no "
+               "__syncthreads between",
+               name, r, c, me, how);
+      strata_sim_api->fault(text);
+    }
+    if (write) {
+      wEpoch[r][c] = now;
+      writer[r][c] = me;
+    } else if (rEpoch[r][c] == now) {
+      manyReaders[r][c] |= reader[r][c] != me;
+    } else {
+      rEpoch[r][c] = now;
+      reader[r][c] = me;
+      manyReaders[r][c] = false;
+    }
+  }
+
+  const char *name;
+  T data[R][C];
+  uint64_t wEpoch[R][C] = {}, rEpoch[R][C] = {};
+  unsigned writer[R][C] = {}, reader[R][C] = {};
+  bool manyReaders[R][C] = {};
 };
 
 /// reinterpret_cast<V *>(ptr + i) of the vectorized kernels: checks that
