@@ -8,9 +8,14 @@
 //     the kernels (CUDA events), median of the repetitions, and % of the
 //     baseline; the kernel shapes the emitter chose;
 //   * NVRTC compile time per kernel (cold caches).
+// Every workload's results are checked against the CPU JIT's (a row says
+// WRONG and the exit status is 1 when they differ).
 // Without a GPU it prints why and exits 2.
 //
-// Usage: strata-bench-cuda [--reps N] [--small]   (--small: 4096^2)
+// Usage: strata-bench-cuda [--reps N] [--small | --tiny]
+//   --small: 4096^2; --tiny: 256^2 and a 16 MiB baseline, for the CUDA
+//   simulator (the cudasim-bench test: the program runs and its results
+//   are right; its speeds mean nothing there).
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramBuilder.h"
@@ -29,6 +34,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -97,7 +103,13 @@ std::vector<Workload> workloads(int64_t n) {
         {{n, n}}, 8 * nn);
   }
   {
-    int64_t N = n >= 16384 ? 64 : 32, C = 256, H = n >= 16384 ? 112 : 56;
+    int64_t N = n >= 16384  ? 64
+                : n >= 4096 ? 32
+                            : 2,
+            C = 256,
+            H = n >= 16384  ? 112
+                : n >= 4096 ? 56
+                            : 14;
     test::Program p;
     V x = p.arg({N, C, H, H});
     V t = p.transpose(p.viewAs(x, {N, 4, C / 4, H, H}), 1, 2);
@@ -149,11 +161,14 @@ jit::JitValue input(const std::vector<int64_t> &sizes) {
 int main(int argc, char **argv) {
   int reps = 10;
   int64_t n = 16384;
+  size_t bytes = size_t(1) << 30; // the baseline copy
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--small"))
       n = 4096;
+    else if (!std::strcmp(argv[i], "--tiny"))
+      n = 256, bytes = size_t(16) << 20;
     else
       die(std::string("unknown option ") + argv[i]);
   }
@@ -168,7 +183,6 @@ int main(int argc, char **argv) {
               driver->computeCapability());
 
   // Baseline: device-to-device copy of 1 GiB.
-  size_t bytes = size_t(1) << 30;
   rt::DevicePtr src = 0, dst = 0;
   auto &alloc = rt::Allocator::get();
   if (!(why = alloc.allocate(bytes, src)).empty() ||
@@ -193,12 +207,14 @@ int main(int argc, char **argv) {
   double base = median(copy);
   std::printf("| workload | kernels (shape) | GB/s (kernel time) | %% of "
               "device copy |\n|---|---|---|---|\n");
-  std::printf("| baseline: cuMemcpyDtoD 1 GiB | - | %.0f | 100%% |\n", base);
+  std::printf("| baseline: cuMemcpyDtoD %zu MiB | - | %.0f | 100%% |\n",
+              bytes >> 20, base);
 
   mlir::MLIRContext context;
   jit::loadDialects(context);
   jit::resetCudaCacheStats();
   int64_t kernels = 0;
+  bool wrong = false;
   for (const Workload &w : workloads(n)) {
     auto module = mlir::parseSourceString<mlir::ModuleOp>(w.source, &context);
     if (!module)
@@ -230,8 +246,30 @@ int main(int argc, char **argv) {
       die("(" + w.id + ") " + run.error);
     seconds.erase(seconds.begin()); // warm-up
     double gbs = w.bytes / median(seconds) / 1e9;
-    std::printf("| (%s) %s | %s | %.0f | %.0f%% |\n", w.id.c_str(),
-                w.expr.c_str(), shapes.c_str(), gbs, 100 * gbs / base);
+    // The same function on the CPU: the GPU's results must agree.
+    std::string check;
+    jit::RunResult cpu = jit::runFunction(func, args);
+    if (!cpu.ok)
+      die("(" + w.id + ") CPU run: " + cpu.error);
+    for (size_t r = 0; r < cpu.values.size() && check.empty(); ++r) {
+      std::vector<double> g = run.values[r].elements(),
+                          c = cpu.values[r].elements();
+      if (g.size() != c.size())
+        check = "result " + std::to_string(r) + ": element count";
+      for (size_t i = 0; i < g.size() && check.empty(); ++i)
+        if (!(std::abs(g[i] - c[i]) <= 1e-3 * std::max(1.0, std::abs(c[i]))))
+          check = "result " + std::to_string(r) + " element " +
+                  std::to_string(i) + ": " + std::to_string(g[i]) + ", CPU " +
+                  std::to_string(c[i]);
+    }
+    if (!check.empty()) {
+      wrong = true;
+      std::fprintf(stderr, "strata-bench-cuda: (%s) WRONG: %s\n", w.id.c_str(),
+                   check.c_str());
+    }
+    std::printf("| (%s) %s | %s | %.0f%s | %.0f%% |\n", w.id.c_str(),
+                w.expr.c_str(), shapes.c_str(), gbs,
+                check.empty() ? "" : " WRONG", 100 * gbs / base);
     std::fflush(stdout);
   }
   jit::CacheStats stats = jit::cudaCacheStats();
@@ -246,5 +284,5 @@ int main(int argc, char **argv) {
               m.peak / double(1 << 30), m.reserved / double(1 << 30),
               (long long)m.allocations);
   (void)kernels;
-  return 0;
+  return wrong ? 1 : 0;
 }
