@@ -20,6 +20,9 @@
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
+# $STRATA_GPU_BENCH_ARGS replaces step 4's arguments (default --reps 10;
+# "--tiny --reps 1" to rehearse the whole script on the CUDA simulator, see
+# docs/reliability.md).
 # Every command is printed before it runs and has a timeout, cut to what
 # is left of the whole run's budget ($STRATA_GPU_BUDGET_S, default 470 s,
 # so that the run ends within 8 minutes); a step that would start with too
@@ -304,7 +307,8 @@ fi
 
 step "bandwidth: device copy vs strata workloads (a)-(h)"
 if have_time 30 strata-bench-cuda &&
-   ! run timeout "$(limit 240)" "$BIN/strata-bench-cuda" --reps 10; then
+   ! run timeout "$(limit 240)" "$BIN/strata-bench-cuda" \
+       ${STRATA_GPU_BENCH_ARGS:---reps 10}; then
   FAILED+=("strata-bench-cuda")
 fi
 

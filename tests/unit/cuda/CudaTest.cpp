@@ -275,6 +275,8 @@ TEST(CudaDevice, AllocatorCachesAndCounts) {
   if (!jit::cudaUnavailableReason().empty())
     GTEST_SKIP() << "SKIPPED: " << jit::cudaUnavailableReason();
   auto &alloc = runtime::cuda::Allocator::get();
+  if (!alloc.caching())
+    GTEST_SKIP() << "SKIPPED: the cache is off (STRATA_NO_CUDA_MEMORY_CACHING)";
   alloc.resetPeakStats();
   auto before = alloc.stats();
   runtime::cuda::DevicePtr a = 0, b = 0;
