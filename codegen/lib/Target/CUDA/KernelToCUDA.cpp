@@ -128,6 +128,9 @@ private:
   bool emitPointwise(bool vector, std::string &error);
   bool emitTiled(size_t t, bool reduce, std::string &error);
   bool reducesToScalars() const;
+  void blockReduce(const std::string &ind);
+  void storeAccumulators(const std::string &ind, int64_t splits,
+                         const std::string &split);
   bool emitReduce(std::string &error);
   void emitFinish();
   void chooseIndexWidth();
@@ -282,6 +285,36 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
   return true;
 }
 
+/// acc<r> = the block's combination of every thread's acc<r> (in thread 0).
+void Emitter::blockReduce(const std::string &ind) {
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (k.getCombiner(r).empty())
+      continue;
+    std::string t = c::scalarType(types[numIn + r]);
+    src += ind + "acc" + str(r) + " = strata_block_reduce<" +
+           c::combinerOp(k.getCombiner(r)) + ", " + t + ">(acc" + str(r) +
+           ", " + c::identity(k.getCombiner(r), types[numIn + r]) +
+           ", scratch" + str(r) + ");\n";
+  }
+}
+
+/// Stores each combining result's accumulator: into its result, or with
+/// `splits` > 1 into partial `split` of its output.
+void Emitter::storeAccumulators(const std::string &ind, int64_t splits,
+                                const std::string &split) {
+  for (unsigned r = 0; r < numRes; ++r) {
+    if (k.getCombiner(r).empty())
+      continue;
+    unsigned op = numIn + r;
+    std::string v = c::toMemory(types[op], "acc" + str(r));
+    if (splits > 1)
+      src += ind + "part" + str(r) + "[(" + offset(op) + ") * " + str(splits) +
+             " + " + split + "] = " + v + ";\n";
+    else
+      src += ind + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
+  }
+}
+
 /// Every combining result is a scalar (all its strides are 0).
 bool Emitter::reducesToScalars() const {
   for (unsigned r = 0; r < numRes; ++r)
@@ -406,27 +439,9 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   out.gridX = blocks;
   out.outputs = 1;
   out.splits = blocks;
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (!reduces(r))
-      continue;
-    std::string ty = c::scalarType(types[numIn + r]);
-    std::string id = c::identity(k.getCombiner(r), types[numIn + r]);
-    src += "  acc" + str(r) + " = strata_block_reduce<" +
-           c::combinerOp(k.getCombiner(r)) + ", " + ty + ">(acc" + str(r) +
-           ", " + id + ", scratch" + str(r) + ");\n";
-  }
+  blockReduce("  ");
   src += "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n";
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (!reduces(r))
-      continue;
-    unsigned op = numIn + r;
-    std::string v = c::toMemory(types[op], "acc" + str(r));
-    if (blocks > 1)
-      src += "    part" + str(r) + "[(" + offset(op) + ") * " + str(blocks) +
-             " + blockIdx.x] = " + v + ";\n";
-    else
-      src += "    " + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
-  }
+  storeAccumulators("    ", blocks, "blockIdx.x");
   src += "  }\n";
   return true;
 }
@@ -505,31 +520,10 @@ bool Emitter::emitReduce(std::string &error) {
              "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
   }
   src += "      }\n    }\n";
-  auto store = [&](const std::string &ind2) {
-    for (unsigned r = 0; r < numRes; ++r) {
-      if (!reduces(r))
-        continue;
-      unsigned op = numIn + r;
-      std::string v = c::toMemory(types[op], "acc" + str(r));
-      if (s > 1)
-        src += ind2 + "part" + str(r) + "[(" + offset(op) + ") * " + str(s) +
-               " + s] = " + v + ";\n";
-      else
-        src += ind2 + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
-    }
-  };
   if (row) {
-    for (unsigned r = 0; r < numRes; ++r) {
-      if (!reduces(r))
-        continue;
-      std::string t = c::scalarType(types[numIn + r]);
-      src += "    acc" + str(r) + " = strata_block_reduce<" +
-             c::combinerOp(k.getCombiner(r)) + ", " + t + ">(acc" + str(r) +
-             ", " + c::identity(k.getCombiner(r), types[numIn + r]) +
-             ", scratch" + str(r) + ");\n";
-    }
+    blockReduce("    ");
     src += "    if (threadIdx.x == 0) {\n";
-    store("      ");
+    storeAccumulators("      ", s, "s");
     src += "    }\n  }\n";
     out.blockX = 256;
   } else {
@@ -547,7 +541,7 @@ bool Emitter::emitReduce(std::string &error) {
                           "red" + str(r) + "[y][threadIdx.x]") +
                ";\n";
     src += "      }\n";
-    store("      ");
+    storeAccumulators("      ", s, "s");
     src += "    }\n    __syncthreads();\n  }\n";
     out.blockX = 32;
     out.blockY = 8;
