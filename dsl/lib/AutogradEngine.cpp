@@ -15,7 +15,6 @@
 #include "ProgramCache.h"
 #include "strata/Autograd.h"
 
-#include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 
 #include <algorithm>
@@ -166,9 +165,9 @@ Tensor fromJit(jit::JitValue &v, DType dtype, const SourceLoc &loc) {
     return makeLeaf(v.buffer, dtype, sizes, TensorOptions(dtype), "grad", loc);
   bool onCuda = v.buffer->device() == runtime::DeviceKind::CUDA;
   v.buffer = hostBuffer(v.buffer, loc); // elements() reads host memory
-  Tensor t = from_vector<double>(v.elements(), sizes,
-                                 TensorOptions(DType::F64), loc)
-                 .to(dtype, loc);
+  Tensor t =
+      from_vector<double>(v.elements(), sizes, TensorOptions(DType::F64), loc)
+          .to(dtype, loc);
   return onCuda ? t.to(Device::cuda(), loc) : t;
 }
 
@@ -431,14 +430,7 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
   }
   double prepared = secondsSince(start);
   auto runStart = std::chrono::steady_clock::now();
-  jit::RunResult r;
-  if (onCuda) {
-    jit::CudaRunOptions cudaOptions;
-    cudaOptions.deviceResults = true; // gradients stay on the GPU
-    r = jit::runFunctionCuda(program->function(), args, cudaOptions);
-  } else {
-    r = program->run(args, {});
-  }
+  jit::RunResult r = runPrepared(*program, args, onCuda);
   if (debugLevel() >= 1)
     fprintf(stderr,
             "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "

@@ -35,6 +35,17 @@
 using namespace strata;
 using namespace strata::detail;
 
+jit::RunResult
+strata::detail::runPrepared(const jit::PreparedFunction &fn,
+                            const std::vector<jit::JitValue> &args, bool onCuda,
+                            const jit::RunOptions &options) {
+  if (!onCuda)
+    return fn.run(args, options);
+  jit::CudaRunOptions cudaOptions;
+  cudaOptions.deviceResults = true; // results stay on the GPU
+  return jit::runFunctionCuda(fn.function(), args, cudaOptions);
+}
+
 namespace {
 
 EvalStats gStats;
@@ -402,14 +413,7 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
   }
   jit::RunOptions options;
   options.donated = program.donated;
-  jit::RunResult result;
-  if (onCuda) {
-    jit::CudaRunOptions cudaOptions;
-    cudaOptions.deviceResults = true; // results stay on the GPU
-    result = jit::runFunctionCuda(program.fn->function(), args, cudaOptions);
-  } else {
-    result = program.fn->run(args, options);
-  }
+  jit::RunResult result = runPrepared(*program.fn, args, onCuda, options);
   args.clear();
   if (!result.ok)
     fail("strata could not run this program: " + result.error,

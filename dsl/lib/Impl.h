@@ -233,6 +233,11 @@ runtime::StoragePtr copyBuffer(const runtime::StoragePtr &buffer,
 /// The JIT's spelling of a dtype: the two enums list the same types in the
 /// same order (checked here), so the conversion is a cast.
 inline jit::DType toJitDType(DType t) { return static_cast<jit::DType>(t); }
+/// Runs a prepared program on the CPU JIT, or with `onCuda` on the GPU with
+/// its results left there (both the evaluator's programs and backward()'s).
+jit::RunResult runPrepared(const jit::PreparedFunction &fn,
+                           const std::vector<jit::JitValue> &args, bool onCuda,
+                           const jit::RunOptions &options = {});
 static_assert(
     static_cast<int>(jit::DType::F32) == static_cast<int>(DType::F32) &&
         static_cast<int>(jit::DType::F64) == static_cast<int>(DType::F64) &&
