@@ -133,18 +133,29 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
   // type would be (`mask - 1` is an error, not an int64 tensor).
   bool boolA = ta && ta->dtype == DType::Bool,
        boolB = tb && tb->dtype == DType::Bool;
+  bool boolScalar = (a.scalar && a.scalar->kind() == Scalar::Kind::Bool) ||
+                    (b.scalar && b.scalar->kind() == Scalar::Kind::Bool);
   if (kind == Kind::Arith && std::string_view(name) == "sub") {
-    if (common == DType::Bool)
+    if (common == DType::Bool && !boolScalar)
       fail("Subtraction, the `-` operator, with two bool tensors is not "
            "supported.",
            "use the `^` or `logical_xor()` operator instead", loc);
-    if (boolA || boolB)
+    if (boolA || boolB || boolScalar)
       fail("Subtraction, the `-` operator, with a bool tensor is not "
            "supported.",
            "if you are trying to invert a mask, use the `~` or "
            "`logical_not()` operator instead",
            loc);
   }
+  if (kind == Kind::Pow && common == DType::Bool)
+    fail("\"pow\" not implemented for 'Bool'",
+         "convert a bool operand to an integer or float type first", loc);
+  if (kind == Kind::Pow && !isFloatingPoint(common) && b.scalar &&
+      b.scalar->isIntegral() && b.scalar->toLong() < 0)
+    fail("Integers to negative integer powers are not allowed.",
+         "use a float base (x.to(strata::kFloat32).pow(...)) or a "
+         "non-negative exponent",
+         loc);
   if (kind == Kind::Div && !isFloatingPoint(common))
     common = DType::F32; // true division
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
@@ -160,6 +171,14 @@ Tensor unary(const Tensor &in, const char *name, bool floating,
          "if you are trying to invert a mask, use the `~` or "
          "`logical_not()` operator instead",
          loc);
+  if (t.dtype == DType::Bool && std::string_view(name) == "abs")
+    fail("\"abs_cpu\" not implemented for 'Bool'",
+         "a bool tensor is its own absolute value; convert it first if a "
+         "number is needed",
+         loc);
+  if (t.dtype == DType::Bool && std::string_view(name) == "relu")
+    fail("Boolean inputs not supported for relu",
+         "convert the mask first: x.to(strata::kFloat32).relu()", loc);
   Tensor x =
       floating && !isFloatingPoint(t.dtype) ? castTo(in, DType::F32, loc) : in;
   return record(Op::Unary, name, x.impl()->dtype, t.layout.sizes, {&x}, loc);
@@ -178,6 +197,20 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
   std::string_view n(name);
   if (n == "sum" && !isFloatingPoint(t.dtype))
     out = DType::I64;
+  if (n == "amax" || n == "amin") {
+    // PyTorch: a max/min over nothing has no identity to return.
+    if (wrapped.empty() && t.layout.numel() == 0)
+      fail(std::string(name) +
+               "(): Expected reduction dim to be specified for "
+               "input.numel() == 0. Specify the reduction dim with the "
+               "'dim' argument.",
+           "reduce over the dims that are not empty", loc);
+    for (int64_t d : wrapped)
+      if (t.layout.dim() > 0 && t.layout.sizes[d] == 0)
+        fail(std::string(name) + "(): Expected reduction dim " +
+                 std::to_string(d) + " to have non-zero size.",
+             "reduce over the dims that are not empty", loc);
+  }
   if (n == "mean" && !isFloatingPoint(t.dtype))
     fail("mean(): could not infer output dtype. Input dtype must be either a "
          "floating point or complex dtype. Got: " +
@@ -376,6 +409,11 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
              strata::toString(a.dtype) + " != " + strata::toString(b.dtype),
          "convert one operand with .to(dtype)", loc);
   const Shape &sa = a.layout.sizes, &sb = b.layout.sizes;
+  if (a.dtype == DType::Bool && !sa.empty() && !sb.empty())
+    fail(sa.size() == 1 && sb.size() == 1
+             ? "\"dot\" not implemented for 'Bool'"
+             : "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+         "convert the operands to an integer or float type first", loc);
   if (sa.empty() || sb.empty())
     fail("both arguments to matmul need to be at least 1D, but they are " +
              std::to_string(sa.size()) + "D and " + std::to_string(sb.size()) +
@@ -499,9 +537,33 @@ Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
 //===--- In place ---------------------------------------------------------===//
 
 namespace {
+/// PyTorch's assert_no_partial_overlap: an input of an in-place op that
+/// shares memory with the written tensor must be exactly it (same start,
+/// end and strides); inputs with internal overlap are "too hard" and pass.
+void checkNoPartialOverlap(const TensorImpl &dest, const TensorImpl &in,
+                           const char *op, const SourceLoc &loc) {
+  if (&dest == &in || dest.root != in.root)
+    return;
+  const layout::Layout &a = dest.layout, &b = in.layout;
+  if (a.numel() == 0 || b.numel() == 0 ||
+      !layout::isNonOverlappingAndDense(a) ||
+      !layout::isNonOverlappingAndDense(b))
+    return;
+  int64_t aEnd = a.offset + a.numel(), bEnd = b.offset + b.numel();
+  bool full = a.offset == b.offset && aEnd == bEnd && a.strides == b.strides;
+  if (!full && a.offset < bEnd && b.offset < aEnd)
+    fail(std::string(op) +
+             ": unsupported operation: some elements of the input tensor and "
+             "the written-to tensor refer to a single memory location. "
+             "Please clone() the tensor before performing the operation.",
+         "clone() the input: the op would read elements it already wrote", loc);
+}
+
 Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
-                const SourceLoc &loc) {
+                const SourceLoc &loc, const Tensor *other = nullptr) {
   const TensorImpl &t = *self.impl();
+  if (other)
+    checkNoPartialOverlap(t, *other->impl(), op, loc);
   DType rt = result.impl()->dtype;
   if (rt != t.dtype && !canCast(rt, t.dtype))
     fail(std::string(op) + ": result type " + toString(rt) +
@@ -518,7 +580,7 @@ Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
   Tensor &Tensor::method(const Tensor &o, SourceLoc loc) {                     \
     implOf(*this, loc);                                                        \
     return inPlace(*this, binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc), \
-                   #method, loc);                                              \
+                   #method, loc, &o);                                          \
   }                                                                            \
   Tensor &Tensor::method(Scalar s, SourceLoc loc) {                            \
     implOf(*this, loc);                                                        \
@@ -537,13 +599,23 @@ Tensor &Tensor::zero_(SourceLoc loc) { return fill_(0, loc); }
 Tensor &Tensor::fill_(Scalar s, SourceLoc loc) {
   const TensorImpl &t = implOf(*this, loc);
   checkScalarFits(s, t.dtype, "fill_", loc);
+  if (layout::hasInternalOverlap(t.layout)) {
+    // PyTorch fills an expanded view (each element gets the one value):
+    // write through the view with its stride-0 dims collapsed to size 1.
+    TensorImpl collapsed = t;
+    for (size_t d = 0; d < collapsed.layout.sizes.size(); ++d)
+      if (collapsed.layout.strides[d] == 0)
+        collapsed.layout.sizes[d] = 1;
+    recordWrite(collapsed, scalarTensor(s, t.dtype, loc), loc, "fill_");
+    return *this;
+  }
   recordWrite(t, scalarTensor(s, t.dtype, loc), loc, "fill_");
   return *this;
 }
 
 Tensor &Tensor::copy_(const Tensor &src, SourceLoc loc) {
   const TensorImpl &t = implOf(*this, loc);
-  implOf(src, loc);
+  checkNoPartialOverlap(t, implOf(src, loc), "copy_", loc);
   recordWrite(t, src, loc, "copy_");
   return *this;
 }

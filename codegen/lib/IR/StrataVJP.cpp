@@ -126,36 +126,46 @@ LogicalResult rule(DivOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
 }
 
 LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  // PyTorch's pow_backward_self / pow_backward_exponent: a zero exponent
+  // passes no gradient to the base (not 0 * a^-1 = NaN at a = 0), and a
+  // zero base with a non-negative exponent none to the exponent.
   Value a = op.getLhs(), e = op.getRhs();
   Type t = elementOf(a);
   Value one = gb.fill(1.0, t), zero = gb.fill(0.0, t);
   Value aPow = gb.b.create<PowOp>(gb.loc, a, gb.sub(e, one));
-  give(gb, out, a, gb.mul(g[0], gb.mul(e, aPow)));
-  Value dE = gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a));
-  Value atZero = gb.b.create<EqOp>(gb.loc, a, zero);
-  dE = gb.b.create<WhereOp>(gb.loc, atZero, zero, dE);
-  give(gb, out, e, gb.mul(g[0], dE));
+  Value dA = gb.mul(g[0], gb.mul(e, aPow));
+  Value eZero = gb.b.create<EqOp>(gb.loc, e, zero);
+  give(gb, out, a, gb.b.create<WhereOp>(gb.loc, eZero, zero, dA));
+  Value dE =
+      gb.mul(g[0], gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a)));
+  Value atZero = gb.b.create<MulOp>(gb.loc, gb.b.create<EqOp>(gb.loc, a, zero),
+                                    gb.b.create<GeOp>(gb.loc, e, zero));
+  give(gb, out, e, gb.b.create<WhereOp>(gb.loc, atZero, zero, dE));
   return success();
 }
 
-/// maximum/minimum: the winner takes the gradient, ties split it evenly.
-template <typename WinsOp>
+/// maximum/minimum as PyTorch: where(a == b, g / 2, g), zeroed where the
+/// other operand wins. A NaN operand wins nothing and loses nothing, so both
+/// sides get g (as in PyTorch, whose masks compare false on NaN).
+template <typename LosesOp>
 LogicalResult extremum(Value a, Value b, GradBuilder &gb, Value g, Out &out) {
   Type t = elementOf(a);
-  Value wins = gb.maskOf(gb.b.create<WinsOp>(gb.loc, a, b), t);
-  Value ties = gb.maskOf(gb.b.create<EqOp>(gb.loc, a, b), t);
-  Value wa = gb.add(wins, gb.scale(ties, 0.5));
-  give(gb, out, a, gb.mul(g, wa));
-  give(gb, out, b, gb.mul(g, gb.sub(gb.fill(1.0, t), wa)));
+  Value zero = gb.fill(0.0, t);
+  Value share = gb.b.create<WhereOp>(gb.loc, gb.b.create<EqOp>(gb.loc, a, b),
+                                     gb.scale(g, 0.5), g);
+  Value aLoses = gb.b.create<LosesOp>(gb.loc, a, b);
+  Value bLoses = gb.b.create<LosesOp>(gb.loc, b, a);
+  give(gb, out, a, gb.b.create<WhereOp>(gb.loc, aLoses, zero, share));
+  give(gb, out, b, gb.b.create<WhereOp>(gb.loc, bLoses, zero, share));
   return success();
 }
 
 LogicalResult rule(MaximumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  return extremum<GtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+  return extremum<LtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
 }
 
 LogicalResult rule(MinimumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  return extremum<LtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+  return extremum<GtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
 }
 
 LogicalResult rule(WhereOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {

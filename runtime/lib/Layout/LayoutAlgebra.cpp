@@ -268,6 +268,23 @@ bool strata::layout::isContiguous(const Layout &l) {
   return true;
 }
 
+bool strata::layout::isNonOverlappingAndDense(const Layout &l) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < l.sizes.size(); ++d)
+    if (l.sizes[d] >= 2)
+      dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
+    return l.strides[a] < l.strides[b];
+  });
+  int64_t expected = 1;
+  for (size_t d : dims) {
+    if (l.strides[d] != expected)
+      return false;
+    expected *= l.sizes[d];
+  }
+  return true;
+}
+
 bool strata::layout::hasInternalOverlap(const Layout &l) {
   // PyTorch answers NO for non-overlapping-and-dense tensors, which include
   // every empty one, before looking for a broadcast (stride-0) dim.

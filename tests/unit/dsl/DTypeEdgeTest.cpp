@@ -226,3 +226,85 @@ TEST(Autograd, NonFloatResultsDoNotRequireGrad) {
   e = errorOf([&] { x.to(kInt64).to(kFloat32).sum().backward(); });
   EXPECT_NE(e.find("does not require grad"), std::string::npos) << e;
 }
+
+// Errors PyTorch raises at the call (messages of PyTorch 1.13).
+TEST(PyTorchErrors, RaisedAtTheCall) {
+  struct Case {
+    std::function<void()> f;
+    const char *message;
+  } cases[] = {
+      {[] {
+         zeros({3, 0, 1}).amax({0, 1, 2}, true);
+       },
+       "amax(): Expected reduction dim 1 to have non-zero size."},
+      {[] {
+         zeros({3, 0}).amin();
+       },
+       "amin(): Expected reduction dim to be specified for input.numel() == "
+       "0."},
+      {[] { tensor({true}).matmul(tensor({true})); },
+       "\"dot\" not implemented for 'Bool'"},
+      {[] {
+         ones({2, 2}, kBool).matmul(ones({2, 2}, kBool));
+       },
+       "\"addmm_impl_cpu_\" not implemented for 'Bool'"},
+      {[] { tensor({true}).abs(); }, "\"abs_cpu\" not implemented for 'Bool'"},
+      {[] { tensor({true}).relu(); }, "Boolean inputs not supported for relu"},
+      {[] { tensor({true}).pow(tensor({true})); },
+       "\"pow\" not implemented for 'Bool'"},
+      {[] { tensor({1.0f}) - true; },
+       "Subtraction, the `-` operator, with a bool tensor is not supported."},
+      {[] { tensor({3L}).pow(-2); },
+       "Integers to negative integer powers are not allowed."},
+      {[] {
+         Tensor x = ones({4});
+         x.slice(0, 0, 3).add_(x.slice(0, 1));
+       },
+       "some elements of the input tensor and the written-to tensor refer to "
+       "a single memory location"},
+      {[] {
+         Tensor y = ones({2, 2});
+         y.copy_(y.t());
+       },
+       "some elements of the input tensor and the written-to tensor refer to "
+       "a single memory location"},
+  };
+  for (const Case &c : cases) {
+    std::string e = errorOf(c.f);
+    EXPECT_NE(e.find(c.message), std::string::npos) << c.message << "\n" << e;
+    EXPECT_NE(e.find("DTypeEdgeTest.cpp"), std::string::npos) << e;
+  }
+  // What PyTorch allows: full overlap, disjoint views, fills of expanded
+  // views, bool ** int.
+  Tensor x = ones({4});
+  EXPECT_EQ(x.add_(x).to_vector<float>(), std::vector<float>(4, 2));
+  Tensor y = arange(4, kFloat32).view({2, 2});
+  y[0].copy_(y[1]);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{2, 3, 2, 3}));
+  Tensor z = zeros({3});
+  z.expand({2, 3}).fill_(5);
+  EXPECT_EQ(z.to_vector<float>(), std::vector<float>(3, 5));
+  EXPECT_EQ(tensor({true, false}).pow(2).to_vector<int64_t>(),
+            (std::vector<int64_t>{1, 0}));
+}
+
+// Gradients at the edges, as PyTorch's derivatives.yaml defines them.
+TEST(Autograd, ExtremumAndPowGradientsAtTheEdges) {
+  Tensor a = tensor({2.0f, NAN, 1.0f}).requires_grad_();
+  Tensor b = tensor({1.0f, 1.0f, 1.0f}).requires_grad_();
+  maximum(a, b).sum().backward();
+  // NaN: both sides get the gradient (the masks compare false); ties halve.
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{1, 1, 0.5f}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0, 1, 0.5f}));
+  Tensor c = tensor({1.0f, 3.0f}).requires_grad_();
+  Tensor d = tensor({2.0f, 3.0f}).requires_grad_();
+  minimum(c, d).sum().backward();
+  EXPECT_EQ(c.grad().to_vector<float>(), (std::vector<float>{1, 0.5f}));
+  EXPECT_EQ(d.grad().to_vector<float>(), (std::vector<float>{0, 0.5f}));
+  // d/dx x^x at 0: both of PyTorch's terms are masked to 0 (not NaN).
+  Tensor x = tensor({0.0f, 2.0f}).requires_grad_();
+  x.pow(x).sum().backward();
+  std::vector<float> g = x.grad().to_vector<float>();
+  EXPECT_EQ(g[0], 0.0f);
+  EXPECT_NEAR(g[1], 4 * (std::log(2.0) + 1), 1e-5);
+}

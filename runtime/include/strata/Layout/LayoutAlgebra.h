@@ -107,6 +107,9 @@ Layout contiguous(IntList sizes, int64_t offset = 0);
 bool isContiguous(const Layout &l);
 /// PyTorch's has_internal_overlap == YES: some dim has stride 0 and size > 1.
 bool hasInternalOverlap(const Layout &l);
+/// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is
+/// contiguous (size-1 dims ignored; negative strides never are).
+bool isNonOverlappingAndDense(const Layout &l);
 /// The number of storage elements a layout needs: 1 + the largest storage
 /// index it addresses (0 when numel is 0). With negative strides the
 /// smallest index must also be >= 0: see `checkInStorage`.
