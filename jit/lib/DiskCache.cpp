@@ -17,13 +17,13 @@
 //  - an entry is written to a temp file (mode 0600) and renamed; a failed
 //    write (a full disk) leaves nothing;
 //  - the directory is bounded (STRATA_CACHE_MAX_BYTES, default 1 GiB): a
-//    hit sets the entry's mtime, and when this process's running total of
-//    the directory's bytes passes the bound, one scan removes the least
-//    recently used entries down to 3/4 of it. The total comes from a scan
-//    at the process's first store and grows with each store after it, so a
-//    scan (O(n log n) in the n entries) comes at most once per bound/4
-//    bytes stored: amortized O(log n) a store. Only the cache's own file
-//    names are ever removed.
+//    hit sets the entry's mtime, and when the running total of the
+//    directory's bytes (<dir>/usage, which every store of every process
+//    adds to) passes the bound, one scan removes the least recently used
+//    entries down to 3/4 of it and sets the total to what is left. A scan
+//    (O(n log n) in the n entries) thus comes at most once per bound/4
+//    bytes stored: amortized O(log n) a store, and no process pays a scan
+//    to start. Only the cache's own file names are ever removed.
 //
 //===----------------------------------------------------------------------===//
 #include "DiskCache.h"
@@ -46,6 +46,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <mutex>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -61,6 +62,8 @@ constexpr int64_t kDefaultMaxBytes = int64_t(1) << 30;
 constexpr int64_t kMaxEntryBytes = int64_t(64) << 20;
 /// Magic, key length, payload length, checksum.
 constexpr uint64_t kFixedBytes = 32;
+/// The running total of the directory's entry bytes (updateUsage).
+constexpr const char *kUsageFile = "usage";
 
 struct Format {
   char magic[8];
@@ -100,9 +103,6 @@ struct Disk {
   bool storeOff = false; // cannot be created or written
   bool warned = false;   // the one warning was printed
   int64_t maxBytes = maxBytesFromEnv();
-  /// This process's estimate of the directory's entry bytes; -1 until the
-  /// first store scans the directory.
-  int64_t usedBytes = -1;
   std::mutex scanMutex; // one eviction scan at a time
 };
 
@@ -295,41 +295,65 @@ int64_t trimDirectory(const std::string &dir, int64_t maxBytes) {
   return total;
 }
 
-/// Adds a stored entry to the running total; past the bound, one scan
-/// brings the directory under it (and corrects the total: other processes
-/// store too).
-void accountStore(Disk &d, const Use &use, int64_t bytes) {
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    if (use.generation != d.generation)
-      return;
-    if (d.usedBytes >= 0) {
-      d.usedBytes += bytes;
-      if (d.usedBytes <= d.maxBytes)
-        return;
-    }
-  }
-  std::lock_guard<std::mutex> scanning(d.scanMutex);
-  int64_t maxBytes;
-  {
-    // Another thread's scan may have done it meanwhile.
-    std::lock_guard<std::mutex> lock(d.mutex);
-    if (use.generation != d.generation ||
-        (d.usedBytes >= 0 && d.usedBytes <= d.maxBytes))
-      return;
-    maxBytes = d.maxBytes;
-  }
-  int64_t total = trimDirectory(use.dir, maxBytes);
-  std::lock_guard<std::mutex> lock(d.mutex);
-  if (use.generation == d.generation)
-    d.usedBytes = total;
-}
-
 /// Closes a file descriptor when it goes out of scope.
 struct FdCloser {
   int fd;
   ~FdCloser() { ::close(fd); }
 };
+
+/// Adds `delta` to the directory's running total of entry bytes (sets it
+/// to `delta` when `replace`) and returns the result; -1 when the total is
+/// not known (no usage file yet: a scan finds it). The total is the 8 bytes
+/// of <dir>/usage, updated under flock, so that the stores of every process
+/// add up in it and no process has to scan the directory to learn it.
+int64_t updateUsage(const std::string &dir, int64_t delta, bool replace) {
+  int fd = ::open((dir + "/" + kUsageFile).c_str(),
+                  O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  FdCloser closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != ::geteuid() || ::flock(fd, LOCK_EX) != 0)
+    return -1;
+  int64_t total = -1;
+  char bytes[8];
+  if (replace) {
+    total = delta;
+  } else if (::pread(fd, bytes, 8, 0) == 8) {
+    std::memcpy(&total, bytes, 8);
+    total = total >= 0 ? total + delta : -1;
+  }
+  if (total >= 0) {
+    std::memcpy(bytes, &total, 8);
+    if (::pwrite(fd, bytes, 8, 0) != 8)
+      total = -1;
+  }
+  return total; // closing the file releases the lock
+}
+
+/// Adds a stored entry to the running total; past the bound (or when the
+/// total is unknown), one scan brings the directory under it and sets the
+/// total to what it found. Stores of other processes during the scan may
+/// be missed: the total is an estimate, corrected by every scan.
+void accountStore(Disk &d, const Use &use, int64_t bytes) {
+  int64_t maxBytes;
+  {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (use.generation != d.generation)
+      return;
+    maxBytes = d.maxBytes;
+  }
+  int64_t total = updateUsage(use.dir, bytes, /*replace=*/false);
+  if (total >= 0 && total <= maxBytes)
+    return;
+  std::lock_guard<std::mutex> scanning(d.scanMutex);
+  // Another thread's scan may have done it meanwhile.
+  total = updateUsage(use.dir, 0, /*replace=*/false);
+  if (total >= 0 && total <= maxBytes)
+    return;
+  updateUsage(use.dir, trimDirectory(use.dir, maxBytes), /*replace=*/true);
+}
 
 } // namespace
 
@@ -401,10 +425,25 @@ void strata::jit::detail::storeOnDisk(DiskEntryKind kind,
   const Format &f = format(kind);
   llvm::SmallString<128> tmp;
   int fd;
-  if (auto ec = llvm::sys::fs::createUniqueFile(
-          use.dir + "/tmp-%%%%%%%%" + f.extension, fd, tmp,
-          llvm::sys::fs::OF_None,
-          llvm::sys::fs::owner_read | llvm::sys::fs::owner_write))
+  auto createTemp = [&] {
+    return llvm::sys::fs::createUniqueFile(
+        use.dir + "/tmp-%%%%%%%%" + f.extension, fd, tmp,
+        llvm::sys::fs::OF_None,
+        llvm::sys::fs::owner_read | llvm::sys::fs::owner_write);
+  };
+  std::error_code ec = createTemp();
+  if (ec == std::errc::no_such_file_or_directory) {
+    // Removed since it was checked (rm -rf of the cache): made again.
+    {
+      std::lock_guard<std::mutex> lock(d.mutex);
+      if (use.generation == d.generation)
+        d.checked = false;
+    }
+    if (!usableDir(d, use, /*create=*/true))
+      return;
+    ec = createTemp();
+  }
+  if (ec)
     return giveUp(d, use, /*refuse=*/false, "write to the directory",
                   ec.message(), kWritableFix);
   bool written;
@@ -435,7 +474,6 @@ void strata::jit::setCacheDir(const std::string &dir) {
   d.dir = dir;
   ++d.generation;
   d.checked = d.refused = d.storeOff = d.warned = false;
-  d.usedBytes = -1;
 }
 
 std::string strata::jit::cacheDir() {

@@ -318,10 +318,10 @@ TEST(DiskCacheWrite, PtxStoreOnAFullDiskIsSkipped) {
                 std::string ptx;
                 bool ok = jit::kernelPTX(kernel, "sm_80", info, ptx, error);
                 ok = ok && ptx.find(".entry strata_kernel") != ptx.npos;
-                // The CPU kernel's entry (from fromSource) only.
+                // No PTX entry and no temp file left behind.
                 bool clean = entries(dir, ".ptx").empty();
                 for (auto &e : fs::directory_iterator(dir))
-                  clean = clean && e.path().extension() == ".sko" &&
+                  clean = clean &&
                           e.path().filename().string().rfind("tmp-", 0) != 0;
                 std::fprintf(stderr, "compiled %d, no PTX or temp file %d %s\n",
                              ok, clean, error.c_str());
@@ -334,9 +334,9 @@ TEST(DiskCacheWrite, PtxStoreOnAFullDiskIsSkipped) {
 }
 
 // 64 KiB of cache, distinct programs filling it three times: the
-// directory never holds more
-// than the bound plus one entry; the entry used after every compile (a
-// disk hit each time) survives, the oldest unused ones go.
+// directory never holds more than the bound plus one entry; the entry used
+// after every compile (a disk hit each time) survives, the oldest unused
+// ones go.
 TEST(DiskCacheBound, EvictsLeastRecentlyUsedWithinTheBound) {
   const int64_t bound = 64 << 10;
   std::string dir = freshDir("bound");
@@ -417,6 +417,26 @@ TEST(DiskCacheDirectory, CreatedMode0700) {
   }
   jit::setCacheDir("");
   fs::remove_all(top);
+}
+
+// The directory removed while the process uses it (rm -rf of the cache):
+// the next store makes it again, private.
+TEST(DiskCacheDirectory, RemovedWhileInUseIsMadeAgain) {
+  std::string dir = freshDir("removed");
+  jit::setCacheDir(dir);
+  jit::clearMemoryCache();
+  ASSERT_TRUE(runsRight(41.0));
+  fs::remove_all(dir);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(runsRight(42.0));
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  EXPECT_EQ(entries(dir, ".sko").size(), 1u);
+  struct stat st;
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  jit::setCacheDir("");
+  fs::remove_all(dir);
 }
 
 // A directory others can write to could hold anyone's code: its entries
