@@ -103,6 +103,9 @@ struct Disk {
   bool storeOff = false; // cannot be created or written
   bool warned = false;   // the one warning was printed
   int64_t maxBytes = maxBytesFromEnv();
+  /// This process's own running total, when the directory's usage file
+  /// cannot be used (else every store would scan); -1 until a scan.
+  int64_t localBytes = -1;
   std::mutex scanMutex; // one eviction scan at a time
 };
 
@@ -344,15 +347,26 @@ void accountStore(Disk &d, const Use &use, int64_t bytes) {
       return;
     maxBytes = d.maxBytes;
   }
-  int64_t total = updateUsage(use.dir, bytes, /*replace=*/false);
+  auto add = [&](int64_t delta) {
+    int64_t total = updateUsage(use.dir, delta, /*replace=*/false);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (total < 0 && use.generation == d.generation && d.localBytes >= 0)
+      total = d.localBytes += delta;
+    return total;
+  };
+  int64_t total = add(bytes);
   if (total >= 0 && total <= maxBytes)
     return;
   std::lock_guard<std::mutex> scanning(d.scanMutex);
-  // Another thread's scan may have done it meanwhile.
-  total = updateUsage(use.dir, 0, /*replace=*/false);
+  total = add(0); // another thread's scan may have done it meanwhile
   if (total >= 0 && total <= maxBytes)
     return;
-  updateUsage(use.dir, trimDirectory(use.dir, maxBytes), /*replace=*/true);
+  int64_t left = trimDirectory(use.dir, maxBytes);
+  if (updateUsage(use.dir, left, /*replace=*/true) < 0) {
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (use.generation == d.generation)
+      d.localBytes = left;
+  }
 }
 
 } // namespace
@@ -474,6 +488,7 @@ void strata::jit::setCacheDir(const std::string &dir) {
   d.dir = dir;
   ++d.generation;
   d.checked = d.refused = d.storeOff = d.warned = false;
+  d.localBytes = -1;
 }
 
 std::string strata::jit::cacheDir() {

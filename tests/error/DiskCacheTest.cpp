@@ -333,11 +333,12 @@ TEST(DiskCacheWrite, PtxStoreOnAFullDiskIsSkipped) {
   fs::remove_all(dir);
 }
 
-// 64 KiB of cache, distinct programs filling it three times: the
-// directory never holds more than the bound plus one entry; the entry used
-// after every compile (a disk hit each time) survives, the oldest unused
-// ones go.
-TEST(DiskCacheBound, EvictsLeastRecentlyUsedWithinTheBound) {
+/// 64 KiB of cache, distinct programs filling it three times: the
+/// directory never holds more than the bound plus one entry; the entry used
+/// after every compile (a disk hit each time) survives, the oldest unused
+/// ones go. With `brokenUsage`, the shared running total (<dir>/usage) is
+/// a directory: the process keeps its own.
+void checkLeastRecentlyUsedEviction(bool brokenUsage) {
   const int64_t bound = 64 << 10;
   std::string dir = freshDir("bound");
   jit::setCacheDir(dir);
@@ -346,6 +347,10 @@ TEST(DiskCacheBound, EvictsLeastRecentlyUsedWithinTheBound) {
   jit::clearMemoryCache();
   jit::resetCacheStats();
   ASSERT_TRUE(runsRight(0.0));
+  if (brokenUsage) {
+    fs::remove(fs::path(dir) / "usage");
+    fs::create_directory(fs::path(dir) / "usage");
+  }
   int64_t entryBytes = directoryBytes(dir);
   ASSERT_GT(entryBytes, 0);
   ASSERT_LT(entryBytes * 8, bound) << "the bound must hold several entries";
@@ -373,6 +378,14 @@ TEST(DiskCacheBound, EvictsLeastRecentlyUsedWithinTheBound) {
   jit::setDiskCacheMaxBytes(0);
   jit::setCacheDir("");
   fs::remove_all(dir);
+}
+
+TEST(DiskCacheBound, EvictsLeastRecentlyUsedWithinTheBound) {
+  checkLeastRecentlyUsedEviction(/*brokenUsage=*/false);
+}
+
+TEST(DiskCacheBound, EvictsWithoutTheSharedTotal) {
+  checkLeastRecentlyUsedEviction(/*brokenUsage=*/true);
 }
 
 TEST(DiskCacheBound, EnvironmentVariableSetsTheBound) {
