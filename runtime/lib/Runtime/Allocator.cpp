@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/Allocator.h"
+#include "strata/Runtime/ByteSize.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,13 +42,7 @@ struct State {
 /// so the out-of-memory path can be exercised on any program
 /// (docs/reliability.md). Unset, empty or unparsable: no limit.
 int64_t limitFromEnv() {
-  const char *text = std::getenv("STRATA_MEMORY_LIMIT");
-  if (!text || !*text)
-    return 0;
-  char *end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-  return value > 0 ? static_cast<int64_t>(value) << shift : 0;
+  return parseByteSize(std::getenv("STRATA_MEMORY_LIMIT"));
 }
 
 State &state() {

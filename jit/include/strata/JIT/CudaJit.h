@@ -43,6 +43,9 @@ bool kernelPTX(mlir::Operation *kernel, const std::string &arch,
 /// PTX cache events since the last resetCudaCacheStats().
 CacheStats cudaCacheStats();
 void resetCudaCacheStats();
+/// Forgets every PTX compiled in this process (as a new process would):
+/// the next kernelPTX of a kernel reads the disk cache or runs NVRTC.
+void clearCudaMemoryCache();
 
 /// "" when a CUDA device can run kernels, else a message starting with
 /// "no CUDA device: " that says why (no driver, stub library, no GPU).

@@ -96,10 +96,17 @@ int64_t kernelCacheCapacity();
 /// still used), and the total size of their object files.
 int64_t loadedKernels();
 int64_t loadedKernelBytes();
-/// Overrides $STRATA_CACHE_DIR; "" disables the disk cache.
+/// Overrides $STRATA_CACHE_DIR; "" disables the disk cache. The directory
+/// (CPU objects and PTX) is made mode 0700; one owned by another user or
+/// writable by group or others is not used (one warning on stderr).
 void setCacheDir(const std::string &dir);
 /// The disk cache directory in use ("" when disabled).
 std::string cacheDir();
+/// The most bytes the disk cache directory keeps (least recently used
+/// entries removed beyond it). Default: $STRATA_CACHE_MAX_BYTES ("512M",
+/// "2G"), else 1 GiB. n <= 0 restores the default.
+void setDiskCacheMaxBytes(int64_t n);
+int64_t diskCacheMaxBytes();
 
 struct RunOptions {
   /// 0: the global pool (STRATA_NUM_THREADS, default all cores); 1: serial.
