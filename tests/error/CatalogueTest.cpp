@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -163,6 +164,15 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O12", "a Tensor with 2 elements cannot be converted to Scalar", ones({2}).item<float>()),
     CASE("O13", "expected scalar type torch.float64 but found torch.float32", ones({2}).data_ptr<double>()),
     CASE("O14", "undefined tensor", Tensor().relu()),
+    CASE("O15", "\"abs_cpu\" not implemented for 'Bool'", ones({2}, kBool).abs()),
+    CASE("O16", "Boolean inputs not supported for relu", ones({2}, kBool).relu()),
+    CASE("O17", "\"pow\" not implemented for 'Bool'", ones({2}, kBool).pow(ones({2}, kBool))),
+    CASE("O18", "Integers to negative integer powers are not allowed.", ones({2}, kInt64).pow(-1)),
+    CASE("O19", "\"addmm_impl_cpu_\" not implemented for 'Bool'", ones({2, 2}, kBool).matmul(ones({2, 2}, kBool))),
+    CASE("O20", "amax(): Expected reduction dim 1 to have non-zero size.", zeros({2, 0}).amax({1})),
+    CASE("O21", "amin(): Expected reduction dim to be specified for input.numel() == 0.", zeros({2, 0}).amin()),
+    CASE("O22", "copy_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.", Tensor y = ones({2, 2}); y.copy_(y.t())),
+    CASE("O23", "fill_: value cannot be converted to type int without overflow", ones({2}, kInt32).fill_(3e9)),
   };
   // clang-format on
   for (const Case &c : cases)
@@ -177,6 +187,8 @@ TEST(ErrorCatalogue, Factories) {
     CASE("F03", "arange: upper bound and larger bound inconsistent with step sign", arange(5, 0, 1)),
     CASE("F04", "from_vector: shape [2, 2] is invalid for input of size 3", from_vector(std::vector<float>{1, 2, 3}, {2, 2})),
     CASE("F05", "randn: \"normal\" not implemented for 'torch.int64'", randn({2}, kInt64)),
+    CASE("F06", "empty: Storage size calculation overflowed with sizes=[4294967296, 4294967296]", empty({int64_t(1) << 32, int64_t(1) << 32})),
+    CASE("F07", "arange: unsupported range: 0 -> inf", arange(0, INFINITY)),
   };
   // clang-format on
   for (const Case &c : cases)
