@@ -88,8 +88,8 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start,
       "slice", {dim, start.value_or(0), end.value_or(INT64_MAX), step}, loc);
 }
 
-Tensor Tensor::operator[](int64_t index) const {
-  return select(0, index, SourceLoc::current());
+Tensor Tensor::operator[](Index index) const {
+  return select(0, index.value, index.loc);
 }
 
 Tensor Tensor::expand(const Shape &shape, SourceLoc loc) const {

@@ -168,8 +168,19 @@ public:
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1,
                SourceLoc loc = SourceLoc::current()) const;
-  /// select(0, index).
-  Tensor operator[](int64_t index) const;
+  /// An index with the user's source location (operator[] takes exactly one
+  /// argument; the conversion happens in the user's expression).
+  struct Index {
+    /// Wraps `i`; `loc` defaults to where the conversion happens.
+    Index(int64_t i, SourceLoc loc = SourceLoc::current())
+        : value(i), loc(loc) {}
+    /// The index.
+    int64_t value;
+    /// The user's source location.
+    SourceLoc loc;
+  };
+  /// select(0, index); errors name the user's line.
+  Tensor operator[](Index index) const;
   /// Broadcast to `shape` with stride 0 (-1 keeps a size).
   Tensor expand(const Shape &shape, SourceLoc loc = SourceLoc::current()) const;
   /// expand(other.sizes()).

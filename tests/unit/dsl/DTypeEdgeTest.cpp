@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <sstream>
 
 using namespace strata;
 
@@ -307,4 +308,23 @@ TEST(Autograd, ExtremumAndPowGradientsAtTheEdges) {
   std::vector<float> g = x.grad().to_vector<float>();
   EXPECT_EQ(g[0], 0.0f);
   EXPECT_NEAR(g[1], 4 * (std::log(2.0) + 1), 1e-5);
+}
+
+// Errors of operators and printing name the user's line, not strata's.
+TEST(ErrorLocations, OperatorsAndPrinting) {
+  std::string e = errorOf([] { ones({2})[5]; });
+  EXPECT_NE(e.find("DTypeEdgeTest.cpp"), std::string::npos) << e;
+  EXPECT_EQ(e.find("Views.cpp"), std::string::npos) << e;
+  // Printing a tensor whose evaluation fails (4 TiB to allocate): the
+  // line that made the tensor.
+  Tensor huge = zeros({int64_t(1) << 40});
+  int line = __LINE__ - 1;
+  e = errorOf([&] {
+    std::ostringstream os;
+    os << huge;
+  });
+  EXPECT_NE(e.find("DTypeEdgeTest.cpp:" + std::to_string(line)),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find("Print.cpp"), std::string::npos) << e;
 }
