@@ -330,6 +330,7 @@ Tensor GradFn::variable() const {
 namespace {
 AutogradMeta &meta(const Tensor &t) {
   auto &impl = const_cast<TensorImpl &>(implOf(t, SourceLoc::current()));
+  TraceLock lock; // two threads asking at once make one
   if (!impl.autograd)
     impl.autograd = std::make_shared<AutogradMeta>();
   return *impl.autograd;
@@ -383,6 +384,7 @@ bool Tensor::retains_grad() const {
 
 GradFnPtr Tensor::grad_fn() const {
   const TensorImpl &t = implOf(*this, SourceLoc::current());
+  TraceLock lock;
   if (!t.requiresGrad || t.isLeaf)
     return nullptr;
   return fnOfRead(t.root->current, viewChainOf(t));

@@ -110,9 +110,9 @@ struct Graph {
       versionError(*root, root->version - 1, {n.rootNumel}, nullptr);
   }
 
-  void visit(const NodePtr &n) {
-    if (!seen.insert(n.get()).second)
-      return;
+  /// Checks `n` when first reached; true when its inputs are walked too
+  /// (false: a leaf's data or a materialized constant, an argument).
+  bool enter(const NodePtr &n) {
     if (!n->requiresGrad) {
       auto leaf = n->gradLeaf.lock();
       if (leaf && leaf->requiresGrad) {
@@ -126,26 +126,43 @@ struct Graph {
         }
         checkFresh(*n);
         leafArgs.push_back(n);
-        return;
+        return false;
       }
       if (n->buffer) {
         checkFresh(*n);
         constArgs.push_back(n);
-        return;
+        return false;
       }
-      for (const Operand &in : n->inputs)
-        visit(in.node);
-      ops.push_back(n);
-      return;
+      return true;
     }
     if (n->gradFreed && !n->saved.empty())
       fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
     for (const Node::Saved &s : n->saved)
       if (auto r = s.root.lock(); r && r->version != s.version)
         versionError(*r, s.version, s.sizes, n.get());
-    for (const Operand &in : n->gradInputs)
-      visit(in.node);
-    ops.push_back(n);
+    return true;
+  }
+
+  /// Adds the graph reaching `start`: iterative (a 10^5-deep chain must not
+  /// overflow the stack); each op is appended after its inputs.
+  void visit(const NodePtr &start) {
+    std::vector<std::pair<NodePtr, size_t>> stack; // (op, next input)
+    auto reach = [&](const NodePtr &n) {
+      if (seen.insert(n.get()).second && enter(n))
+        stack.push_back({n, 0});
+    };
+    reach(start);
+    while (!stack.empty()) {
+      auto &[n, next] = stack.back();
+      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      if (next < inputs.size()) {
+        NodePtr in = inputs[next++].node;
+        reach(in);
+        continue;
+      }
+      ops.push_back(std::move(n));
+      stack.pop_back();
+    }
   }
 };
 
@@ -210,10 +227,11 @@ void Tensor::retain_grad() const {
   if (t.isLeaf)
     return;
   auto &impl = const_cast<TensorImpl &>(t);
+  TraceLock lock;
   if (!impl.autograd)
     impl.autograd = std::make_shared<AutogradMeta>();
   impl.autograd->retainGrad = true;
-  std::lock_guard<std::mutex> lock(gRetainedMutex);
+  std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
 }
 
@@ -221,7 +239,7 @@ namespace {
 
 /// Runs backward; returns one gradient per target (all leaves reached and
 /// retained tensors when `targets` is empty, then also filled in).
-std::vector<Tensor> run(const std::vector<Tensor> &outputs,
+std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
                         const SourceLoc &loc) {
@@ -405,18 +423,22 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
   bool hit = false;
-  std::shared_ptr<jit::PreparedFunction> program = cache().get(
-      source,
-      [&] {
-        std::string error;
-        auto fn = jit::PreparedFunction::fromSource(source, "main", error);
-        if (!fn)
-          fail("strata could not compile the gradient program: " + error,
-               "this is a strata bug; the program was:\n" + source, loc);
-        ++gCompiles;
-        return fn;
-      },
-      hit);
+  // Compiled with the trace lock released: what the program runs on (the
+  // arguments' buffers, the graph's nodes) is held by `args` and `g`.
+  std::shared_ptr<jit::PreparedFunction> program = lock.unlocked([&] {
+    return cache().get(
+        source,
+        [&] {
+          std::string error;
+          auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+          if (!fn)
+            fail("strata could not compile the gradient program: " + error,
+                 "this is a strata bug; the program was:\n" + source, loc);
+          ++gCompiles;
+          return fn;
+        },
+        hit);
+  });
   bool compiled = !hit;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
@@ -483,9 +505,10 @@ std::vector<Tensor> run(const std::vector<Tensor> &outputs,
 
 void Tensor::backward(const Tensor &gradient, bool retain_graph,
                       SourceLoc loc) const {
+  TraceLock lock; // accumulation into a shared leaf's grad loses nothing
   std::vector<Target> targets;
   std::vector<Tensor> grads =
-      run({*this}, {gradient}, targets, true, retain_graph, loc);
+      run(lock, {*this}, {gradient}, targets, true, retain_graph, loc);
   NoGradGuard guard;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (!grads[i].defined())
@@ -505,6 +528,7 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
                                  const std::vector<Tensor> &inputs,
                                  const std::vector<Tensor> &grad_outputs,
                                  bool retain_graph, SourceLoc loc) {
+  TraceLock lock;
   std::vector<Target> targets;
   for (const Tensor &t : inputs) {
     const TensorImpl &impl = implOf(t, loc);
@@ -514,7 +538,7 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
     targets.push_back({t.impl(), nullptr});
   }
   std::vector<Tensor> grads =
-      run(outputs, grad_outputs, targets, false, retain_graph, loc);
+      run(lock, outputs, grad_outputs, targets, false, retain_graph, loc);
   for (size_t i = 0; i < grads.size(); ++i)
     if (!grads[i].defined())
       fail("One of the differentiated Tensors appears to not have been used "

@@ -4,7 +4,9 @@
 
 #include "strata/Runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 using namespace strata;
@@ -97,6 +99,29 @@ Device Storage::device() const {
 }
 long Storage::use_count() const { return buffer_.use_count(); }
 
+//===--- The trace lock ---------------------------------------------------===//
+
+namespace {
+std::recursive_mutex &traceMutex() {
+  static auto *m = new std::recursive_mutex; // outlives static destructors
+  return *m;
+}
+/// Holds of the trace lock by this thread.
+thread_local int tTraceHolds = 0;
+} // namespace
+
+TraceLock::TraceLock() { acquire(); }
+TraceLock::~TraceLock() { release(); }
+bool TraceLock::outermost() const { return tTraceHolds == 1; }
+void TraceLock::acquire() {
+  traceMutex().lock();
+  ++tTraceHolds;
+}
+void TraceLock::release() {
+  --tTraceHolds;
+  traceMutex().unlock();
+}
+
 //===--- Shared helpers ---------------------------------------------------===//
 
 void strata::detail::checkDevice(const Device &d, const SourceLoc &loc) {
@@ -184,6 +209,40 @@ Operand strata::detail::operandOf(const TensorImpl &t) {
 }
 
 namespace {
+/// The nodes whose last reference a ~Node on this thread released, waiting
+/// to be destroyed by the outermost ~Node (null: none is running).
+thread_local std::vector<NodePtr> *tReleased = nullptr;
+} // namespace
+
+strata::detail::Node::~Node() {
+  // A node holds its inputs; destroying them from here would recurse once
+  // per op of the chain. The outermost ~Node on the thread collects them
+  // instead and drops them one at a time (each one's own inputs join the
+  // list), so the depth stays one frame.
+  auto release = [](std::vector<Operand> &operands,
+                    std::vector<NodePtr> &into) {
+    for (Operand &o : operands)
+      if (o.node)
+        into.push_back(std::move(o.node));
+  };
+  if (tReleased) {
+    release(inputs, *tReleased);
+    release(gradInputs, *tReleased);
+    return;
+  }
+  std::vector<NodePtr> released;
+  release(inputs, released);
+  release(gradInputs, released);
+  tReleased = &released;
+  while (!released.empty()) {
+    NodePtr n = std::move(released.back());
+    released.pop_back();
+    n.reset(); // may append its inputs to `released`
+  }
+  tReleased = nullptr;
+}
+
+namespace {
 /// Registers `node` as a reader of every root it reads.
 void registerReader(const NodePtr &node) {
   for (const Operand &in : node->inputs) {
@@ -203,8 +262,25 @@ void registerReader(const NodePtr &node) {
 }
 } // namespace
 
+void strata::detail::setDepth(Node &node) {
+  for (const Operand &in : node.inputs)
+    if (!in.node->buffer)
+      node.depth = std::max(node.depth, in.node->depth + 1);
+}
+
+void strata::detail::cutDeepChain(const TensorImpl &t, const SourceLoc &loc) {
+  // Not a chain requiring grad: backward re-emits it from the leaves
+  // anyway, and evaluating it would write every op's result (each is
+  // referenced by its consumer's kept inputs).
+  const Node &n = *t.root->current;
+  if (n.depth > kMaxPendingDepth && !n.requiresGrad)
+    evaluate({&t}, loc);
+}
+
 Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
                                   bool requiresGrad) {
+  TraceLock lock;
+  setDepth(*node);
   if (!node->inputs.empty()) {
     // A 0-d CPU tensor joins an op on cuda:0 as a number would (PyTorch's
     // CPU scalars: `cuda_t * torch.tensor(2.5)` runs on the GPU).
@@ -239,6 +315,7 @@ Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
   impl->isLeaf = !requiresGrad;
   root->current = std::move(node);
   impl->root = std::move(root);
+  cutDeepChain(*impl, loc);
   return Tensor(std::move(impl));
 }
 
@@ -321,6 +398,7 @@ int64_t Tensor::numel(SourceLoc loc) const {
 }
 DType Tensor::dtype(SourceLoc loc) const { return checked(loc).dtype; }
 Device Tensor::device(SourceLoc loc) const {
+  TraceLock lock;
   return deviceOf(checked(loc).root->current->device);
 }
 TensorOptions Tensor::options(SourceLoc loc) const {
@@ -339,9 +417,11 @@ bool Tensor::requires_grad(SourceLoc loc) const {
 }
 bool Tensor::is_leaf(SourceLoc loc) const { return checked(loc).isLeaf; }
 int64_t Tensor::_version(SourceLoc loc) const {
+  TraceLock lock;
   return checked(loc).root->version;
 }
 bool Tensor::is_materialized(SourceLoc loc) const {
+  TraceLock lock;
   return checked(loc).root->current->buffer != nullptr;
 }
 Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
@@ -360,12 +440,14 @@ Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
 
 Storage Tensor::storage(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  TraceLock lock;
   eval(loc);
   return Storage(t.root->home, elementSize(t.dtype));
 }
 
 void *Tensor::data_ptr(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  TraceLock lock;
   eval(loc);
   if (!t.root->home || !t.root->home->data())
     return nullptr;
@@ -383,6 +465,7 @@ void *Tensor::data_ptr(SourceLoc loc) const {
 
 const Tensor &Tensor::eval(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  TraceLock lock;
   if (!t.root->current->buffer)
     evaluate({&t}, loc);
   return *this;
@@ -439,6 +522,7 @@ template <typename T> T *Tensor::data_ptr(SourceLoc loc) const {
 
 template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  TraceLock lock; // no write lands while the elements are copied
   eval(loc);
   std::vector<T> out;
   if (t.layout.numel() == 0)
@@ -456,6 +540,7 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
     fail("a Tensor with " + std::to_string(t.layout.numel()) +
              " elements cannot be converted to Scalar",
          "reduce it first (sum(), amax()...) or select one element", loc);
+  TraceLock lock;
   eval(loc);
   if (t.root->home->device() == runtime::DeviceKind::CUDA) {
     // One element down (synchronizes the stream).

@@ -106,15 +106,28 @@ uint64_t nextEpoch() {
 
 } // namespace
 
-void Slice::visit(Node *n) {
-  if (n->mark == epoch)
-    return;
-  n->mark = epoch;
-  n->refsInSlice = 0;
-  if (!n->buffer)
-    for (const Operand &in : n->inputs)
-      visit(in.node.get());
-  nodes.push_back(n);
+void Slice::visit(Node *start) {
+  // Iterative (a pending chain may be 10^5 ops long): each node is marked
+  // when first reached and pushed after its inputs; the order does not
+  // matter (the slice is sorted by creation below).
+  std::vector<std::pair<Node *, size_t>> stack; // (node, next input)
+  auto reach = [&](Node *n) {
+    if (n->mark == epoch)
+      return;
+    n->mark = epoch;
+    n->refsInSlice = 0;
+    stack.push_back({n, 0});
+  };
+  reach(start);
+  while (!stack.empty()) {
+    auto &[n, next] = stack.back();
+    if (!n->buffer && next < n->inputs.size()) {
+      reach(n->inputs[next++].node.get());
+      continue;
+    }
+    nodes.push_back(n);
+    stack.pop_back();
+  }
 }
 
 Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
@@ -332,20 +345,37 @@ std::string Slice::source(std::vector<const Node *> &outputs) const {
 
 namespace {
 
-std::shared_ptr<Program> prepare(const Slice &slice, const SourceLoc &loc,
-                                 bool &hit) {
+/// What compiling a slice's program needs (no trace state: it is made
+/// under the trace lock and compiled outside it).
+struct Recipe {
+  std::string source;
+  std::vector<bool> donated;
+  size_t ops = 0;
+};
+
+Recipe recipeOf(const Slice &slice) {
+  Recipe r;
+  std::vector<const Node *> outputs;
+  r.source = slice.source(outputs);
+  for (const Node *a : slice.args) {
+    bool written = false;
+    for (const Node *n : slice.pending)
+      written |= n->op == Op::Write && n->inputs[1].node.get() == a;
+    r.donated.push_back(written);
+  }
+  r.ops = slice.pending.size();
+  return r;
+}
+
+/// The prepared program of `key`, compiled from `recipe` on a miss.
+std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
+                                 const SourceLoc &loc, bool &hit) {
   return cache().get(
-      slice.key(),
+      key,
       [&] {
         auto program = std::make_unique<Program>();
-        std::vector<const Node *> outputs;
-        program->source = slice.source(outputs);
-        for (const Node *a : slice.args) {
-          bool written = false;
-          for (const Node *n : slice.pending)
-            written |= n->op == Op::Write && n->inputs[1].node.get() == a;
-          program->donated.push_back(written);
-        }
+        program->source = recipe.source;
+        program->donated = recipe.donated;
         auto start = std::chrono::steady_clock::now();
         std::string error;
         program->fn =
@@ -358,7 +388,7 @@ std::shared_ptr<Program> prepare(const Slice &slice, const SourceLoc &loc,
           fprintf(stderr,
                   "[strata] compiled a program of %zu ops (%d kernels) in "
                   "%.1f ms at %s\n",
-                  slice.pending.size(), program->fn->numKernels(),
+                  recipe.ops, program->fn->numKernels(),
                   std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
                       .count(),
@@ -373,35 +403,15 @@ std::shared_ptr<Program> prepare(const Slice &slice, const SourceLoc &loc,
 
 } // namespace
 
-void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
-                              const SourceLoc &loc) {
-  std::vector<Node *> roots;
-  for (const TensorImpl *t : tensors)
-    if (!t->root->current->buffer)
-      roots.push_back(t->root->current.get());
-  if (roots.empty())
-    return;
-  // One program runs on one device: CPU and CUDA roots evaluate apart.
-  bool anyCuda = false, allCuda = true;
-  for (const Node *r : roots) {
-    anyCuda |= r->device == kDevCUDA;
-    allCuda &= r->device == kDevCUDA;
-  }
-  if (anyCuda && !allCuda) {
-    std::vector<const TensorImpl *> cpu, cuda;
-    for (const TensorImpl *t : tensors)
-      (t->root->current->device == kDevCUDA ? cuda : cpu).push_back(t);
-    evaluate(cpu, loc);
-    evaluate(cuda, loc);
-    return;
-  }
-  Slice slice(roots);
+namespace {
+
+/// Runs `program` (prepared for `slice`) and makes its results the
+/// versions' contents; under the trace lock.
+void runSlice(const Slice &slice, const Program &program, bool hit,
+              const SourceLoc &loc) {
   bool onCuda = false;
   for (const Node *n : slice.nodes)
     onCuda |= n->device == kDevCUDA;
-  bool hit;
-  std::shared_ptr<Program> prepared = prepare(slice, loc, hit);
-  const Program &program = *prepared;
   if (hit)
     countStats([](EvalStats &s) { ++s.cacheHits; });
   std::vector<jit::JitValue> args(slice.args.size());
@@ -471,6 +481,63 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
   }
 }
 
+} // namespace
+
+void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
+                              const SourceLoc &loc) {
+  TraceLock lock;
+  // A program compiled outside the lock, for the slice of `compiledKey`.
+  std::shared_ptr<Program> compiled;
+  std::string compiledKey;
+  bool compiledHit = false;
+  for (;;) {
+    std::vector<Node *> roots;
+    for (const TensorImpl *t : tensors)
+      if (!t->root->current->buffer)
+        roots.push_back(t->root->current.get());
+    if (roots.empty())
+      return; // (perhaps another thread evaluated them meanwhile)
+    // One program runs on one device: CPU and CUDA roots evaluate apart.
+    bool anyCuda = false, allCuda = true;
+    for (const Node *r : roots) {
+      anyCuda |= r->device == kDevCUDA;
+      allCuda &= r->device == kDevCUDA;
+    }
+    if (anyCuda && !allCuda) {
+      std::vector<const TensorImpl *> cpu, cuda;
+      for (const TensorImpl *t : tensors)
+        (t->root->current->device == kDevCUDA ? cuda : cpu).push_back(t);
+      evaluate(cpu, loc);
+      evaluate(cuda, loc);
+      return;
+    }
+    Slice slice(roots);
+    std::string key = slice.key();
+    std::shared_ptr<Program> prepared;
+    bool hit = false;
+    if (compiled && key == compiledKey) {
+      prepared = compiled;
+      hit = compiledHit;
+    } else if ((prepared = cache().find(key))) {
+      hit = true;
+    } else if (lock.outermost() && !compiled) {
+      // Compile with the trace lock released (other threads record and
+      // run meanwhile), then collect the slice again: it may have changed.
+      Recipe recipe = recipeOf(slice);
+      compiled =
+          lock.unlocked([&] { return prepare(key, recipe, loc, compiledHit); });
+      compiledKey = std::move(key);
+      continue;
+    } else {
+      // Nested in another evaluation or backward, or the slice changed
+      // while compiling: compile under the lock (always makes progress).
+      prepared = prepare(key, recipeOf(slice), loc, hit);
+    }
+    runSlice(slice, *prepared, hit, loc);
+    return;
+  }
+}
+
 void strata::eval(const std::vector<Tensor> &tensors, SourceLoc loc) {
   std::vector<const TensorImpl *> impls;
   for (const Tensor &t : tensors)
@@ -479,6 +546,7 @@ void strata::eval(const std::vector<Tensor> &tensors, SourceLoc loc) {
 }
 
 IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
+  TraceLock lock;
   std::vector<Node *> roots;
   for (const Tensor &t : tensors)
     if (!implOf(t, loc).root->current->buffer)
@@ -487,7 +555,8 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
     return {};
   Slice slice(roots);
   bool hit;
-  std::shared_ptr<Program> program = prepare(slice, loc, hit);
+  std::shared_ptr<Program> program =
+      prepare(slice.key(), recipeOf(slice), loc, hit);
   return {program->source, program->fn->loweredIR()};
 }
 

@@ -6,11 +6,11 @@
 // compute result, or a pending write (an in-place op recorded functionally).
 // Reading a tensor reads its root's current version. When a version is
 // evaluated, its contents live in the root's one `home` buffer, which is
-// what storage()/data_ptr() expose. A tensor (and what it was computed
-// from) belongs to one thread at a time, as in PyTorch's eager mode; several
-// threads may record and evaluate their own tensors at once: the state they
-// share (sequence numbers, the program cache, statistics, the generator)
-// is synchronized (tests/unit/dsl/ThreadTest.cpp, run under TSan).
+// what storage()/data_ptr() expose. Tensors may be shared between threads
+// (PyTorch's model): every read or change of trace state -- recording an
+// op, evaluating, backward(), reading elements -- holds the one trace lock
+// (TraceLock, docs/design.md "Threads"); compiling a program, the slow
+// part, happens outside it (tests/unit/dsl/ThreadTest.cpp, run under TSan).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DSL_LIB_IMPL_H
@@ -104,6 +104,8 @@ struct Node : std::enable_shared_from_this<Node> {
   uint64_t mark = 0;
   int32_t refsInSlice = 0;
   int32_t index = -1;
+  /// The longest chain of pending ops ending here (this one included).
+  int32_t depth = 1;
   /// Returned by the slice's program (something outside refers to it).
   bool output = false;
   /// Autograd: this version depends on a tensor that requires grad.
@@ -126,6 +128,10 @@ struct Node : std::enable_shared_from_this<Node> {
   const char *inplaceOp = nullptr;
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
+
+  /// Releases the inputs without recursion (Core.cpp): dropping the last
+  /// handle of a chain of 10^6 pending ops frees it on a 1 MB stack.
+  ~Node();
 
   static uint64_t nextSeq() {
     static std::atomic<uint64_t> counter{0};
@@ -179,6 +185,37 @@ struct TensorImpl {
   mutable std::shared_ptr<const ViewChain> viewChain;
 };
 
+/// The trace lock (docs/design.md "Threads"): one recursive mutex over all
+/// trace state (nodes, storage roots, autograd metadata). Taken by every
+/// entry point that records, evaluates or reads; nested holds on a thread
+/// are free. `unlocked` lets the outermost hold release it around work that
+/// touches no trace state (compiling a program).
+class TraceLock {
+public:
+  TraceLock();
+  ~TraceLock();
+  TraceLock(const TraceLock &) = delete;
+  TraceLock &operator=(const TraceLock &) = delete;
+  /// Whether this is the thread's only hold of the lock.
+  bool outermost() const;
+  /// Runs `f` with the lock released if this is the thread's only hold, or
+  /// under it otherwise; the lock is held again when it returns or throws.
+  template <typename F> decltype(auto) unlocked(F &&f) {
+    if (!outermost())
+      return f();
+    struct Relock {
+      TraceLock &lock;
+      ~Relock() { lock.acquire(); }
+    } relock{*this};
+    release();
+    return f();
+  }
+
+private:
+  void acquire();
+  void release();
+};
+
 //===--- Shared helpers (Record.cpp, Eval.cpp)
 //------------------------------===//
 
@@ -204,6 +241,15 @@ Operand operandOf(const TensorImpl &t);
 /// A tensor over a fresh root whose current version is `node` (a compute
 /// node, contiguous); registers `node` as a reader of its inputs' roots.
 Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);
+/// Pending ops a chain may reach before the tensor ending it is evaluated
+/// at record time (docs/design.md "Deep programs").
+constexpr int32_t kMaxPendingDepth = 4000;
+/// Sets `node.depth` from its inputs'.
+void setDepth(Node &node);
+/// Evaluates `t` when its current version ends a chain deeper than
+/// kMaxPendingDepth and does not require grad (how a 10^6-op trace runs in
+/// pieces).
+void cutDeepChain(const TensorImpl &t, const SourceLoc &loc);
 /// A tensor over a fresh materialized root.
 Tensor makeLeaf(runtime::StoragePtr buffer, DType dtype, const Shape &sizes,
                 const TensorOptions &options, const char *origin,

@@ -88,6 +88,7 @@ Tensor record(Op op, const char *name, DType dtype, Shape sizes,
               const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
               Shape dims = {}, bool keepdim = false) {
   checkStorageSize(sizes, elementSize(dtype), name, loc);
+  TraceLock lock; // the versions read are the ones the reader registers on
   auto node = std::make_shared<Node>();
   node->op = op;
   node->name = name;
@@ -312,6 +313,7 @@ void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
 
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
                                  const SourceLoc &loc, const char *op) {
+  TraceLock lock;
   checkInplace(dest, op, loc);
   if (layout::hasInternalOverlap(dest.layout))
     fail(std::string(op) +
@@ -350,6 +352,8 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   recordGradWrite(dest, *converted.impl(), write, op, loc);
   if (dest.root->home)
     dest.root->home->bumpVersion();
+  setDepth(write);
+  cutDeepChain(dest, loc);
 }
 
 //===--- Compute methods --------------------------------------------------===//

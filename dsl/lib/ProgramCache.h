@@ -68,6 +68,21 @@ public:
     return slot->program;
   }
 
+  /// The program for `key` if it is prepared and nobody is preparing it
+  /// now (never waits); null otherwise.
+  std::shared_ptr<T> find(const std::string &key) {
+    std::shared_ptr<Slot> slot;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = entries.find(key);
+      if (it == entries.end())
+        return nullptr;
+      order.splice(order.begin(), order, it->second.position);
+      slot = it->second.slot;
+    }
+    std::unique_lock<std::mutex> lock(slot->mutex, std::try_to_lock);
+    return lock.owns_lock() ? slot->program : nullptr;
+  }
   /// Drops the least recently used programs beyond the capacity.
   void trim() {
     std::lock_guard<std::mutex> lock(mutex);

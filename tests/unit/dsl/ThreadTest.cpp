@@ -296,3 +296,90 @@ TEST_F(Threads, EightThreadsWithOneCachedProgram) {
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
 }
+
+//===--- Tensors shared between threads -----------------------------------===//
+//
+// PyTorch lets threads share tensors; so does strata (docs/design.md
+// "Threads"). Each pattern below corrupted memory before the trace lock.
+
+// Eight threads read the same pending tensor at once: it is computed once
+// (one program run), and every thread sees the value of the loops.
+TEST_F(Threads, EightThreadsEvaluateOneSharedPendingTensor) {
+  for (int round = 0; round < kRounds; ++round) {
+    auto xv = input(0, round, 0, kR * kC);
+    Tensor x = from_vector(xv, {kR, kC});
+    Tensor y = (x * 2 + 1).sum();
+    double want = 0;
+    for (float v : xv)
+      want += double(float(v * 2.0f) + 1.0f);
+    reset_eval_stats();
+    std::atomic<int> mismatches{0};
+    runAtOnce([&](int t) {
+      float got = t % 2 ? y.item<float>() : y.to_vector<float>().at(0);
+      mismatches += std::abs(got - want) > 1e-5 * (1 + std::abs(want));
+    });
+    EXPECT_EQ(mismatches.load(), 0);
+    EXPECT_EQ(eval_stats().programs, 1) << "computed once";
+  }
+}
+
+// Eight threads each run backward() on their own loss over one shared leaf:
+// the leaf's gradient is the sum of every contribution, none lost.
+TEST_F(Threads, EightThreadsAccumulateIntoOneSharedLeaf) {
+  constexpr int kBackwards = 25; // after the first, each is fast: they race
+  auto wv = input(0, 0, 0, kR * kC);
+  Tensor w = from_vector(wv, {kR, kC}).requires_grad_();
+  runAtOnce([&](int t) {
+    for (int round = 0; round < kBackwards; ++round) {
+      // loss = sum(w * k), d/dw = k (small integers: sums are exact)
+      Tensor k = full({kR, kC}, double(t + 1 + round * kThreads));
+      (w * k).sum().backward();
+    }
+  });
+  double want = 0; // sum of t + 1 + round * kThreads over threads, rounds
+  for (int t = 0; t < kThreads; ++t)
+    for (int round = 0; round < kBackwards; ++round)
+      want += t + 1 + round * kThreads;
+  std::vector<float> g = w.grad().to_vector<float>();
+  ASSERT_EQ(g.size(), wv.size());
+  for (float v : g)
+    EXPECT_EQ(v, want);
+}
+
+// One thread writes into x in place (add_(1), evaluated every other
+// write); seven read x or a view of it. Every read sees x between two
+// writes: all elements equal (no torn write), never decreasing, and the
+// last value is the number of writes.
+TEST_F(Threads, OneWriterSevenReadersSeeWholeWrites) {
+  constexpr int kWrites = 200;
+  constexpr int64_t kN = 4096; // several cache lines, many elements a write
+  Tensor x = zeros({kN});
+  std::atomic<bool> done{false};
+  std::atomic<int> torn{0}, backwards{0}, reads{0};
+  runAtOnce([&](int t) {
+    if (t == 0) {
+      for (int i = 0; i < kWrites; ++i) {
+        x.add_(1);
+        if (i % 2)
+          x.eval();
+      }
+      done = true;
+      return;
+    }
+    float last = 0;
+    while (!done) {
+      std::vector<float> v = t % 2 ? x.to_vector<float>()
+                                   : x.narrow(0, 1, kN - 2).to_vector<float>();
+      for (float e : v)
+        torn += e != v[0];
+      backwards += v[0] < last;
+      last = v[0];
+      ++reads;
+    }
+  });
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(backwards.load(), 0);
+  EXPECT_GT(reads.load(), 0);
+  for (float e : x.to_vector<float>())
+    ASSERT_EQ(e, float(kWrites));
+}
