@@ -22,17 +22,20 @@
 // it: float (one input element just past assert_close's tolerance), int
 // (an integer/bool element's low bit flipped), stride, offset, storage (a
 // view reported as new storage), dtype, error (a thrown error swallowed),
-// grad (one gradient element off by 1%).
+// grad (one gradient element off by 1%); crash and hang (abort, or sleep
+// forever, on every program with a sum) test the driver's recovery.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace strata;
@@ -543,6 +546,15 @@ void report(Env &env) {
 }
 
 void runProgram(const std::vector<std::string> &lines) {
+  // The recovery plants: the driver must restart the runner and go on.
+  for (const std::string &l : lines)
+    if (l.find(" = sum ") != std::string::npos) {
+      if (plant == "crash")
+        std::abort();
+      if (plant == "hang")
+        for (;;)
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
   Env env;
   for (size_t n = 0; n < lines.size(); ++n) {
     std::vector<std::string> w;

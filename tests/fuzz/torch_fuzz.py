@@ -496,7 +496,8 @@ class Fuzzer:
         return 0 if caught else 1
 
     def timeout(self, lines):
-        return 300 if any("10000000" in l for l in lines) else 90
+        big = any("10000000" in l for l in lines)
+        return self.args.timeout * (4 if big else 1)
 
     def check(self, lines):
         """All mismatches of one program: [(class, detail)], strata output."""
@@ -695,6 +696,9 @@ def main():
                     help="share of programs reducing 10^7 elements")
     ap.add_argument("--threads", type=int, default=1,
                     help="STRATA_NUM_THREADS of the runner")
+    ap.add_argument("--timeout", type=float, default=90,
+                    help="seconds a program may take in strata (x4 for the "
+                    "10^7-element ones) before it counts as a hang")
     ap.add_argument("--report", help="write every class's report here")
     ap.add_argument("--replay", help="check the programs of this file "
                     "(separated by lines 'end') instead of generating")
