@@ -38,7 +38,7 @@ except Exception as e:  # the ctest SKIP path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_fuzz_gen import DTYPES, Generator  # noqa: E402
 from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_float,  # noqa: E402
-                             parse_list, run_torch, sample_step)
+                             parse_list, refs, run_torch, sample_step)
 
 torch.set_num_threads(1)
 
@@ -49,6 +49,9 @@ torch.set_num_threads(1)
 #     sizes and values are compared, not strides, offset or storage; the
 #     generator writes in place neither into a storage a flip-derived view
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
+#     `view` of a flip-derived value that strata rejects (negative strides
+#     do not merge) while PyTorch views its contiguous copy is class
+#     `flip-view`, not failing.
 #  2. Float values: PyTorch's assert_close defaults (f32 rtol 1.3e-6 atol
 #     1e-5; f64 rtol 1e-7 atol 1e-7) widened per element by 8x PyTorch's own
 #     error (|torch - the same program run in float64|): strata and PyTorch
@@ -73,7 +76,7 @@ torch.set_num_threads(1)
 #  compute-layout: strata's compute results (and clone/to) are contiguous;
 #     PyTorch's follow the input's memory layout (TensorIterator), e.g.
 #     x.t() * 2 has strides [1, 3] in PyTorch, [2, 1] in strata.
-NON_FAILING = {"float-order", "fuzzy-discrete", "inplace-alias"}
+NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias"}
 CANDIDATES = {"compute-layout"}
 TOL = {"f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7)}
 LOOSE_RTOL = {"f32": 1e-4, "f64": 1e-10}
@@ -265,7 +268,11 @@ def compare(lines, tout, sout, shadow):
                           f"line {k}: PyTorch raises ({te[1]}), strata does not"))
         elif te is None:
             k = se[0]
-            found.append((f"error-strata-raises:{op_sig(lines, k, tout)}",
+            ins = refs(lines[k]) if k < len(lines) else []
+            kind = "error-strata-raises"
+            if op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
+                kind = "flip-view"  # PyTorch views its flip copy
+            found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         else:
             found.append((f"error-line:{op_of(lines, te[0])}",
@@ -277,7 +284,8 @@ def compare(lines, tout, sout, shadow):
         found.append(("runner:value-count", f"{len(tv)} vs {len(sv)} values"))
         return found
     vline = value_lines(lines)
-    shadow_ok = shadow is not None and shadow["error"] == tout["error"] and \
+    shadow_ok = shadow is not None and \
+        (shadow["error"] or (None,))[0] == (tout["error"] or (None,))[0] and \
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
     for i, (t, s) in enumerate(zip(tv, sv)):
@@ -305,7 +313,8 @@ def compare(lines, tout, sout, shadow):
                         ("reshape", "flatten", "contiguous") and \
                         s["strides"] == contiguous_strides(s["sizes"]):
                     kind = "compute-layout"
-                found.append((f"{kind}:{sig}", f"{where}: strides "
+                found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
+                              f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
             if t["offset"] != s["offset"] and t["n"] > 0:
                 found.append((f"offset:{sig}", f"{where}: storage_offset "
@@ -392,7 +401,10 @@ def op_of(lines, n):
 
 
 def op_sig(lines, n, tout):
-    """'op(dtypes of its tensor operands)', e.g. 'add(b8,b8)'."""
+    """'op(operands)', e.g. 'add(b8,b8)', 'sum(0d-f32)', 'mul(f32,scalar-f-big)':
+    the dtypes of its tensor operands (0d-/empty- when that is what they
+    are, for reductions), its scalars' kinds (-wide: an integer outside
+    int32, -big: beyond 2^53 or a float >= 1e16, -nonfinite)."""
     w = lines[n].split(" ")
     if w[0] == "backward":
         return "backward"
@@ -401,12 +413,30 @@ def op_sig(lines, n, tout):
     for tok in w[3:]:
         if tok.startswith("%"):
             j = int(tok[1:])
-            dts.append(recs[j]["dtype"] if j < len(recs) else "?")
+            r = recs[j] if j < len(recs) else None
+            d = r["dtype"] if r else "?"
+            if r and op in ("sum", "mean", "amax", "amin", "matmul"):
+                d = ("0d-" if not r["sizes"] else
+                     "empty-" if r["n"] == 0 else "") + d
+            dts.append(d)
         elif tok.startswith("s:"):
-            dts.append("scalar-" + tok[2])
+            dts.append("scalar-" + tok[2] + scalar_tag(tok))
     if op in ("input", "full", "zeros", "ones", "arange", "to"):
         dts.append(w[3] if op != "to" else w[4])
     return f"{op}({','.join(dts)})"
+
+
+def scalar_tag(tok):
+    from torch_fuzz_lang import parse_scalar
+    v = parse_scalar(tok)
+    if isinstance(v, bool):
+        return ""
+    if isinstance(v, int):
+        return "-big" if abs(v) > 2**53 else "-wide" if not \
+            -2**31 <= v < 2**31 else ""
+    if not math.isfinite(v):
+        return "-nonfinite"
+    return "-big" if abs(v) >= 1e16 else ""
 
 
 # ===========================================================================
@@ -558,7 +588,8 @@ class Fuzzer:
         for c, d in f:
             k = kind_of(c)
             if not k.startswith("grad"):
-                classes.setdefault(f"{k}:{sig}", (d, None))
+                key = sig.split("(")[0] if k == "compute-layout" else sig
+                classes.setdefault(f"{k}:{key}", (d, None))
         return classes, out, tout
 
     def minimize(self, lines, cls, budget=40, raw=False):
@@ -651,7 +682,6 @@ def kind_of(cls):
 def drop_line(lines, n):
     """`lines` without line n and every line that reads what it defines,
     values renumbered; None when nothing would be left to compare."""
-    from torch_fuzz_lang import refs
     vidx, removed, out = 0, set(), []
     mapping = {}
     for k, line in enumerate(lines):

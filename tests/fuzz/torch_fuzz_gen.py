@@ -333,15 +333,23 @@ class Generator:
 
     # --- programs ------------------------------------------------------
     def large_program(self):
+        """A reduction over 10^7 elements (rare: slow)."""
         dt = self.r.choice(["f32", "f32", "f64", "i64", "i32"])
         n = 10**7
         if self.r.random() < 0.5:
-            self.try_line(self.new(f"full {dt} [{n}] {fmt_scalar(0.1 if dt in FLOATS else 3)}"))
+            v = 0.1 if dt in FLOATS else 3
+            self.try_line(self.new(f"full {dt} [{n}] {fmt_scalar(v)}"))
         else:
             self.try_line(self.new(f"arange {dt} {fmt_scalar(n)}"))
-        self.try_line(self.new(f"{self.r.choice(['sum', 'mean', 'amax'])} %0"))
-        self.try_line(self.new("view %0 [1000,10000]"))
-        self.try_line(self.new(f"sum %2 [{self.r.randint(0, 1)}] 0"))
+        if self.done or not self.an.env.values:
+            return self.an.lines
+        op = self.r.choice(["sum", "sum", "mean", "amax"])
+        if self.try_line(self.new(f"{op} %0")) or self.done:
+            pass
+        if not self.done and self.try_line(self.new("view %0 [1000,10000]")):
+            v = len(self.an.env.values) - 1
+            if not self.done:
+                self.try_line(self.new(f"sum %{v} [{self.r.randint(0, 1)}] 0"))
         return self.an.lines
 
     def program(self):
