@@ -264,8 +264,13 @@ def compare(lines, tout, sout, shadow):
     if (te is None) != (se is None) or (te and se and te[0] != se[0]):
         if se is None:
             k = te[0]
-            found.append((f"error-torch-raises:{op_sig(lines, k, tout)}",
-                          f"line {k}: PyTorch raises ({te[1]}), strata does not"))
+            vk = len(value_lines(lines[:k]))
+            deferred = vk < len(sout["values"]) and "error" in sout["values"][vk]
+            kind = "error-deferred" if deferred else "error-torch-raises"
+            found.append((f"{kind}:{op_sig(lines, k, tout)}",
+                          f"line {k}: PyTorch raises ({te[1]}), strata "
+                          + ("only when evaluating it" if deferred else
+                             "does not")))
         elif te is None:
             k = se[0]
             ins = refs(lines[k]) if k < len(lines) else []
