@@ -23,6 +23,7 @@ OPS = [  # (weight, method)
     (22, "binary"), (10, "unary"), (8, "compare"), (4, "where"),
     (4, "maxmin"), (6, "cast"), (12, "reduce"), (26, "view"),
     (14, "inplace"), (4, "copyish"), (4, "matmul"), (3, "input"),
+    (3, "factory"),
 ]
 
 
@@ -42,10 +43,11 @@ class Generator:
 
     # --- values --------------------------------------------------------
     def other_dtype(self):
+        """Mostly the program's dtype; with --dtypes only those."""
         r = self.r.random()
         if r < 0.65:
             return self.primary
-        return self.r.choice(DTYPES if r < 0.85 else self.dtypes)
+        return self.r.choice(self.dtypes)
 
     def fvalue(self, dt):
         r = self.r.random()
@@ -176,7 +178,25 @@ class Generator:
                         f"%{self.operand(j)}")
 
     def cast(self):
-        return self.new(f"to %{self.pick()} {self.r.choice(DTYPES)}")
+        return self.new(f"to %{self.pick()} {self.r.choice(self.dtypes)}")
+
+    def factory(self):
+        """full/zeros/ones/arange, with edge scalars (3e9 into int32...)."""
+        r = self.r
+        dt = r.choice([self.other_dtype(), "-"])
+        shape = self.shape(2)
+        kind = r.choice(["full", "full", "zeros", "ones", "arange"])
+        if kind == "full":
+            return self.new(f"full {dt} {_list(shape)} {self.scalar()}")
+        if kind in ("zeros", "ones"):
+            return self.new(f"{kind} {dt if dt != '-' else 'f32'} {_list(shape)}")
+        if r.random() < 0.5:
+            return self.new(f"arange {dt} {fmt_scalar(r.randint(0, 6))}")
+        start = r.choice([r.randint(-3, 3), r.randint(-12, 12) / 4])
+        step = r.choice([1, 2, -1, 0.5, 0.25, 3, 0])
+        end = start + step * r.randint(0, 6) + (0.1 if r.random() < 0.2 else 0)
+        return self.new(f"arange {dt} {fmt_scalar(start)} {fmt_scalar(end)} "
+                        f"{fmt_scalar(step)}")
 
     def reduce(self):
         op = self.r.choice(["sum", "sum", "mean", "amax", "amin"])
@@ -381,7 +401,10 @@ class Generator:
             cands = [k for k, v in enumerate(vals) if v.requires_grad]
             if cands:
                 k = self.r.choice(cands)
-                if self.try_line(self.new(f"sum %{k}")):
+                if self.r.random() < 0.05:
+                    # Non-scalar or non-differentiable: both must raise.
+                    self.try_line(f"backward %{self.pick()}")
+                elif self.try_line(self.new(f"sum %{k}")):
                     self.try_line(f"backward %{len(vals) - 1}")
         return self.an.lines
 
