@@ -8,12 +8,13 @@
 //   E <line> <message>      an op threw strata::Error (execution stops there)
 //   X <line> <message>      an op threw another exception type
 //   A <message>             strata::eval of every value at once threw
-//   V <i> <dtype> [sizes] [strides] <offset> <alias> <n> <values>|ERR <msg>
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>|ERR <msg>
 //   G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
 //   done
 //
 // <alias> is the first value j <= i whose storage is_alias_of value i's
-// ("-" for an empty storage); values are exact text: %a hex floats, int64
+// ("-" for an empty storage); <rl> is requires_grad() and is_leaf() as two
+// digits; values are exact text: %a hex floats, int64
 // as integers (never through double), bools 0/1; a value with more than
 // 4096 elements prints every k-th element only (the driver samples alike).
 //
@@ -521,7 +522,8 @@ void report(Env &env) {
     }
     std::cout << "V " << i << " " << dt << " " << formatList(t.sizes()) << " "
               << formatList(strides) << " " << offset << " " << alias << " "
-              << values << "\n";
+              << (t.requires_grad() ? "1" : "0") << (t.is_leaf() ? "1" : "0")
+              << " " << values << "\n";
   }
   bool plantedGrad = false;
   for (size_t i = 0; i < env.values.size(); ++i) {

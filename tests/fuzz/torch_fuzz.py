@@ -97,9 +97,16 @@ class Runner:
     def start(self):
         cmd = [self.path] + ([f"--plant={self.plant}"] if self.plant else [])
         env = dict(os.environ, STRATA_NUM_THREADS=str(self.threads))
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env)
+        for attempt in range(10):  # the binary may be being relinked
+            try:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, env=env)
+                break
+            except OSError:
+                if attempt == 9:
+                    raise
+                time.sleep(2)
         self.buf, self.count = b"", 0
 
     def stop(self):
@@ -162,15 +169,16 @@ def parse_strata(out):
         elif tag == "A":
             res["evalall"] = rest
         elif tag == "V":
-            p = rest.split(" ", 7)
+            p = rest.split(" ", 8)
             rec = {"dtype": p[1], "sizes": parse_list(p[2]),
                    "strides": parse_list(p[3]), "offset": int(p[4]),
-                   "alias": p[5] if p[5] in ("-", "?") else int(p[5])}
-            if p[6] == "ERR":
-                rec["error"] = p[7] if len(p) > 7 else ""
+                   "alias": p[5] if p[5] in ("-", "?") else int(p[5]),
+                   "rl": p[6]}
+            if p[7] == "ERR":
+                rec["error"] = p[8] if len(p) > 8 else ""
             else:
-                rec["n"] = int(p[6])
-                rec["values"] = parse_values(p[1], p[7] if len(p) > 7 else "")
+                rec["n"] = int(p[7])
+                rec["values"] = parse_values(p[1], p[8] if len(p) > 8 else "")
             res["values"].append(rec)
         elif tag == "G":
             p = rest.split(" ", 4)
@@ -297,6 +305,11 @@ def compare(lines, tout, sout, shadow):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
         where = f"%{i} (line {ln})"
+        if t["rl"] != s.get("rl"):
+            what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
+            found.append((f"{what.replace('_', '-')}:{sig}",
+                          f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
+                          "(requires_grad, is_leaf)"))
         if "error" in s:
             any_value_error = True
             found.append((f"eval-error:{sig}", f"{where}: strata fails to "
@@ -455,7 +468,7 @@ def format_torch(out):
     for i, r in enumerate(out["values"]):
         lines.append(f"V {i} {r['dtype']} {fmt_list(r['sizes'])} "
                      f"{fmt_list(r['strides'])} {r['offset']} {r['alias']} "
-                     f"{r['n']} {fmt_values(r)}")
+                     f"{r['rl']} {r['n']} {fmt_values(r)}")
     for i, g in out["grads"].items():
         lines.append(f"G {i} none" if g == "none" else
                      f"G {i} {g['dtype']} {fmt_list(g['sizes'])} {g['n']} "
@@ -628,6 +641,12 @@ class Fuzzer:
             if entry:
                 entry[0] += 1
                 continue
+            if cls.startswith("driver-error"):
+                text = [f"### {cls}", f"seed {seed}: {detail}", "", "program:",
+                        *["    " + l for l in lines], ""]
+                self.classes[cls] = [1, seed, "\n".join(text)]
+                print("\n".join(text), flush=True)
+                continue
             if small is None:
                 small = lines if self.args.no_minimize else \
                     self.minimize(lines, cls)
@@ -654,7 +673,13 @@ class Fuzzer:
                 continue
             self.programs += 1
             self.per_dtype[g.primary] = self.per_dtype.get(g.primary, 0) + 1
-            classes, out, tout = self.classify(lines)
+            try:
+                classes, out, tout = self.classify(lines)
+            except Exception as e:  # a fuzzer bug: report it, go on
+                import traceback
+                classes = {f"driver-error:{type(e).__name__}":
+                           (traceback.format_exc().strip().split("\n")[-1], None)}
+                out = [traceback.format_exc()]
             if a.verbose:
                 print(f"-- seed {seed}", *lines, sep="\n")
                 print(*readable(out), sep="\n")

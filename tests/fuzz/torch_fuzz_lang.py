@@ -335,6 +335,7 @@ def run_torch(lines, shadow=False):
         rec = tensor_record(t)
         rec["strides"] = list(t.stride())
         rec["offset"] = t.storage_offset()
+        rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
         st = t.storage()
         rec["alias"] = "-" if st.nbytes() == 0 else keys.setdefault(st._cdata, i)
         out["values"].append(rec)
