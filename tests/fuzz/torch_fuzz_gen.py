@@ -303,7 +303,6 @@ class Generator:
                 a, b = sorted([a % max(rank, 1), b % max(rank, 1)])
             return self.new(f"flatten %{j} {a} {b}")
         if op == "as_strided":
-            avail = x.storage().size() - x.storage_offset()
             shape = [r.randint(0, 3) for _ in range(r.randint(0, 3))]
             strides = [r.randint(0, 3) for _ in shape]
             off = r.choice(["none", str(r.randint(0, max(0, x.storage().size() - 1)))])
@@ -314,7 +313,6 @@ class Generator:
                     shape[r.randrange(len(shape))] = max(0, shape[0] - 1)
                     if r.random() < 0.3:
                         break
-            del avail
             return self.new(f"as_strided %{j} {_list(shape)} {_list(strides)} {off}")
         if op == "diagonal":
             a = r.randint(-rank, rank - 1) if rank else 0
