@@ -16,7 +16,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
 #     `view` of a flip-derived value that strata rejects (negative strides
 #     do not merge) while PyTorch views its contiguous copy is class
-#     `flip-view`, not failing.
+#     `flip-view`, not failing; no as_strided of one (it addresses the
+#     storage, which PyTorch's flip does not share).
 #  2. Float values: PyTorch's assert_close defaults (f32 rtol 1.3e-6 atol
 #     1e-5; f64 rtol 1e-7 atol 1e-7) widened per element by 8x PyTorch's own
 #     error (|torch - the same program run in float64|): strata and PyTorch
@@ -130,6 +131,10 @@ def compare(lines, tout, sout, shadow):
                 kind = "flip-view"  # PyTorch views its flip copy
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
+        elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
+                meta.flip[refs(lines[se[0]])[0]]:
+            found.append((f"flip-view:{op_sig(lines, se[0], tout)}",
+                          f"line {se[0]}: strata cannot view a flip"))
         else:
             found.append((f"error-line:{op_of(lines, te[0])}",
                           f"PyTorch raises at line {te[0]} ({te[1]}), strata at "

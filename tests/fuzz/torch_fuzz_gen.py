@@ -302,6 +302,9 @@ class Generator:
             if r.random() < 0.8:
                 a, b = sorted([a % max(rank, 1), b % max(rank, 1)])
             return self.new(f"flatten %{j} {a} {b}")
+        if op == "as_strided" and self.an.flip[j]:
+            # Storage-relative: in PyTorch the flip's storage is a copy.
+            op = "flip"
         if op == "as_strided":
             shape = [r.randint(0, 3) for _ in range(r.randint(0, 3))]
             strides = [r.randint(0, 3) for _ in shape]
