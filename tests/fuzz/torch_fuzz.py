@@ -97,6 +97,7 @@ class Fuzzer:
         self.runner = Runner(args.runner, args.plant, args.threads)
         self.classes = {}      # class -> [count, first seed, report text]
         self.per_dtype = {}
+        self.per_op = {}
         self.programs = 0
         self.runs = 0
 
@@ -260,6 +261,9 @@ class Fuzzer:
                 continue
             self.programs += 1
             self.per_dtype[g.primary] = self.per_dtype.get(g.primary, 0) + 1
+            for line in lines:
+                op = op_of_line(line)
+                self.per_op[op] = self.per_op.get(op, 0) + 1
             try:
                 classes, out, tout = self.classify(lines)
             except Exception as e:  # a fuzzer bug: report it, go on
@@ -284,12 +288,19 @@ class Fuzzer:
                f"{self.runner.restarts} runner restarts)",
                "programs per dtype: " + ", ".join(
                    f"{k} {v}" for k, v in sorted(self.per_dtype.items())),
+               "lines per op: " + ", ".join(
+                   f"{k} {v}" for k, v in sorted(self.per_op.items())),
                f"mismatch classes: {len(failing)} failing, "
                f"{len(self.classes) - len(failing)} informational"]
         for c, (n, seed, _) in sorted(self.classes.items()):
             tag = "" if c in failing else " (informational)"
             out.append(f"  {n:5d}  {c}  (first: seed {seed}){tag}")
         return "\n".join(out), failing
+
+
+def op_of_line(line):
+    w = line.split(" ")
+    return w[0] if w[0] == "backward" else w[2]
 
 
 def kind_of(cls):
