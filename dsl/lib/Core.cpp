@@ -224,7 +224,9 @@ Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
   node->rootNumel = root->numel;
   node->root = root;
   node->loc = loc;
-  requiresGrad = requiresGrad && gradEnabled();
+  // As PyTorch: only floating-point results take part in autograd (`x > 0`,
+  // `x.to(kInt64)` are constants to backward).
+  requiresGrad = requiresGrad && gradEnabled() && isFloatingPoint(node->dtype);
   if (requiresGrad)
     recordGradNode(*node);
   registerReader(node);

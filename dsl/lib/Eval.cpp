@@ -240,9 +240,12 @@ std::string number(double v) {
     return buf;
   }
   snprintf(buf, sizeof buf, "%.17g", v);
+  // MLIR reads a literal without a '.' as an integer, also "1e+17".
   std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
+  if (s.find('.') == std::string::npos) {
+    size_t e = s.find('e');
+    s.insert(e == std::string::npos ? s.size() : e, ".0");
+  }
   return s;
 }
 std::string locText(const SourceLoc &loc) {
@@ -270,12 +273,14 @@ std::string Slice::key() const {
     push(key, static_cast<int64_t>(n->op));
     push(key, reinterpret_cast<intptr_t>(n->name));
     push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
-                  (n->output ? 32 : 0));
+                  (n->output ? 32 : 0) | (n->exact ? 64 : 0));
     pushList(key, n->sizes);
     push(key, n->rootNumel);
     pushList(key, n->dims);
     push(key, bits(n->a));
     push(key, bits(n->b));
+    push(key, n->exact ? n->ia : 0);
+    push(key, n->exact ? n->ib : 0);
     for (const Operand &in : n->inputs) {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
@@ -526,8 +531,12 @@ std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
   }
   switch (n.op) {
   case Op::Fill:
-    return "strata.fill " + number(n.a) + " : " + result;
+    return "strata.fill " + (n.exact ? std::to_string(n.ia) : number(n.a)) +
+           " : " + result;
   case Op::Arange:
+    if (n.exact)
+      return "strata.arange start " + std::to_string(n.ia) + " step " +
+             std::to_string(n.ib) + " : " + result;
     return "strata.arange start " + number(n.a) + " step " + number(n.b) +
            " : " + result;
   case Op::Reduce:

@@ -20,7 +20,8 @@ using namespace strata::detail;
 
 namespace {
 
-void checkSizes(const Shape &sizes, const char *op, const SourceLoc &loc) {
+void checkSizes(const Shape &sizes, const char *op, const SourceLoc &loc,
+                DType dtype = DType::F64) {
   for (int64_t s : sizes)
     if (s < 0)
       fail(std::string(op) +
@@ -28,12 +29,27 @@ void checkSizes(const Shape &sizes, const char *op, const SourceLoc &loc) {
                "dimension " +
                std::to_string(s) + ": " + layout::formatList(sizes),
            "sizes must be >= 0", loc);
+  checkStorageSize(sizes, elementSize(dtype), op, loc);
+}
+
+/// PyTorch's spelling of a scalar in messages ("0", "inf", "2.5").
+std::string formatScalar(const Scalar &s) {
+  if (s.isIntegral())
+    return std::to_string(s.toLong());
+  double v = s.toDouble();
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 Tensor generated(const char *op, Op kind, const Shape &sizes, DType dtype,
                  double a, double b, const TensorOptions &options,
                  const SourceLoc &loc) {
-  checkSizes(sizes, op, loc);
+  checkSizes(sizes, op, loc, dtype);
   checkDevice(options.device(), loc);
   auto node = std::make_shared<Node>();
   node->device = options.device().is_cuda() ? kDevCUDA : kDevCPU;
@@ -116,17 +132,38 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
                 : floating          ? DType::F32
                                     : DType::I64;
   double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  if (!std::isfinite(s) || !std::isfinite(e))
+    fail("arange: unsupported range: " + formatScalar(start) + " -> " +
+             formatScalar(end),
+         "start and end must be finite", loc);
   if (st == 0)
     fail("arange: step must be nonzero", "", loc);
   if ((st > 0 && e < s) || (st < 0 && e > s))
     fail("arange: upper bound and larger bound inconsistent with step sign",
          "with a positive step, end must be >= start", loc);
-  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  if (!floating && !isFloatingPoint(dtype)) {
+    // Integers: exact in int64 (doubles would merge values beyond 2^53).
+    int64_t a = start.toLong(), z = end.toLong(), d = step.toLong();
+    __int128 span = static_cast<__int128>(z) - a;
+    __int128 count = d > 0 ? (span + d - 1) / d : (span + d + 1) / d;
+    Tensor t = generated("arange", Op::Arange, {static_cast<int64_t>(count)},
+                         dtype, s, st, options, loc);
+    Node &node = *t.impl()->root->current;
+    node.exact = true;
+    node.ia = a;
+    node.ib = d;
+    return t;
+  }
+  double count = std::ceil((e - s) / st);
+  if (!(count < 9.2e18))
+    fail("arange: invalid size, possible overflow?",
+         "the range holds more elements than int64 can count", loc);
+  int64_t n = static_cast<int64_t>(count);
   return generated("arange", Op::Arange, {n}, dtype, s, st, options, loc);
 }
 
 Tensor strata::empty(const Shape &sizes, TensorOptions options, SourceLoc loc) {
-  checkSizes(sizes, "empty", loc);
+  checkSizes(sizes, "empty", loc, options.dtype());
   DType dtype = options.dtype();
   int64_t n = layout::contiguous(sizes).numel();
   return makeLeaf(allocate(n * elementSize(dtype), loc), dtype, sizes, options,
@@ -139,8 +176,19 @@ Tensor strata::full(const Shape &sizes, Scalar value, TensorOptions options,
                 : value.kind() == Scalar::Kind::Float ? DType::F32
                 : value.kind() == Scalar::Kind::Int   ? DType::I64
                                                       : DType::Bool;
-  return generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
-                   options.dtype(dtype), loc);
+  checkScalarFits(value, dtype, "full", loc);
+  Tensor t = generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
+                       options.dtype(dtype), loc);
+  Node &node = *t.impl()->root->current;
+  if (!isFloatingPoint(dtype)) {
+    node.exact = true;
+    node.ia = dtype == DType::Bool ? value.toDouble() != 0
+              : value.isIntegral() ? value.toLong()
+              : std::isfinite(value.toDouble())
+                  ? static_cast<int64_t>(value.toDouble())
+                  : 0;
+  }
+  return t;
 }
 
 Tensor strata::zeros(const Shape &sizes, TensorOptions options, SourceLoc loc) {

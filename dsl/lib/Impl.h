@@ -86,6 +86,10 @@ struct Node : std::enable_shared_from_this<Node> {
   Shape dims;
   bool keepdim = false;
   double a = 0, b = 0;
+  /// With `exact`: the fill value / arange start and step as int64 (an
+  /// integer or bool fill, an integer arange), which doubles cannot hold.
+  int64_t ia = 0, ib = 0;
+  bool exact = false;
   /// Set once evaluated (then `inputs` are dropped).
   runtime::StoragePtr buffer;
   /// Where this version lives: kDevCPU, kDevCUDA, or kDevAny for a scalar
@@ -181,6 +185,10 @@ struct TensorImpl {
 /// Throws strata::Error.
 [[noreturn]] void fail(const std::string &message, const std::string &hint,
                        const SourceLoc &loc);
+/// PyTorch's "Storage size calculation overflowed with sizes=[...]" when
+/// the elements or bytes of `sizes` overflow int64; returns the numel.
+int64_t checkStorageSize(const Shape &sizes, int64_t elementSize,
+                         const char *op, const SourceLoc &loc);
 /// Throws on a failed algebra result; returns the value otherwise.
 template <typename T>
 T check(layout::Result<T> &&r, const SourceLoc &loc,
@@ -202,8 +210,14 @@ Tensor makeLeaf(runtime::StoragePtr buffer, DType dtype, const Shape &sizes,
                 const SourceLoc &loc);
 /// Allocates `nbytes` or throws strata::Error with the allocator's message.
 runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
-/// A pending 0-d fill (how scalars enter programs).
-Tensor scalarTensor(double value, DType dtype, const SourceLoc &loc);
+/// A pending 0-d fill (how scalars enter programs): `value` converted to
+/// `dtype` as PyTorch's arithmetic does (integers exact, wrapping into
+/// int32; a float truncates into an integer type).
+Tensor scalarTensor(const Scalar &value, DType dtype, const SourceLoc &loc);
+/// PyTorch's checked conversion of a fill value (fill_, full): throws
+/// "value cannot be converted to type int without overflow" and the like.
+void checkScalarFits(const Scalar &value, DType dtype, const char *op,
+                     const SourceLoc &loc);
 /// Records `dest.copy_(src)`: a write of `src` (converted to dest's dtype,
 /// broadcast to its shape) into dest's root.
 void recordWrite(const TensorImpl &dest, const Tensor &src,

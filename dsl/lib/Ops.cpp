@@ -10,6 +10,8 @@
 #include "Impl.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 using namespace strata;
 using namespace strata::detail;
@@ -85,6 +87,7 @@ bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
 Tensor record(Op op, const char *name, DType dtype, Shape sizes,
               const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
               Shape dims = {}, bool keepdim = false) {
+  checkStorageSize(sizes, elementSize(dtype), name, loc);
   auto node = std::make_shared<Node>();
   node->op = op;
   node->name = name;
@@ -109,7 +112,7 @@ Tensor castTo(const Tensor &t, DType dtype, const SourceLoc &loc) {
 Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc) {
   if (a.tensor)
     return castTo(*a.tensor, dtype, loc);
-  return scalarTensor(a.scalar->toDouble(), dtype, loc);
+  return scalarTensor(*a.scalar, dtype, loc);
 }
 
 enum class Kind { Arith, Div, Compare, MinMax, Pow };
@@ -190,15 +193,88 @@ bool canCast(DType from, DType to) { return category(from) <= category(to); }
 
 //===--- Shared recording helpers -----------------------------------------===//
 
-Tensor strata::detail::scalarTensor(double value, DType dtype,
+namespace {
+bool hasZeroSize(const Shape &sizes) {
+  return std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+}
+/// A float truncated toward zero into int64, saturating (NaN: 0); only for
+/// values already checked or where PyTorch's result is unspecified.
+int64_t truncToInt64(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v >= 9223372036854775807.0)
+    return INT64_MAX;
+  if (v <= -9223372036854775808.0)
+    return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+} // namespace
+
+Tensor strata::detail::scalarTensor(const Scalar &value, DType dtype,
                                     const SourceLoc &loc) {
   auto node = std::make_shared<Node>();
   node->op = Op::Fill;
   node->name = "fill";
   node->dtype = dtype;
-  node->a = value;
+  node->a = value.toDouble();
+  if (!isFloatingPoint(dtype)) {
+    node->exact = true;
+    node->ia = dtype == DType::Bool ? value.toDouble() != 0
+               : value.isIntegral() ? value.toLong()
+                                    : truncToInt64(value.toDouble());
+  }
   node->device = kDevAny; // joins a program on either device
   return makeResult(std::move(node), loc, false);
+}
+
+int64_t strata::detail::checkStorageSize(const Shape &sizes,
+                                         int64_t elementSize, const char *op,
+                                         const SourceLoc &loc) {
+  int64_t n = 1, bytes;
+  bool overflow = false;
+  for (int64_t s : sizes)
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  overflow |= __builtin_mul_overflow(n, elementSize, &bytes);
+  if (overflow && !hasZeroSize(sizes))
+    fail(std::string(op) + ": Storage size calculation overflowed with sizes=" +
+             layout::formatList(sizes),
+         "the tensor would hold more bytes than int64 can count; use "
+         "smaller sizes",
+         loc);
+  return n;
+}
+
+void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
+                                     const char *op, const SourceLoc &loc) {
+  double v = value.toDouble();
+  bool fits = true;
+  const char *type = "";
+  switch (dtype) {
+  case DType::Bool:
+  case DType::F64:
+    break;
+  case DType::F32:
+    type = "float";
+    fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
+    break;
+  case DType::I32:
+    type = "int";
+    fits = value.isIntegral()
+               ? value.toLong() >= INT32_MIN && value.toLong() <= INT32_MAX
+               : v >= -2147483648.0 && v <= 2147483647.0;
+    break;
+  case DType::I64:
+    type = "int64_t";
+    fits = value.isIntegral() ||
+           (v >= -9223372036854775808.0 && v < 9223372036854775808.0);
+    break;
+  }
+  if (!fits)
+    fail(std::string(op) + ": value cannot be converted to type " + type +
+             " without overflow",
+         "the value must lie in the range of the tensor's dtype " +
+             toString(dtype) + " (convert the tensor with .to() first)",
+         loc);
 }
 
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
@@ -460,7 +536,8 @@ Tensor &Tensor::zero_(SourceLoc loc) { return fill_(0, loc); }
 
 Tensor &Tensor::fill_(Scalar s, SourceLoc loc) {
   const TensorImpl &t = implOf(*this, loc);
-  recordWrite(t, scalarTensor(s.toDouble(), t.dtype, loc), loc, "fill_");
+  checkScalarFits(s, t.dtype, "fill_", loc);
+  recordWrite(t, scalarTensor(s, t.dtype, loc), loc, "fill_");
   return *this;
 }
 

@@ -72,9 +72,9 @@ struct Formatter {
 };
 
 struct Printer {
-  const std::vector<double> &values;
+  /// Each element formatted and padded (integers from their exact values).
+  const std::vector<std::string> &cells;
   const Shape &sizes;
-  const Formatter &fmt;
   bool summarize;
   std::string out;
 
@@ -85,7 +85,7 @@ struct Printer {
     out += "[";
     auto item = [&](int64_t i) {
       if (d + 1 == sizes.size())
-        out += fmt.padded(values[base + i]);
+        out += cells[base + i];
       else
         print(d + 1, base + i * inner, inner, indent + 1);
     };
@@ -110,9 +110,16 @@ struct Printer {
 
 std::string Tensor::toString(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  // Integers print from their int64 values: a double would round 2^53 + 1.
+  bool integral = t.dtype == DType::I32 || t.dtype == DType::I64;
   std::vector<double> values;
-  for (double v : to_vector<double>(loc))
-    values.push_back(v);
+  std::vector<std::string> cells;
+  if (integral) {
+    for (int64_t v : to_vector<int64_t>(loc))
+      cells.push_back(std::to_string(v));
+  } else {
+    values = to_vector<double>(loc);
+  }
   std::string suffix;
   if (t.root->current->device == kDevCUDA)
     suffix += ", device='cuda:0'";
@@ -120,7 +127,7 @@ std::string Tensor::toString(SourceLoc loc) const {
     suffix += ", dtype=" + strata::toString(t.dtype);
   if (t.requiresGrad)
     suffix += ", requires_grad=True";
-  if (values.empty()) {
+  if (t.layout.numel() == 0) {
     std::string size;
     if (t.layout.dim() != 1) {
       size = ", size=(";
@@ -130,16 +137,27 @@ std::string Tensor::toString(SourceLoc loc) const {
     }
     return "tensor([]" + size + suffix + ")";
   }
-  Formatter fmt(t.dtype, values);
+  if (!integral) {
+    Formatter fmt(t.dtype, values);
+    for (double v : values)
+      cells.push_back(fmt.format(v));
+  }
+  size_t width = 1;
+  for (const std::string &c : cells)
+    width = std::max(width, c.size());
   if (t.layout.dim() == 0)
-    return "tensor(" + fmt.format(values[0]) + suffix + ")";
-  Printer p{values, t.layout.sizes, fmt, values.size() > 1000, ""};
-  p.print(0, 0, static_cast<int64_t>(values.size()), 7);
+    return "tensor(" + cells[0] + suffix + ")";
+  for (std::string &c : cells)
+    c.insert(0, width - c.size(), ' ');
+  Printer p{cells, t.layout.sizes, cells.size() > 1000, ""};
+  p.print(0, 0, static_cast<int64_t>(cells.size()), 7);
   return "tensor(" + p.out + suffix + ")";
 }
 
 std::ostream &strata::operator<<(std::ostream &os, const Tensor &t) {
-  return os << t.toString();
+  // An operator takes no source location: errors of the evaluation name
+  // where the tensor was made, the user's line (never this file).
+  return os << (t.defined() ? t.toString(t.impl()->loc) : t.toString());
 }
 
 namespace {

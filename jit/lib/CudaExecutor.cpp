@@ -8,6 +8,7 @@
 // leaves its results at the combiner's identity (filled as the CPU does).
 //
 //===----------------------------------------------------------------------===//
+#include "JitInternal.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/Runtime/CudaAllocator.h"
@@ -96,19 +97,6 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
   return "";
 }
 
-/// The identity the CPU executor fills a reducing result with.
-double identityOf(llvm::StringRef combiner, DType dtype) {
-  if (combiner == "max")
-    return dtype == DType::I32   ? std::numeric_limits<int32_t>::min()
-           : dtype == DType::I64 ? -9.2233720368547758e18
-                                 : -INFINITY;
-  if (combiner == "min")
-    return dtype == DType::I32   ? std::numeric_limits<int32_t>::max()
-           : dtype == DType::I64 ? 9.2233720368547748e18
-                                 : INFINITY;
-  return 0;
-}
-
 class Runner {
 public:
   Runner(rt::Driver &driver, mlir::func::FuncOp func)
@@ -157,11 +145,10 @@ std::string Runner::runKernel(KernelOp kernel, double *seconds) {
         return e;
       llvm::StringRef combiner = kernel.getCombiner(r);
       if (!combiner.empty() && info.numPoints == 0 && out->elements) {
-        JitValue host = JitValue::storage(
-            dtype,
-            std::vector<double>(out->elements, identityOf(combiner, dtype)));
-        if (!(e = driver.copyToDevice(out->ptr, host.buffer->data(),
-                                      host.buffer->size()))
+        std::vector<unsigned char> host(out->elements * elementSize(dtype));
+        strata::jit::detail::fillIdentity(host.data(), out->elements,
+                                          static_cast<int>(dtype), combiner);
+        if (!(e = driver.copyToDevice(out->ptr, host.data(), host.size()))
                  .empty() ||
             !(e = driver.synchronize()).empty())
           return e;

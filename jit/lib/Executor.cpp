@@ -71,24 +71,44 @@ bool newBuffer(DType dtype, int64_t elements, JitValue &v, std::string &error) {
   return v.buffer != nullptr;
 }
 
-void fillIdentity(JitValue &v, llvm::StringRef combiner) {
-  double identity = 0;
-  if (combiner == "max")
-    identity = v.dtype == DType::I32   ? std::numeric_limits<int32_t>::min()
-               : v.dtype == DType::I64 ? -9.2233720368547758e18
-                                       : -INFINITY;
-  else if (combiner == "min")
-    identity = v.dtype == DType::I32   ? std::numeric_limits<int32_t>::max()
-               : v.dtype == DType::I64 ? 9.2233720368547748e18
-                                       : INFINITY;
-  if (identity == 0) {
-    if (v.buffer->nbytes() != 0)
-      memset(v.buffer->data(), 0, v.buffer->nbytes());
-    return;
-  }
-  for (int64_t i = 0, n = v.storageElements(); i < n; ++i)
-    v.setStorageAt(i, identity);
+template <typename T>
+void fillTyped(void *data, int64_t n, std::string_view combiner) {
+  T identity = combiner == "max"   ? std::numeric_limits<T>::lowest()
+               : combiner == "min" ? std::numeric_limits<T>::max()
+                                   : T(0);
+  if constexpr (std::is_floating_point_v<T>)
+    if (combiner == "max" || combiner == "min")
+      identity = combiner == "max" ? -std::numeric_limits<T>::infinity()
+                                   : std::numeric_limits<T>::infinity();
+  std::fill_n(static_cast<T *>(data), n, identity);
 }
+
+void fillIdentity(JitValue &v, llvm::StringRef combiner) {
+  strata::jit::detail::fillIdentity(v.buffer->data(), v.storageElements(),
+                                    static_cast<int>(v.dtype), combiner);
+}
+
+} // namespace
+
+void strata::jit::detail::fillIdentity(void *data, int64_t elements, int dtype,
+                                       std::string_view combiner) {
+  if (elements <= 0)
+    return;
+  switch (static_cast<DType>(dtype)) {
+  case DType::F32:
+    return fillTyped<float>(data, elements, combiner);
+  case DType::F64:
+    return fillTyped<double>(data, elements, combiner);
+  case DType::I32:
+    return fillTyped<int32_t>(data, elements, combiner);
+  case DType::I64:
+    return fillTyped<int64_t>(data, elements, combiner);
+  case DType::Bool:
+    return fillTyped<bool>(data, elements, combiner);
+  }
+}
+
+namespace {
 
 template <typename T>
 void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,

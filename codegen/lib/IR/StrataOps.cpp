@@ -15,6 +15,46 @@ using namespace mlir;
 using namespace strata::ir;
 namespace layout = strata::layout;
 
+/// The value of a fill or an arange bound: a decimal integer literal is an
+/// i64 attribute (exact for integer tensors), anything else a float: a
+/// literal with '.' or an exponent, or the hex bits MLIR writes for inf and
+/// NaN. The two kinds print back as they parse.
+static ParseResult parseScalarValue(OpAsmParser &parser, Attribute &value) {
+  const char *p = parser.getCurrentLocation().getPointer();
+  const char *q = p + (*p == '-');
+  bool digits = *q >= '0' && *q <= '9', decimal = digits;
+  while (*q >= '0' && *q <= '9')
+    ++q;
+  if (*q == 'x' || *q == 'X' || *q == '.' || *q == 'e' || *q == 'E')
+    decimal = false;
+  Builder &b = parser.getBuilder();
+  if (digits && decimal) {
+    // Through APInt: parseInteger<int64_t> rejects INT64_MIN's magnitude.
+    APInt v;
+    SMLoc at = parser.getCurrentLocation();
+    OptionalParseResult r = parser.parseOptionalInteger(v);
+    if (!r.has_value() || failed(*r))
+      return failure();
+    if (v.getMinSignedBits() > 64)
+      return parser.emitError(at, "integer value does not fit in i64");
+    value = b.getI64IntegerAttr(v.getSExtValue());
+    return success();
+  }
+  double v;
+  if (parser.parseFloat(v))
+    return failure();
+  value = b.getF64FloatAttr(v);
+  return success();
+}
+
+static void printScalarValue(OpAsmPrinter &printer, Operation *,
+                             Attribute value) {
+  if (auto i = value.dyn_cast<IntegerAttr>())
+    printer << i.getInt();
+  else
+    printer.printAttributeWithoutType(value);
+}
+
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.cpp.inc"
 
@@ -68,8 +108,8 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
         loc, name, ": dtype mismatch: lhs is ", dtypeName(element),
         ", rhs is ", dtypeName(rhs.getElementType()),
         "; cast one operand with strata.cast so both have the same dtype");
-  bool arithmetic = name == "add" || name == "sub" || name == "mul" ||
-                    name == "div" || name == "pow";
+  // PyTorch computes bool add (or) and mul (and); not sub, div or pow.
+  bool arithmetic = name == "sub" || name == "div" || name == "pow";
   if (arithmetic && isBool(element))
     return emitOptionalError(loc, name, " is not defined for bool tensors; "
                                         "cast to an integer or float first");
@@ -245,9 +285,29 @@ LogicalResult verifyFreshResult(Operation *op, StridedTensorType type) {
 }
 } // namespace
 
+namespace {
+double attrAsDouble(Attribute a) {
+  if (auto f = a.dyn_cast<FloatAttr>())
+    return f.getValueAsDouble();
+  return static_cast<double>(a.cast<IntegerAttr>().getInt());
+}
+} // namespace
+
+double FillOp::getValueAsDouble() { return attrAsDouble(getValue()); }
+double ArangeOp::getStartAsDouble() { return attrAsDouble(getStart()); }
+double ArangeOp::getStepAsDouble() { return attrAsDouble(getStep()); }
+bool ArangeOp::isIntegral() {
+  return getStart().isa<IntegerAttr>() && getStep().isa<IntegerAttr>();
+}
+
 LogicalResult FillOp::verify() { return verifyFreshResult(*this, getType()); }
 
 LogicalResult ArangeOp::verify() {
+  if (getStart().isa<IntegerAttr>() != getStep().isa<IntegerAttr>())
+    return emitOpError() << "start and step must be both i64 or both f64";
+  if (isIntegral() && getType().getElementType().isa<FloatType>())
+    return emitOpError() << "an i64 start and step need an integer result; "
+                            "write them as f64 for a float arange";
   if (getType().getRank() != 1)
     return emitOpError() << "result must be 1-D, got rank "
                          << getType().getRank();

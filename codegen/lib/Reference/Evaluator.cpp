@@ -324,15 +324,13 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case([&](MatmulOp o) { return matmul(o); })
       .Case([&](FillOp o) {
         auto type = o.getType();
-        std::vector<double> data(type.getNumElements(),
-                                 o.getValue().convertToDouble());
+        std::vector<double> data(type.getNumElements(), o.getValueAsDouble());
         return set(o, RefValue::fresh(type.getElementType(), type.getShape(),
                                       std::move(data)));
       })
       .Case([&](ArangeOp o) {
         auto type = o.getType();
-        double start = o.getStart().convertToDouble(),
-               step = o.getStep().convertToDouble();
+        double start = o.getStartAsDouble(), step = o.getStepAsDouble();
         std::vector<double> data;
         for (int64_t i = 0; i < type.getNumElements(); ++i)
           data.push_back(start + static_cast<double>(i) * step);

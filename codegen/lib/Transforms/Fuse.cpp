@@ -103,6 +103,21 @@ struct Scalar {
         loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
   }
 
+  /// A fill's value as a constant of `t`: an i64 attribute exactly (wrapping
+  /// into i32 as PyTorch's integer ops do), an f64 one as constant(t, v).
+  Value constant(Type t, Attribute v) {
+    auto i = v.dyn_cast<IntegerAttr>();
+    if (!i)
+      return constant(t, v.cast<FloatAttr>().getValueAsDouble());
+    if (auto f = t.dyn_cast<FloatType>())
+      return constant(t, static_cast<double>(i.getInt()));
+    if (t.isInteger(1))
+      return b.create<arith::ConstantOp>(loc, b.getBoolAttr(i.getInt() != 0));
+    return b.create<arith::ConstantOp>(
+        loc,
+        b.getIntegerAttr(t, i.getValue().trunc(t.getIntOrFloatBitWidth())));
+  }
+
   /// strata.cast semantics: float->int truncates, anything->i1 is `!= 0`.
   Value convert(Value x, Type to) {
     Type from = x.getType();
@@ -202,6 +217,8 @@ struct Scalar {
           return b.create<arith::SelectOp>(loc, neg, zero, in[0]);
         })
         .Case([&](AddOp) -> Value {
+          if (i1) // PyTorch: true + true is true
+            return b.create<arith::OrIOp>(loc, in[0], in[1]);
           return f ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
                    : b.create<arith::AddIOp>(loc, in[0], in[1]).getResult();
         })
@@ -210,6 +227,8 @@ struct Scalar {
                    : b.create<arith::SubIOp>(loc, in[0], in[1]).getResult();
         })
         .Case([&](MulOp) -> Value {
+          if (i1)
+            return b.create<arith::AndIOp>(loc, in[0], in[1]);
           return f ? b.create<arith::MulFOp>(loc, in[0], in[1]).getResult()
                    : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
         })
@@ -257,8 +276,7 @@ public:
     Operation *def = v.getDefiningOp();
     if (isZeroDimFill(v)) {
       auto fill = cast<FillOp>(def);
-      s = scalar.constant(fill.getType().getElementType(),
-                          fill.getValue().convertToDouble());
+      s = scalar.constant(fill.getType().getElementType(), fill.getValue());
     } else if (def && isInlined(def)) {
       SmallVector<Value> operands;
       for (Value o : def->getOperands())
@@ -332,8 +350,10 @@ KernelOp buildReduction(Operation *op) {
   int64_t rank = inType.getRank();
   auto dimsAttr = op->getAttrOfType<DenseI64ArrayAttr>("dims");
   SmallVector<int64_t> dims;
-  for (int64_t d : dimsAttr.asArrayRef())
-    dims.push_back(d < 0 ? d + rank : d);
+  // A 0-d tensor's dim 0 (or -1) names the tensor itself: no dims.
+  if (rank > 0)
+    for (int64_t d : dimsAttr.asArrayRef())
+      dims.push_back(d < 0 ? d + rank : d);
   if (dims.empty())
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(d);
@@ -440,21 +460,31 @@ KernelOp buildKernel(Operation *op) {
   }
   if (auto fill = dyn_cast<FillOp>(op)) {
     KernelBuilder kb(op, fill.getType().getShape());
-    Value c = kb.scalar.constant(fill.getType().getElementType(),
-                                 fill.getValue().convertToDouble());
+    Value c =
+        kb.scalar.constant(fill.getType().getElementType(), fill.getValue());
     return kb.finish({c}, {fill.getType()});
   }
   if (auto ar = dyn_cast<ArangeOp>(op)) {
     auto type = ar.getType();
     KernelBuilder kb(op, type.getShape());
     Location loc = op->getLoc();
-    Value i = kb.body->addArgument(kb.inner.getI64Type(), loc);
-    Type f64 = kb.inner.getF64Type();
-    Value v = kb.inner.create<arith::AddFOp>(
-        loc, kb.scalar.constant(f64, ar.getStart().convertToDouble()),
-        kb.inner.create<arith::MulFOp>(
-            loc, kb.inner.create<arith::SIToFPOp>(loc, f64, i),
-            kb.scalar.constant(f64, ar.getStep().convertToDouble())));
+    Type i64 = kb.inner.getI64Type();
+    Value i = kb.body->addArgument(i64, loc);
+    Value v;
+    if (ar.isIntegral()) {
+      // Exact in i64 (wrapping), as PyTorch's integer arange.
+      v = kb.inner.create<arith::AddIOp>(
+          loc, kb.scalar.constant(i64, ar.getStart()),
+          kb.inner.create<arith::MulIOp>(
+              loc, i, kb.scalar.constant(i64, ar.getStep())));
+    } else {
+      Type f64 = kb.inner.getF64Type();
+      v = kb.inner.create<arith::AddFOp>(
+          loc, kb.scalar.constant(f64, ar.getStartAsDouble()),
+          kb.inner.create<arith::MulFOp>(
+              loc, kb.inner.create<arith::SIToFPOp>(loc, f64, i),
+              kb.scalar.constant(f64, ar.getStepAsDouble())));
+    }
     KernelOp k =
         kb.finish({kb.scalar.convert(v, type.getElementType())}, {type});
     k.setIndexed(true);

@@ -48,9 +48,11 @@ struct PipelineCLOptions : mlir::PassPipelineOptions<PipelineCLOptions> {
 //     and removes what became dead;
 //  5. cse: merges identical strided_views of one root (different chains that
 //     reached the same layout); compute ops allocate, so they never merge;
-//  6. (formKernels) fuse: needs every view folded and every copy explicit;
+//  6. (formKernels) widen-sums: f32 sums accumulate in f64 (before fuse, so
+//     the casts it adds fuse like any elementwise op);
+//  7. (formKernels) fuse: needs every view folded and every copy explicit;
 //     it groups elementwise chains and a trailing reduction into kernels;
-//  7. (formKernels) coalesce: reorders and merges the loops of the kernels
+//  8. (formKernels) coalesce: reorders and merges the loops of the kernels
 //     fuse made.
 void strata::buildStrataPipeline(mlir::OpPassManager &pm,
                                  const PipelineOptions &options) {
@@ -71,6 +73,7 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
   FuseOptions fuse;
   const char *siblings = std::getenv("STRATA_FUSE_SIBLINGS");
   fuse.siblings = !(siblings && std::string(siblings) == "0");
+  fpm.addPass(createWidenSums());
   fpm.addPass(createFuse(fuse));
   fpm.addPass(createCoalesce());
 }

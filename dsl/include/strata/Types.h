@@ -130,19 +130,25 @@ public:
       : value_(v), kind_(Kind::Float), loc_(loc) {}
   /// An integer scalar.
   Scalar(int v, std::source_location loc = std::source_location::current())
-      : value_(v), kind_(Kind::Int), loc_(loc) {}
-  /// An integer scalar.
+      : value_(v), int_(v), kind_(Kind::Int), loc_(loc) {}
+  /// An integer scalar (held exactly: int64 values beyond 2^53 too).
   Scalar(long v, std::source_location loc = std::source_location::current())
-      : value_(static_cast<double>(v)), kind_(Kind::Int), loc_(loc) {}
-  /// An integer scalar.
+      : value_(static_cast<double>(v)), int_(v), kind_(Kind::Int), loc_(loc) {}
+  /// An integer scalar (held exactly).
   Scalar(long long v,
          std::source_location loc = std::source_location::current())
-      : value_(static_cast<double>(v)), kind_(Kind::Int), loc_(loc) {}
+      : value_(static_cast<double>(v)), int_(v), kind_(Kind::Int), loc_(loc) {}
   /// A bool scalar.
   Scalar(bool v, std::source_location loc = std::source_location::current())
-      : value_(v ? 1 : 0), kind_(Kind::Bool), loc_(loc) {}
-  /// The value as a double.
+      : value_(v ? 1 : 0), int_(v ? 1 : 0), kind_(Kind::Bool), loc_(loc) {}
+  /// The value as a double (rounded for integers beyond 2^53).
   double toDouble() const { return value_; }
+  /// The exact value of an integer or bool scalar (a float truncates).
+  int64_t toLong() const {
+    return kind_ == Kind::Float ? static_cast<int64_t>(value_) : int_;
+  }
+  /// True for integer and bool scalars.
+  bool isIntegral() const { return kind_ != Kind::Float; }
   /// The category.
   Kind kind() const { return kind_; }
   /// Where the scalar entered the user's code: the implicit conversion of
@@ -152,6 +158,7 @@ public:
 
 private:
   double value_;
+  int64_t int_ = 0;
   Kind kind_;
   std::source_location loc_;
 };

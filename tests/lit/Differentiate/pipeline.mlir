@@ -9,14 +9,18 @@
 // it (nothing of the forward or of the shared masked gradient is stored and
 // read back); x and w are read once; the gradient of x is written in x's
 // order (result_perms [1, 0] over the [3, 4] space); no zero fill, no
-// scatter, no copy.
+// scatter, no copy. The loss accumulates in f64 (--strata-widen-sums) and
+// rounds to f32 in a 0-d kernel of its own.
 // CHECK: %[[XT:.*]] = strata.strided_view %arg0 {{.*}} -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
 // CHECK: %[[K:.*]]:3 = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum", "none", "none"] ins(%[[XT]], %arg1, %{{.*}} : {{.*}} result_perms = array<i64: 0, 1, 1, 0, 0, 1>
 // CHECK: arith.cmpf ogt
 // CHECK: strata.yield
-// CHECK-NEXT: } -> !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+// CHECK-NEXT: } -> !strata.tensor<f64, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+// CHECK: %[[L:.*]] = strata.kernel space [] ins(%[[K]]#0 : !strata.tensor<f64
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf
 // CHECK-NOT: strata.kernel space
-// CHECK: return %[[K]]#0, %[[K]]#1, %[[K]]#2
+// CHECK: return %[[L]], %[[K]]#1, %[[K]]#2
 func.func @relu_mul_sum(%x: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, %w: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<f32, strided<[], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %t = strata.transpose %x dims 0, 1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %m = strata.mul %t, %w : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
@@ -28,9 +32,11 @@ func.func @relu_mul_sum(%x: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>,
 // -----
 
 // The same program as the DSL records it (leaves are storages): the
-// gradient of the transposed storage is computed in the storage's order.
+// gradient of the transposed storage is computed in the storage's order
+// (one kernel, and the loss's f32 rounding).
 // CHECK-LABEL: func.func @storage_leaves
-// CHECK-COUNT-1: strata.kernel space
+// CHECK: strata.kernel space [3, 4]
+// CHECK: strata.kernel space [] ins({{.*}} : !strata.tensor<f64
 // CHECK-NOT: strata.kernel space
 // CHECK-NOT: into
 // CHECK: return

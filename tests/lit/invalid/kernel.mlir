@@ -76,3 +76,17 @@ func.func @perm_with_into(%a: !strata.tensor<4xf32, strided<[1], offset: 0>>, %d
   } -> !strata.storage<4xf32>
   return
 }
+
+// -----
+
+// A kernel body is isolated: values from outside must be inputs.
+func.func @body_uses_outer_value(%a: !strata.tensor<4xf32, strided<[1], offset: 0>>, %c: f32) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %k = strata.kernel space [4] ins(%a : !strata.tensor<4xf32, strided<[1], offset: 0>>) {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{using value defined outside the region}}
+    %y = arith.addf %x, %c : f32
+    strata.yield %y : f32
+  } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  return
+}

@@ -302,8 +302,15 @@ TEST(JitDifferential, RandomPermutedSiblings) {
     mlir::PassManager pm(&context);
     buildStrataPipeline(pm, {.formKernels = true});
     ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+    // Returned f32 sums round from their f64 accumulators in a kernel of
+    // their own (--strata-widen-sums): one truncf, not counted.
     int kernels = 0;
-    module->walk([&](strata::ir::KernelOp) { ++kernels; });
+    module->walk([&](strata::ir::KernelOp k) {
+      auto &body = k.getBodyBlock().getOperations();
+      bool rounding = body.size() == 2 &&
+                      body.front().getName().getStringRef() == "arith.truncf";
+      kernels += !rounding;
+    });
     merged += kernels == 1;
     expectMatchesReference(source, trial, 1e-4);
   }

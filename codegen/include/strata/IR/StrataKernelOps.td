@@ -11,7 +11,8 @@
 
 include "mlir/IR/OpBase.td"
 
-def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments]> {
+def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
+                                            IsolatedFromAbove]> {
   let summary = "A fused loop nest over one iteration space";
   let description = [{
     `space` is the iteration space. Every input has exactly the shape of the

@@ -520,11 +520,19 @@ def Strata_FillOp : Strata_Op<"fill", []> {
 
     ```mlir
     %two = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+    %big = strata.fill 9007199254740993 : !strata.tensor<i64, strided<[], offset: 0>>
     ```
+
+    The value is an `f64` attribute, or an `i64` one, which integer and
+    bool tensors take exactly (an `f64` value converts as `strata.cast`).
   }];
-  let arguments = (ins F64Attr:$value);
+  let arguments = (ins AnyAttrOf<[F64Attr, I64Attr]>:$value);
+  let extraClassDeclaration = [{
+    /// The value as a double (rounded for an i64 beyond 2^53).
+    double getValueAsDouble();
+  }];
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
-  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "custom<ScalarValue>($value) attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -534,11 +542,22 @@ def Strata_ArangeOp : Strata_Op<"arange", []> {
     ```mlir
     %x = strata.arange start 0.0 step 1.0
         : !strata.tensor<12xf32, strided<[1], offset: 0>>
+    %i = strata.arange start 9007199254740992 step 1
+        : !strata.tensor<4xi64, strided<[1], offset: 0>>
     ```
   }];
-  let arguments = (ins F64Attr:$start, F64Attr:$step);
+  let arguments = (ins AnyAttrOf<[F64Attr, I64Attr]>:$start,
+                       AnyAttrOf<[F64Attr, I64Attr]>:$step);
+  let extraClassDeclaration = [{
+    /// start and step as doubles.
+    double getStartAsDouble();
+    double getStepAsDouble();
+    /// True when start and step are i64: element i is start + i * step,
+    /// computed exactly in i64 (PyTorch's integer arange).
+    bool isIntegral();
+  }];
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
-  let assemblyFormat = "`start` $start `step` $step attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "`start` custom<ScalarValue>($start) `step` custom<ScalarValue>($step) attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 

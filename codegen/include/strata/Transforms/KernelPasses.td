@@ -4,6 +4,31 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WidenSums : Pass<"strata-widen-sums", "mlir::func::FuncOp"> {
+  let summary = "Accumulate f32 sums and means in f64";
+  let description = [{
+    Every f32 `sum`/`mean` becomes `cast(f64 sum(cast(x)))`. After fusion the
+    widening cast is inside the reduction kernel, so each accumulator
+    (registers, chunk privates, outer-dim read-modify-writes, CUDA partials)
+    is f64 and the result rounds once; the narrowing cast joins the
+    consumers' kernel (its own kernel only where the sum is returned). Why:
+    PyTorch's cascade sum keeps 10^7 additions within a few roundings; a
+    running f32 sum is percents off. matmul keeps f32 accumulation, as BLAS.
+
+    Before:
+    ```mlir
+    %s = strata.sum %x dims [] : !strata.tensor<8xf32, ...> -> !strata.tensor<f32, ...>
+    ```
+    After:
+    ```mlir
+    %w = strata.cast %x : !strata.tensor<8xf32, ...> -> !strata.tensor<8xf64, ...>
+    %t = strata.sum %w dims [] : !strata.tensor<8xf64, ...> -> !strata.tensor<f64, ...>
+    %s = strata.cast %t : !strata.tensor<f64, ...> -> !strata.tensor<f32, ...>
+    ```
+  }];
+  let dependentDialects = ["::strata::ir::StrataDialect"];
+}
+
 def Fuse : Pass<"strata-fuse", "mlir::func::FuncOp"> {
   let summary = "Group compute ops into strata.kernel ops";
   let description = [{

@@ -169,6 +169,20 @@ __device__ T strata_block_reduce(T v, T identity, T *scratch) {
   __syncthreads();
   return v;
 }
+// PyTorch's powi: square-and-multiply with wrapping products; a negative
+// exponent gives 1 for base 1, +-1 for base -1, else 0.
+template <typename T> __device__ T strata_ipow(T a, T e) {
+  typedef unsigned long long U;
+  if (e < 0)
+    return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
+  U r = 1, x = (U)a;
+  for (U k = (U)e; k; k >>= 1) {
+    if (k & 1)
+      r *= x;
+    x *= x;
+  }
+  return (T)r;
+}
 // Four consecutive elements, aligned for one vector load or store.
 template <typename T> struct alignas(4 * sizeof(T)) StrataVec4 {
   T v[4];
@@ -302,6 +316,10 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
       e = wrapping(rt, '-', in(0), in(1));
     } else if (name == "arith.muli") {
       e = wrapping(rt, '*', in(0), in(1));
+    } else if (name == "arith.ori") {
+      e = in(0) + " | " + in(1);
+    } else if (name == "arith.andi") {
+      e = in(0) + " & " + in(1);
     } else if (name == "arith.maxf" || name == "arith.maxsi") {
       e = "strata_max(" + in(0) + ", " + in(1) + ")";
     } else if (name == "arith.minf" || name == "arith.minsi") {
@@ -338,8 +356,7 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
     } else if (name == "math.absi") {
       e = in(0) + " < 0 ? " + wrapping(rt, '-', "0", in(0)) + " : " + in(0);
     } else if (name == "math.ipowi") {
-      // Through f64, as the CPU kernels do.
-      e = "(" + t + ")pow((double)" + in(0) + ", (double)" + in(1) + ")";
+      e = "strata_ipow(" + in(0) + ", " + in(1) + ")";
     } else {
       error =
           "strata.kernel body: unsupported op '" + name.str() + "' for CUDA";

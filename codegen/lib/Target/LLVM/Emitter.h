@@ -95,6 +95,7 @@ private:
               : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
         acc, v);
   }
+  Value *integerPow(Value *base, Value *exp);
   Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
     return b.CreateUnaryIntrinsic(id, x);
   }

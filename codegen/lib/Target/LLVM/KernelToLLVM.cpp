@@ -180,7 +180,10 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
       break;
     }
     // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
-    if (in(0)->getType()->getScalarType()->isIntegerTy(1))
+    // (Only signed predicates have an unsigned form: eq/ne and the unsigned
+    // ones stay as they are.)
+    if (in(0)->getType()->getScalarType()->isIntegerTy(1) &&
+        llvm::CmpInst::isSigned(p))
       p = llvm::CmpInst::getUnsignedPredicate(p);
     return b.CreateICmp(p, in(0), in(1));
   }
@@ -203,6 +206,10 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return b.CreateSub(in(0), in(1));
   if (name == "arith.muli")
     return b.CreateMul(in(0), in(1));
+  if (name == "arith.ori")
+    return b.CreateOr(in(0), in(1));
+  if (name == "arith.andi")
+    return b.CreateAnd(in(0), in(1));
   if (name == "arith.maxf")
     return nanPropagating(true, in(0), in(1));
   if (name == "arith.minf")
@@ -256,15 +263,34 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return b.CreateSelect(b.CreateICmpSLT(in(0), llvm::ConstantInt::get(rt, 0)),
                           neg, in(0));
   }
-  if (name == "math.ipowi") {
-    // Through f64: exact for the magnitudes integer tensors hold in practice.
-    Value *x = b.CreateSIToFP(in(0), valueType(b.getDoubleTy()));
-    Value *y = b.CreateSIToFP(in(1), valueType(b.getDoubleTy()));
-    return b.CreateFPToSI(b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y),
-                          rt);
-  }
+  if (name == "math.ipowi")
+    return integerPow(in(0), in(1));
   error = "strata.kernel body: unsupported op '" + name.str() + "'";
   return nullptr;
+}
+
+/// PyTorch's powi: square-and-multiply in the integer type (wrapping on
+/// overflow, as PyTorch's kernels do), and for a negative exponent 1 for
+/// base 1, +-1 for base -1, else 0. Branch-free (one step per exponent bit)
+/// so vector bodies take it too; a constant exponent folds away.
+Value *Emitter::integerPow(Value *base, Value *exp) {
+  llvm::Type *t = base->getType();
+  auto c = [&](int64_t v) { return llvm::ConstantInt::get(t, v, true); };
+  unsigned bits = t->getScalarSizeInBits();
+  Value *result = c(1), *a = base, *e = exp;
+  for (unsigned i = 0; i + 1 < bits; ++i) {
+    Value *odd = b.CreateICmpNE(b.CreateAnd(e, c(1)), c(0));
+    result = b.CreateSelect(odd, b.CreateMul(result, a), result);
+    a = b.CreateMul(a, a);
+    e = b.CreateLShr(e, c(1));
+  }
+  Value *negative = b.CreateICmpSLT(exp, c(0));
+  Value *oddExp = b.CreateICmpNE(b.CreateAnd(exp, c(1)), c(0));
+  Value *forNegative =
+      b.CreateSelect(b.CreateICmpEQ(base, c(1)), c(1),
+                     b.CreateSelect(b.CreateICmpEQ(base, c(-1)),
+                                    b.CreateSelect(oddExp, c(-1), c(1)), c(0)));
+  return b.CreateSelect(negative, forNegative, result);
 }
 
 bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
