@@ -140,7 +140,8 @@ class Fuzzer:
         self.runs += 1
         tout = run_torch(lines)
         shadow = None
-        if any(" f32 " in l or "f32" in l.split(" ")[-1:] for l in lines):
+        # float32 values come from f32 inputs and from promotion (int * 0.5).
+        if any(v.dtype == torch.float32 for v in tout["tensors"]):
             try:
                 shadow = run_torch(lines, shadow=True)
             except Exception:  # the shadow is only a tolerance aid
@@ -359,7 +360,8 @@ def main():
                     "10^7-element ones) before it counts as a hang")
     ap.add_argument("--report", help="write every class's report here")
     ap.add_argument("--replay", help="check the programs of this file "
-                    "(separated by lines 'end') instead of generating")
+                    "(separated by lines 'end') instead of generating; exit 1 "
+                    "on a failing mismatch")
     ap.add_argument("--no-minimize", action="store_true")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--quiet", action="store_true")
@@ -373,6 +375,7 @@ def main():
     fz = Fuzzer(a)
     if a.replay:
         progs = open(a.replay).read().split("\nend\n")
+        failed = 0
         for k, text in enumerate(progs):
             lines = [l for l in text.strip().split("\n")
                      if l and not l.startswith("#") and l != "end"]
@@ -383,8 +386,11 @@ def main():
                   "PyTorch:", *format_torch(tout), sep="\n")
             for c, (d, _) in found.items():
                 print(f"MISMATCH {c}: {d}")
+                failed += kind_of(c) not in NON_FAILING
         fz.runner.stop()
-        return 0
+        print(f"replayed {sum(1 for p in progs if p.strip())} programs: "
+              f"{failed} failing mismatches")
+        return 1 if failed else 0
     if a.expect_mismatch:
         return fz.plant_run()
     fz.run()
