@@ -200,6 +200,8 @@ class Analyzer:
       order   depends on a float summation order (sum/mean/matmul of
               rounded values or with rounding in the sum)
       fuzzy   a bool/int (or a where) decided by rounded floats
+      scale   how large the terms of the float sums behind a value are (a
+              cancelling sum's order-dependent error scales with them)
       alias   reads a storage that an in-place op wrote while reading it
               through another layout (x.mul_(x[:, ::3])): PyTorch's result
               depends on its loop order
@@ -211,6 +213,7 @@ class Analyzer:
         self.lines = []
         self.flip, self.rounded, self.order, self.fuzzy = [], [], [], []
         self.alias = []
+        self.scale = []  # magnitude of the terms an order-dependent sum adds
         self.group, self.flip_groups = [], set()
 
     def step(self, line):
@@ -246,8 +249,11 @@ class Analyzer:
         is_float = r.dtype in (torch.float32, torch.float64)
         if op in ROUNDING and (is_float or op == "div"):
             rf = True
-        if op in REDUCING and is_float and not od:
-            od = rf or not _exact_reduction(env, line)
+        sc = max([self.scale[j] for j in ins] + [0.0])
+        if op in REDUCING and is_float:
+            if not od:
+                od = rf or not _exact_reduction(env, line)
+            sc = max(sc, _reduction_scale(env, line))
         if (op in DISCRETE or op in ("to", "where") or op == "copy_") and \
                 (rf or od):
             fz = fz or not is_float or op == "where"
@@ -258,6 +264,7 @@ class Analyzer:
         self.order.append(od)
         self.fuzzy.append(fz)
         self.alias.append(al)
+        self.scale.append(sc)
         self.group.append(group)
         if op in INPLACE:
             # The write changes every view of the storage.
@@ -306,6 +313,21 @@ def _exact_reduction(env, line):
         return False
     return bool(((got == ref) | (got.isnan() & ref.isnan())).all()) and \
         bool(x.abs().amax().item() < 2**20 if x.numel() else True)
+
+
+def _reduction_scale(env, line):
+    """An upper bound on |terms| x count of the sum `line` computes."""
+    w = line.split(" ")
+    ins = [env.values[j].detach().double() for j in refs(line)]
+
+    def big(t):
+        f = t[t.isfinite()].abs()
+        return f.amax().item() if f.numel() else 0.0
+    out = env.values[-1]
+    n = max(ins[0].numel() // max(out.numel(), 1), 1)
+    if w[2] == "matmul":
+        return big(ins[0]) * big(ins[1]) * max(ins[0].shape[-1] if ins[0].dim() else 1, 1)
+    return big(ins[0]) * (1 if w[2] == "mean" else n)
 
 
 def run_torch(lines, shadow=False):
