@@ -395,12 +395,12 @@ def main():
         return fz.plant_run()
     fz.run()
     text, failing = fz.summary()
-    print(text)
     if a.report:
         with open(a.report, "w") as f:
             f.write(text + "\n\n")
             for c, (_, _, rep) in sorted(fz.classes.items()):
                 f.write(rep + "\n")
+    print(text, flush=True)
     return 1 if failing else 0
 
 
