@@ -8,8 +8,8 @@
 //   E <line> <message>      an op threw strata::Error (execution stops there)
 //   X <line> <message>      an op threw another exception type
 //   A <message>             strata::eval of every value at once threw
-//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>|ERR <msg>
-//   G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>|ERR
+//   <msg> G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
 //   done
 //
 // <alias> is the first value j <= i whose storage is_alias_of value i's
@@ -267,8 +267,8 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
     DType dt = toDType(arg(0));
     Shape sizes = L(1);
     std::string data = arg(2).substr(2); // after "v:"
-    std::vector<std::string> items = data.empty() ? std::vector<std::string>()
-                                                  : split(data, ',');
+    std::vector<std::string> items =
+        data.empty() ? std::vector<std::string>() : split(data, ',');
     bool zeroDim = sizes.empty();
     Shape shape = zeroDim ? Shape{1} : sizes;
     Tensor t;
@@ -441,7 +441,7 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
   if (op == "detach")
     return T(0).detach();
 
-  // In place: the result is the same tensor.
+    // In place: the result is the same tensor.
 #define STRATA_INPLACE(name)                                                   \
   if (op == #name) {                                                           \
     if (isScalarToken(arg(1)))                                                 \
@@ -512,9 +512,9 @@ void report(Env &env) {
         plantedMeta = true;
       }
       bool isFloat = isFloatingPoint(t.dtype());
-      bool perturb = !plantedValue && env.isInput[i] && t.numel() > 0 &&
-                     ((plant == "float" && isFloat) ||
-                      (plant == "int" && !isFloat));
+      bool perturb =
+          !plantedValue && env.isInput[i] && t.numel() > 0 &&
+          ((plant == "float" && isFloat) || (plant == "int" && !isFloat));
       values = formatValues(t, perturb, false);
       plantedValue |= perturb;
     } catch (const std::exception &e) {
