@@ -8,8 +8,9 @@
 //   E <line> <message>      an op threw strata::Error (execution stops there)
 //   X <line> <message>      an op threw another exception type
 //   A <message>             strata::eval of every value at once threw
-//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>|ERR
-//   <msg> G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> ERR <msg>
+//   G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
 //   done
 //
 // <alias> is the first value j <= i whose storage is_alias_of value i's
@@ -441,13 +442,13 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
   if (op == "detach")
     return T(0).detach();
 
-    // In place: the result is the same tensor.
 #define STRATA_INPLACE(name)                                                   \
   if (op == #name) {                                                           \
     if (isScalarToken(arg(1)))                                                 \
       return mut(0).name(S(1));                                                \
     return mut(0).name(T(1));                                                  \
   }
+  // In place: the result is the same tensor.
   STRATA_INPLACE(add_)
   STRATA_INPLACE(sub_)
   STRATA_INPLACE(mul_)
