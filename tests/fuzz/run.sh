@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The long fuzz run behind `make fuzz` (docs/reliability.md).
 #   tests/fuzz/run.sh <build-dir> <seconds>
-# Splits <seconds> between the three fuzzers (views 1/4, programs 1/2,
-# pipeline 1/4) after the fixed minimum of 10^6 view chains, prints each
-# fuzzer's count of inputs and failures, and exits non-zero on any failure.
+# Splits <seconds> between the four fuzzers (views 1/5, programs 2/5,
+# pipeline 1/5, PyTorch differential 1/5) after the fixed minimum of 10^6
+# view chains, prints each fuzzer's count of inputs and failures, and exits
+# non-zero on any failure (the PyTorch fuzzer is skipped, not failed, when
+# /usr/bin/python3 cannot import torch).
 # The pipeline fuzzer is libFuzzer when a clang with libFuzzer is found
 # (built in <build-dir>-libfuzzer with STRATA_LIBFUZZER=ON), else the
 # seeded mutation driver of the same harness.
@@ -16,18 +18,18 @@ JOBS=${JOBS:-$(nproc)}
 status=0
 
 cmake --build "$BUILD" -j "$JOBS" --target strata-fuzz-views \
-  strata-fuzz-programs strata-fuzz-pipeline || exit 1
+  strata-fuzz-programs strata-fuzz-pipeline strata-fuzz-torch || exit 1
 BIN=$BUILD/bin
 
-echo "== view chains (10^6, then $((SECONDS_TOTAL / 4)) s), seed $SEED"
+echo "== view chains (10^6, then $((SECONDS_TOTAL / 5)) s), seed $SEED"
 "$BIN/strata-fuzz-views" --chains 1000000 --seed "$SEED" | tail -n 40 || status=1
-"$BIN/strata-fuzz-views" --seconds $((SECONDS_TOTAL / 4)) \
+"$BIN/strata-fuzz-views" --seconds $((SECONDS_TOTAL / 5)) \
   --seed $((SEED + 1000000)) | tail -n 40 || status=1
 
-echo "== programs, JIT vs reference ($((SECONDS_TOTAL / 2)) s), seed $SEED"
+echo "== programs, JIT vs reference ($((SECONDS_TOTAL * 2 / 5)) s), seed $SEED"
 # In processes of at most 10^4 programs, gradients checked for every 25th:
 # the DSL keeps every compiled program (~2.4 MB each, docs/reliability.md).
-end=$((SECONDS + SECONDS_TOTAL / 2))
+end=$((SECONDS + SECONDS_TOTAL * 2 / 5))
 seed=$SEED
 while [ "$SECONDS" -lt "$end" ]; do
   STRATA_NUM_THREADS=1 "$BIN/strata-fuzz-programs" --programs 10000 --grad-every 25 \
@@ -36,7 +38,21 @@ while [ "$SECONDS" -lt "$end" ]; do
   seed=$((seed + 10000))
 done
 
-PIPE_SECONDS=$((SECONDS_TOTAL / 4))
+TORCH_SECONDS=$((SECONDS_TOTAL / 5))
+echo "== programs, strata vs PyTorch ($TORCH_SECONDS s), seed $SEED"
+# Every mismatch class's minimized program: $BUILD/fuzz-torch-report.md.
+/usr/bin/python3 tests/fuzz/torch_fuzz.py --runner "$BIN/strata-fuzz-torch" \
+  --seconds "$TORCH_SECONDS" --seed "$SEED" --quiet \
+  --report "$BUILD/fuzz-torch-report.md"
+rc=$?
+if [ $rc -eq 77 ]; then
+  echo "strata-fuzz-torch: SKIPPED (/usr/bin/python3 cannot import torch)"
+elif [ $rc -ne 0 ]; then
+  status=1
+  echo "strata-fuzz-torch: mismatches (reports in $BUILD/fuzz-torch-report.md)"
+fi
+
+PIPE_SECONDS=$((SECONDS_TOTAL / 5))
 LIBFUZZER=""
 for cxx in clang++-16 clang++-14 clang++; do
   command -v "$cxx" >/dev/null || continue

@@ -1,0 +1,616 @@
+//===- TorchFuzz.cpp - strata side of the PyTorch differential fuzzer -----===//
+//
+// Interprets the line language of tests/fuzz/torch_fuzz.py (the driver, which
+// also runs every program in PyTorch and compares) with the public strata
+// DSL and prints everything a user can see. It stays alive across programs:
+// stdin holds programs, each ended by a line "end"; for each, stdout gets
+//
+//   E <line> <message>      an op threw strata::Error (execution stops there)
+//   X <line> <message>      an op threw another exception type
+//   A <message>             strata::eval of every value at once threw
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>
+//   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> ERR <msg>
+//   G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
+//   done
+//
+// <alias> is the first value j <= i whose storage is_alias_of value i's
+// ("-" for an empty storage); <rl> is requires_grad() and is_leaf() as two
+// digits; values are exact text: %a hex floats, int64
+// as integers (never through double), bools 0/1; a value with more than
+// 4096 elements prints every k-th element only (the driver samples alike).
+//
+//   strata-fuzz-torch [--plant=KIND]
+// --plant puts a defect into what is reported, to show the driver catches
+// it: float (one input element just past assert_close's tolerance), int
+// (an integer/bool element's low bit flipped), stride, offset, storage (a
+// view reported as new storage), dtype, error (a thrown error swallowed),
+// grad (one gradient element off by 1%); crash and hang (abort, or sleep
+// forever, on every program with a sum) test the driver's recovery.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/strata.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+std::string plant;
+
+/// An input line could not be parsed (a driver bug, reported as "X").
+struct ParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep))
+    out.push_back(cur);
+  return out;
+}
+
+int64_t toInt(const std::string &s) {
+  size_t pos = 0;
+  int64_t v = std::stoll(s, &pos);
+  if (pos != s.size())
+    throw ParseError("bad integer '" + s + "'");
+  return v;
+}
+
+Shape toList(const std::string &s) {
+  if (s.size() < 2 || s.front() != '[' || s.back() != ']')
+    throw ParseError("bad list '" + s + "'");
+  Shape out;
+  for (const std::string &p : split(s.substr(1, s.size() - 2), ','))
+    if (!p.empty())
+      out.push_back(toInt(p));
+  return out;
+}
+
+DType toDType(const std::string &s) {
+  if (s == "f32")
+    return kFloat32;
+  if (s == "f64")
+    return kFloat64;
+  if (s == "i32")
+    return kInt32;
+  if (s == "i64")
+    return kInt64;
+  if (s == "b8")
+    return kBool;
+  throw ParseError("bad dtype '" + s + "'");
+}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "b8";
+  }
+  return "?";
+}
+
+bool isScalarToken(const std::string &s) { return s.rfind("s:", 0) == 0; }
+
+/// s:i:<int64>, s:f:<hex or inf/nan>, s:b:<0|1>. Integers become a C++
+/// long long, as a user's `x + 9007199254740993LL` would.
+Scalar toScalar(const std::string &s) {
+  if (s.size() < 5 || !isScalarToken(s))
+    throw ParseError("bad scalar '" + s + "'");
+  std::string v = s.substr(4);
+  switch (s[2]) {
+  case 'i':
+    return Scalar(static_cast<long long>(toInt(v)));
+  case 'f':
+    return Scalar(std::strtod(v.c_str(), nullptr));
+  case 'b':
+    return Scalar(v == "1");
+  }
+  throw ParseError("bad scalar '" + s + "'");
+}
+
+std::string oneLine(std::string s) {
+  for (char &c : s)
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+  return s;
+}
+
+std::string formatList(const Shape &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string formatDouble(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+/// The step of the sample the driver compares for a large value.
+int64_t sampleStep(int64_t n) { return n > 4096 ? (n + 1023) / 1024 : 1; }
+
+/// One step past torch.testing.assert_close's default tolerance.
+double pastTolerance(double v, bool f32) {
+  double atol = f32 ? 1e-5 : 1e-7, rtol = f32 ? 1.3e-6 : 1e-7;
+  double w = v + 2 * (atol + rtol * std::fabs(v));
+  return f32 ? static_cast<double>(static_cast<float>(w)) : w;
+}
+
+/// A planted value: an input one step past the strict tolerance; a
+/// gradient past the driver's loosest (order-dependent) tolerance too.
+double planted(double v, bool f32, bool grad) {
+  if (!grad)
+    return pastTolerance(v, f32);
+  double w = v + 1e-2 * (1 + std::fabs(v));
+  return f32 ? static_cast<double>(static_cast<float>(w)) : w;
+}
+
+/// The elements of `t` as text (sampled when large); `perturb` applies the
+/// value plants to element 0.
+std::string formatValues(const Tensor &t, bool perturb, bool grad) {
+  int64_t n = t.numel(), step = sampleStep(n);
+  std::string out = std::to_string(n) + " ";
+  auto emit = [&](auto values, auto fmt) {
+    for (int64_t i = 0; i < n; i += step)
+      out += (i ? "," : "") + fmt(values[i], i);
+  };
+  bool pf = perturb && (plant == (grad ? "grad" : "float"));
+  bool pi = perturb && plant == "int";
+  switch (t.dtype()) {
+  case DType::F32:
+    emit(t.to_vector<float>(), [&](float v, int64_t i) {
+      return formatDouble(pf && i == 0 ? planted(v, true, grad) : v);
+    });
+    break;
+  case DType::F64:
+    emit(t.to_vector<double>(), [&](double v, int64_t i) {
+      return formatDouble(pf && i == 0 ? planted(v, false, grad) : v);
+    });
+    break;
+  case DType::I32:
+    emit(t.to_vector<int32_t>(), [&](int32_t v, int64_t i) {
+      return std::to_string(pi && i == 0 ? v ^ 1 : v);
+    });
+    break;
+  case DType::I64:
+    emit(t.to_vector<int64_t>(), [&](int64_t v, int64_t i) {
+      return std::to_string(pi && i == 0 ? v ^ 1 : v);
+    });
+    break;
+  case DType::Bool:
+    emit(t.to_vector<bool>(), [&](bool v, int64_t i) {
+      return std::string((pi && i == 0) != v ? "1" : "0");
+    });
+    break;
+  }
+  return out;
+}
+
+/// The values of one program and what marks them.
+struct Env {
+  std::vector<Tensor> values;
+  std::vector<bool> isInput, requiresGrad;
+
+  const Tensor &ref(const std::string &tok) const {
+    if (tok.size() < 2 || tok[0] != '%')
+      throw ParseError("bad value '" + tok + "'");
+    size_t i = static_cast<size_t>(toInt(tok.substr(1)));
+    if (i >= values.size())
+      throw ParseError("undefined value '" + tok + "'");
+    return values[i];
+  }
+};
+
+/// A binary op whose operands may each be a tensor or a scalar.
+template <typename TT, typename TS, typename ST>
+Tensor binaryOp(const Env &env, const std::string &a, const std::string &b,
+                TT tt, TS ts, ST st) {
+  if (isScalarToken(a))
+    return st(toScalar(a), env.ref(b));
+  if (isScalarToken(b))
+    return ts(env.ref(a), toScalar(b));
+  return tt(env.ref(a), env.ref(b));
+}
+
+std::optional<int64_t> optInt(const std::string &s) {
+  if (s == "none")
+    return std::nullopt;
+  return toInt(s);
+}
+
+/// Runs one line; returns the value it defines (undefined for backward).
+Tensor runLine(Env &env, const std::vector<std::string> &w) {
+  if (w.empty())
+    throw ParseError("empty line");
+  if (w[0] == "backward") {
+    env.ref(w.at(1)).backward();
+    return Tensor();
+  }
+  if (w.size() < 3 || w[1] != "=")
+    throw ParseError("expected '%i = op ...'");
+  const std::string &op = w[2];
+  auto arg = [&](size_t i) -> const std::string & { return w.at(3 + i); };
+  auto T = [&](size_t i) -> const Tensor & { return env.ref(arg(i)); };
+  auto I = [&](size_t i) { return toInt(arg(i)); };
+  auto L = [&](size_t i) { return toList(arg(i)); };
+  auto S = [&](size_t i) { return toScalar(arg(i)); };
+  auto mut = [&](size_t i) -> Tensor & {
+    return const_cast<Tensor &>(env.ref(arg(i)));
+  };
+
+  // Factories.
+  if (op == "input") {
+    DType dt = toDType(arg(0));
+    Shape sizes = L(1);
+    std::string data = arg(2).substr(2); // after "v:"
+    std::vector<std::string> items =
+        data.empty() ? std::vector<std::string>() : split(data, ',');
+    bool zeroDim = sizes.empty();
+    Shape shape = zeroDim ? Shape{1} : sizes;
+    Tensor t;
+    switch (dt) {
+    case DType::F32:
+    case DType::F64: {
+      std::vector<double> v;
+      for (auto &s : items)
+        v.push_back(std::strtod(s.c_str(), nullptr));
+      t = from_vector(v, shape, dtype(dt));
+      break;
+    }
+    case DType::I32:
+    case DType::I64: {
+      std::vector<int64_t> v;
+      for (auto &s : items)
+        v.push_back(toInt(s));
+      t = from_vector(v, shape, dtype(dt));
+      break;
+    }
+    case DType::Bool: {
+      std::vector<bool> v;
+      for (auto &s : items)
+        v.push_back(s == "1");
+      t = from_vector(v, shape, dtype(dt));
+      break;
+    }
+    }
+    if (zeroDim)
+      t = t.view({}).detach();
+    if (w.size() > 6 && w[6] == "rg")
+      t.requires_grad_(true);
+    return t;
+  }
+  if (op == "full") {
+    TensorOptions o = arg(0) == "-" ? TensorOptions() : dtype(toDType(arg(0)));
+    return full(L(1), S(2), o);
+  }
+  if (op == "zeros")
+    return zeros(L(1), dtype(toDType(arg(0))));
+  if (op == "ones")
+    return ones(L(1), dtype(toDType(arg(0))));
+  if (op == "arange") {
+    TensorOptions o = arg(0) == "-" ? TensorOptions() : dtype(toDType(arg(0)));
+    if (w.size() == 5)
+      return arange(S(1), o);
+    return arange(S(1), S(2), S(3), o);
+  }
+
+  // Elementwise.
+  if (op == "add")
+    return binaryOp(
+        env, arg(0), arg(1), [](auto &a, auto &b) { return a.add(b); },
+        [](auto &a, Scalar s) { return a + s; },
+        [](Scalar s, auto &b) { return s + b; });
+  if (op == "sub")
+    return binaryOp(
+        env, arg(0), arg(1), [](auto &a, auto &b) { return a.sub(b); },
+        [](auto &a, Scalar s) { return a - s; },
+        [](Scalar s, auto &b) { return s - b; });
+  if (op == "mul")
+    return binaryOp(
+        env, arg(0), arg(1), [](auto &a, auto &b) { return a.mul(b); },
+        [](auto &a, Scalar s) { return a * s; },
+        [](Scalar s, auto &b) { return s * b; });
+  if (op == "div")
+    return binaryOp(
+        env, arg(0), arg(1), [](auto &a, auto &b) { return a.div(b); },
+        [](auto &a, Scalar s) { return a / s; },
+        [](Scalar s, auto &b) { return s / b; });
+  if (op == "pow") {
+    if (isScalarToken(arg(1)))
+      return T(0).pow(S(1));
+    return T(0).pow(T(1));
+  }
+#define STRATA_COMPARE(name, sym)                                              \
+  if (op == #name) {                                                           \
+    if (isScalarToken(arg(1)))                                                 \
+      return T(0) sym S(1);                                                    \
+    return T(0).name(T(1));                                                    \
+  }
+  STRATA_COMPARE(eq, ==)
+  STRATA_COMPARE(ne, !=)
+  STRATA_COMPARE(lt, <)
+  STRATA_COMPARE(le, <=)
+  STRATA_COMPARE(gt, >)
+  STRATA_COMPARE(ge, >=)
+#undef STRATA_COMPARE
+  if (op == "maximum")
+    return maximum(T(0), T(1));
+  if (op == "minimum")
+    return minimum(T(0), T(1));
+  if (op == "matmul")
+    return T(0).matmul(T(1));
+  if (op == "where")
+    return where(T(0), T(1), T(2));
+  if (op == "neg")
+    return -T(0);
+  if (op == "abs")
+    return T(0).abs();
+  if (op == "exp")
+    return T(0).exp();
+  if (op == "log")
+    return T(0).log();
+  if (op == "sqrt")
+    return T(0).sqrt();
+  if (op == "relu")
+    return T(0).relu();
+  if (op == "sigmoid")
+    return T(0).sigmoid();
+  if (op == "tanh")
+    return T(0).tanh();
+  if (op == "to")
+    return T(0).to(toDType(arg(1)));
+
+  // Reductions: "sum %a" reduces everything; "sum %a [dims] keepdim".
+  if (op == "sum" || op == "mean" || op == "amax" || op == "amin") {
+    Shape dims = w.size() > 4 ? L(1) : Shape{};
+    bool keep = w.size() > 5 && I(2) != 0;
+    if (op == "sum")
+      return T(0).sum(dims, keep);
+    if (op == "mean")
+      return T(0).mean(dims, keep);
+    if (op == "amax")
+      return T(0).amax(dims, keep);
+    return T(0).amin(dims, keep);
+  }
+
+  // Views.
+  if (op == "view")
+    return T(0).view(L(1));
+  if (op == "reshape")
+    return T(0).reshape(L(1));
+  if (op == "t")
+    return T(0).t();
+  if (op == "transpose")
+    return T(0).transpose(I(1), I(2));
+  if (op == "permute")
+    return T(0).permute(L(1));
+  if (op == "narrow")
+    return T(0).narrow(I(1), I(2), I(3));
+  if (op == "select")
+    return T(0).select(I(1), I(2));
+  if (op == "index")
+    return T(0)[I(1)];
+  if (op == "slice")
+    return T(0).slice(I(1), optInt(arg(2)), optInt(arg(3)), I(4));
+  if (op == "expand")
+    return T(0).expand(L(1));
+  if (op == "expand_as")
+    return T(0).expand_as(T(1));
+  if (op == "squeeze")
+    return w.size() > 4 ? T(0).squeeze(I(1)) : T(0).squeeze();
+  if (op == "unsqueeze")
+    return T(0).unsqueeze(I(1));
+  if (op == "flatten")
+    return T(0).flatten(I(1), I(2));
+  if (op == "as_strided")
+    return T(0).as_strided(L(1), L(2), optInt(arg(3)));
+  if (op == "diagonal")
+    return T(0).diagonal(I(1), I(2), I(3));
+  if (op == "unfold")
+    return T(0).unfold(I(1), I(2), I(3));
+  if (op == "flip")
+    return T(0).flip(L(1));
+  if (op == "contiguous")
+    return T(0).contiguous();
+  if (op == "clone")
+    return T(0).clone();
+  if (op == "detach")
+    return T(0).detach();
+
+#define STRATA_INPLACE(name)                                                   \
+  if (op == #name) {                                                           \
+    if (isScalarToken(arg(1)))                                                 \
+      return mut(0).name(S(1));                                                \
+    return mut(0).name(T(1));                                                  \
+  }
+  // In place: the result is the same tensor.
+  STRATA_INPLACE(add_)
+  STRATA_INPLACE(sub_)
+  STRATA_INPLACE(mul_)
+  STRATA_INPLACE(div_)
+#undef STRATA_INPLACE
+  if (op == "fill_")
+    return mut(0).fill_(S(1));
+  if (op == "zero_")
+    return mut(0).zero_();
+  if (op == "copy_")
+    return mut(0).copy_(T(1));
+  if (op == "relu_")
+    return mut(0).relu_();
+  throw ParseError("unknown op '" + op + "'");
+}
+
+void report(Env &env) {
+  std::vector<Tensor> all;
+  for (const Tensor &t : env.values)
+    if (t.defined())
+      all.push_back(t);
+  try {
+    eval(all);
+  } catch (const std::exception &e) {
+    std::cout << "A " << oneLine(e.what()) << "\n";
+  }
+  bool plantedValue = false, plantedMeta = false;
+  std::vector<Storage> storages(env.values.size());
+  for (size_t i = 0; i < env.values.size(); ++i) {
+    const Tensor &t = env.values[i];
+    if (!t.defined())
+      continue;
+    Shape strides = t.strides();
+    int64_t offset = t.storage_offset();
+    std::string dt = dtypeName(t.dtype());
+    bool planting = env.isInput[i] && t.numel() > 0 && !plantedMeta;
+    if (planting && plant == "stride" && !strides.empty()) {
+      strides[0] += 1;
+      plantedMeta = true;
+    } else if (planting && plant == "offset") {
+      offset += 1;
+      plantedMeta = true;
+    } else if (planting && plant == "dtype") {
+      dt = t.dtype() == DType::F64 ? "f32" : "f64";
+      plantedMeta = true;
+    }
+    std::string alias = "?", values;
+    try {
+      storages[i] = t.storage();
+      alias = std::to_string(i);
+      if (storages[i].nbytes() == 0)
+        alias = "-";
+      else
+        for (size_t j = 0; j < i; ++j)
+          if (storages[j].defined() && storages[j].is_alias_of(storages[i])) {
+            alias = std::to_string(j);
+            break;
+          }
+      if (plant == "storage" && !plantedMeta && alias != std::to_string(i) &&
+          alias != "-") {
+        alias = std::to_string(i);
+        plantedMeta = true;
+      }
+      bool isFloat = isFloatingPoint(t.dtype());
+      bool perturb =
+          !plantedValue && env.isInput[i] && t.numel() > 0 &&
+          ((plant == "float" && isFloat) || (plant == "int" && !isFloat));
+      values = formatValues(t, perturb, false);
+      plantedValue |= perturb;
+    } catch (const std::exception &e) {
+      values = "ERR " + oneLine(e.what());
+    }
+    std::cout << "V " << i << " " << dt << " " << formatList(t.sizes()) << " "
+              << formatList(strides) << " " << offset << " " << alias << " "
+              << (t.requires_grad() ? "1" : "0") << (t.is_leaf() ? "1" : "0")
+              << " " << values << "\n";
+  }
+  bool plantedGrad = false;
+  for (size_t i = 0; i < env.values.size(); ++i) {
+    if (!env.requiresGrad[i])
+      continue;
+    std::cout << "G " << i << " ";
+    try {
+      const Tensor &g = env.values[i].grad();
+      if (!g.defined()) {
+        std::cout << "none\n";
+        continue;
+      }
+      bool perturb = !plantedGrad && g.numel() > 0;
+      std::string values = formatValues(g, perturb, true);
+      plantedGrad |= perturb;
+      std::cout << dtypeName(g.dtype()) << " " << formatList(g.sizes()) << " "
+                << values << "\n";
+    } catch (const std::exception &e) {
+      std::cout << "ERR " << oneLine(e.what()) << "\n";
+    }
+  }
+}
+
+void runProgram(const std::vector<std::string> &lines) {
+  // The recovery plants: the driver must restart the runner and go on.
+  for (const std::string &l : lines)
+    if (l.find(" = sum ") != std::string::npos) {
+      if (plant == "crash")
+        std::abort();
+      if (plant == "hang")
+        for (;;)
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  Env env;
+  for (size_t n = 0; n < lines.size(); ++n) {
+    std::vector<std::string> w;
+    for (const std::string &tok : split(lines[n], ' '))
+      if (!tok.empty())
+        w.push_back(tok);
+    try {
+      Tensor t = runLine(env, w);
+      bool isValue = w[0] != "backward";
+      if (isValue) {
+        env.values.push_back(t);
+        env.isInput.push_back(w[2] == "input");
+        env.requiresGrad.push_back(w[2] == "input" && w.size() > 6 &&
+                                   w[6] == "rg" && t.is_leaf());
+      }
+    } catch (const Error &e) {
+      if (plant != "error")
+        std::cout << "E " << n << " " << oneLine(e.message()) << "\n";
+      break;
+    } catch (const std::exception &e) {
+      if (plant != "error")
+        std::cout << "X " << n << " " << oneLine(e.what()) << "\n";
+      break;
+    }
+  }
+  report(env);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], "--plant=", 8)) {
+      plant = argv[i] + 8;
+    } else {
+      std::fprintf(stderr, "usage: %s [--plant=KIND]  (programs on stdin)\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  set_warning_handler([](const std::string &, const std::string &) {});
+  set_program_cache_capacity(32);
+  std::ios::sync_with_stdio(false);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line == "end") {
+      runProgram(lines);
+      std::cout << "done" << std::endl;
+      lines.clear();
+    } else if (!line.empty() && line[0] != '#') {
+      lines.push_back(line);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,308 @@
+"""How the PyTorch fuzzer compares strata's output with PyTorch's, and the
+one place that lists the intentional differences between the two."""
+import math
+
+import torch
+
+from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
+                             sample_step)
+
+# ===========================================================================
+# Intentional differences between strata and PyTorch: the one place.
+#  1. flip is a view in strata (negative strides), a copy in PyTorch. For a
+#     flip result and every view taken of it ("flip-derived") only dtype,
+#     sizes and values are compared, not strides, offset or storage; the
+#     generator writes in place neither into a storage a flip-derived view
+#     reads nor into a flip-derived view (in PyTorch that writes a copy).
+#     `view` of a flip-derived value that strata rejects (negative strides
+#     do not merge) while PyTorch views its contiguous copy is class
+#     `flip-view`, not failing; no as_strided of one (it addresses the
+#     storage, which PyTorch's flip does not share).
+#  2. Float values: PyTorch's assert_close defaults (f32 rtol 1.3e-6 atol
+#     1e-5; f64 rtol 1e-7 atol 1e-7) widened per element by 8x PyTorch's own
+#     error (|torch - the same program run in float64|): strata and PyTorch
+#     round differently after exp/log/tanh/pow/div, and a later subtraction
+#     may cancel. Values downstream of a float reduction or matmul whose
+#     result depends on the summation order are "order-dependent": a
+#     difference beyond the strict tolerance but within 1e-4 (f64: 1e-10)
+#     of the value's magnitude, or of the largest term x count of the sums
+#     behind it (a cancelling sum), is class `float-order`, not failing.
+#  3. Booleans and integers decided by rounded floats (a comparison of
+#     exp(x), a cast of tanh(x) to int) can legitimately differ near a
+#     threshold: their mismatches are class `fuzzy-discrete`, not failing.
+#  4. Error messages are not compared, only whether both raise, at which line.
+#  5. Sign of zero and NaN payloads are not compared (assert_close neither).
+#  6. An in-place op whose operand reads the written storage through another
+#     layout (x.mul_(x[:, ::3])): PyTorch reads elements its loop already
+#     wrote (the result depends on its iteration order; PyTorch checks only
+#     some such overlaps), strata reads the old version (its writes are
+#     functional). Value mismatches of what reads that storage afterwards
+#     are class `inplace-alias`, not failing.
+# Candidates the lead may declare intentional (--allow NAME): not allowed by
+# default, so they are reported.
+#  compute-layout: strata's compute results (and clone/to) are contiguous;
+#     PyTorch's follow the input's memory layout (TensorIterator), e.g.
+#     x.t() * 2 has strides [1, 3] in PyTorch, [2, 1] in strata.
+NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias"}
+CANDIDATES = {"compute-layout"}
+TOL = {"f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7)}
+LOOSE_RTOL = {"f32": 1e-4, "f64": 1e-10}
+
+
+
+
+def close_floats(dt, a, b, slack, loose):
+    """None when strata's `a` matches torch's `b`, else (index, class).
+    `loose`: 0 (strict) or the scale of the order-dependent sums behind
+    the value (a difference within LOOSE_RTOL of it is `float-order`)."""
+    rtol, atol = TOL[dt]
+    worst = None
+    mag = max([abs(x) for x in b if math.isfinite(x)] + [1.0, loose or 0.0])
+    for k, (x, y) in enumerate(zip(a, b)):
+        if math.isnan(y) or math.isnan(x):
+            if math.isnan(x) and math.isnan(y):
+                continue
+            s = slack[k] if slack else 0.0
+            if math.isnan(s) or math.isinf(s):
+                continue
+            return k, "values"
+        if math.isinf(y) or math.isinf(x):
+            if x == y:
+                continue
+            s = slack[k] if slack else 0.0
+            if math.isnan(s) or math.isinf(s):
+                continue
+            if loose and math.isinf(y) != math.isinf(x):
+                worst = worst or (k, "float-order")
+                continue
+            return k, "values"
+        s = slack[k] if slack else 0.0
+        if math.isnan(s) or math.isinf(s):
+            continue
+        if abs(x - y) <= atol + rtol * abs(y) + 8 * s:
+            continue
+        if loose and abs(x - y) <= LOOSE_RTOL[dt] * mag + 8 * s:
+            worst = worst or (k, "float-order")
+            continue
+        return k, "values"
+    return worst
+
+
+def shadow_slack(t, s):
+    """|torch - shadow| per sampled element, or None."""
+    if s is None or t.dtype not in (torch.float32, torch.float64):
+        return None
+    if tuple(s.shape) != tuple(t.shape) or s.dtype not in (torch.float64,):
+        return None
+    step = sample_step(t.numel())
+    a = t.detach().double().reshape(-1)[::step]
+    b = s.detach().reshape(-1)[::step]
+    return (a - b).abs().tolist()
+
+
+def contiguous_strides(sizes):
+    out, acc = [], 1
+    for v in reversed(sizes):
+        out.append(acc)
+        acc *= max(v, 1)
+    return out[::-1]
+
+
+def compare(lines, tout, sout, shadow):
+    """A list of (class, detail) mismatches; class is 'kind:op(dtypes)'."""
+    meta = tout["meta"]
+    found = []
+    te, se = tout["error"], sout["error"]
+    if sout.get("errclass") == "X":
+        found.append((f"non-strata-exception:{op_of(lines, se[0])}",
+                      f"strata threw a non-strata::Error at line {se[0]}: {se[1]}"))
+    if (te is None) != (se is None) or (te and se and te[0] != se[0]):
+        if se is None:
+            k = te[0]
+            vk = len(value_lines(lines[:k]))
+            deferred = vk < len(sout["values"]) and "error" in sout["values"][vk]
+            kind = "error-deferred" if deferred else "error-torch-raises"
+            found.append((f"{kind}:{op_sig(lines, k, tout)}",
+                          f"line {k}: PyTorch raises ({te[1]}), strata "
+                          + ("only when evaluating it" if deferred else
+                             "does not")))
+        elif te is None:
+            k = se[0]
+            ins = refs(lines[k]) if k < len(lines) else []
+            kind = "error-strata-raises"
+            if op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
+                kind = "flip-view"  # PyTorch views its flip copy
+            found.append((f"{kind}:{op_sig(lines, k, tout)}",
+                          f"line {k}: strata raises ({se[1]}), PyTorch does not"))
+        elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
+                meta.flip[refs(lines[se[0]])[0]]:
+            found.append((f"flip-view:{op_sig(lines, se[0], tout)}",
+                          f"line {se[0]}: strata cannot view a flip"))
+        else:
+            found.append((f"error-line:{op_of(lines, te[0])}",
+                          f"PyTorch raises at line {te[0]} ({te[1]}), strata at "
+                          f"{se[0]} ({se[1]})"))
+        return found
+    tv, sv = tout["values"], sout["values"]
+    if len(tv) != len(sv):
+        found.append(("runner:value-count", f"{len(tv)} vs {len(sv)} values"))
+        return found
+    vline = value_lines(lines)
+    shadow_ok = shadow is not None and \
+        (shadow["error"] or (None,))[0] == (tout["error"] or (None,))[0] and \
+        len(shadow["tensors"]) == len(tout["tensors"])
+    any_value_error = False
+    for i, (t, s) in enumerate(zip(tv, sv)):
+        ln = vline[i]
+        sig = op_sig(lines, ln, tout)
+        where = f"%{i} (line {ln})"
+        if t["rl"] != s.get("rl"):
+            what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
+            found.append((f"{what.replace('_', '-')}:{sig}",
+                          f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
+                          "(requires_grad, is_leaf)"))
+        if "error" in s:
+            any_value_error = True
+            found.append((f"eval-error:{sig}", f"{where}: strata fails to "
+                          f"compute it: {s['error']}"))
+            continue
+        if t["dtype"] != s["dtype"]:
+            found.append((f"dtype:{sig}", f"{where}: dtype {s['dtype']} vs "
+                          f"PyTorch {t['dtype']}"))
+            continue
+        if t["sizes"] != s["sizes"]:
+            found.append((f"sizes:{sig}", f"{where}: sizes {s['sizes']} vs "
+                          f"PyTorch {t['sizes']}"))
+            continue
+        if not meta.flip[i]:
+            if t["strides"] != s["strides"] and t["n"] > 1:
+                op = op_of(lines, ln)
+                kind = "strides"
+                if op not in VIEW_OPS and op not in INPLACE and op not in \
+                        ("reshape", "flatten", "contiguous") and \
+                        s["strides"] == contiguous_strides(s["sizes"]):
+                    kind = "compute-layout"
+                found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
+                              f"{where}: strides "
+                              f"{s['strides']} vs PyTorch {t['strides']}"))
+            if t["offset"] != s["offset"] and t["n"] > 0:
+                found.append((f"offset:{sig}", f"{where}: storage_offset "
+                              f"{s['offset']} vs PyTorch {t['offset']}"))
+        bad = compare_values(t, s, meta.order[i] and max(meta.scale[i], 1.0),
+                             shadow_slack(tout["tensors"][i],
+                                          shadow["tensors"][i]) if shadow_ok else None)
+        if bad:
+            k, cls = bad
+            if meta.alias[i] and cls == "values":
+                cls = "inplace-alias"
+            elif meta.fuzzy[i] and cls == "values":
+                cls = "fuzzy-discrete"
+            found.append((f"{cls}:{sig}", f"{where}: element {k * sample_step(t['n'])}"
+                          f": strata {s['values'][k]!r} vs PyTorch {t['values'][k]!r}"))
+    # Storage sharing, over values that are neither flip-derived nor empty.
+    keep = [i for i in range(len(tv)) if not meta.flip[i]
+            and tv[i]["alias"] != "-" and sv[i]["alias"] not in ("-", "?")]
+    for side in (tv, sv):
+        first = {}
+        for i in keep:
+            side[i]["share"] = first.setdefault(side[i]["alias"], i)
+    for i in keep:
+        if tv[i]["share"] != sv[i]["share"]:
+            ln = vline[i]
+            found.append((f"storage:{op_sig(lines, ln, tout)}",
+                          f"%{i} (line {ln}): strata shares storage with "
+                          f"%{sv[i]['share']}, PyTorch with %{tv[i]['share']}"))
+            break
+    if sout["evalall"] and not any_value_error:
+        found.append(("eval-all-error", f"strata::eval of all values throws "
+                      f"({sout['evalall']}) but each value computes alone"))
+    for i, g in tout["grads"].items():
+        s = sout["grads"].get(i)
+        where = f"grad of %{i}"
+        if s is None:
+            found.append(("grad-missing", f"{where}: not reported"))
+        elif (g == "none") != (s == "none"):
+            found.append(("grad-none", f"{where}: strata "
+                          f"{'none' if s == 'none' else 'defined'}, PyTorch "
+                          f"{'none' if g == 'none' else 'defined'}"))
+        elif g == "none":
+            continue
+        elif "error" in s:
+            found.append(("grad-error", f"{where}: {s['error']}"))
+        elif (g["dtype"], g["sizes"]) != (s["dtype"], s["sizes"]):
+            found.append(("grad-layout", f"{where}: {s['dtype']}{s['sizes']}"
+                          f" vs PyTorch {g['dtype']}{g['sizes']}"))
+        else:
+            slack = None
+            if shadow_ok and shadow["tensors"][i].grad is not None:
+                slack = shadow_slack(tout["tensors"][i].grad,
+                                     shadow["tensors"][i].grad)
+            bad = compare_values(g, s, any(meta.order) and
+                                 max(meta.scale + [1.0]), slack)
+            if bad:
+                k, cls = bad
+                found.append(("grad-values" if cls != "float-order" else
+                              "float-order:grad",
+                              f"{where}: element {k}: strata {s['values'][k]!r}"
+                              f" vs PyTorch {g['values'][k]!r}"))
+    return found
+
+
+def compare_values(t, s, loose, slack):
+    if t["n"] != s["n"] or len(t["values"]) != len(s["values"]):
+        return 0, "values"
+    if t["dtype"] in FLOATS:
+        return close_floats(t["dtype"], s["values"], t["values"], slack, loose)
+    for k, (x, y) in enumerate(zip(s["values"], t["values"])):
+        if x != y:
+            return k, "values"
+    return None
+
+
+def value_lines(lines):
+    return [n for n, l in enumerate(lines) if not l.startswith("backward")]
+
+
+def op_of(lines, n):
+    if n is None or n >= len(lines):
+        return "?"
+    w = lines[n].split(" ")
+    return w[0] if w[0] == "backward" else w[2]
+
+
+def op_sig(lines, n, tout):
+    """'op(operands)', e.g. 'add(b8,b8)', 'sum(0d-f32)', 'mul(f32,scalar-f-big)':
+    the dtypes of its tensor operands (0d-/empty- when that is what they
+    are, for reductions), its scalars' kinds (-wide: an integer outside
+    int32, -big: beyond 2^53 or a float >= 1e16, -nonfinite)."""
+    w = lines[n].split(" ")
+    if w[0] == "backward":
+        return "backward"
+    op, dts = w[2], []
+    recs = tout["values"]
+    for tok in w[3:]:
+        if tok.startswith("%"):
+            j = int(tok[1:])
+            r = recs[j] if j < len(recs) else None
+            d = r["dtype"] if r else "?"
+            if r and op in ("sum", "mean", "amax", "amin", "matmul"):
+                d = ("0d-" if not r["sizes"] else
+                     "empty-" if r["n"] == 0 else "") + d
+            dts.append(d)
+        elif tok.startswith("s:"):
+            dts.append("scalar-" + tok[2] + scalar_tag(tok))
+    if op in ("input", "full", "zeros", "ones", "arange", "to"):
+        dts.append(w[3] if op != "to" else w[4])
+    return f"{op}({','.join(dts)})"
+
+
+def scalar_tag(tok):
+    v = parse_scalar(tok)
+    if isinstance(v, bool):
+        return ""
+    if isinstance(v, int):
+        return "-big" if abs(v) > 2**53 else "-wide" if not \
+            -2**31 <= v < 2**31 else ""
+    if not math.isfinite(v):
+        return "-nonfinite"
+    return "-big" if abs(v) >= 1e16 else ""

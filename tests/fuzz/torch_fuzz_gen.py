@@ -1,0 +1,465 @@
+"""Random programs of the fuzzer's line language (torch_fuzz_lang.py).
+
+The generator proposes one line at a time and tries it in PyTorch on the
+program so far (the Analyzer): a line PyTorch accepts is kept; one it
+rejects is dropped, or kept as the program's last line (an error both must
+raise) with probability ERROR_END. Shapes and dtypes therefore always come
+from PyTorch itself. Program i of a run uses random.Random(seed + i).
+"""
+import random
+import struct
+
+from torch_fuzz_lang import FLOATS, Analyzer, fmt_float, fmt_scalar
+
+DTYPES = ("b8", "i32", "i64", "f32", "f64")
+ERROR_END = 0.3
+INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
+INT_EDGES = [0, 1, -1, 2, 7, 2**53 + 1, -(2**53 + 1), INT64_MAX, INT64_MIN,
+             2**31 - 1, -2**31, 2**31, 3_000_000_000, -2**31 - 1, 2**62]
+I32_EDGES = [2**31 - 1, -2**31, 65536, 46341, -46341]
+FLOAT_EDGES = [0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1e17,
+               1e20, -1e20, 2.0**53 + 2, 1e-30, 3e9, 65504.0, 1e38]
+OPS = [  # (weight, method)
+    (22, "binary"), (10, "unary"), (8, "compare"), (4, "where"),
+    (4, "maxmin"), (6, "cast"), (12, "reduce"), (26, "view"),
+    (14, "inplace"), (4, "copyish"), (4, "matmul"), (3, "input"),
+    (3, "factory"),
+]
+
+
+def f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+class Generator:
+    def __init__(self, seed, dtypes=DTYPES, large=0.005):
+        self.r = random.Random(seed)
+        self.dtypes = list(dtypes)
+        self.an = Analyzer()
+        self.large = large
+        self.primary = self.r.choice(self.dtypes)
+        self.grad = self.primary in FLOATS and self.r.random() < 0.4
+        self.done = False
+
+    # --- values --------------------------------------------------------
+    def other_dtype(self):
+        """Mostly the program's dtype; with --dtypes only those."""
+        r = self.r.random()
+        if r < 0.65:
+            return self.primary
+        return self.r.choice(self.dtypes)
+
+    def fvalue(self, dt):
+        r = self.r.random()
+        if r < 0.75:
+            v = self.r.randint(-32, 32) / 8
+        elif r < 0.88:
+            v = self.r.uniform(-4, 4)
+        else:
+            v = self.r.choice(FLOAT_EDGES)
+        return f32(v) if dt == "f32" else v
+
+    def ivalue(self, dt):
+        if self.r.random() < 0.88:
+            return self.r.randint(-6, 6)
+        return self.r.choice(I32_EDGES if dt == "i32" else INT_EDGES)
+
+    def scalar(self, dt=None):
+        r = self.r.random()
+        if r < 0.45:
+            v = self.r.randint(-4, 5) if self.r.random() < 0.7 else \
+                self.r.choice(INT_EDGES)
+        elif r < 0.88:
+            v = self.r.randint(-16, 16) / 4 if self.r.random() < 0.7 else \
+                self.r.choice(FLOAT_EDGES)
+        else:
+            v = self.r.random() < 0.5
+        return fmt_scalar(v)
+
+    def shape(self, max_rank=4):
+        rank = self.r.choice([0, 1, 1, 2, 2, 2, 3, 3, 4][:max_rank * 2 + 1])
+        s = [self.r.choice([0, 1, 1, 2, 2, 3, 3, 4, 5]) if self.r.random() > 0.03
+             else 0 for _ in range(rank)]
+        while _numel(s) > 120:
+            s[self.r.randrange(rank)] //= 2
+        return s
+
+    # --- lines ---------------------------------------------------------
+    def try_line(self, line):
+        """Keeps `line` if PyTorch runs it; a rejected line may end the
+        program (an error case)."""
+        try:
+            self.an.step(line)
+            return True
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            if self.r.random() < ERROR_END:
+                self.an.lines.append(line)
+                self.done = True
+            return False
+
+    def new(self, rest):
+        return f"%{len(self.an.env.values)} = {rest}"
+
+    def input(self, dt=None, shape=None):
+        dt = dt or self.other_dtype()
+        shape = self.shape() if shape is None else shape
+        n = _numel(shape)
+        if dt in FLOATS:
+            vals = [fmt_float(self.fvalue(dt)) for _ in range(n)]
+        elif dt == "b8":
+            vals = [str(self.r.randint(0, 1)) for _ in range(n)]
+        else:
+            vals = [str(self.ivalue(dt)) for _ in range(n)]
+        rg = " rg" if dt in FLOATS and self.grad and self.r.random() < 0.7 \
+            else (" rg" if self.r.random() < 0.01 else "")
+        ok = self.try_line(self.new(f"input {dt} {_list(shape)} "
+                                    f"v:{','.join(vals)}{rg}"))
+        return len(self.an.env.values) - 1 if ok else None
+
+    def pick(self):
+        return self.r.randrange(len(self.an.env.values))
+
+    def t(self, j):
+        return self.an.env.values[j]
+
+    def operand(self, j):
+        """A tensor (existing or new) that broadcasts with value j."""
+        shape = list(self.t(j).shape)
+        if self.r.random() < 0.5:
+            ok = [k for k in range(len(self.an.env.values))
+                  if _broadcasts(list(self.t(k).shape), shape)]
+            if ok:
+                return self.r.choice(ok)
+        s = shape[self.r.randint(0, len(shape)):] if shape else []
+        s = [1 if self.r.random() < 0.25 else d for d in s]
+        if self.r.random() < 0.05:
+            s = self.shape()
+        k = self.input(self.other_dtype(), s)
+        return k if k is not None else j
+
+    # --- op kinds ------------------------------------------------------
+    def binary(self):
+        op = self.r.choice(["add", "sub", "mul", "div", "pow"])
+        j = self.pick()
+        if self.r.random() < 0.35:
+            s = self.scalar()
+            if op != "pow" and self.r.random() < 0.25:
+                return self.new(f"{op} {s} %{j}")
+            return self.new(f"{op} %{j} {s}")
+        return self.new(f"{op} %{j} %{self.operand(j)}")
+
+    def unary(self):
+        op = self.r.choice(["neg", "abs", "exp", "log", "sqrt", "relu",
+                            "sigmoid", "tanh"])
+        return self.new(f"{op} %{self.pick()}")
+
+    def compare(self):
+        op = self.r.choice(["eq", "ne", "lt", "le", "gt", "ge"])
+        j = self.pick()
+        if self.r.random() < 0.4:
+            return self.new(f"{op} %{j} {self.scalar()}")
+        return self.new(f"{op} %{j} %{self.operand(j)}")
+
+    def where(self):
+        j = self.pick()
+        bools = [k for k in range(len(self.an.env.values))
+                 if self.t(k).dtype == _torch_bool()]
+        if bools and self.r.random() < 0.7:
+            c = self.r.choice(bools)
+        else:
+            c = len(self.an.env.values)
+            if not self.try_line(self.new(f"gt %{j} {self.scalar()}")):
+                return None
+        return self.new(f"where %{c} %{j} %{self.operand(j)}")
+
+    def maxmin(self):
+        j = self.pick()
+        return self.new(f"{self.r.choice(['maximum', 'minimum'])} %{j} "
+                        f"%{self.operand(j)}")
+
+    def cast(self):
+        return self.new(f"to %{self.pick()} {self.r.choice(self.dtypes)}")
+
+    def factory(self):
+        """full/zeros/ones/arange, with edge scalars (3e9 into int32...)."""
+        r = self.r
+        dt = r.choice([self.other_dtype(), "-"])
+        shape = self.shape(2)
+        kind = r.choice(["full", "full", "zeros", "ones", "arange"])
+        if kind == "full":
+            return self.new(f"full {dt} {_list(shape)} {self.scalar()}")
+        if kind in ("zeros", "ones"):
+            return self.new(f"{kind} {dt if dt != '-' else 'f32'} {_list(shape)}")
+        if r.random() < 0.5:
+            return self.new(f"arange {dt} {fmt_scalar(r.randint(0, 6))}")
+        start = r.choice([r.randint(-3, 3), r.randint(-12, 12) / 4])
+        step = r.choice([1, 2, -1, 0.5, 0.25, 3, 0])
+        end = start + step * r.randint(0, 6) + (0.1 if r.random() < 0.2 else 0)
+        return self.new(f"arange {dt} {fmt_scalar(start)} {fmt_scalar(end)} "
+                        f"{fmt_scalar(step)}")
+
+    def reduce(self):
+        op = self.r.choice(["sum", "sum", "mean", "amax", "amin"])
+        j = self.pick()
+        rank = self.t(j).dim()
+        if self.r.random() < 0.25:
+            return self.new(f"{op} %{j}")
+        dims = [d for d in range(max(rank, 1)) if self.r.random() < 0.5]
+        dims = [d - rank if self.r.random() < 0.3 else d for d in dims]
+        if self.r.random() < 0.05 and dims:
+            dims.append(dims[0])
+        return self.new(f"{op} %{j} {_list(dims)} {self.r.randint(0, 1)}")
+
+    def matmul(self):
+        j = self.pick()
+        s = list(self.t(j).shape)
+        if not 1 <= len(s) <= 3:
+            k = self.input(self.primary, [self.r.randint(1, 4)])
+            if k is None:
+                return None
+            j, s = k, list(self.t(k).shape)
+        m = self.r.randint(0, 4) if self.r.random() < 0.1 else self.r.randint(1, 4)
+        kdim = s[-1]
+        other = self.r.choice([[kdim], [kdim, m]] +
+                              ([[s[0], kdim, m], [1, kdim, m]] if len(s) == 3 else []))
+        if self.r.random() < 0.05:
+            other = [kdim + 1, m]
+        k = self.input(self.primary if self.r.random() < 0.85 else None, other)
+        if k is None:
+            return None
+        a, b = (j, k) if self.r.random() < 0.8 else (k, j)
+        return self.new(f"matmul %{a} %{b}")
+
+    def copyish(self):
+        op = self.r.choice(["contiguous", "clone", "detach"])
+        return self.new(f"{op} %{self.pick()}")
+
+    def view(self):
+        j = self.pick()
+        x = self.t(j)
+        s, rank, n = list(x.shape), x.dim(), x.numel()
+        r = self.r
+        d = r.randint(-rank, rank - 1) if rank else r.choice([0, -1])
+        size = s[d] if rank else 1
+        op = r.choice(["view", "reshape", "t", "transpose", "permute",
+                       "narrow", "select", "index", "slice", "slice", "expand",
+                       "squeeze", "unsqueeze", "flatten", "as_strided",
+                       "diagonal", "unfold", "flip", "expand_as"])
+        if op in ("view", "reshape"):
+            shape = _factor(r, n)
+            if shape and r.random() < 0.2:
+                shape[r.randrange(len(shape))] = -1
+            if r.random() < 0.05:
+                shape = [r.randint(1, 5)]
+            return self.new(f"{op} %{j} {_list(shape)}")
+        if op == "t":
+            return self.new(f"t %{j}")
+        if op == "transpose":
+            e = r.randint(-rank, rank - 1) if rank else 0
+            return self.new(f"transpose %{j} {d} {e}")
+        if op == "permute":
+            p = list(range(rank))
+            r.shuffle(p)
+            if r.random() < 0.05:
+                p = p[:-1] if p else [0]
+            return self.new(f"permute %{j} {_list(p)}")
+        if op == "narrow":
+            start = r.randint(-size, size) if size else 0
+            length = r.randint(0, max(0, size - max(start, start + size if start < 0 else start)))
+            if r.random() < 0.05:
+                length += 2
+            return self.new(f"narrow %{j} {d} {start} {length}")
+        if op == "select":
+            i = r.randint(-size, size - 1) if size else 0
+            if r.random() < 0.05:
+                i = size
+            return self.new(f"select %{j} {d} {i}")
+        if op == "index":
+            return self.new(f"index %{j} {r.randint(-1, (s[0] if s else 1) - 1)}")
+        if op == "slice":
+            def bound():
+                return "none" if r.random() < 0.3 else str(r.randint(-size - 2, size + 2))
+            step = r.choice([1, 1, 2, 3]) if r.random() > 0.03 else r.choice([0, -1])
+            return self.new(f"slice %{j} {d} {bound()} {bound()} {step}")
+        if op == "expand":
+            to = [r.randint(1, 3) if v == 1 else (v if r.random() < 0.5 else -1)
+                  for v in s]
+            if rank < 4 and r.random() < 0.3:
+                to = [r.randint(1, 3)] + to
+            if r.random() < 0.04:
+                to = [r.randint(2, 4)] * max(rank, 1)
+            return self.new(f"expand %{j} {_list(to)}")
+        if op == "expand_as":
+            k = self.operand(j)
+            return self.new(f"expand_as %{k} %{j}")
+        if op == "squeeze":
+            return self.new(f"squeeze %{j}" + (f" {d}" if r.random() < 0.6 else ""))
+        if op == "unsqueeze":
+            return self.new(f"unsqueeze %{j} {r.randint(-rank - 1, rank)}")
+        if op == "flatten":
+            a = r.randint(-rank, rank - 1) if rank else 0
+            b = r.randint(-rank, rank - 1) if rank else 0
+            if r.random() < 0.8:
+                a, b = sorted([a % max(rank, 1), b % max(rank, 1)])
+            return self.new(f"flatten %{j} {a} {b}")
+        if op == "as_strided" and self.an.flip[j]:
+            # Storage-relative: in PyTorch the flip's storage is a copy.
+            op = "flip"
+        if op == "as_strided":
+            shape = [r.randint(0, 3) for _ in range(r.randint(0, 3))]
+            strides = [r.randint(0, 3) for _ in shape]
+            off = r.choice(["none", str(r.randint(0, max(0, x.storage().size() - 1)))])
+            if r.random() < 0.7 and shape:
+                # Keep it inside the storage most of the time.
+                while shape and _extent(shape, strides) + (int(off) if off != "none"
+                                                           else x.storage_offset()) > x.storage().size():
+                    shape[r.randrange(len(shape))] = max(0, shape[0] - 1)
+                    if r.random() < 0.3:
+                        break
+            return self.new(f"as_strided %{j} {_list(shape)} {_list(strides)} {off}")
+        if op == "diagonal":
+            a = r.randint(-rank, rank - 1) if rank else 0
+            b = r.randint(-rank, rank - 1) if rank else 1
+            return self.new(f"diagonal %{j} {r.randint(-2, 2)} {a} {b}")
+        if op == "unfold":
+            return self.new(f"unfold %{j} {d} {r.randint(0, size + 1) if size else 1} "
+                            f"{r.randint(1, 3) if r.random() > 0.03 else 0}")
+        dims = sorted({r.randint(-rank, rank - 1) for _ in range(r.randint(1, 2))}) \
+            if rank else [0]
+        return self.new(f"flip %{j} {_list(dims)}")
+
+    def inplace(self):
+        ok = [k for k in range(len(self.an.env.values)) if self.an.inplace_ok(k)]
+        if not ok:
+            return None
+        j = self.r.choice(ok)
+        op = self.r.choice(["add_", "sub_", "mul_", "div_", "fill_", "zero_",
+                            "copy_", "relu_", "add_", "mul_", "copy_"])
+        if op in ("zero_", "relu_"):
+            return self.new(f"{op} %{j}")
+        if op == "fill_" or self.r.random() < 0.35 and op != "copy_":
+            return self.new(f"{op} %{j} {self.scalar()}")
+        shape = list(self.t(j).shape)
+        ok = [k for k in range(len(self.an.env.values)) if k != j and
+              _broadcasts_to(list(self.t(k).shape), shape)]
+        if ok and self.r.random() < 0.6:
+            k = self.r.choice(ok)
+        else:
+            s = shape[self.r.randint(0, len(shape)):] if shape else []
+            s = [1 if self.r.random() < 0.25 else v for v in s]
+            k = self.input(self.other_dtype(), s)
+            if k is None:
+                return None
+        return self.new(f"{op} %{j} %{k}")
+
+    # --- programs ------------------------------------------------------
+    def large_program(self):
+        """A reduction over 10^7 elements (rare: slow)."""
+        dt = self.r.choice(["f32", "f32", "f64", "i64", "i32"])
+        n = 10**7
+        if self.r.random() < 0.5:
+            v = 0.1 if dt in FLOATS else 3
+            self.try_line(self.new(f"full {dt} [{n}] {fmt_scalar(v)}"))
+        else:
+            self.try_line(self.new(f"arange {dt} {fmt_scalar(n)}"))
+        if self.done or not self.an.env.values:
+            return self.an.lines
+        op = self.r.choice(["sum", "sum", "mean", "amax"])
+        if self.try_line(self.new(f"{op} %0")) or self.done:
+            pass
+        if not self.done and self.try_line(self.new("view %0 [1000,10000]")):
+            v = len(self.an.env.values) - 1
+            if not self.done:
+                self.try_line(self.new(f"sum %{v} [{self.r.randint(0, 1)}] 0"))
+        return self.an.lines
+
+    def program(self):
+        if self.r.random() < self.large:
+            self.primary = "large"
+            return self.large_program()
+        for _ in range(self.r.randint(1, 2)):
+            self.input(self.primary)
+        if not self.an.env.values:
+            self.input(self.primary, [2])
+        if not self.an.env.values:
+            return self.an.lines
+        names = [m for _, m in OPS]
+        weights = [w for w, _ in OPS]
+        n_ops = self.r.randint(3, 12)
+        tries = 0
+        while not self.done and tries < 60 and \
+                sum(1 for l in self.an.lines if "input" not in l) < n_ops:
+            tries += 1
+            kind = self.r.choices(names, weights)[0]
+            if kind == "input":
+                self.input()
+                continue
+            line = getattr(self, kind)()
+            if line and not self.done:
+                self.try_line(line)
+        if not self.done and self.grad:
+            vals = self.an.env.values
+            cands = [k for k, v in enumerate(vals) if v.requires_grad]
+            if cands:
+                k = self.r.choice(cands)
+                if self.r.random() < 0.05:
+                    # Non-scalar or non-differentiable: both must raise.
+                    self.try_line(f"backward %{self.pick()}")
+                elif self.try_line(self.new(f"sum %{k}")):
+                    self.try_line(f"backward %{len(vals) - 1}")
+        return self.an.lines
+
+
+def _torch_bool():
+    import torch
+    return torch.bool
+
+
+def _numel(s):
+    n = 1
+    for v in s:
+        n *= v
+    return n
+
+
+def _list(xs):
+    return "[" + ",".join(str(x) for x in xs) + "]"
+
+
+def _extent(shape, strides):
+    if any(v == 0 for v in shape):
+        return 0
+    return 1 + sum((a - 1) * b for a, b in zip(shape, strides))
+
+
+def _broadcasts(a, b):
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != 1 and y != 1:
+            return False
+    return True
+
+
+def _broadcasts_to(a, b):
+    if len(a) > len(b):
+        return False
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != 1:
+            return False
+    return True
+
+
+def _factor(r, n):
+    """A random shape with n elements (rank 0..4)."""
+    if n == 1 and r.random() < 0.3:
+        return []
+    if n == 0:
+        return r.choice([[0], [0, 3], [2, 0], [0, 1, 2]])
+    out, left = [], n
+    for _ in range(r.randint(0, 3)):
+        divs = [d for d in range(1, left + 1) if left % d == 0]
+        d = r.choice(divs)
+        out.append(d)
+        left //= d
+    out.append(left)
+    r.shuffle(out)
+    return out

@@ -1,0 +1,368 @@
+"""The line language of the PyTorch differential fuzzer, run in PyTorch.
+
+One op per line, tokens separated by one space; line n that is not
+`backward` defines value %i (i counts value lines):
+  %i = input <dt> [sizes] v:<values> [rg]   dt: f32 f64 i32 i64 b8
+  %i = full <dt|-> [sizes] <scalar> | zeros <dt> [s] | ones <dt> [s]
+  %i = arange <dt|-> <end> | arange <dt|-> <start> <end> <step>
+  %i = add|sub|mul|div <a> <b>       a or b may be a scalar
+  %i = pow|eq|ne|lt|le|gt|ge <t> <t|scalar>, maximum|minimum|matmul <t> <t>
+  %i = where <c> <a> <b>, neg|abs|exp|log|sqrt|relu|sigmoid|tanh <t>
+  %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>]
+  %i = view|reshape|permute|expand|flip <t> [list], t <t>,
+       transpose <t> d0 d1, narrow <t> d start len, select <t> d i,
+       index <t> i, slice <t> d start|none end|none step, expand_as <t> <u>,
+       squeeze <t> [d], unsqueeze <t> d, flatten <t> s e,
+       as_strided <t> [sizes] [strides] off|none, diagonal <t> off d1 d2,
+       unfold <t> d size step, contiguous|clone|detach <t>
+  %i = add_|sub_|mul_|div_ <t> <u|scalar>, fill_ <t> <scalar>, zero_ <t>,
+       copy_ <t> <u>, relu_ <t>          (the result is <t> itself)
+  backward <t>
+Scalars: s:i:<int64> s:f:<float.hex(), inf, nan> s:b:<0|1>. Values of
+`input`: comma-separated, float.hex() for floats. The C++ interpreter is
+tests/fuzz/TorchFuzz.cpp.
+"""
+import math
+
+import torch
+
+DT = {"f32": torch.float32, "f64": torch.float64, "i32": torch.int32,
+      "i64": torch.int64, "b8": torch.bool}
+DT_NAME = {v: k for k, v in DT.items()}
+FLOATS = ("f32", "f64")
+SAMPLE_LIMIT = 4096
+VIEW_OPS = {"view", "t", "transpose", "permute", "narrow", "select", "index",
+            "slice", "expand", "expand_as", "squeeze", "unsqueeze",
+            "as_strided", "diagonal", "unfold", "flip", "detach"}
+VIEW_OR_COPY = {"reshape", "flatten", "contiguous", "to"}
+INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_", "relu_"}
+ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
+            "div_"}
+REDUCING = {"sum", "mean", "matmul"}
+DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def sample_step(n):
+    """The runner prints every k-th element of a large value."""
+    return (n + 1023) // 1024 if n > SAMPLE_LIMIT else 1
+
+
+def refs(line):
+    """The value indices a line reads."""
+    return [int(t[1:]) for t in line.split(" ")[1:] if t.startswith("%")]
+
+def parse_list(tok):
+    assert tok[0] == "[" and tok[-1] == "]", tok
+    body = tok[1:-1]
+    return [int(x) for x in body.split(",")] if body else []
+
+
+def parse_float(s):
+    if s in ("nan", "-nan", "inf", "-inf"):
+        return float(s)
+    return float.fromhex(s)
+
+
+def parse_scalar(tok):
+    kind, v = tok[2], tok[4:]
+    if kind == "i":
+        return int(v)
+    if kind == "f":
+        return parse_float(v)
+    return v == "1"
+
+
+def fmt_float(v):
+    return float(v).hex() if math.isfinite(v) else repr(float(v))
+
+
+def fmt_scalar(v):
+    if isinstance(v, bool):
+        return f"s:b:{int(v)}"
+    if isinstance(v, int):
+        return f"s:i:{v}"
+    return f"s:f:{fmt_float(v)}"
+
+
+class TorchEnv:
+    """Runs lines in PyTorch. `shadow`: float32 becomes float64 (the default
+    dtype too), which measures PyTorch's own rounding error."""
+
+    def __init__(self, shadow=False):
+        self.values, self.rg = [], []
+        self.shadow = shadow
+
+    def dt(self, name):
+        if self.shadow and name == "f32":
+            return torch.float64
+        return DT[name]
+
+    def arg(self, tok):
+        if tok.startswith("s:"):
+            return parse_scalar(tok)
+        return self.values[int(tok[1:])]
+
+    def run(self, line):
+        w = line.split(" ")
+        if w[0] == "backward":
+            self.arg(w[1]).backward()
+            return
+        op, a = w[2], w[3:]
+        V = self.arg
+        if op == "input":
+            dt, sizes, data = self.dt(a[0]), parse_list(a[1]), a[2][2:]
+            items = data.split(",") if data else []
+            if a[0] in FLOATS:
+                vals = [parse_float(x) for x in items]
+            elif a[0] == "b8":
+                vals = [x == "1" for x in items]
+            else:
+                vals = [int(x) for x in items]
+            t = torch.tensor(vals, dtype=dt).view(sizes)
+            if len(a) > 3 and a[3] == "rg":
+                t.requires_grad_(True)
+            r = t
+        elif op == "full":
+            kw = {} if a[0] == "-" else {"dtype": self.dt(a[0])}
+            r = torch.full(parse_list(a[1]), parse_scalar(a[2]), **kw)
+        elif op in ("zeros", "ones"):
+            r = getattr(torch, op)(parse_list(a[1]), dtype=self.dt(a[0]))
+        elif op == "arange":
+            kw = {} if a[0] == "-" else {"dtype": self.dt(a[0])}
+            r = torch.arange(*[parse_scalar(x) for x in a[1:]], **kw)
+        elif op in ("add", "sub", "mul", "div"):
+            x, y = V(a[0]), V(a[1])
+            r = {"add": lambda: x + y, "sub": lambda: x - y,
+                 "mul": lambda: x * y, "div": lambda: x / y}[op]()
+        elif op in ("pow", "eq", "ne", "lt", "le", "gt", "ge"):
+            r = getattr(V(a[0]), op)(V(a[1]))
+        elif op in ("maximum", "minimum", "matmul"):
+            r = getattr(torch, op)(V(a[0]), V(a[1]))
+        elif op == "where":
+            r = torch.where(V(a[0]), V(a[1]), V(a[2]))
+        elif op in ("neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid",
+                    "tanh", "t", "contiguous", "clone", "detach", "zero_",
+                    "relu_"):
+            r = getattr(V(a[0]), op)()
+        elif op == "to":
+            r = V(a[0]).to(self.dt(a[1]))
+        elif op in ("sum", "mean", "amax", "amin"):
+            x = V(a[0])
+            if len(a) == 1:
+                r = getattr(x, op)()
+            else:
+                r = getattr(x, op)(parse_list(a[1]), keepdim=a[2] == "1")
+        elif op in ("view", "reshape", "permute", "expand", "flip"):
+            r = getattr(V(a[0]), op)(parse_list(a[1]))
+        elif op in ("transpose", "select", "narrow", "unsqueeze", "flatten",
+                    "diagonal", "unfold"):
+            r = getattr(V(a[0]), op)(*[int(x) for x in a[1:]])
+        elif op == "index":
+            r = V(a[0])[int(a[1])]
+        elif op == "slice":
+            opt = [None if x == "none" else int(x) for x in a[2:4]]
+            r = torch.ops.aten.slice(V(a[0]), int(a[1]), opt[0], opt[1],
+                                     int(a[4]))
+        elif op == "expand_as":
+            r = V(a[0]).expand_as(V(a[1]))
+        elif op == "squeeze":
+            r = V(a[0]).squeeze(*[int(x) for x in a[1:]])
+        elif op == "as_strided":
+            off = None if a[3] == "none" else int(a[3])
+            r = V(a[0]).as_strided(parse_list(a[1]), parse_list(a[2]), off)
+        elif op in ("add_", "sub_", "mul_", "div_", "copy_"):
+            r = getattr(V(a[0]), op)(V(a[1]))
+        elif op == "fill_":
+            r = V(a[0]).fill_(V(a[1]))
+        else:
+            raise KeyError(f"unknown op {op}")
+        self.values.append(r)
+        self.rg.append(op == "input" and len(a) > 3 and a[3] == "rg")
+
+
+def tensor_record(t):
+    """What the runner prints for a value (exact values, sampled)."""
+    n = t.numel()
+    step = sample_step(n)
+    flat = t.detach().reshape(-1)[::step]
+    vals = flat.tolist()
+    if t.dtype == torch.bool:
+        vals = [int(v) for v in vals]
+    return {"dtype": DT_NAME.get(t.dtype, str(t.dtype)), "sizes": list(t.shape),
+            "n": n, "values": vals}
+
+
+class Analyzer:
+    """Runs a program line by line in PyTorch and derives, for each value,
+    what the comparison must know (torch_fuzz.py's intentional differences):
+      flip    flip-derived: a view (in strata) of a flip result
+      rounded a float computed with rounding beyond + - * (exp, div, ...)
+      order   depends on a float summation order (sum/mean/matmul of
+              rounded values or with rounding in the sum)
+      fuzzy   a bool/int (or a where) decided by rounded floats
+      scale   how large the terms of the float sums behind a value are (a
+              cancelling sum's order-dependent error scales with them)
+      alias   reads a storage that an in-place op wrote while reading it
+              through another layout (x.mul_(x[:, ::3])): PyTorch's result
+              depends on its loop order
+      group   strata's storage: views share their input's group
+    A failed line changes nothing (the generator's trial run)."""
+
+    def __init__(self, shadow=False):
+        self.env = TorchEnv(shadow)
+        self.lines = []
+        self.flip, self.rounded, self.order, self.fuzzy = [], [], [], []
+        self.alias = []
+        self.scale = []  # magnitude of the terms an order-dependent sum adds
+        self.group, self.flip_groups = [], set()
+
+    def step(self, line):
+        """Runs `line`; raises what PyTorch raises (then nothing changed)."""
+        env = self.env
+        n = len(env.values)
+        env.run(line)
+        self.lines.append(line)
+        if line.startswith("backward"):
+            return
+        w = line.split(" ")
+        op, ins = w[2], refs(line)
+        r = env.values[n]
+        rf = any(self.rounded[j] for j in ins)
+        od = any(self.order[j] for j in ins)
+        fz = any(self.fuzzy[j] for j in ins)
+        al = any(self.alias[j] for j in ins)
+        fl = False
+        group = n
+        if op in INPLACE:
+            group = self.group[ins[0]]
+            fl = self.flip[ins[0]]
+            if len(ins) > 1 and _overlaps(env.values[ins[0]], env.values[ins[1]]):
+                al = True
+        elif op in VIEW_OPS or (op in VIEW_OR_COPY and ins and
+                                _same_storage(r, env.values[ins[0]])):
+            group = self.group[ins[0]]
+            fl = op == "flip" or self.flip[ins[0]]
+        elif op in ("reshape", "flatten", "contiguous") and self.flip[ins[0]]:
+            # strata may view a flip where PyTorch copies (or the reverse).
+            group = self.group[ins[0]]
+            fl = True
+        is_float = r.dtype in (torch.float32, torch.float64)
+        if op in ROUNDING and (is_float or op == "div"):
+            rf = True
+        sc = max([self.scale[j] for j in ins] + [0.0])
+        if op in REDUCING and is_float:
+            if not od:
+                od = rf or not _exact_reduction(env, line)
+            sc = max(sc, _reduction_scale(env, line))
+        if (op in DISCRETE or op in ("to", "where") or op == "copy_") and \
+                (rf or od):
+            fz = fz or not is_float or op == "where"
+        if fl:
+            self.flip_groups.add(group)
+        self.flip.append(fl)
+        self.rounded.append(rf)
+        self.order.append(od)
+        self.fuzzy.append(fz)
+        self.alias.append(al)
+        self.scale.append(sc)
+        self.group.append(group)
+        if op in INPLACE:
+            # The write changes every view of the storage.
+            for j in range(n):
+                if self.group[j] == group:
+                    self.rounded[j] |= rf
+                    self.order[j] |= od
+                    self.fuzzy[j] |= fz
+                    self.alias[j] |= al
+
+    def inplace_ok(self, j):
+        """May the generator write through value j? Not into a storage a
+        flip-derived view reads (strata's flip is a view, PyTorch's a copy)."""
+        return self.group[j] not in self.flip_groups
+
+
+def _overlaps(a, b):
+    """b reads a's storage through a different layout."""
+    if not _same_storage(a, b) or a.storage().nbytes() == 0:
+        return False
+    return (a.shape, a.stride(), a.storage_offset()) != \
+        (b.shape, b.stride(), b.storage_offset())
+
+
+def _same_storage(a, b):
+    return a.storage()._cdata == b.storage()._cdata
+
+
+def _exact_reduction(env, line):
+    """Whether the float reduction of `line` equals the same reduction in
+    float64 (then any summation order gives it too, almost always)."""
+    w = line.split(" ")
+    ins = [env.values[j].detach().double() for j in refs(line)]
+    try:
+        x = ins[0]
+        if w[2] == "matmul":
+            ref = torch.matmul(x, ins[1])
+        elif len(w) == 4:
+            ref = getattr(x, w[2])()
+        else:
+            ref = getattr(x, w[2])(parse_list(w[4]), keepdim=w[5] == "1")
+    except RuntimeError:
+        return False
+    got = env.values[-1].detach().double()
+    if got.shape != ref.shape:
+        return False
+    return bool(((got == ref) | (got.isnan() & ref.isnan())).all()) and \
+        bool(x.abs().amax().item() < 2**20 if x.numel() else True)
+
+
+def _reduction_scale(env, line):
+    """An upper bound on |terms| x count of the sum `line` computes."""
+    w = line.split(" ")
+    ins = [env.values[j].detach().double() for j in refs(line)]
+
+    def big(t):
+        f = t[t.isfinite()].abs()
+        return f.amax().item() if f.numel() else 0.0
+    out = env.values[-1]
+    n = max(ins[0].numel() // max(out.numel(), 1), 1)
+    if w[2] == "matmul":
+        return big(ins[0]) * big(ins[1]) * max(ins[0].shape[-1] if ins[0].dim() else 1, 1)
+    return big(ins[0]) * (1 if w[2] == "mean" else n)
+
+
+def run_torch(lines, shadow=False):
+    """The oracle's output for a program: {'error': (line, msg) | None,
+    'values': [record], 'grads': {i: record | 'none'}, 'tensors': [...],
+    'meta': the Analyzer}."""
+    an = Analyzer(shadow)
+    if shadow:
+        old = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+    error = None
+    try:
+        for n, line in enumerate(lines):
+            try:
+                an.step(line)
+            except (RuntimeError, ValueError, IndexError, TypeError) as e:
+                error = (n, str(e).split("\n")[0])
+                break
+    finally:
+        if shadow:
+            torch.set_default_dtype(old)
+    env = an.env
+    out = {"error": error, "values": [], "grads": {}, "tensors": env.values,
+           "meta": an}
+    keys = {}
+    for i, t in enumerate(env.values):
+        rec = tensor_record(t)
+        rec["strides"] = list(t.stride())
+        rec["offset"] = t.storage_offset()
+        rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
+        st = t.storage()
+        rec["alias"] = "-" if st.nbytes() == 0 else keys.setdefault(st._cdata, i)
+        out["values"].append(rec)
+    for i, t in enumerate(env.values):
+        if env.rg[i]:
+            g = t.grad
+            out["grads"][i] = "none" if g is None else tensor_record(g)
+    return out
