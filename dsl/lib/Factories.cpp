@@ -141,11 +141,23 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
   if ((st > 0 && e < s) || (st < 0 && e > s))
     fail("arange: upper bound and larger bound inconsistent with step sign",
          "with a positive step, end must be >= start", loc);
-  if (!floating && !isFloatingPoint(dtype)) {
-    // Integers: exact in int64 (doubles would merge values beyond 2^53).
-    int64_t a = start.toLong(), z = end.toLong(), d = step.toLong();
+  if (!isFloatingPoint(dtype)) {
+    // PyTorch's integer arange: start, end and step truncated to int64,
+    // values start + i * step exact in int64; the size from those integers
+    // for int64, from the given numbers for the other integer types.
+    auto trunc = [](const Scalar &v) {
+      return v.isIntegral() ? v.toLong() : static_cast<int64_t>(v.toDouble());
+    };
+    int64_t a = trunc(start), z = trunc(end), d = trunc(step);
+    if (d == 0)
+      fail("arange: step must be nonzero",
+           "an integer arange truncates the step: use |step| >= 1", loc);
     __int128 span = static_cast<__int128>(z) - a;
     __int128 count = d > 0 ? (span + d - 1) / d : (span + d + 1) / d;
+    if (dtype != DType::I64 && floating)
+      count = static_cast<__int128>(std::ceil((e - s) / st));
+    if (count < 0)
+      count = 0;
     Tensor t = generated("arange", Op::Arange, {static_cast<int64_t>(count)},
                          dtype, s, st, options, loc);
     Node &node = *t.impl()->root->current;

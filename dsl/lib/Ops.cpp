@@ -408,12 +408,25 @@ STRATA_REDUCE(amin)
 
 Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
   const TensorImpl &a = implOf(*this, loc), &b = implOf(o, loc);
+  // PyTorch checks dtypes (and refuses bool) only where there is a product
+  // to compute: an empty matmul is an empty or zero result, of the first
+  // operand's dtype (of the vector's in matrix @ vector, PyTorch's mv).
+  bool empty = (a.layout.numel() == 0 || b.layout.numel() == 0) &&
+               !(a.layout.dim() == 1 && b.layout.dim() == 1);
+  if (empty && a.dtype != b.dtype && a.layout.dim() > 0 && b.layout.dim() > 0) {
+    // PyTorch's paths: mv (matrix @ vector) and bmm (batched, unless only
+    // the first operand has batch dims) take the second operand's dtype.
+    int64_t da = a.layout.dim(), db = b.layout.dim();
+    if ((db == 1 && da >= 2) || (db >= 3 && da >= 1))
+      return to(b.dtype, loc).matmul(o, loc);
+    return matmul(o.to(a.dtype, loc), loc);
+  }
   if (a.dtype != b.dtype)
     fail("expected m1 and m2 to have the same dtype, but got: " +
              strata::toString(a.dtype) + " != " + strata::toString(b.dtype),
          "convert one operand with .to(dtype)", loc);
   const Shape &sa = a.layout.sizes, &sb = b.layout.sizes;
-  if (a.dtype == DType::Bool && !sa.empty() && !sb.empty())
+  if (a.dtype == DType::Bool && !sa.empty() && !sb.empty() && !empty)
     fail(sa.size() == 1 && sb.size() == 1
              ? "\"dot\" not implemented for 'Bool'"
              : "\"addmm_impl_cpu_\" not implemented for 'Bool'",
@@ -444,6 +457,8 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
     shape.push_back(sa[sa.size() - 2]);
   if (sb.size() >= 2)
     shape.push_back(sb.back());
+  if (empty && a.dtype == DType::Bool) // the IR has no bool matmul
+    return zeros(shape, TensorOptions(DType::Bool), loc);
   return record(Op::Matmul, "matmul", a.dtype, std::move(shape), {this, &o},
                 loc);
 }

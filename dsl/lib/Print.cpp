@@ -123,7 +123,11 @@ std::string Tensor::toString(SourceLoc loc) const {
   std::string suffix;
   if (t.root->current->device == kDevCUDA)
     suffix += ", device='cuda:0'";
-  if (t.dtype != DType::F32 && t.dtype != DType::I64 && t.dtype != DType::Bool)
+  // PyTorch names every dtype but f32 of an empty tensor (its values cannot
+  // tell), and otherwise every dtype but f32, i64 and bool.
+  if (t.dtype != DType::F32 &&
+      (t.layout.numel() == 0 ||
+       (t.dtype != DType::I64 && t.dtype != DType::Bool)))
     suffix += ", dtype=" + strata::toString(t.dtype);
   if (t.requiresGrad)
     suffix += ", requires_grad=True";

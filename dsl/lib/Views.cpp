@@ -119,6 +119,11 @@ Tensor Tensor::unsqueeze(int64_t dim, SourceLoc loc) const {
 
 Tensor Tensor::flatten(int64_t s, int64_t e, SourceLoc loc) const {
   auto mv = check(layout::flatten(lay(*this, loc), s, e), loc);
+  // PyTorch returns the tensor itself when nothing is merged.
+  const layout::Layout &l = impl_->layout;
+  if (l.dim() > 0 && mv.layout.sizes == l.sizes &&
+      mv.layout.strides == l.strides)
+    return *this;
   if (!mv.needsCopy)
     return makeView(*this, mv.layout, "flatten", {s, e}, loc);
   return clone(loc).view(mv.layout.sizes, loc);
