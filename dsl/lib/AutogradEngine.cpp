@@ -281,9 +281,20 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   for (const NodePtr &n : g.ops)
     emitted.insert(n.get());
   if (all) {
+    // Leaves a gradient can reach: through ops that require grad only (a
+    // leaf read only through `x > 0` or `x.to(kInt64)` gets none, as in
+    // PyTorch, though its data still feeds the recomputed forward).
+    std::set<const Node *> reached;
+    for (const Tensor &o : outputs)
+      reached.insert(o.impl()->root->current.get());
+    for (auto it = g.ops.rbegin(); it != g.ops.rend(); ++it)
+      if ((*it)->requiresGrad && reached.count(it->get()))
+        for (const Operand &in : (*it)->gradInputs)
+          reached.insert(in.node.get());
     std::set<const TensorImpl *> have;
     for (const NodePtr &n : g.leafArgs)
-      if (auto l = n->gradLeaf.lock(); l && have.insert(l.get()).second)
+      if (auto l = n->gradLeaf.lock();
+          l && reached.count(n.get()) && have.insert(l.get()).second)
         targets.push_back({l, nullptr});
     std::vector<std::shared_ptr<TensorImpl>> retained;
     {

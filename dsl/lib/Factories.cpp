@@ -141,6 +141,9 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
   if ((st > 0 && e < s) || (st < 0 && e > s))
     fail("arange: upper bound and larger bound inconsistent with step sign",
          "with a positive step, end must be >= start", loc);
+  if (dtype == DType::Bool)
+    fail("arange: \"arange_cpu\" not implemented for 'Bool'",
+         "make an integer arange and compare it: arange(n) > k", loc);
   if (!isFloatingPoint(dtype)) {
     // PyTorch's integer arange: start, end and step truncated to int64,
     // values start + i * step exact in int64; the size from those integers

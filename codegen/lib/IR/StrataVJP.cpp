@@ -78,8 +78,12 @@ LogicalResult rule(SqrtOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
 
 LogicalResult rule(ReluOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Type t = elementOf(op.getInput());
-  Value positive = gb.b.create<GtOp>(gb.loc, op.getResult(), gb.fill(0.0, t));
-  give(gb, out, op.getInput(), gb.mul(g[0], gb.maskOf(positive, t)));
+  // PyTorch's threshold_backward selects (a NaN or inf incoming gradient
+  // at a clipped point gives 0, not 0 * inf).
+  Value zero = gb.fill(0.0, t);
+  Value positive = gb.b.create<GtOp>(gb.loc, op.getResult(), zero);
+  give(gb, out, op.getInput(),
+       gb.b.create<WhereOp>(gb.loc, positive, g[0], zero));
   return success();
 }
 

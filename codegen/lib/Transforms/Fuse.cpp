@@ -234,6 +234,19 @@ struct Scalar {
         })
         .Case([&](DivOp) { return b.create<arith::DivFOp>(loc, in[0], in[1]); })
         .Case([&](PowOp) -> Value {
+          // An f32 power by a scalar f32 cannot hold (2^24 + 1 rounds to
+          // an even exponent and loses the sign): in f64, as PyTorch keeps
+          // the scalar exponent exact.
+          if (auto fill = op->getOperand(1).getDefiningOp<FillOp>();
+              fill && t.isF32() && fill.getType().getRank() == 0) {
+            double e = fill.getValueAsDouble();
+            if (static_cast<double>(static_cast<float>(e)) != e) {
+              Type f64 = b.getF64Type();
+              Value x = b.create<arith::ExtFOp>(loc, f64, in[0]);
+              Value p = b.create<math::PowFOp>(loc, x, constant(f64, e));
+              return b.create<arith::TruncFOp>(loc, t, p);
+            }
+          }
           return f ? b.create<math::PowFOp>(loc, in[0], in[1]).getResult()
                    : b.create<math::IPowIOp>(loc, in[0], in[1]).getResult();
         })
