@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -238,6 +239,25 @@ Tensor strata::from_vector(const std::vector<T> &values, const Shape &sizes,
              std::to_string(values.size()),
          "the product of the sizes must equal the number of values", loc);
   DType dtype = options.has_dtype() ? options.dtype() : dtypeOfT<T>();
+  // PyTorch's torch.tensor(values, dtype=...) checks each value fits an
+  // integer dtype ("value cannot be converted to type int32 without
+  // overflow"); floats round (1e300 into f32 is inf).
+  if (dtype == DType::I32 || dtype == DType::I64)
+    for (const T &v : values) {
+      bool fits;
+      if constexpr (std::is_integral_v<T>)
+        fits = dtype == DType::I64 || (static_cast<int64_t>(v) >= INT32_MIN &&
+                                       static_cast<int64_t>(v) <= INT32_MAX);
+      else
+        fits = dtype == DType::I64
+                   ? v >= -9223372036854775808.0 && v < 9223372036854775808.0
+                   : v >= -2147483648.0 && v <= 2147483647.0;
+      if (!fits)
+        fail(std::string("from_vector: value cannot be converted to type ") +
+                 (dtype == DType::I32 ? "int32" : "int64") +
+                 " without overflow",
+             "every value must lie in the range of the dtype", loc);
+    }
   auto buffer = allocate(n * elementSize(dtype), loc);
   for (int64_t i = 0; i < n; ++i) {
     unsigned char *p = buffer->data() + i * elementSize(dtype);

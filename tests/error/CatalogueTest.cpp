@@ -189,6 +189,7 @@ TEST(ErrorCatalogue, Factories) {
     CASE("F05", "randn: \"normal\" not implemented for 'torch.int64'", randn({2}, kInt64)),
     CASE("F06", "empty: Storage size calculation overflowed with sizes=[4294967296, 4294967296]", empty({int64_t(1) << 32, int64_t(1) << 32})),
     CASE("F07", "arange: unsupported range: 0 -> inf", arange(0, INFINITY)),
+    CASE("F08", "from_vector: value cannot be converted to type int32 without overflow", tensor({3e9}, kInt32)),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -147,6 +147,18 @@ TEST(IntegerTensors, CheckedFillsRaiseAsPyTorch) {
                 .find("value cannot be converted to type float without "
                       "overflow"),
             std::string::npos);
+  EXPECT_NE(errorOf([] { tensor({3e9}, kInt32); })
+                .find("value cannot be converted to type int32 without "
+                      "overflow"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { from_vector(std::vector<double>{NAN}, {1}, kInt64); })
+                .find("value cannot be converted to type int64 without "
+                      "overflow"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] {
+              from_vector(std::vector<int64_t>{int64_t(1) << 40}, {1}, kInt32);
+            }).find("int32 without overflow"),
+            std::string::npos);
   // In range: fine (a float truncates, as PyTorch).
   EXPECT_EQ(tensor({1L}).fill_(2.9).item<int64_t>(), 2);
   EXPECT_TRUE(std::isinf(tensor({1.0f}).fill_(INFINITY).item<float>()));
