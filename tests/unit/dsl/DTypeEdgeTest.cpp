@@ -6,6 +6,7 @@
 // wrong answer, a crash or a silent conversion before it was fixed.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/Runtime/Allocator.h"
 #include "strata/strata.h"
 
 #include <gtest/gtest.h>
@@ -327,14 +328,17 @@ TEST(ErrorLocations, OperatorsAndPrinting) {
   std::string e = errorOf([] { ones({2})[5]; });
   EXPECT_NE(e.find("DTypeEdgeTest.cpp"), std::string::npos) << e;
   EXPECT_EQ(e.find("Views.cpp"), std::string::npos) << e;
-  // Printing a tensor whose evaluation fails (4 TiB to allocate): the
-  // line that made the tensor.
-  Tensor huge = zeros({int64_t(1) << 40});
+  // Printing a tensor whose evaluation fails (256 MiB to allocate under a
+  // 64 MiB limit): the line that made the tensor.
+  Tensor huge = zeros({int64_t(1) << 26});
   int line = __LINE__ - 1;
+  auto &allocator = runtime::CpuAllocator::global();
+  allocator.setMemoryLimit(64 << 20);
   e = errorOf([&] {
     std::ostringstream os;
     os << huge;
   });
+  allocator.setMemoryLimit(0);
   EXPECT_NE(e.find("DTypeEdgeTest.cpp:" + std::to_string(line)),
             std::string::npos)
       << e;
