@@ -157,6 +157,11 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
          "use a float base (x.to(strata::kFloat32).pow(...)) or a "
          "non-negative exponent",
          loc);
+  if (kind == Kind::Pow && common == DType::I32 && b.scalar &&
+      b.scalar->isIntegral() &&
+      (b.scalar->toLong() < INT32_MIN || b.scalar->toLong() > INT32_MAX))
+    fail("value cannot be converted to type int without overflow",
+         "an int32 tensor's exponent must fit in int32", loc);
   if (kind == Kind::Div && !isFloatingPoint(common))
     common = DType::F32; // true division
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);

@@ -98,6 +98,15 @@ TEST(IntegerTensors, PowIsExactAndWraps) {
   for (size_t i = 0; i < base.size(); ++i)
     EXPECT_EQ(g[i], powi(base[i], exp[i])) << base[i] << "**" << exp[i];
   EXPECT_EQ(tensor({3L}).pow(39).item<int64_t>(), powi(3, 39));
+  // An int32 power by an exponent beyond int32 raises, as PyTorch.
+  EXPECT_NE(
+      errorOf([] {
+        from_vector(std::vector<int32_t>{2}, {1}, kInt32).pow(3000000000LL);
+      }).find("value cannot be converted to type int without overflow"),
+      std::string::npos);
+  // long long literals make int64 tensors (int64_t is long here).
+  EXPECT_EQ(tensor({3LL}).dtype(), kInt64);
+  EXPECT_EQ(tensor({3LL}).item<int64_t>(), 3);
   // int32 wraps in int32.
   Tensor w = from_vector(std::vector<int32_t>{3}, {1}, kInt32).pow(21);
   EXPECT_EQ(w.item<int32_t>(), static_cast<int32_t>(powi(3, 21)));
