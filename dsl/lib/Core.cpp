@@ -243,6 +243,41 @@ strata::detail::Node::~Node() {
 }
 
 namespace {
+/// Drops `head`, the next link of a chain of owners, iteratively: the
+/// outermost call on the thread drains a list; the destructors it runs
+/// (which call this again for their own next link) only append to it.
+template <typename T>
+void releaseChain(std::shared_ptr<T> head,
+                  std::vector<std::shared_ptr<T>> *&active) {
+  if (!head)
+    return;
+  if (active) {
+    active->push_back(std::move(head));
+    return;
+  }
+  std::vector<std::shared_ptr<T>> pending{std::move(head)};
+  active = &pending;
+  while (!pending.empty()) {
+    std::shared_ptr<T> p = std::move(pending.back());
+    pending.pop_back();
+    p.reset(); // a last owner's destructor appends its next owner
+  }
+  active = nullptr;
+}
+thread_local std::vector<std::shared_ptr<TensorImpl>> *tReleasedImpls = nullptr;
+thread_local std::vector<std::shared_ptr<const ViewChain>> *tReleasedChains =
+    nullptr;
+} // namespace
+
+strata::detail::TensorImpl::~TensorImpl() {
+  releaseChain(std::move(base), tReleasedImpls);
+}
+
+strata::detail::ViewChain::~ViewChain() {
+  releaseChain(std::move(next), tReleasedChains);
+}
+
+namespace {
 /// Registers `node` as a reader of every root it reads.
 void registerReader(const NodePtr &node) {
   for (const Operand &in : node->inputs) {
@@ -380,12 +415,25 @@ const Shape &Tensor::sizes(SourceLoc loc) const {
 const Shape &Tensor::strides(SourceLoc loc) const {
   return checked(loc).layout.strides;
 }
+namespace {
+/// PyTorch's IndexError for size(d)/stride(d) of a 0-d tensor (wrapDim
+/// accepts dim 0 and -1 there, as reductions do).
+void checkHasDims(const TensorImpl &t, int64_t d, const SourceLoc &loc) {
+  if (t.layout.dim() == 0)
+    fail("Dimension specified as " + std::to_string(d) +
+             " but tensor has no dimensions",
+         "a 0-d tensor has no sizes or strides: check dim() first", loc);
+}
+} // namespace
+
 int64_t Tensor::size(int64_t d, SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  checkHasDims(t, d, loc);
   return t.layout.sizes[check(layout::wrapDim(d, t.layout.dim(), "size"), loc)];
 }
 int64_t Tensor::stride(int64_t d, SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
+  checkHasDims(t, d, loc);
   return t.layout
       .strides[check(layout::wrapDim(d, t.layout.dim(), "stride"), loc)];
 }

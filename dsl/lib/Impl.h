@@ -61,6 +61,8 @@ struct ViewChain {
   SourceLoc loc;
   /// The view it was applied to (null: applied to a non-view tensor).
   std::shared_ptr<const ViewChain> next;
+  /// Releases `next` without recursion.
+  ~ViewChain();
 };
 
 /// A read of a version through a layout (absolute in the version's root).
@@ -183,6 +185,8 @@ struct TensorImpl {
   std::shared_ptr<AutogradMeta> autograd;
   /// Autograd: the view chain of a view requiring grad (made on first use).
   mutable std::shared_ptr<const ViewChain> viewChain;
+  /// Releases `base` without recursion (a view of a view of ... 10^6 deep).
+  ~TensorImpl();
 };
 
 /// The trace lock (docs/design.md "Threads"): one recursive mutex over all

@@ -16,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <thread>
 
 using namespace strata;
 
@@ -238,6 +239,33 @@ TEST(ZeroDim, ReductionsWithExplicitDims) {
   EXPECT_FLOAT_EQ(x.sum({-1}).item<float>(), 2.5f);
   EXPECT_FLOAT_EQ(x.amax({0}, true).item<float>(), 2.5f);
   EXPECT_EQ(x.mean({0}).dim(), 0);
+}
+
+TEST(ZeroDim, SizeAndStrideOfADimRaise) {
+  Tensor s = tensor({5.0f}).sum();
+  for (int64_t d : {0, -1}) {
+    std::string e = errorOf([&] { s.size(d); });
+    EXPECT_NE(e.find("Dimension specified as " + std::to_string(d) +
+                     " but tensor has no dimensions"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(errorOf([&] { s.stride(d); }).find("has no dimensions"),
+              std::string::npos);
+  }
+}
+
+// A view of a view of ... 10^6 deep (each holds its base) is destroyed
+// without recursion (a recursive release overflowed an 8 MiB stack at
+// about 3 * 10^5 views).
+TEST(Deep, MillionViewChainDestroyed) {
+  std::thread t([] {
+    Tensor x = zeros({2});
+    for (int i = 0; i < 1000000; ++i)
+      x = x.view({2});
+    EXPECT_EQ(x.sizes(), Shape{2});
+    x = Tensor();
+  });
+  t.join();
 }
 
 TEST(Autograd, NonFloatResultsDoNotRequireGrad) {
