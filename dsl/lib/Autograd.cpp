@@ -328,8 +328,8 @@ Tensor GradFn::variable() const {
 //===--- Tensor methods ---------------------------------------------------===//
 
 namespace {
-AutogradMeta &meta(const Tensor &t) {
-  auto &impl = const_cast<TensorImpl &>(implOf(t, SourceLoc::current()));
+AutogradMeta &meta(const Tensor &t, const SourceLoc &loc) {
+  auto &impl = const_cast<TensorImpl &>(implOf(t, loc));
   TraceLock lock; // two threads asking at once make one
   if (!impl.autograd)
     impl.autograd = std::make_shared<AutogradMeta>();
@@ -370,20 +370,22 @@ void strata::set_warning_handler(WarningHandler handler) {
 }
 
 const Tensor &Tensor::grad(SourceLoc loc) const {
-  AutogradMeta &m = meta(*this);
+  AutogradMeta &m = meta(*this, loc);
   const TensorImpl &t = *impl();
   if (!t.isLeaf && !m.retainGrad && !m.grad.defined())
     warn(kNonLeafGrad, loc);
   return m.grad;
 }
-Tensor &Tensor::mutable_grad() const { return meta(*this).grad; }
-bool Tensor::retains_grad() const {
-  const TensorImpl &t = implOf(*this, SourceLoc::current());
+Tensor &Tensor::mutable_grad(SourceLoc loc) const {
+  return meta(*this, loc).grad;
+}
+bool Tensor::retains_grad(SourceLoc loc) const {
+  const TensorImpl &t = implOf(*this, loc);
   return t.autograd && t.autograd->retainGrad;
 }
 
-GradFnPtr Tensor::grad_fn() const {
-  const TensorImpl &t = implOf(*this, SourceLoc::current());
+GradFnPtr Tensor::grad_fn(SourceLoc loc) const {
+  const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
   if (!t.requiresGrad || t.isLeaf)
     return nullptr;

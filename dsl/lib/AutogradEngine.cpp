@@ -222,8 +222,8 @@ int64_t strata::detail::trimGradientPrograms() {
   return cache().size();
 }
 
-void Tensor::retain_grad() const {
-  const TensorImpl &t = implOf(*this, SourceLoc::current());
+void Tensor::retain_grad(SourceLoc loc) const {
+  const TensorImpl &t = implOf(*this, loc);
   if (t.isLeaf)
     return;
   auto &impl = const_cast<TensorImpl &>(t);

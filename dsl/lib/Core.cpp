@@ -5,7 +5,9 @@
 #include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -582,6 +584,41 @@ template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
   return out;
 }
 
+namespace {
+/// LibTorch's item<T>() is item().to<T>(): a checked conversion that
+/// raises "value cannot be converted to type int32_t without overflow".
+template <typename T>
+T checkedItem(const runtime::Storage &buffer, DType dtype, int64_t i,
+              const SourceLoc &loc) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return elementAs<T>(buffer, dtype, i);
+  } else {
+    bool fits = true;
+    if (dtype == DType::I64 || dtype == DType::I32 || dtype == DType::Bool) {
+      int64_t v = elementAs<int64_t>(buffer, dtype, i);
+      if constexpr (std::is_integral_v<T>)
+        fits = v >= std::numeric_limits<T>::min() &&
+               v <= std::numeric_limits<T>::max();
+    } else {
+      double v = elementAs<double>(buffer, dtype, i);
+      if constexpr (std::is_integral_v<T>)
+        fits = v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+               v < -static_cast<double>(std::numeric_limits<T>::min());
+      else if constexpr (std::is_same_v<T, float>)
+        fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
+    }
+    if (!fits)
+      fail(std::string("value cannot be converted to type ") +
+               (std::is_same_v<T, int32_t> ? "int32_t"
+                : std::is_same_v<T, float> ? "float"
+                                           : "int64_t") +
+               " without overflow",
+           "read it as a wider type, e.g. item<double>()", loc);
+    return elementAs<T>(buffer, dtype, i);
+  }
+}
+} // namespace
+
 template <typename T> T Tensor::item(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   if (t.layout.numel() != 1)
@@ -606,9 +643,9 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
       fail(error, "", loc);
     runtime::StoragePtr one = runtime::Storage::wrapExternal(
         bytes, es, runtime::DeviceKind::CPU, nullptr);
-    return elementAs<T>(*one, t.dtype, 0);
+    return checkedItem<T>(*one, t.dtype, 0, loc);
   }
-  return elementAs<T>(*t.root->home, t.dtype, t.layout.offset);
+  return checkedItem<T>(*t.root->home, t.dtype, t.layout.offset, loc);
 }
 
 #define STRATA_INSTANTIATE(T)                                                  \

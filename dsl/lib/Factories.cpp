@@ -303,28 +303,28 @@ STRATA_INSTANTIATE(bool)
 #undef STRATA_INSTANTIATE
 
 Tensor strata::empty_like(const Tensor &t, SourceLoc loc) {
-  return empty(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
-               loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return empty(sizes, t.options(loc).requires_grad(false), loc);
 }
 Tensor strata::zeros_like(const Tensor &t, SourceLoc loc) {
-  return zeros(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
-               loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return zeros(sizes, t.options(loc).requires_grad(false), loc);
 }
 Tensor strata::ones_like(const Tensor &t, SourceLoc loc) {
-  return ones(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
-              loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return ones(sizes, t.options(loc).requires_grad(false), loc);
 }
 Tensor strata::full_like(const Tensor &t, Scalar value, SourceLoc loc) {
-  return full(implOf(t, loc).layout.sizes, value,
-              t.options().requires_grad(false), loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return full(sizes, value, t.options(loc).requires_grad(false), loc);
 }
 Tensor strata::rand_like(const Tensor &t, SourceLoc loc) {
-  return rand(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
-              loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return rand(sizes, t.options(loc).requires_grad(false), loc);
 }
 Tensor strata::randn_like(const Tensor &t, SourceLoc loc) {
-  return randn(implOf(t, loc).layout.sizes, t.options().requires_grad(false),
-               loc);
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  return randn(sizes, t.options(loc).requires_grad(false), loc);
 }
 
 //===--- Memory

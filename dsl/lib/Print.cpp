@@ -161,7 +161,10 @@ std::string Tensor::toString(SourceLoc loc) const {
 std::ostream &strata::operator<<(std::ostream &os, const Tensor &t) {
   // An operator takes no source location: errors of the evaluation name
   // where the tensor was made, the user's line (never this file).
-  return os << (t.defined() ? t.toString(t.impl()->loc) : t.toString());
+  // An undefined tensor prints as LibTorch's does.
+  if (!t.defined())
+    return os << "[ Tensor (undefined) ]";
+  return os << t.toString(t.impl()->loc);
 }
 
 namespace {

@@ -113,13 +113,13 @@ public:
   /// (strata::set_warning_handler).
   const Tensor &grad(SourceLoc loc = SourceLoc::current()) const;
   /// The gradient slot, to assign or reset (LibTorch's mutable_grad()).
-  Tensor &mutable_grad() const;
+  Tensor &mutable_grad(SourceLoc loc = SourceLoc::current()) const;
   /// The function that made this tensor (null for leaves).
-  std::shared_ptr<GradFn> grad_fn() const;
+  std::shared_ptr<GradFn> grad_fn(SourceLoc loc = SourceLoc::current()) const;
   /// Keep .grad() of this non-leaf across backward().
-  void retain_grad() const;
+  void retain_grad(SourceLoc loc = SourceLoc::current()) const;
   /// Whether retain_grad() was called (or this is a leaf requiring grad).
-  bool retains_grad() const;
+  bool retains_grad(SourceLoc loc = SourceLoc::current()) const;
   /// Accumulates d(this)/d(leaf) * gradient into every leaf's .grad();
   /// `gradient` may be omitted for a scalar.
   void backward(const Tensor &gradient = Tensor(), bool retain_graph = false,

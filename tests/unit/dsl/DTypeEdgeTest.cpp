@@ -360,8 +360,37 @@ TEST(Autograd, ExtremumAndPowGradientsAtTheEdges) {
   EXPECT_NEAR(g[1], 4 * (std::log(2.0) + 1), 1e-5);
 }
 
+TEST(IntegerTensors, ItemIsACheckedConversion) {
+  EXPECT_NE(errorOf([] { tensor({int64_t(1) << 40}).item<int32_t>(); })
+                .find("value cannot be converted to type int32_t without "
+                      "overflow"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] {
+              tensor({1e20f}).item<int64_t>();
+            }).find("int64_t without overflow"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] {
+              tensor({NAN}).item<int64_t>();
+            }).find("int64_t without overflow"),
+            std::string::npos);
+  EXPECT_EQ(tensor({int64_t(1) << 40}).item<int64_t>(), int64_t(1) << 40);
+  EXPECT_EQ(tensor({2.9f}).item<int32_t>(), 2);
+}
+
 // Errors of operators and printing name the user's line, not strata's.
 TEST(ErrorLocations, OperatorsAndPrinting) {
+  Tensor u;
+  for (auto f : std::vector<std::function<void()>>{
+           [&] { u.grad(); }, [&] { u.mutable_grad(); },
+           [&] { u.retain_grad(); }, [&] { u.retains_grad(); },
+           [&] { u.grad_fn(); }, [&] { zeros_like(u); },
+           [&] { full_like(u, 1); }, [&] { randn_like(u); }}) {
+    std::string e = errorOf(f);
+    EXPECT_NE(e.find("DTypeEdgeTest.cpp"), std::string::npos) << e;
+  }
+  std::ostringstream undefined;
+  undefined << u;
+  EXPECT_EQ(undefined.str(), "[ Tensor (undefined) ]");
   std::string e = errorOf([] { ones({2})[5]; });
   EXPECT_NE(e.find("DTypeEdgeTest.cpp"), std::string::npos) << e;
   EXPECT_EQ(e.find("Views.cpp"), std::string::npos) << e;
