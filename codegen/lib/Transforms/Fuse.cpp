@@ -238,9 +238,17 @@ struct Scalar {
           // an even exponent and loses the sign): in f64, as PyTorch keeps
           // the scalar exponent exact.
           if (auto fill = op->getOperand(1).getDefiningOp<FillOp>();
-              fill && t.isF32() && fill.getType().getRank() == 0) {
+              fill && f && fill.getType().getRank() == 0) {
             double e = fill.getValueAsDouble();
-            if (static_cast<double>(static_cast<float>(e)) != e) {
+            if (e == 0.5 || e == -0.5) {
+              // PyTorch's pow_tensor_scalar: sqrt and rsqrt (so pow(-inf,
+              // 0.5) is NaN, where C's pow gives inf).
+              Value r = b.create<math::SqrtOp>(loc, in[0]);
+              return e > 0 ? r
+                           : b.create<arith::DivFOp>(loc, constant(t, 1), r)
+                                 .getResult();
+            }
+            if (t.isF32() && static_cast<double>(static_cast<float>(e)) != e) {
               Type f64 = b.getF64Type();
               Value x = b.create<arith::ExtFOp>(loc, f64, in[0]);
               Value p = b.create<math::PowFOp>(loc, x, constant(f64, e));

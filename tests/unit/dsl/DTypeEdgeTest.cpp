@@ -181,6 +181,22 @@ TEST(FloatTensors, LargeScalarsCompile) {
   EXPECT_DOUBLE_EQ((tensor({1.0}, kFloat64) * 1e300).item<double>(), 1e300);
 }
 
+// PyTorch's pow by 0.5 / -0.5 is sqrt / rsqrt (pow(-inf, 0.5) is NaN, C's
+// pow says inf); by a scalar an f32 cannot hold, exact (the sign of an odd
+// exponent beyond 2^24 survives).
+TEST(FloatTensors, PowByScalarsAsPyTorch) {
+  Tensor x = tensor({-(double)INFINITY, 4.0, -1.0, 0.0}, kFloat64);
+  std::vector<double> h = x.pow(0.5).to_vector<double>();
+  EXPECT_TRUE(std::isnan(h[0]));
+  EXPECT_EQ(h[1], 2.0);
+  EXPECT_TRUE(std::isnan(h[2]));
+  std::vector<double> r = x.pow(-0.5).to_vector<double>();
+  EXPECT_TRUE(std::isnan(r[0]));
+  EXPECT_EQ(r[1], 0.5);
+  EXPECT_TRUE(std::isinf(r[3]));
+  EXPECT_EQ(tensor({-1.0f}).pow(int64_t(16777217)).item<float>(), -1.0f);
+}
+
 TEST(FloatTensors, LongSumsAreAccurate) {
   manual_seed(7);
   Tensor r = rand({10000000});
