@@ -160,6 +160,9 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
     __int128 count = d > 0 ? (span + d - 1) / d : (span + d + 1) / d;
     if (dtype != DType::I64 && floating)
       count = static_cast<__int128>(std::ceil((e - s) / st));
+    if (count > INT64_MAX)
+      fail("arange: invalid size, possible overflow?",
+           "the range holds more elements than int64 can count", loc);
     if (count < 0)
       count = 0;
     Tensor t = generated("arange", Op::Arange, {static_cast<int64_t>(count)},

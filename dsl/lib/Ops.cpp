@@ -137,7 +137,7 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
   bool boolScalar = (a.scalar && a.scalar->kind() == Scalar::Kind::Bool) ||
                     (b.scalar && b.scalar->kind() == Scalar::Kind::Bool);
   if (kind == Kind::Arith && std::string_view(name) == "sub") {
-    if (common == DType::Bool && !boolScalar)
+    if (common == DType::Bool)
       fail("Subtraction, the `-` operator, with two bool tensors is not "
            "supported.",
            "use the `^` or `logical_xor()` operator instead", loc);
@@ -442,6 +442,13 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
              "D",
          "", loc);
   int64_t k1 = sa.back(), k2 = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];
+  if (k1 != k2 && sa.size() == 1 && sb.size() == 1)
+    fail("inconsistent tensor size, expected tensor [" + std::to_string(k1) +
+             "] and src [" + std::to_string(k2) +
+             "] to have the same number of elements, but got " +
+             std::to_string(k1) + " and " + std::to_string(k2) +
+             " elements respectively",
+         "a dot product needs two vectors of one length", loc);
   if (k1 != k2) {
     auto fmt = [](const Shape &s) {
       std::string r;

@@ -321,6 +321,19 @@ TEST(PyTorchErrors, RaisedAtTheCall) {
        "\"pow\" not implemented for 'Bool'"},
       {[] { tensor({1.0f}) - true; },
        "Subtraction, the `-` operator, with a bool tensor is not supported."},
+      {[] { true - tensor({true}); },
+       "Subtraction, the `-` operator, with two bool tensors is not "
+       "supported."},
+      {[] {
+         tensor({1.0f, 2.0f}).matmul(tensor({1.0f, 2.0f, 3.0f}));
+       },
+       "inconsistent tensor size, expected tensor [2] and src [3] to have "
+       "the same number of elements, but got 2 and 3 elements respectively"},
+      {[] {
+         arange(std::numeric_limits<int64_t>::min(),
+                std::numeric_limits<int64_t>::max());
+       },
+       "arange: invalid size, possible overflow?"},
       {[] { tensor({3L}).pow(-2); },
        "Integers to negative integer powers are not allowed."},
       {[] {
