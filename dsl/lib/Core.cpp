@@ -593,20 +593,12 @@ T checkedItem(const runtime::Storage &buffer, DType dtype, int64_t i,
   if constexpr (std::is_same_v<T, bool>) {
     return elementAs<T>(buffer, dtype, i);
   } else {
-    bool fits = true;
-    if (dtype == DType::I64 || dtype == DType::I32 || dtype == DType::Bool) {
-      int64_t v = elementAs<int64_t>(buffer, dtype, i);
-      if constexpr (std::is_integral_v<T>)
-        fits = v >= std::numeric_limits<T>::min() &&
-               v <= std::numeric_limits<T>::max();
-    } else {
-      double v = elementAs<double>(buffer, dtype, i);
-      if constexpr (std::is_integral_v<T>)
-        fits = v >= static_cast<double>(std::numeric_limits<T>::min()) &&
-               v < -static_cast<double>(std::numeric_limits<T>::min());
-      else if constexpr (std::is_same_v<T, float>)
-        fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
-    }
+    // The element as a Scalar (integers exactly), checked against T's dtype.
+    bool integral =
+        dtype == DType::I64 || dtype == DType::I32 || dtype == DType::Bool;
+    Scalar v = integral ? Scalar(elementAs<int64_t>(buffer, dtype, i))
+                        : Scalar(elementAs<double>(buffer, dtype, i));
+    bool fits = fitsIn(v, dtypeOfT<T>());
     if (!fits)
       fail(std::string("value cannot be converted to type ") +
                (std::is_same_v<T, int32_t> ? "int32_t"

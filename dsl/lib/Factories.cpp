@@ -247,14 +247,7 @@ Tensor strata::from_vector(const std::vector<T> &values, const Shape &sizes,
   // overflow"); floats round (1e300 into f32 is inf).
   if (dtype == DType::I32 || dtype == DType::I64)
     for (const T &v : values) {
-      bool fits;
-      if constexpr (std::is_integral_v<T>)
-        fits = dtype == DType::I64 || (static_cast<int64_t>(v) >= INT32_MIN &&
-                                       static_cast<int64_t>(v) <= INT32_MAX);
-      else
-        fits = dtype == DType::I64
-                   ? v >= -9223372036854775808.0 && v < 9223372036854775808.0
-                   : v >= -2147483648.0 && v <= 2147483647.0;
+      bool fits = fitsIn(Scalar(v), dtype);
       if (!fits)
         fail(std::string("from_vector: value cannot be converted to type ") +
                  (dtype == DType::I32 ? "int32" : "int64") +

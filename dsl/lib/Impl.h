@@ -264,6 +264,10 @@ runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
 /// `dtype` as PyTorch's arithmetic does (integers exact, wrapping into
 /// int32; a float truncates into an integer type).
 Tensor scalarTensor(const Scalar &value, DType dtype, const SourceLoc &loc);
+/// Whether `value` converts to `dtype` without overflow (PyTorch's
+/// checked_convert: NaN and out-of-range into integers, finite values past
+/// FLT_MAX into f32); fill_, full, from_vector and item<T>() ask it.
+bool fitsIn(const Scalar &value, DType dtype);
 /// PyTorch's checked conversion of a fill value (fill_, full): throws
 /// "value cannot be converted to type int without overflow" and the like.
 void checkScalarFits(const Scalar &value, DType dtype, const char *op,

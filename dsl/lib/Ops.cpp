@@ -283,37 +283,37 @@ int64_t strata::detail::checkStorageSize(const Shape &sizes,
   return n;
 }
 
-void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
-                                     const char *op, const SourceLoc &loc) {
+bool strata::detail::fitsIn(const Scalar &value, DType dtype) {
   double v = value.toDouble();
-  bool fits = true;
-  const char *type = "";
   switch (dtype) {
   case DType::Bool:
   case DType::F64:
-    break;
+    return true;
   case DType::F32:
-    type = "float";
-    fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
-    break;
+    return !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
   case DType::I32:
-    type = "int";
-    fits = value.isIntegral()
+    return value.isIntegral()
                ? value.toLong() >= INT32_MIN && value.toLong() <= INT32_MAX
                : v >= -2147483648.0 && v <= 2147483647.0;
-    break;
   case DType::I64:
-    type = "int64_t";
-    fits = value.isIntegral() ||
+    return value.isIntegral() ||
            (v >= -9223372036854775808.0 && v < 9223372036854775808.0);
-    break;
   }
-  if (!fits)
-    fail(std::string(op) + ": value cannot be converted to type " + type +
-             " without overflow",
-         "the value must lie in the range of the tensor's dtype " +
-             toString(dtype) + " (convert the tensor with .to() first)",
-         loc);
+  return true;
+}
+
+void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
+                                     const char *op, const SourceLoc &loc) {
+  if (fitsIn(value, dtype))
+    return;
+  const char *type = dtype == DType::F32   ? "float"
+                     : dtype == DType::I32 ? "int"
+                                           : "int64_t";
+  fail(std::string(op) + ": value cannot be converted to type " + type +
+           " without overflow",
+       "the value must lie in the range of the tensor's dtype " +
+           toString(dtype) + " (convert the tensor with .to() first)",
+       loc);
 }
 
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
