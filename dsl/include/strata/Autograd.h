@@ -51,9 +51,10 @@ public:
   GradFn(std::shared_ptr<detail::Node> node,
          std::weak_ptr<detail::TensorImpl> leaf);
   /// For the implementation: the node of view op `view` applied (through
-  /// the rest of its chain) to version `node`.
+  /// the rest of its chain) to version `node`, the data of `leaf` if set.
   GradFn(std::shared_ptr<detail::Node> node,
-         std::shared_ptr<const detail::ViewChain> view);
+         std::shared_ptr<const detail::ViewChain> view,
+         std::weak_ptr<detail::TensorImpl> leaf = {});
 
 private:
   std::shared_ptr<detail::Node> node_;
