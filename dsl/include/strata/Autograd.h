@@ -44,6 +44,9 @@ public:
   std::string where() const;
   /// Identity of the graph node (two handles to one node compare equal).
   const void *id() const;
+  /// Sizes of the tensors the forward op saved for backward (PyTorch's
+  /// saved tensors: both operands of a mul, the result of an exp, ...).
+  std::vector<Shape> saved_sizes() const;
   /// For AccumulateGrad: the leaf whose .grad() it accumulates into.
   Tensor variable() const;
 
@@ -121,10 +124,13 @@ using VJPFunction = std::function<std::vector<Tensor>(
 struct GradcheckResult {
   /// Every element within atol + rtol * |numeric|.
   bool ok = true;
-  /// The worst element: input number, flat element index, output element.
+  /// The worst element by relative error (a failing one when the check
+  /// fails): input number, flat element index, output element.
   int64_t input = -1, index = -1, output = -1;
   /// The worst element's analytic and numeric derivative.
   double analytic = 0, numeric = 0;
+  /// |analytic - numeric| / max(|analytic|, |numeric|); 0 where both are 0.
+  double relative_error = 0;
   /// A one-line report of the worst element.
   std::string message;
 };
@@ -145,11 +151,6 @@ gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
           const std::vector<Tensor> &inputs,
           const GradcheckOptions &options = {},
           SourceLoc loc = SourceLoc::current());
-
-namespace detail {
-/// The autograd graph behind `tensors` as DOT (strata::to_dot's hook).
-std::string autogradDot(const std::vector<Tensor> &tensors);
-} // namespace detail
 
 } // namespace strata
 
