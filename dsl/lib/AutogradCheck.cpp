@@ -16,7 +16,7 @@ using namespace strata;
 using namespace strata::detail;
 
 GradcheckResult
-strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+strata::gradcheck(const Function<Tensor(const std::vector<Tensor> &)> &fn,
                   const std::vector<Tensor> &inputs,
                   const GradcheckOptions &options, SourceLoc loc) {
   // from_vector reads empty sizes as "1-D of the values' length": a 0-d

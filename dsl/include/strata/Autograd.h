@@ -9,9 +9,9 @@
 #ifndef STRATA_AUTOGRAD_H
 #define STRATA_AUTOGRAD_H
 
+#include "strata/Function.h"
 #include "strata/Tensor.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,7 +104,7 @@ private:
 /// Receives strata's warnings (PyTorch's UserWarnings): the message and the
 /// "file:line" of the user's call.
 using WarningHandler =
-    std::function<void(const std::string &message, const std::string &where)>;
+    Function<void(const std::string &message, const std::string &where)>;
 /// Replaces the warning handler; an empty one restores the default, which
 /// prints "file:line: UserWarning: message" on stderr once per message and
 /// line (as Python's default warning filter does).
@@ -117,7 +117,7 @@ bool is_anomaly_enabled();
 
 /// A user-supplied analytic gradient for gradcheck (a custom Function's
 /// backward): the gradient of each input given the gradient of the output.
-using VJPFunction = std::function<std::vector<Tensor>(
+using VJPFunction = Function<std::vector<Tensor>(
     const std::vector<Tensor> &inputs, const Tensor &grad_output)>;
 
 /// What gradcheck found.
@@ -147,7 +147,7 @@ struct GradcheckOptions {
 /// Compares autograd's Jacobian of `fn` at `inputs` (converted to float64)
 /// with central finite differences; reports the worst element.
 GradcheckResult
-gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+gradcheck(const Function<Tensor(const std::vector<Tensor> &)> &fn,
           const std::vector<Tensor> &inputs,
           const GradcheckOptions &options = {},
           SourceLoc loc = SourceLoc::current());
