@@ -404,6 +404,14 @@ std::string GradFn::where() const {
   return node_ ? formatLoc(node_->loc) : "";
 }
 
+std::vector<Shape> GradFn::saved_sizes() const {
+  std::vector<Shape> out;
+  if (node_ && !view_)
+    for (const Node::Saved &sv : node_->saved)
+      out.push_back(sv.sizes);
+  return out;
+}
+
 Tensor GradFn::variable() const {
   auto l = view_ || node_ ? nullptr : leaf_.lock();
   return l ? Tensor(l) : Tensor();
@@ -496,36 +504,5 @@ std::string strata::format_graph(const Tensor &t) {
       };
   if (GradFnPtr f = t.grad_fn())
     walk(f, "");
-  return os.str();
-}
-
-std::string strata::detail::autogradDot(const std::vector<Tensor> &tensors) {
-  std::ostringstream os;
-  os << "digraph autograd {\n  rankdir=BT;\n  node [fontname=\"monospace\", "
-        "fontsize=10, shape=box];\n";
-  std::map<const void *, std::string> ids;
-  std::function<std::string(const GradFnPtr &)> visit =
-      [&](const GradFnPtr &f) -> std::string {
-    const void *key = f->id();
-    std::string label =
-        f->name() + (f->where().empty() ? "" : "\\n" + f->where());
-    std::string id = "n" + std::to_string(ids.size());
-    auto [it, fresh] = ids.emplace(key, id);
-    if (!fresh)
-      return it->second;
-    os << "  " << id << " [label=\"" << label << "\""
-       << (f->name() == "AccumulateGrad" ? ", style=filled, fillcolor=lightblue"
-                                         : "")
-       << "];\n";
-    for (const GradFnPtr &next : f->next_functions())
-      if (next)
-        os << "  " << id << " -> " << visit(next) << ";\n";
-    return id;
-  };
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (GradFnPtr f = tensors[i].grad_fn())
-      os << "  out" << i << " [label=\"tensor " << i
-         << "\", shape=ellipse];\n  " << visit(f) << " -> out" << i << ";\n";
-  os << "}\n";
   return os.str();
 }

@@ -497,6 +497,12 @@ Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
     fail("only Tensors of floating point dtype can require gradients",
          "convert with .to(strata::kFloat32) first", loc);
   t.requiresGrad = r;
+  if (r && t.gradBase) {
+    // A view of a tensor that does not require grad becomes a leaf of its
+    // own (PyTorch: x.view(...).requires_grad_() is a leaf; x is not).
+    t.gradBase = nullptr;
+    t.isLeaf = true;
+  }
   return *this;
 }
 
