@@ -17,5 +17,7 @@ fi
 # Workloads (a)-(h) through the fluent API against the same IR (within 10%).
 "$bin/strata-bench-dsl" --fluent-vs-ir --markdown "$build_dir/fluent-vs-ir.md"
 "$bin/strata-bench-autograd"
+# A scalar schedule and random narrow offsets: compiles after step 1.
+"$bin/strata-bench-values"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"

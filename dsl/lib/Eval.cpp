@@ -9,9 +9,13 @@
 // root, another pending node); temporaries stay inside the fused program.
 // (3) Key: the structure of the slice (ops, attributes, dtypes, layouts, not
 // data); a hit reuses a jit::PreparedFunction, a miss prints the IR and
-// prepares it. (4) Run with written arguments donated; results become the
-// roots' home buffers (an in-place result not written in place is copied
-// back into the user's buffer).
+// prepares it. Scalars (0-d fills: `x * lr`, `fill_(v)`, clamp bounds) are
+// arguments, not constants, so their values are not in the key; only a
+// value that selects code stays a constant (a pow exponent: 0.5 is sqrt,
+// an f32 exponent f32 cannot hold runs in f64), and bool scalars.
+// (4) Run with written arguments donated; results become the roots' home
+// buffers (an in-place result not written in place is copied back into the
+// user's buffer).
 //
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
@@ -212,6 +216,19 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     }
     recompute.push_back(n->output ? 0 : cost);
   }
+  std::vector<bool> selectsCode(pending.size(), false);
+  for (const Node *n : pending)
+    if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
+      for (const Operand &in : n->inputs)
+        if (!in.node->buffer)
+          selectsCode[in.node->index] = true;
+  scalarArg.assign(pending.size(), -1);
+  for (Node *n : pending)
+    if (n->op == Op::Fill && n->sizes.empty() && n->dtype != DType::Bool &&
+        !n->output && !selectsCode[n->index]) {
+      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
+      scalars.push_back(n);
+    }
 }
 
 namespace {
@@ -285,6 +302,10 @@ std::string Slice::key() const {
     }
     push(key, static_cast<int64_t>(n->op));
     push(key, reinterpret_cast<intptr_t>(n->name));
+    if (scalarArg[n->index] >= 0) { // an argument: no value
+      push(key, -100 - static_cast<int64_t>(n->dtype));
+      continue;
+    }
     push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
                   (n->output ? 32 : 0) | (n->exact ? 64 : 0));
     pushList(key, n->sizes);
@@ -304,7 +325,8 @@ std::string Slice::key() const {
   return key;
 }
 
-std::string Slice::source(std::vector<const Node *> &outputs) const {
+std::string Slice::source(std::vector<const Node *> &outputs,
+                          bool scalarArgs) const {
   std::string body, sig;
   auto name = [](const Node *n) {
     return (n->buffer ? "%a" : "%v") + std::to_string(n->index);
@@ -320,10 +342,19 @@ std::string Slice::source(std::vector<const Node *> &outputs) const {
             valueType(src) + " -> " + type + "\n";
     return std::make_pair(t, type);
   };
+  std::string scalarSig;
   for (const Node *n : nodes) {
     if (n->buffer) {
       sig +=
           std::string(sig.empty() ? "" : ", ") + name(n) + ": " + valueType(n);
+      continue;
+    }
+    if (int32_t k = scalarArg[n->index]; k >= 0 && scalarArgs) {
+      std::string s = "%s" + std::to_string(k);
+      std::string storage = storageType(1, n->dtype);
+      scalarSig += ", " + s + ": " + storage;
+      body += "    " + name(n) + " = strata.strided_view " + s + " : " +
+              storage + " -> " + valueType(n) + locText(n->loc) + "\n";
       continue;
     }
     std::vector<std::pair<std::string, std::string>> ins;
@@ -339,8 +370,11 @@ std::string Slice::source(std::vector<const Node *> &outputs) const {
     rets += (i ? ", " : "") + name(outputs[i]);
     retTypes += (i ? ", " : "") + valueType(outputs[i]);
   }
-  return "module {\n  func.func @main(" + sig + ") -> (" + retTypes + ") {\n" +
-         body + "    return " + rets + " : " + retTypes + "\n  }\n}\n";
+  if (sig.empty() && !scalarSig.empty())
+    scalarSig.erase(0, 2);
+  return "module {\n  func.func @main(" + sig + scalarSig + ") -> (" +
+         retTypes + ") {\n" + body + "    return " + rets + " : " + retTypes +
+         "\n  }\n}\n";
 }
 
 namespace {
@@ -414,7 +448,33 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     onCuda |= n->device == kDevCUDA;
   if (hit)
     countStats([](EvalStats &s) { ++s.cacheHits; });
-  std::vector<jit::JitValue> args(slice.args.size());
+  std::vector<jit::JitValue> args(slice.args.size() + slice.scalars.size());
+  // The scalars' values live here while the program runs (wrapped, not
+  // allocated: a program allocates only its results).
+  std::vector<int64_t> scalarData(slice.scalars.size());
+  for (size_t i = 0; i < slice.scalars.size(); ++i) {
+    // The fill's value in its dtype, as Fuse would have made the constant.
+    const Node *n = slice.scalars[i];
+    jit::JitValue &v = args[slice.args.size() + i];
+    void *p = &scalarData[i];
+    v.dtype = toJitDType(n->dtype);
+    v.buffer = runtime::Storage::wrapExternal(p, elementSize(n->dtype),
+                                              runtime::DeviceKind::CPU, [] {});
+    auto iv = [n] { return n->exact ? n->ia : static_cast<int64_t>(n->a); };
+    if (n->dtype == DType::F32)
+      *static_cast<float *>(p) =
+          static_cast<float>(n->exact ? static_cast<double>(n->ia) : n->a);
+    else if (n->dtype == DType::F64)
+      *static_cast<double *>(p) = n->exact ? static_cast<double>(n->ia) : n->a;
+    else if (n->dtype == DType::I32)
+      *static_cast<int32_t *>(p) =
+          static_cast<int32_t>(static_cast<uint32_t>(iv()));
+    else
+      *static_cast<int64_t *>(p) = iv();
+    v.sizes = {1};
+    v.strides = {1};
+    v.isStorage = true;
+  }
   for (size_t i = 0; i < slice.args.size(); ++i) {
     const Node *a = slice.args[i];
     jit::JitValue &v = args[i];
@@ -572,7 +632,9 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
   bool hit;
   std::shared_ptr<Program> program =
       prepare(slice.key(), recipeOf(slice), loc, hit);
-  return {program->source, program->fn->loweredIR()};
+  // The program with its scalars as constants: it runs on its own.
+  std::vector<const Node *> outputs;
+  return {slice.source(outputs, false), program->fn->loweredIR()};
 }
 
 EvalStats strata::eval_stats() {

@@ -21,10 +21,17 @@ struct Slice {
   std::vector<Node *> pending;
   /// Readers pulled in (held while evaluating).
   std::vector<NodePtr> keepAlive;
+  /// Scalars passed as arguments (after the storages): pending 0-d fills
+  /// whose value selects no code, so the key holds their dtype only.
+  std::vector<Node *> scalars;
+  /// Per pending node: its position in `scalars`, or -1.
+  std::vector<int32_t> scalarArg;
   /// The structural cache key (no data).
   std::string key() const;
-  /// The func.func text; appends the returned nodes to `outputs`.
-  std::string source(std::vector<const Node *> &outputs) const;
+  /// The func.func text; appends the returned nodes to `outputs`. With
+  /// `scalarArgs` false the scalars are constants (a self-contained dump).
+  std::string source(std::vector<const Node *> &outputs,
+                     bool scalarArgs = true) const;
 
 private:
   void visit(Node *n);

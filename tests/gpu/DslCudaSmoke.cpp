@@ -50,6 +50,21 @@ TEST(DslCuda, ElementwiseAndRoundTrip) {
   EXPECT_EQ(back.to_vector<float>(), a.to_vector<float>());
 }
 
+// Scalars are arguments on CUDA too: a new scalar every step compiles no
+// new program (docs/design.md, "Scalars are arguments").
+TEST(DslCuda, ScalarScheduleCompilesOnce) {
+  REQUIRE_GPU();
+  Tensor a = randn({256});
+  Tensor ga = a.to(kCuda);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 20; ++step) {
+    double lr = 0.1 / (1 + step), bias = step - 10.0;
+    expectSame(ga * lr + bias, a * lr + bias);
+  }
+  // One prepared program serves both devices (its key is its structure).
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+}
+
 TEST(DslCuda, Broadcast) {
   REQUIRE_GPU();
   Tensor x = randn({64, 1, 32}), y = randn({1, 48, 32});

@@ -274,7 +274,11 @@ struct Scalar {
           return b.create<arith::SelectOp>(loc, in[0], in[1], in[2]);
         })
         .Case([&](CastOp c) {
-          return convert(in[0], tensorType(c.getResult()).getElementType());
+          Value v = convert(in[0], tensorType(c.getResult()).getElementType());
+          if (c->hasAttr(strata::kCascadeAttrName))
+            if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+              ext->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
+          return v;
         })
         .Default([](Operation *) { return Value(); });
   }

@@ -4,7 +4,10 @@
 // Guarantees: no f32 sum or mean is left; each became cast(f64 op(cast(x)))
 //   with the same shape, dims and keepdim, so results differ only by being
 //   rounded once instead of once per addition.
-// Algorithm: one walk collecting the ops, then a local rewrite of each.
+// Algorithm: one walk collecting the ops, then a local rewrite of each. The
+//   widening cast carries kCascadeAttrName, so the emitters may add f32
+//   partials of bounded runs into the f64 accumulator (cascade summation:
+//   f32 vector speed, about f64 accuracy).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
@@ -40,9 +43,11 @@ struct WidenSumsPass : public strata::impl::WidenSumsBase<WidenSumsPass> {
       Type f64 = b.getF64Type();
       StridedTensorType in = tensorType(op->getOperand(0));
       StridedTensorType result = tensorType(op->getResult(0));
-      Value wideIn = b.create<CastOp>(
+      auto widen = b.create<CastOp>(
           loc, StridedTensorType::getContiguous(f64, in.getShape()),
           op->getOperand(0));
+      widen->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
+      Value wideIn = widen;
       Operation *wide = b.clone(*op);
       wide->setOperand(0, wideIn);
       wide->getResult(0).setType(

@@ -13,10 +13,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
 
 using namespace strata;
@@ -221,6 +226,42 @@ TEST(FloatTensors, LongSumsAreAccurate) {
   for (float v : n.to_vector<float>())
     nref += v;
   EXPECT_NEAR(n.sum().item<float>(), nref, 1e-5 + 2e-6 * std::fabs(nref));
+}
+
+// 10^7 f32 values summed whole, by columns, by rows and as a transposed
+// product (cascade summation: f32 runs into f64 accumulators), checked by
+// PyTorch 1.13 against its own f32 results and the f64 reference within
+// assert_close's float32 tolerance (long_sums_torch.py).
+TEST(FloatTensors, LongSumsMatchPyTorch) {
+  if (std::system("test -x /usr/bin/python3") != 0)
+    GTEST_SKIP() << "SKIPPED: no /usr/bin/python3";
+  manual_seed(11);
+  Tensor x = rand({10000000});
+  const int64_t n = 2200;
+  std::string dir = ::testing::TempDir() + "strata-long-sums";
+  std::filesystem::create_directories(dir);
+  save(x, dir + "/x.npy");
+  save(x.sum(), dir + "/sum.npy");
+  save(x.mean(), dir + "/mean.npy");
+  save(x.view({100000, 100}).sum({0}), dir + "/sum0.npy");
+  save(x.view({100, 100000}).sum({1}), dir + "/sum1.npy");
+  Tensor a = x.narrow(0, 0, n * n).view({n, n});
+  Tensor b = x.narrow(0, n * n, n * n).view({n, n});
+  save((a.t() * b).sum(), dir + "/tprod.npy");
+  std::string cmd = std::string("/usr/bin/python3 ") + STRATA_LONG_SUMS_SCRIPT +
+                    " " + dir + " 2>&1";
+  std::string log;
+  FILE *p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  while (fgets(buf, sizeof buf, p))
+    log += buf;
+  int status = pclose(p);
+  std::filesystem::remove_all(dir);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    GTEST_SKIP() << log;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
+  std::cout << log;
 }
 
 TEST(Sizes, OverflowRaisesAtTheCall) {

@@ -14,6 +14,9 @@ def WidenSums : Pass<"strata-widen-sums", "mlir::func::FuncOp"> {
     consumers' kernel (its own kernel only where the sum is returned). Why:
     PyTorch's cascade sum keeps 10^7 additions within a few roundings; a
     running f32 sum is percents off. matmul keeps f32 accumulation, as BLAS.
+    The widening cast carries `{strata.cascade}` (kept by fuse on the body's
+    `arith.extf`): the emitters may add f32 partials over bounded runs into
+    the f64 accumulator (cascade summation, f32 vector speed).
 
     Before:
     ```mlir
@@ -21,7 +24,7 @@ def WidenSums : Pass<"strata-widen-sums", "mlir::func::FuncOp"> {
     ```
     After:
     ```mlir
-    %w = strata.cast %x : !strata.tensor<8xf32, ...> -> !strata.tensor<8xf64, ...>
+    %w = strata.cast %x {strata.cascade} : !strata.tensor<8xf32, ...> -> !strata.tensor<8xf64, ...>
     %t = strata.sum %w dims [] : !strata.tensor<8xf64, ...> -> !strata.tensor<f64, ...>
     %s = strata.cast %t : !strata.tensor<f64, ...> -> !strata.tensor<f32, ...>
     ```

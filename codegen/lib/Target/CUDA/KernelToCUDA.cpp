@@ -22,11 +22,18 @@
 //     innermost loop and 16-byte aligned: 4 points per thread.
 //   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
 //     unless some size or offset needs 64.
+// Cascade sums (an f64 sum of f32 values that --strata-widen-sums marked):
+// each thread adds its values in f32 (`cacc<r>`) and adds that partial to
+// its f64 accumulator every kCascadeRun values and at the end; the block
+// and split combinations stay f64. f32 throughput, about f64 accuracy.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Target/CUDA/KernelToCUDA.h"
 #include "CudaScalarOps.h"
 #include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/KernelPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -41,6 +48,8 @@ constexpr int64_t kMaxGrid = 65536;
 constexpr int64_t kTile = 32;
 /// Blocks (hence partials) of a TiledReduce kernel at most.
 constexpr int64_t kMaxTiledReduceBlocks = 512;
+/// f32 additions per thread between two f64 additions of a cascade sum.
+constexpr int64_t kCascadeRun = 64;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -132,6 +141,10 @@ private:
   void storeAccumulators(const std::string &ind, int64_t splits,
                          const std::string &split);
   bool emitReduce(std::string &error);
+  bool isCascade(unsigned r) const;
+  void declareCascade(const std::string &ind);
+  void accumulate(const std::string &ind, unsigned r, const std::string &v);
+  void flushCascade(const std::string &ind);
   void emitFinish();
   void chooseIndexWidth();
 
@@ -315,6 +328,57 @@ void Emitter::storeAccumulators(const std::string &ind, int64_t splits,
   }
 }
 
+/// Result r sums the f32 operand of a marked `arith.extf` in f64.
+bool Emitter::isCascade(unsigned r) const {
+  if (k.getCombiner(r) != "sum")
+    return false;
+  mlir::Value y = k.getBodyBlock().getTerminator()->getOperand(r);
+  auto ext = y.getDefiningOp<mlir::arith::ExtFOp>();
+  return ext && ext->hasAttr(strata::kCascadeAttrName) &&
+         ext.getIn().getType().isF32() && ext.getType().isF64();
+}
+
+/// The f32 partials of the cascade sums and their run counter.
+void Emitter::declareCascade(const std::string &ind) {
+  bool any = false;
+  for (unsigned r = 0; r < numRes; ++r)
+    if (isCascade(r)) {
+      src += ind + "float cacc" + str(r) + " = 0.0f;\n";
+      any = true;
+    }
+  if (any)
+    src += ind + "int crun = 0;\n";
+}
+
+/// acc<r> combined with the yielded `v`; a cascade sum adds the f32 value
+/// (`v` is its exact f64 widening) to its partial, and after the last
+/// cascade sum of the kernel every kCascadeRun points the partials join
+/// their accumulators.
+void Emitter::accumulate(const std::string &ind, unsigned r,
+                         const std::string &v) {
+  std::string a = "acc" + str(r);
+  if (!isCascade(r)) {
+    src += ind + a + " = " + c::combine(k.getCombiner(r), a, v) + ";\n";
+    return;
+  }
+  std::string p = "cacc" + str(r);
+  src += ind + p + " = " + p + " + (float)" + v + ";\n";
+  for (unsigned q = r + 1; q < numRes; ++q)
+    if (isCascade(q))
+      return;
+  src += ind + "if (++crun == " + str(kCascadeRun) + ") {\n";
+  flushCascade(ind + "  ");
+  src += ind + "  crun = 0;\n" + ind + "}\n";
+}
+
+/// acc<r> += cacc<r>, cacc<r> = 0 for every cascade sum.
+void Emitter::flushCascade(const std::string &ind) {
+  for (unsigned r = 0; r < numRes; ++r)
+    if (isCascade(r))
+      src += ind + "acc" + str(r) + " = acc" + str(r) + " + (double)cacc" +
+             str(r) + ";\n" + ind + "cacc" + str(r) + " = 0.0f;\n";
+}
+
 /// Every combining result is a scalar (all its strides are 0).
 bool Emitter::reducesToScalars() const {
   for (unsigned r = 0; r < numRes; ++r)
@@ -357,6 +421,8 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
     src += "  " + ty + " acc" + str(r) + " = " +
            c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
   }
+  if (reduce)
+    declareCascade("  ");
   std::string it = "i" + str(t), ii = "i" + str(inner);
   std::string st = str(nest.sizes[t]), si = str(nest.sizes[inner]);
   src += "  " + gridLoop("b", str(tiles), true);
@@ -409,8 +475,7 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
     unsigned op = numIn + r;
     std::string v = c::toMemory(types[op], yields[r]);
     if (reduces(r))
-      src += ind + "acc" + str(r) + " = " +
-             c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+      accumulate(ind, r, yields[r]);
     else if (isStaged(op))
       src +=
           ind + "tile_" + operandName(op) + "[threadIdx.x][k] = " + v + ";\n";
@@ -439,6 +504,7 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   out.gridX = blocks;
   out.outputs = 1;
   out.splits = blocks;
+  flushCascade("  ");
   blockReduce("  ");
   src += "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n";
   storeAccumulators("    ", blocks, "blockIdx.x");
@@ -496,6 +562,7 @@ bool Emitter::emitReduce(std::string &error) {
     if (reduces(r))
       src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) +
              " = " + c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
+  declareCascade("    ");
   std::string lane = row ? "threadIdx.x" : "threadIdx.y";
   std::string step = row ? "blockDim.x" : "blockDim.y";
   std::string open = row ? "    {\n" : "    if (o < " + str(m) + ") {\n";
@@ -513,13 +580,14 @@ bool Emitter::emitReduce(std::string &error) {
     return false;
   for (unsigned r = 0; r < numRes; ++r) {
     if (reduces(r))
-      src += ind + "  acc" + str(r) + " = " +
-             c::combine(k.getCombiner(r), "acc" + str(r), yields[r]) + ";\n";
+      accumulate(ind + "  ", r, yields[r]);
     else
       src += ind + "  " + operandName(numIn + r) + "[" + offset(numIn + r) +
              "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
   }
-  src += "      }\n    }\n";
+  src += "      }\n";
+  flushCascade(ind);
+  src += "    }\n";
   if (row) {
     blockReduce("    ");
     src += "    if (threadIdx.x == 0) {\n";
@@ -678,4 +746,4 @@ bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
 
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
-const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-3"; }
+const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-4"; }

@@ -12,6 +12,7 @@
 
 #include "strata/IR/StrataDialect.h"
 #include "strata/Target/LLVM/KernelToLLVM.h"
+#include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -78,6 +79,9 @@ private:
     if (kind == "sum") {
       if (!f)
         return b.CreateAdd(acc, v);
+      // A cascade sum's f32 value (or partial) into its f64 accumulator.
+      if (acc->getType() != v->getType())
+        v = b.CreateFPExt(v, acc->getType());
       llvm::FastMathFlags fmf;
       fmf.setAllowReassoc();
       Value *add = b.CreateFAdd(acc, v);
@@ -96,6 +100,12 @@ private:
         acc, v);
   }
   Value *integerPow(Value *base, Value *exp);
+  /// The f32 value a cascade sum result adds (the operand of its marked
+  /// `arith.extf`), or null when result `r` is not a cascade sum.
+  mlir::Value cascadeSource(unsigned r);
+  void planCascade();
+  bool emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
+                        llvm::SmallVector<Value *> ivs, std::string &error);
   Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
     return b.CreateUnaryIntrinsic(id, x);
   }
@@ -178,6 +188,21 @@ private:
   /// Its vector width in the flat innermost loop.
   unsigned ntLanes = 0;
   bool usedNonTemporal = false;
+  /// Cascade summation (kCascadeAttrName): per result, whether it is an
+  /// f64 sum of f32 values, which add up in f32 over runs of at most
+  /// kCascadeRun points (kCascadeRows rows for scratch results) before one
+  /// f64 addition.
+  static constexpr int64_t kCascadeRun = 256;
+  static constexpr int64_t kCascadeRows = 128;
+  /// Scratch rows hold at most this many f32 elements (stack memory).
+  static constexpr int64_t kMaxScratch = 8192;
+  llvm::SmallVector<bool> cascade;
+  /// The nest loop whose blocks of kCascadeRows iterations sum into f32
+  /// scratch rows (one per result in scratchResults) before they are added
+  /// to the f64 results, or -1: for cascade results written at every point
+  /// of the innermost loop (read-modify-write), e.g. `a.sum(0)`.
+  int scratchDim = -1;
+  llvm::SmallVector<unsigned> scratchResults;
 
   KernelOp k;
   llvm::Module &mod;

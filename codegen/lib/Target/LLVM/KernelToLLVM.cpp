@@ -22,11 +22,21 @@
 //   vectors: AVX2 hosts get unpck/shufps/vperm2f128, others a legal split.
 //   Before a full tile runs, the lines the next tile along the innermost
 //   loop reads are prefetched (prefetchNextTile).
+//   Cascade sums (an f64 sum of f32 values that --strata-widen-sums marked)
+//   add their f32 values in f32 over bounded runs, at f32 vector width, and
+//   each run's partial once into the f64 accumulator: register
+//   accumulators over runs of kCascadeRun points of the innermost loop,
+//   tile accumulators over a tile, and read-modify-written results over
+//   blocks of kCascadeRows iterations of their innermost reduced loop into
+//   an f32 scratch row on the stack (emitScratchLevel). Like PyTorch's
+//   cascade sum: the error grows with the run length, not the sum length.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 
 #include "llvm/IR/Verifier.h"
+
+#include <functional>
 
 using namespace strata::codegen::detail;
 
@@ -305,9 +315,150 @@ bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
       return false;
     values[op.getResult(0)] = v;
   }
-  for (mlir::Value y : body.getTerminator()->getOperands())
-    yields.push_back(values.lookup(y));
+  mlir::Operation *yield = body.getTerminator();
+  for (unsigned r = 0; r < yield->getNumOperands(); ++r)
+    yields.push_back(
+        values.lookup(cascade[r] ? cascadeSource(r) : yield->getOperand(r)));
   return true;
+}
+
+mlir::Value Emitter::cascadeSource(unsigned r) {
+  if (k.getCombiner(r) != "sum")
+    return {};
+  mlir::Value y = k.getBodyBlock().getTerminator()->getOperand(r);
+  auto ext = y.getDefiningOp<mlir::arith::ExtFOp>();
+  if (!ext || !ext->hasAttr(kCascadeAttrName) ||
+      !ext.getIn().getType().isF32() || !ext.getType().isF64())
+    return {};
+  return ext.getIn();
+}
+
+/// Picks the loop whose blocks sum into scratch rows: the innermost loop
+/// with size > 1 that a cascade result does not move along, for results
+/// that move along the innermost loop (untiled nests; each row at most
+/// kMaxScratch elements; one such loop per kernel, the first result's).
+void Emitter::planCascade() {
+  size_t n = nest.sizes.size();
+  unsigned numInputs = k.getInputs().size();
+  if (n == 0 || tiledDim >= 0)
+    return;
+  for (unsigned r = 0; r < k.getNumResults(); ++r) {
+    const auto &st = nest.strides[numInputs + r];
+    if (!cascade[r] || st[n - 1] == 0)
+      continue;
+    int dim = -1;
+    for (size_t d = n; d-- > 0 && dim < 0;)
+      if (st[d] == 0 && nest.sizes[d] > 1)
+        dim = static_cast<int>(d);
+    if (dim < 0 || (scratchDim >= 0 && dim != scratchDim))
+      continue;
+    int64_t row = 1;
+    for (size_t d = dim + 1; d < n; ++d)
+      row *= nest.sizes[d];
+    if (row > kMaxScratch)
+      continue;
+    scratchDim = dim;
+    scratchResults.push_back(r);
+  }
+}
+
+/// The loop of scratchDim in blocks of kCascadeRows iterations: each block
+/// sums the scratch results into zeroed f32 rows (dense over the inner
+/// loops), then adds each row element once into its f64 result.
+bool Emitter::emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
+                               llvm::SmallVector<Value *> ivs,
+                               std::string &error) {
+  size_t n = nest.sizes.size(), dim = loops[level].dim;
+  unsigned numInputs = k.getInputs().size();
+  Value *lo = dim == 0 ? begin : b.getInt64(0);
+  Value *hi = dim == 0 ? end : b.getInt64(nest.sizes[dim]);
+  llvm::SmallVector<int64_t> rowStrides(n, 0);
+  int64_t row = 1;
+  for (size_t d = n; d-- > dim + 1;) {
+    rowStrides[d] = row;
+    row *= nest.sizes[d];
+  }
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  auto *rowType = llvm::ArrayType::get(b.getFloatTy(), row);
+  llvm::SmallVector<Value *> rows;
+  for (size_t s = 0; s < scratchResults.size(); ++s) {
+    llvm::AllocaInst *a = entry.CreateAlloca(rowType);
+    a->setAlignment(llvm::Align(64));
+    rows.push_back(a);
+  }
+  bool ok = true;
+  emitFor(
+      lo, hi, {},
+      [&](Value *c, llvm::ArrayRef<Value *>) {
+        Value *e = b.CreateAdd(c, b.getInt64(kCascadeRows), "", true, true);
+        e = b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
+        for (Value *r : rows)
+          b.CreateMemSet(r, b.getInt8(0), b.getInt64(row * 4), llvm::Align(64));
+        // The block writes the rows instead of the results.
+        struct Saved {
+          Value *base;
+          llvm::Type *memType;
+          mlir::Type type;
+          llvm::SmallVector<int64_t> strides;
+        };
+        llvm::SmallVector<Saved> saved;
+        llvm::SmallVector<Value *> blockIndex(index);
+        for (size_t s = 0; s < scratchResults.size(); ++s) {
+          unsigned op = numInputs + scratchResults[s];
+          saved.push_back({bases[op], memTypes[op], types[op],
+                           llvm::SmallVector<int64_t>(nest.strides[op].begin(),
+                                                      nest.strides[op].end())});
+          bases[op] = rows[s];
+          memTypes[op] = b.getFloatTy();
+          types[op] = mlir::Float32Type::get(k.getContext());
+          nest.strides[op].assign(rowStrides.begin(), rowStrides.end());
+          blockIndex[op] = b.getInt64(0);
+        }
+        emitFor(c, e, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
+          llvm::SmallVector<Value *> next(blockIndex), nextIvs(ivs);
+          for (size_t op = 0; op < next.size(); ++op)
+            if (int64_t st = nest.strides[op][dim])
+              next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(st)));
+          nextIvs.push_back(i);
+          ok = ok && emitLevel(level + 1, next, nextIvs, error);
+          return llvm::SmallVector<Value *>();
+        });
+        for (size_t s = 0; s < scratchResults.size(); ++s) {
+          unsigned op = numInputs + scratchResults[s];
+          bases[op] = saved[s].base;
+          memTypes[op] = saved[s].memType;
+          types[op] = saved[s].type;
+          nest.strides[op].assign(saved[s].strides.begin(),
+                                  saved[s].strides.end());
+          // rows[s][j] into the result, over the loops inside dim.
+          std::function<void(size_t, Value *, Value *)> flush =
+              [&](size_t d, Value *at, Value *out) {
+                if (d == n) {
+                  Value *v = b.CreateLoad(
+                      b.getFloatTy(),
+                      b.CreateInBoundsGEP(b.getFloatTy(), rows[s], at));
+                  store(op, out, combine("sum", load(op, out), v));
+                  return;
+                }
+                emitFor(b.getInt64(0), b.getInt64(nest.sizes[d]), {},
+                        [&](Value *j, llvm::ArrayRef<Value *>) {
+                          auto step = [&](Value *x, int64_t st) {
+                            return st ? b.CreateAdd(
+                                            x, b.CreateMul(j, b.getInt64(st)))
+                                      : x;
+                          };
+                          flush(d + 1, step(at, rowStrides[d]),
+                                step(out, nest.strides[op][d]));
+                          return llvm::SmallVector<Value *>();
+                        });
+              };
+          flush(dim + 1, b.getInt64(0), index[op]);
+        }
+        return llvm::SmallVector<Value *>();
+      },
+      kCascadeRows);
+  return ok;
 }
 
 /// Cache-blocked tiles for transposed access: when the innermost loop is
@@ -350,9 +501,15 @@ void Emitter::planLoops() {
   // Full tiles run a micro-kernel on microLanes x microLanes blocks: 256-bit
   // vectors of the widest element (the backend splits them where the host
   // has narrower registers).
+  // (A cascade sum's vectors hold its f32 values.)
   unsigned widest = 1;
-  for (llvm::Type *t : memTypes)
-    widest = std::max<unsigned>(widest, t->getPrimitiveSizeInBits() / 8);
+  for (size_t op = 0; op < memTypes.size(); ++op) {
+    size_t r = op - k.getInputs().size();
+    bool narrow =
+        op >= k.getInputs().size() && r < cascade.size() && cascade[r];
+    widest = std::max<unsigned>(
+        widest, narrow ? 4 : memTypes[op]->getPrimitiveSizeInBits() / 8);
+  }
   microLanes = widest <= 4 ? 8 : 4;
   // A non-reducing result that does not move along the innermost loop
   // (several points write one element) keeps the scalar order.
@@ -406,6 +563,9 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
     llvm::SmallVector<Value *> unused;
     return point(index, ivs, {}, {}, unused);
   }
+  if (static_cast<int>(loops[level].dim) == scratchDim &&
+      loops[level].kind == LoopKind::Full)
+    return emitScratchLevel(level, index, ivs, error);
   EmitLoop loop = loops[level];
   size_t dim = loop.dim;
   Value *lo = dim == 0 ? begin : b.getInt64(0);
@@ -454,7 +614,8 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
       if (kind.empty() || nest.strides[op][dim] || nest.strides[op][in])
         continue;
       tileAcc.push_back(r);
-      auto *vt = llvm::FixedVectorType::get(scalarType(types[op]), microLanes);
+      auto *vt = llvm::FixedVectorType::get(
+          cascade[r] ? b.getFloatTy() : scalarType(types[op]), microLanes);
       accInit.push_back(
           kind == "sum" ? llvm::Constant::getNullValue(vt)
                         : b.CreateVectorSplat(microLanes, load(op, index[op])));
@@ -516,14 +677,17 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
   // registers.
   llvm::SmallVector<unsigned> accumulated;
   llvm::SmallVector<Value *> init;
+  bool anyCascade = false;
   for (unsigned r = 0; r < numResults; ++r)
     if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][dim] == 0) {
       accumulated.push_back(r);
       init.push_back(load(numInputs + r, index[numInputs + r]));
+      anyCascade |= cascade[r];
     }
-  auto scalarLoop = [&](Value *from, Value *to, bool scalarOnly) {
+  auto scalarLoop = [&](Value *from, Value *to, bool scalarOnly,
+                        llvm::ArrayRef<Value *> start) {
     return emitFor(
-        from, to, init,
+        from, to, start,
         [&](Value *i, llvm::ArrayRef<Value *> c) {
           llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
           nextIvs.push_back(i);
@@ -552,7 +716,7 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
     vecLo = b.CreateSelect(b.CreateICmpSLT(vecLo, hi), vecLo, hi);
     Value *vecHi = b.CreateAdd(vecLo, b.CreateAnd(b.CreateSub(hi, vecLo),
                                                   b.getInt64(-int64_t(width))));
-    scalarLoop(lo, vecLo, true);
+    scalarLoop(lo, vecLo, true, init);
     emitFor(
         vecLo, vecHi, {},
         [&](Value *i, llvm::ArrayRef<Value *>) {
@@ -573,10 +737,36 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
           return llvm::SmallVector<Value *>();
         },
         width);
-    scalarLoop(vecHi, hi, true);
+    scalarLoop(vecHi, hi, true, init);
     return ok;
   }
-  auto finals = scalarLoop(lo, hi, false);
+  if (!anyCascade) {
+    auto finals = scalarLoop(lo, hi, false, init);
+    for (size_t a = 0; a < accumulated.size(); ++a)
+      store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
+            finals[a]);
+    return ok;
+  }
+  // Cascade sums: an f32 partial per run of kCascadeRun points, added to
+  // the f64 accumulator after its run.
+  auto finals = emitFor(
+      lo, hi, init,
+      [&](Value *c, llvm::ArrayRef<Value *> acc) {
+        Value *e = b.CreateAdd(c, b.getInt64(kCascadeRun), "", true, true);
+        e = b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
+        llvm::SmallVector<Value *> start, next;
+        for (size_t a = 0; a < accumulated.size(); ++a)
+          start.push_back(cascade[accumulated[a]]
+                              ? llvm::ConstantFP::get(b.getFloatTy(), 0.0)
+                              : acc[a]);
+        auto part = scalarLoop(c, e, false, start);
+        for (size_t a = 0; a < accumulated.size(); ++a)
+          next.push_back(cascade[accumulated[a]]
+                             ? combine("sum", acc[a], part[a])
+                             : part[a]);
+        return next;
+      },
+      kCascadeRun);
   for (size_t a = 0; a < accumulated.size(); ++a)
     store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
           finals[a]);
@@ -592,6 +782,8 @@ bool Emitter::run(const std::string &name, std::string &error) {
     types.push_back(elementType(d));
   for (mlir::Type t : types)
     memTypes.push_back(memoryType(t));
+  for (unsigned r = 0; r < k.getNumResults(); ++r)
+    cascade.push_back(static_cast<bool>(cascadeSource(r)));
 
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *fnType = llvm::FunctionType::get(
@@ -613,6 +805,7 @@ bool Emitter::run(const std::string &name, std::string &error) {
     index.push_back(b.getInt64(0));
   }
   planLoops();
+  planCascade();
   planNonTemporal();
   if (!emitLevel(0, index, {}, error))
     return false;
@@ -667,6 +860,6 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-4 (non-temporal stores, tile vector accumulators, "
-         "next-tile prefetch)";
+  return "kernel-to-llvm-5 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch, cascade sums)";
 }

@@ -1,0 +1,65 @@
+//===- ScalarArgsTest.cpp - scalars are program arguments -----------------===//
+//
+// A program's cache key is its structure: the C++ scalars of `x * lr + c`,
+// `fill_(v)` and clamp-like bounds are arguments of the compiled program,
+// so a new value every step compiles nothing (eval_stats().compiles), and
+// each step's values match plain C++. A scalar whose value selects code (a
+// pow exponent) stays a constant: a new exponent is a new program.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/strata.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+TEST(ScalarArgs, ScheduleOf100StepsCompilesOnce) {
+  manual_seed(3);
+  Tensor x = rand({1000});
+  std::vector<float> xv = x.to_vector<float>();
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 100; ++step) {
+    // A learning-rate schedule and a bias that change every step.
+    double lr = 0.1 * std::pow(0.97, step), bias = 0.25 * step - 3;
+    std::vector<float> got = (x * lr + bias).relu().to_vector<float>();
+    ASSERT_EQ(got.size(), xv.size());
+    for (size_t i = 0; i < xv.size(); i += 97) {
+      float want = xv[i] * static_cast<float>(lr) + static_cast<float>(bias);
+      EXPECT_FLOAT_EQ(got[i], want > 0 ? want : 0) << step << " " << i;
+    }
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+}
+
+TEST(ScalarArgs, FillsAndIntegerScalarsAreArguments) {
+  int64_t before = eval_stats().compiles;
+  for (int64_t v = 0; v < 20; ++v) {
+    Tensor t = zeros({8}, kInt64);
+    t.fill_(v * 1000003);
+    std::vector<int64_t> got = (t + (v - 7)).to_vector<int64_t>();
+    for (int64_t g : got)
+      EXPECT_EQ(g, v * 1000003 + v - 7);
+    Tensor f = ones({5}, kFloat64) * (0.1 * v);
+    EXPECT_EQ(f.to_vector<double>()[4], 0.1 * v);
+  }
+  // One program for the fill-and-add, one for the f64 product.
+  EXPECT_EQ(eval_stats().compiles - before, 2);
+}
+
+TEST(ScalarArgs, PowExponentsStayInTheKey) {
+  Tensor x = tensor({-INFINITY, 4.0f, 9.0f});
+  int64_t before = eval_stats().compiles;
+  std::vector<float> h = x.pow(0.5).to_vector<float>();
+  EXPECT_TRUE(std::isnan(h[0])); // sqrt, as PyTorch, not C's pow
+  EXPECT_EQ(h[1], 2.0f);
+  std::vector<float> q = x.pow(2.0).to_vector<float>();
+  EXPECT_EQ(q[2], 81.0f);
+  EXPECT_EQ(eval_stats().compiles - before, 2);
+}
+
+} // namespace
