@@ -215,12 +215,12 @@ void strata::detail::recordGradNode(Node &node) {
     if (i >= in.size())
       return;
     if (auto r = in[i].node->root.lock()) {
-      node.saved.push_back({r, r->version, in[i].layout.sizes});
+      node.saved.push_back({r, r->version, in[i].layout.sizes, in[i].node});
       in[i].node->keepData = true;
     }
   };
   auto saveResult = [&] {
-    node.saved.push_back({node.root, 0, node.sizes});
+    node.saved.push_back({node.root, 0, node.sizes, {}});
     node.keepData = true;
   };
   if (is(node, "mul") || is(node, "matmul")) {
@@ -304,7 +304,8 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
       savedResult |= r && r == v->root.lock();
     }
     if (savedResult && std::string_view(op) != "copy_")
-      v->saved.push_back({dest.root, dest.root->version, dest.layout.sizes});
+      v->saved.push_back(
+          {dest.root, dest.root->version, dest.layout.sizes, dest.root->current});
     v = v->op == Op::Cast && !v->inputs.empty() ? v->inputs[0].node.get()
                                                 : nullptr;
   }
@@ -376,6 +377,8 @@ GradFnPtr fnOfEdge(const Operand &o) {
 } // namespace
 
 std::string strata::detail::gradFnName(const NodePtr &n) {
+  if (!n || !n->requiresGrad)
+    return ""; // a leaf's data or a constant: no grad_fn
   GradFnPtr f = fnOfVersion(n);
   return f ? f->name() : "";
 }

@@ -115,12 +115,13 @@ struct Graph {
   explicit Graph(const SourceLoc &l) : loc(l) {}
 
   [[noreturn]] void versionError(const StorageRoot &root, int64_t expected,
-                                 const Shape &sizes, const Node *op) {
+                                 const Shape &sizes, const Node *op,
+                                 NodePtr saved) {
     std::string msg =
         "one of the variables needed for gradient computation has been "
         "modified by an inplace operation: [" +
         torchType(root.dtype) + " " + layout::formatList(sizes) + "]";
-    std::string fn = gradFnName(root.current);
+    std::string fn = gradFnName(saved);
     if (!fn.empty())
       msg += ", which is output 0 of " + fn;
     msg += ", is at version " + std::to_string(root.version) +
@@ -149,7 +150,8 @@ struct Graph {
     for (const Node::Saved &s : n->saved)
       if (auto r = s.root.lock();
           r && s.version != Node::kSavedCopy && r->version != s.version)
-        versionError(*r, s.version, s.sizes, n.get());
+        versionError(*r, s.version, s.sizes, n.get(),
+                     s.node.expired() ? n : s.node.lock());
   }
 
   /// The data of `leaf`, version `n`, as an argument.

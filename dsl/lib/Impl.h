@@ -131,6 +131,8 @@ struct Node : std::enable_shared_from_this<Node> {
     std::weak_ptr<StorageRoot> root;
     int64_t version;
     Shape sizes;
+    /// The version saved (its grad_fn names it in the error).
+    std::weak_ptr<Node> node;
   };
   static constexpr int64_t kSavedCopy = -1;
   /// Autograd: some backward may read this version's value (it is saved):
