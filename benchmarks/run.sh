@@ -17,5 +17,7 @@ fi
 # Workloads (a)-(h) through the fluent API against the same IR (within 10%).
 "$bin/strata-bench-dsl" --fluent-vs-ir --markdown "$build_dir/fluent-vs-ir.md"
 "$bin/strata-bench-autograd"
+# Cost against program length, n = 10^2 .. 10^5, beside PyTorch eager.
+"$bin/strata-bench-linear" --markdown "$build_dir/linear-cost.md"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"
