@@ -215,12 +215,12 @@ void strata::detail::recordGradNode(Node &node) {
     if (i >= in.size())
       return;
     if (auto r = in[i].node->root.lock()) {
-      node.saved.push_back({r, r->version, in[i].layout.sizes, in[i].node});
+      node.saved.push_back({r, r->version, in[i].layout.sizes, {}});
       in[i].node->keepData = true;
     }
   };
   auto saveResult = [&] {
-    node.saved.push_back({node.root, 0, node.sizes, {}});
+    node.saved.push_back({node.root, 0, node.sizes, node.weak_from_this()});
     node.keepData = true;
   };
   if (is(node, "mul") || is(node, "matmul")) {
@@ -312,8 +312,19 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   write.viewWrite =
       !(dest.layout.offset == 0 && dest.layout.numel() == dest.root->numel &&
         layout::isContiguous(dest.layout));
-  if (!gGradEnabled || !(requiresGradOf(value) || requiresGradOf(dest)))
+  if (!gGradEnabled || !(requiresGradOf(value) || requiresGradOf(dest))) {
+    const Node &old = *write.inputs[1].node;
+    if (old.requiresGrad) {
+      // Untracked: the history goes on through the new version.
+      write.requiresGrad = true;
+      write.passHistory = true;
+      write.gradInputs = write.inputs;
+      write.gradInputs[0].noGrad = true;
+      write.gradInputs[1].noGrad = false;
+      write.gradInputs[1].leaf.reset();
+    }
     return;
+  }
   write.requiresGrad = true;
   write.gradInputs = write.inputs;
   // The destination, and the bases it is a view of, now depend on the
@@ -341,7 +352,9 @@ GradFn::GradFn(std::shared_ptr<Node> node,
 
 namespace {
 /// The grad_fn of a version read by a recorded op (null: no gradient).
-GradFnPtr fnOfVersion(const NodePtr &n) {
+GradFnPtr fnOfVersion(NodePtr n) {
+  while (n && n->passHistory) // an untracked write keeps the old grad_fn
+    n = n->gradInputs[1].node;
   if (!n)
     return nullptr;
   if (n->requiresGrad) {
@@ -492,20 +505,55 @@ GradFnPtr Tensor::grad_fn(SourceLoc loc) const {
 //===--- Printing the graph -----------------------------------------------===//
 
 std::string strata::format_graph(const Tensor &t) {
+  // Depth first over one shared prefix, without recursion (a chain of 10^5
+  // ops is one line of 10^5 names); a graph with more than kMaxPaths paths
+  // from t to its leaves (diamonds double them) is cut with a count.
+  constexpr int64_t kMaxPaths = 10000;
   std::ostringstream os;
-  std::function<void(const GradFnPtr &, std::string)> walk =
-      [&](const GradFnPtr &f, std::string prefix) {
-        prefix += f->name();
-        bool any = false;
-        for (const GradFnPtr &next : f->next_functions())
-          if (next) {
-            any = true;
-            walk(next, prefix + " -> ");
-          }
-        if (!any)
-          os << prefix << "\n";
-      };
-  if (GradFnPtr f = t.grad_fn())
-    walk(f, "");
+  GradFnPtr root = t.grad_fn();
+  if (!root)
+    return "";
+  struct Frame {
+    std::vector<GradFnPtr> next;
+    size_t i = 0;
+    size_t prefix = 0;
+    bool any = false;
+  };
+  std::string prefix;
+  std::vector<Frame> stack;
+  int64_t paths = 0, cut = 0;
+  auto enter = [&](const GradFnPtr &f) {
+    Frame fr;
+    fr.prefix = prefix.size();
+    prefix += (prefix.empty() ? "" : " -> ") + f->name();
+    fr.next = f->next_functions();
+    stack.push_back(std::move(fr));
+  };
+  enter(root);
+  while (!stack.empty()) {
+    Frame &fr = stack.back();
+    if (fr.i < fr.next.size()) {
+      GradFnPtr n = fr.next[fr.i++];
+      if (!n)
+        continue;
+      fr.any = true;
+      if (paths >= kMaxPaths) {
+        ++cut;
+        continue;
+      }
+      enter(n);
+      continue;
+    }
+    if (!fr.any) {
+      if (paths < kMaxPaths)
+        os << prefix << "\n";
+      ++paths;
+    }
+    prefix.resize(fr.prefix);
+    stack.pop_back();
+  }
+  if (cut)
+    os << "... (more paths not shown: the graph has more than " << kMaxPaths
+       << ")\n";
   return os.str();
 }

@@ -151,7 +151,7 @@ struct Graph {
       if (auto r = s.root.lock();
           r && s.version != Node::kSavedCopy && r->version != s.version)
         versionError(*r, s.version, s.sizes, n.get(),
-                     s.node.expired() ? n : s.node.lock());
+                     s.node.expired() ? r->current : s.node.lock());
   }
 
   /// The data of `leaf`, version `n`, as an argument.
@@ -531,6 +531,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   struct Value {
     std::string name;
     bool storage;
+    /// The version whose type the value has (an untracked write's value
+    /// has its old version's).
+    const Node *shape;
   };
   std::map<const Node *, Value> opValue;
   std::map<const Node *, std::string> detachedName;
@@ -538,16 +541,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   auto sourceOf = [&](const Operand &in) -> Value {
     const Node *n = in.node.get();
     if (auto leaf = leafOfEdge(in))
-      return {leafName[g.leafIndex.at({n, leaf.get()})], true};
+      return {leafName[g.leafIndex.at({n, leaf.get()})], true, n};
     if (constantEdge(in) && constName.count(n))
-      return {constName[n], true};
+      return {constName[n], true, n};
     Value v = opValue.at(n);
     if (in.noGrad && n->requiresGrad) { // detach()
       auto [it, fresh_] = detachedName.emplace(n, "");
       if (fresh_) {
         it->second = fresh("d");
         body += "    " + it->second + " = strata.detach " + v.name + " : " +
-                (v.storage ? storageType(n) : typeOf(n)) + "\n";
+                (v.storage ? storageType(v.shape) : typeOf(v.shape)) + "\n";
       }
       v.name = it->second;
     }
@@ -555,7 +558,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   };
   auto read = [&](const Operand &in) {
     Value v = sourceOf(in);
-    const Node *n = in.node.get();
+    const Node *n = v.shape;
     return viewOf(v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n,
                   in.layout);
   };
@@ -570,6 +573,30 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::string result = typeOf(n);
     auto rec = recordedName.find(n);
     std::string def = rec == recordedName.end() ? name : name + "c";
+    if (n->passHistory) {
+      // An untracked write: its value (recorded, or the write again
+      // without grad) read as the old version, whose history it continues.
+      std::string value = rec != recordedName.end() ? rec->second : def;
+      if (rec == recordedName.end())
+        body += "    " + def + " = " + opText(*n, ins, result) + "\n";
+      Value old = opValue.at(inputs[1].node.get());
+      std::string oldType =
+          old.storage ? storageType(old.shape) : typeOf(old.shape);
+      if (!old.storage) {
+        std::string v = fresh("s");
+        body += "    " + v + " = strata.strided_view " + value + " : " +
+                storageType(n) + " -> " + oldType + "\n";
+        value = v;
+      }
+      body += "    " + name + " = strata.recorded " + old.name + " as " +
+              value + " {value_only} : " + oldType + "\n";
+      bool storage = old.storage;
+      auto pit = perturbOp.find(n);
+      if (pit != perturbOp.end())
+        name = applyPerturbs(name, storage, old.shape, pit->second);
+      opValue[n] = {name, storage, storage ? n : old.shape};
+      continue;
+    }
     body += "    " + def + " = " + opText(*n, ins, result) + "\n";
     bool storage = n->isStorageValue();
     if (rec != recordedName.end()) {
@@ -586,7 +613,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     auto pit = perturbOp.find(n);
     if (pit != perturbOp.end())
       name = applyPerturbs(name, storage, n, pit->second);
-    opValue[n] = {name, storage};
+    opValue[n] = {name, storage, n};
   }
   // Results: each output as a contiguous tensor.
   std::string rets, retTypes;

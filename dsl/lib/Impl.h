@@ -131,7 +131,9 @@ struct Node : std::enable_shared_from_this<Node> {
     std::weak_ptr<StorageRoot> root;
     int64_t version;
     Shape sizes;
-    /// The version saved (its grad_fn names it in the error).
+    /// For a saved result, the op that saved it (its grad_fn names it in
+    /// the error, as PyTorch's saved outputs); a saved input names the
+    /// root's current grad_fn.
     std::weak_ptr<Node> node;
   };
   static constexpr int64_t kSavedCopy = -1;
@@ -146,6 +148,11 @@ struct Node : std::enable_shared_from_this<Node> {
   const char *inplaceOp = nullptr;
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
+  /// Autograd: an untracked write (no-grad mode, or through detach()) over
+  /// a version with history: invisible to autograd, as in PyTorch. Its
+  /// gradInputs are {the value read without grad, the old version}; reads
+  /// of this version pass their whole gradient to the old one.
+  bool passHistory = false;
 
   /// Releases the inputs without recursion (Core.cpp): dropping the last
   /// handle of a chain of 10^6 pending ops frees it on a 1 MB stack.
@@ -171,6 +178,9 @@ struct StorageRoot {
   /// Pending nodes that read some version of this root: those reading an
   /// older version must be evaluated before the home buffer is overwritten.
   std::vector<std::weak_ptr<Node>> readers;
+  /// `readers` is pruned of dead and evaluated readers when it reaches this
+  /// size, which then becomes twice what is left (amortized O(1) a reader).
+  size_t readersPruneAt = 32;
   /// Creation order of the version whose contents are in `home`.
   uint64_t homeSeq = 0;
   /// Source location of each in-place write (writeLocs[v - 1] made version v).

@@ -22,8 +22,10 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   impl->layout = std::move(l);
   impl->root = src.root;
   impl->requiresGrad = requiresGradOf(src);
-  impl->isLeaf = !impl->requiresGrad;
   impl->noGradView = !gradEnabled();
+  // A view made in no-grad mode records no edge: a leaf of its own (PyTorch:
+  // requires_grad as its base, is_leaf, no grad_fn).
+  impl->isLeaf = impl->noGradView || !impl->requiresGrad;
   if (!impl->noGradView)
     impl->gradBase = src.gradBase ? src.gradBase : in.impl().get();
   impl->viewOp = op;

@@ -78,12 +78,13 @@ LogicalResult rule(SqrtOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
 
 LogicalResult rule(ReluOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Type t = elementOf(op.getInput());
-  // PyTorch's threshold_backward selects (a NaN or inf incoming gradient
-  // at a clipped point gives 0, not 0 * inf).
+  // PyTorch's threshold_backward: result <= 0 ? 0 : g, a select (a NaN or
+  // inf incoming gradient at a clipped point gives 0, not 0 * inf; a NaN
+  // result passes the gradient, as NaN <= 0 is false).
   Value zero = gb.fill(0.0, t);
-  Value positive = gb.b.create<GtOp>(gb.loc, op.getResult(), zero);
+  Value clipped = gb.b.create<LeOp>(gb.loc, op.getResult(), zero);
   give(gb, out, op.getInput(),
-       gb.b.create<WhereOp>(gb.loc, positive, g[0], zero));
+       gb.b.create<WhereOp>(gb.loc, clipped, zero, g[0]));
   return success();
 }
 

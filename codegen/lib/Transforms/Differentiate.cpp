@@ -55,7 +55,8 @@ void removeMarkers(Block &block) {
       d.getResult().replaceAllUsesWith(d.getInput());
     } else if (auto r = dyn_cast<RecordedOp>(op)) {
       Value value = r.getValue();
-      r.getRecompute().replaceAllUsesExcept(value, r);
+      if (!r.getValueOnly())
+        r.getRecompute().replaceAllUsesExcept(value, r);
       r.getResult().replaceAllUsesWith(value);
     } else {
       continue;

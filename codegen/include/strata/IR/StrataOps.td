@@ -622,6 +622,9 @@ def Strata_RecordedOp : Strata_Op<"recorded", [Pure, SameOperandsAndResultType]>
     rule that reads the op's result (exp, sqrt, tanh, ...) reads the value
     saved by the forward, and the recomputation is dead code unless nothing
     recorded it (PyTorch's saved tensors, without recomputing the forward).
+    With `value_only`, only the result is replaced: `recompute` is another
+    value whose other uses stay (an untracked in-place write, invisible to
+    autograd: its new version passes its gradient to the old version).
 
     ```mlir
     %e = strata.exp %x : !strata.tensor<3xf32, strided<[1], offset: 0>>
@@ -631,7 +634,8 @@ def Strata_RecordedOp : Strata_Op<"recorded", [Pure, SameOperandsAndResultType]>
     ```
   }];
   let arguments = (ins Strata_TensorOrStorage:$recompute,
-                       Strata_TensorOrStorage:$value);
+                       Strata_TensorOrStorage:$value,
+                       UnitAttr:$value_only);
   let results = (outs Strata_TensorOrStorage:$result);
   let assemblyFormat = "$recompute `as` $value attr-dict `:` qualified(type($result))";
 }
