@@ -19,5 +19,7 @@ fi
 "$bin/strata-bench-autograd"
 # A scalar schedule and random narrow offsets: compiles after step 1.
 "$bin/strata-bench-values"
+# Cost against program length, n = 10^2 .. 10^5, beside PyTorch eager.
+"$bin/strata-bench-linear" --markdown "$build_dir/linear-cost.md"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"

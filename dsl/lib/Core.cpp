@@ -289,11 +289,14 @@ void registerReader(const NodePtr &node) {
     if (!root)
       continue;
     auto &readers = root->readers;
-    if (readers.size() >= 32) { // prune dead and evaluated readers
+    if (readers.size() >= root->readersPruneAt) {
+      // Prune dead and evaluated readers; the next prune waits until the
+      // list has doubled, so n live readers cost O(n), not O(n^2).
       std::erase_if(readers, [](const std::weak_ptr<Node> &w) {
         auto n = w.lock();
         return !n || n->buffer;
       });
+      root->readersPruneAt = std::max<size_t>(32, 2 * readers.size());
     }
     if (readers.empty() || readers.back().lock() != node)
       readers.push_back(node);

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace strata;
 using namespace strata::detail;
@@ -137,13 +138,16 @@ void Slice::visit(Node *start) {
 Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   for (Node *n : roots)
     visit(n);
-  // Readers of older versions of the roots written here.
+  // Readers of older versions of the roots written here: each root's
+  // readers once (n pending writes to one root would otherwise scan its
+  // readers n times).
+  std::unordered_set<const StorageRoot *> rootsScanned;
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node *n = nodes[i];
     if (n->op != Op::Write || n->buffer)
       continue;
     auto root = n->root.lock();
-    if (!root)
+    if (!root || !rootsScanned.insert(root.get()).second)
       continue;
     for (const std::weak_ptr<Node> &w : root->readers) {
       NodePtr r = w.lock();

@@ -169,6 +169,9 @@ struct StorageRoot {
   /// Pending nodes that read some version of this root: those reading an
   /// older version must be evaluated before the home buffer is overwritten.
   std::vector<std::weak_ptr<Node>> readers;
+  /// `readers` is pruned of dead and evaluated readers when it reaches this
+  /// size, which then becomes twice what is left (amortized O(1) a reader).
+  size_t readersPruneAt = 32;
   /// Creation order of the version whose contents are in `home`.
   uint64_t homeSeq = 0;
   /// Source location of each in-place write (writeLocs[v - 1] made version v).

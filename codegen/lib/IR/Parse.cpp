@@ -267,8 +267,12 @@ private:
   }
 
   /// The index of the `=` ending an op-result list starting at `i`
-  /// (`%a`, `%a:2`, comma separated), or kNone.
-  size_t resultListEnd(size_t i) const {
+  /// (`%a`, `%a:2`, comma separated), or kNone. A list that is not one
+  /// (`return %a, %b, ... : ...`) is walked once: the values after `i` in
+  /// it start no result list either (linear in a return of 10^4 values).
+  size_t resultListEnd(size_t i) {
+    if (i < notAResultListBefore)
+      return kNone;
     while (is(i, Kind::Percent)) {
       ++i;
       if (is(i, Kind::Colon) && is(i + 1, Kind::Integer))
@@ -276,11 +280,13 @@ private:
       if (is(i, Kind::Equal))
         return i;
       if (!is(i, Kind::Comma))
-        return kNone;
+        break;
       ++i;
     }
+    notAResultListBefore = i;
     return kNone;
   }
+  size_t notAResultListBefore = 0;
 
   /// Whether the `{` at `i` opens a region rather than an attribute
   /// dictionary (`{name = ...}`, `{unit}`, `{a, b}`).

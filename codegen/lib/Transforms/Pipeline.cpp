@@ -52,8 +52,11 @@ struct PipelineCLOptions : mlir::PassPipelineOptions<PipelineCLOptions> {
 //     the casts it adds fuse like any elementwise op);
 //  7. (formKernels) fuse: needs every view folded and every copy explicit;
 //     it groups elementwise chains and a trailing reduction into kernels;
-//  8. (formKernels) coalesce: reorders and merges the loops of the kernels
-//     fuse made.
+//  8. (formKernels) split-kernels: cuts kernels longer than 512 scalar ops
+//     into pieces (compile time stays linear in the program; repeated
+//     pieces are one kernel, compiled once);
+//  9. (formKernels) coalesce: reorders and merges the loops of the kernels
+//     fuse and split-kernels made.
 void strata::buildStrataPipeline(mlir::OpPassManager &pm,
                                  const PipelineOptions &options) {
   bool onFunctions = pm.getOpName() &&
@@ -75,6 +78,7 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
   fuse.siblings = !(siblings && std::string(siblings) == "0");
   fpm.addPass(createWidenSums());
   fpm.addPass(createFuse(fuse));
+  fpm.addPass(createSplitKernels());
   fpm.addPass(createCoalesce());
 }
 

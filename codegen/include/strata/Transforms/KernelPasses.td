@@ -74,6 +74,50 @@ def Fuse : Pass<"strata-fuse", "mlir::func::FuncOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def SplitKernels : Pass<"strata-split-kernels", "mlir::func::FuncOp"> {
+  let summary = "Cut kernels whose body is longer than max-ops into pieces";
+  let description = [{
+    A kernel whose body holds more than `max-ops` scalar ops (constants
+    and the yield not counted) becomes a chain of kernels over the same
+    space: each piece computes the next `max-ops` ops in body order and
+    writes the values later pieces use as contiguous tensors over the
+    space; the last piece keeps the results, reduction, result orders and
+    destination. Why: compiling one long basic block costs more than
+    linear time in LLVM's code generator, and the pieces of a program of
+    repeated structure are one kernel, compiled once.
+
+    Before (`max-ops=2`):
+    ```mlir
+    %r = strata.kernel space [4] ins(%a : ...) {
+    ^bb0(%x: f32):
+      %0 = arith.addf %x, %x : f32
+      %1 = arith.mulf %0, %0 : f32
+      %2 = arith.subf %1, %x : f32
+      strata.yield %2 : f32
+    } -> ...
+    ```
+    After:
+    ```mlir
+    %p = strata.kernel space [4] ins(%a : ...) {
+    ^bb0(%x: f32):
+      %0 = arith.addf %x, %x : f32
+      %1 = arith.mulf %0, %0 : f32
+      strata.yield %1 : f32
+    } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    %r = strata.kernel space [4] ins(%p, %a : ...) {
+    ^bb0(%y: f32, %x: f32):
+      %2 = arith.subf %y, %x : f32
+      strata.yield %2 : f32
+    } -> ...
+    ```
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"512",
+           "The most scalar ops one kernel body may hold">
+  ];
+  let dependentDialects = ["::strata::ir::StrataDialect"];
+}
+
 def Coalesce : Pass<"strata-coalesce", "mlir::func::FuncOp"> {
   let summary = "Reorder and merge kernel loops as TensorIterator does";
   let description = [{

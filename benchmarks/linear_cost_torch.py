@@ -1,0 +1,63 @@
+"""PyTorch eager on LinearCost.cpp's workloads: prints "name n seconds" lines.
+
+Run by strata-bench-linear (benchmarks/LinearCost.cpp) with /usr/bin/python3;
+argument: the largest n. Same workloads, sizes and checks as the C++ side.
+"""
+import sys
+import time
+
+import torch
+
+ELEMS = 16
+
+
+def chain(n):
+    y = torch.arange(ELEMS, dtype=torch.float32)
+    for i in range(n):
+        y = y * 0.5 if i % 2 == 0 else y + 1.0
+    return y[0].item()
+
+
+def add_inplace(n):
+    x = torch.zeros(ELEMS)
+    for _ in range(n):
+        x.add_(1)
+    assert x[0].item() == n
+    return x
+
+
+def wide_eval(n):
+    x = torch.arange(ELEMS, dtype=torch.float32)
+    outs = [x + float(i) for i in range(n)]
+    assert outs[-1][1].item() == n
+    return outs
+
+
+def backward(n):
+    c = 1.0 - 1.0 / n
+    x = torch.ones(ELEMS, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y * c
+    y.sum().backward()
+    want = c ** n
+    assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+
+
+def main():
+    max_n = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+    work = [("chain", chain), ("add_", add_inplace), ("eval", wide_eval),
+            ("backward", backward)]
+    for name, f in work:
+        f(10)  # warm-up
+        n = 100
+        while n <= max_n:
+            t0 = time.perf_counter()
+            f(n)
+            t = time.perf_counter() - t0
+            print(name, n, "%.6f" % t, flush=True)
+            n *= 10
+
+
+if __name__ == "__main__":
+    main()

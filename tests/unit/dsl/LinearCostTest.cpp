@@ -1,0 +1,114 @@
+//===- LinearCostTest.cpp - long programs compile a bounded set of kernels ===//
+//
+// The cost guards of docs/performance.md "Cost against program length",
+// checked by counts, not by time: a long program is cut into pieces of one
+// structure (pending chains at kMaxPendingDepth, kernel bodies at 512 ops by
+// --strata-split-kernels), so the number of distinct programs and kernels
+// built stays bounded while the program grows; every result is checked
+// against the same recurrence computed in the test.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/JIT/Jit.h"
+#include <strata/strata.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace strata;
+
+namespace {
+
+/// Kernels built (compiled, or loaded from the disk cache) since `reset`.
+int64_t kernelsBuilt() {
+  jit::CacheStats s = jit::cacheStats();
+  return s.compiles + s.diskHits;
+}
+void reset() {
+  jit::clearMemoryCache();
+  jit::resetCacheStats();
+  reset_eval_stats();
+}
+
+/// y = x; n times y = y * 0.5 or y + 1 (alternating).
+float chainValue(float x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    x = (i % 2 == 0) ? x * 0.5f : x + 1.0f;
+  return x;
+}
+
+TEST(LinearCost, LongChainBuildsABoundedSetOfKernels) {
+  for (int64_t n : {2000, 40000}) {
+    reset();
+    Tensor y = arange(8).to(kFloat32);
+    for (int64_t i = 0; i < n; ++i)
+      y = (i % 2 == 0) ? y * 0.5 : y + 1.0;
+    std::vector<float> got = y.to_vector<float>();
+    for (int64_t e = 0; e < 8; ++e)
+      EXPECT_NEAR(got[e], chainValue(static_cast<float>(e), n), 1e-5)
+          << "n=" << n << " element " << e;
+    EvalStats st = eval_stats();
+    // 40,000 ops run as 10 programs of at most 4,000 pending ops; those
+    // after the first two have one structure (program-cache hits).
+    EXPECT_LE(st.compiles, 3) << "n=" << n;
+    // Each program's kernel is cut into pieces of 512 ops, which are one
+    // kernel (one build) but for the first and last pieces.
+    EXPECT_LE(kernelsBuilt(), 8) << "n=" << n;
+    if (n == 40000)
+      EXPECT_GE(st.kernels, 40000 / 512) << "kernels were not split";
+  }
+}
+
+TEST(LinearCost, DeepBackwardBuildsABoundedSetOfKernels) {
+  for (int64_t n : {1000, 6000}) {
+    reset();
+    double c = 1.0 - 1.0 / static_cast<double>(n);
+    Tensor x = ones({8}, TensorOptions().requires_grad(true));
+    Tensor y = x;
+    for (int64_t i = 0; i < n; ++i)
+      y = y * c;
+    y.sum().backward();
+    std::vector<float> got = x.grad().to_vector<float>();
+    float want = 1.0f;
+    for (int64_t i = 0; i < n; ++i)
+      want *= static_cast<float>(c);
+    for (float v : got)
+      EXPECT_NEAR(v, want, 1e-4) << "n=" << n;
+    // One gradient program of ~2n ops; its long kernels are cut into
+    // pieces of one structure, so the kernels built do not grow with n
+    // while the kernels run do.
+    EXPECT_LE(kernelsBuilt(), 10) << "n=" << n;
+    EXPECT_GE(eval_stats().kernels, n / 512) << "kernels were not split";
+  }
+}
+
+TEST(LinearCost, ManyPendingWritesOfOneRoot) {
+  // 12,000 pending add_ on one tensor, read once: the writes are cut into
+  // programs at kMaxPendingDepth and each root's readers are scanned once.
+  reset();
+  Tensor x = zeros({8});
+  for (int i = 0; i < 12000; ++i)
+    x.add_(1);
+  for (float v : x.to_vector<float>())
+    EXPECT_EQ(v, 12000.0f);
+  EXPECT_LE(eval_stats().compiles, 3);
+}
+
+TEST(LinearCost, WideEvalOfIndependentOutputs) {
+  // One eval() of 3,000 outputs (a return of 3,000 values; the parser's
+  // scan of it is linear) gives each its value.
+  reset();
+  Tensor x = arange(4).to(kFloat32);
+  std::vector<Tensor> outs;
+  for (int i = 0; i < 3000; ++i)
+    outs.push_back(x * 2.0);
+  eval(outs);
+  EXPECT_EQ(eval_stats().programs, 1);
+  for (int i = 0; i < 3000; i += 299) {
+    std::vector<float> got = outs[i].to_vector<float>();
+    for (int e = 0; e < 4; ++e)
+      EXPECT_EQ(got[e], 2.0f * e) << "output " << i;
+  }
+}
+
+} // namespace
