@@ -442,7 +442,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::set<const Node *> written;
     for (const NodePtr &n : g.ops) {
       const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
-      if (n->op == Op::Write)
+      if (n->op == Op::Write && inputs.size() > 1)
         written.insert(inputs[1].node.get());
       for (const Operand &in : inputs) {
         if (!g.isConst.count(in.node.get()) || leafOfEdge(in) ||

@@ -90,6 +90,23 @@ TEST(DslCuda, RandomOffsetsCompileOnce) {
     expectSame(gy.slice(0, s, s + 64) + 1, y.slice(0, s, s + 64) + 1);
   }
   EXPECT_LE(eval_stats().compiles - before, 5);
+  // A mini-batch training step: the backward reads its window of x too.
+  Tensor w = randn({32, 8});
+  before = eval_stats().compiles;
+  for (int64_t step = 0; step < 10; ++step) {
+    int64_t k = (step * 61) % 280 + 1; // odd rows too
+    Tensor gw = w.to(kCuda).requires_grad_(), cw = w.clone().requires_grad_();
+    Tensor gl = gx.narrow(0, k, 16).matmul(gw).relu().sum();
+    Tensor cl = x.narrow(0, k, 16).matmul(cw).relu().sum();
+    gl.backward();
+    cl.backward();
+    expectSame(gw.grad(), cw.grad());
+    EXPECT_NEAR(gl.item<float>(), cl.item<float>(),
+                1e-4 * (1 + std::abs(cl.item<float>())));
+    if (step == 0)
+      before = eval_stats().compiles;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 0);
 }
 
 TEST(DslCuda, Broadcast) {
