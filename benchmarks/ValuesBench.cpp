@@ -3,9 +3,11 @@
 // Issue 17's "values are arguments" workloads through the fluent API:
 // (1) a learning-rate schedule, `w = w - lr * g` with a new lr each step;
 // (2) mini-batches by `narrow` at random offsets, `x.narrow(0, o, 256)
-// .sum(0)`. Prints, per workload, the programs compiled on the first step
-// and over the remaining steps (eval_stats().compiles; target 0 after the
-// first) and the median time per step, checked against plain C++.
+// .sum(0)`; (3) a training step on such mini-batches, `((x.narrow(0, o,
+// 64) matmul w) relu).sum()` and its backward. Prints, per workload, the
+// programs compiled on the first step and over the remaining steps
+// (eval_stats().compiles; target 0 after the first) and the median time per
+// step, checked against plain C++.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
@@ -97,6 +99,43 @@ int main(int argc, char **argv) {
     });
     print("random offsets: `x.narrow(0, o, 256).sum(0)` (4096x64 f32)", r,
           steps);
+  }
+  {
+    const int64_t rows = 4096, in = 64, out = 32, batch = 64;
+    Tensor x = rand({rows, in});
+    std::vector<float> xv = x.to_vector<float>();
+    Tensor w = (rand({in, out}) - 0.5).requires_grad_();
+    std::mt19937 rng(6);
+    Result r = measure(steps, [&](int) {
+      int64_t o = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+      std::vector<float> wv = w.to_vector<float>();
+      Tensor loss = x.narrow(0, o, batch).matmul(w).relu().sum();
+      loss.backward();
+      std::vector<float> g = w.grad().to_vector<float>();
+      float l = loss.item<float>();
+      Tensor(w.grad()).zero_();
+      // Plain C++: h = x[o:o+B] w; loss = sum relu(h); dw = x^T (h > 0).
+      std::vector<double> gw(in * out, 0.0);
+      double want = 0;
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t j = 0; j < out; ++j) {
+          double h = 0;
+          for (int64_t i = 0; i < in; ++i)
+            h += double(xv[(o + b) * in + i]) * wv[i * out + j];
+          if (h <= 0)
+            continue;
+          want += h;
+          for (int64_t i = 0; i < in; ++i)
+            gw[i * out + j] += xv[(o + b) * in + i];
+        }
+      bool ok = std::fabs(l - want) <= 1e-4 * (1 + std::fabs(want));
+      for (int64_t i = 0; i < in * out; ++i)
+        ok &= std::fabs(g[i] - gw[i]) <= 1e-4 * (1 + std::fabs(gw[i]));
+      return ok;
+    });
+    print("mini-batch step: `((x.narrow(0, o, 64) matmul w) relu).sum()` "
+          "+ backward (4096x64, w 64x32 f32)",
+          r, steps);
   }
   return 0;
 }

@@ -435,13 +435,55 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     return "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
            irType(n->dtype) + ">";
   };
-  auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer) {
+  // A constant the program only reads is passed as the window its reads
+  // reach (as the evaluator does, Slice::placeArgs), its reads' offsets
+  // relative to it: a mini-batch's offset is not in the program's text.
+  std::map<const Node *, std::pair<int64_t, int64_t>> window;
+  {
+    std::map<const Node *, std::pair<int64_t, int64_t>> reach;
+    std::set<const Node *> written;
+    for (const NodePtr &n : g.ops) {
+      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      if (n->op == Op::Write && inputs.size() > 1)
+        written.insert(inputs[1].node.get());
+      for (const Operand &in : inputs) {
+        if (!g.isConst.count(in.node.get()) || leafOfEdge(in) ||
+            !constantEdge(in) || in.layout.numel() == 0)
+          continue;
+        auto [lo, hi] = layout::indexRange(in.layout);
+        auto [it, first] = reach.emplace(in.node.get(), std::make_pair(lo, hi));
+        it->second = {std::min(it->second.first, lo),
+                      std::max(it->second.second, hi)};
+      }
+    }
+    for (auto &[n, r] : reach)
+      if (!written.count(n))
+        window[n] = readWindow(r.first, r.second, n->rootNumel, onCuda);
+  }
+  auto windowOf =
+      [&](const Operand &in) -> const std::pair<int64_t, int64_t> * {
+    auto it = window.find(in.node.get());
+    return it == window.end() || leafOfEdge(in) || !constantEdge(in)
+               ? nullptr
+               : &it->second;
+  };
+  auto windowType = [&](const Node *n, int64_t size) {
+    return "!strata.storage<" + std::to_string(size) + "x" + irType(n->dtype) +
+           ">";
+  };
+  auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer,
+                        bool constant = false) {
     std::string name = "%a" + std::to_string(args.size());
-    sig += (sig.empty() ? "" : ", ") + name + ": " + storageType(n);
+    auto w = window.find(n);
+    bool windowed = constant && w != window.end();
+    int64_t size = windowed ? w->second.second : n->rootNumel;
+    sig += (sig.empty() ? "" : ", ") + name + ": " + windowType(n, size);
     jit::JitValue v;
     v.dtype = toJitDType(n->dtype);
     v.buffer = onCuda ? buffer : hostBuffer(buffer, loc);
-    v.sizes = {n->rootNumel};
+    if (windowed)
+      v.buffer = storageWindow(v.buffer, n->dtype, w->second.first, size);
+    v.sizes = {size};
     v.strides = {1};
     v.isStorage = true;
     args.push_back(std::move(v));
@@ -470,7 +512,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   }
   std::map<const Node *, std::string> constName, recordedName;
   for (const NodePtr &n : g.constArgs)
-    constName[n.get()] = storageArg(n.get(), n->buffer);
+    constName[n.get()] = storageArg(n.get(), n->buffer, true);
   for (const NodePtr &n : g.ops)
     if (n->requiresGrad && freshBuffer(*n))
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
@@ -559,6 +601,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   auto read = [&](const Operand &in) {
     Value v = sourceOf(in);
     const Node *n = v.shape;
+    if (const auto *w = windowOf(in)) {
+      layout::Layout l = in.layout;
+      l.offset = l.numel() ? l.offset - w->first : 0;
+      return viewOf(v.name, windowType(n, w->second), true, n, l);
+    }
     return viewOf(v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n,
                   in.layout);
   };
@@ -576,9 +623,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if (n->passHistory) {
       // An untracked write: its value (recorded, or the write again
       // without grad) read as the old version, whose history it continues.
-      std::string value = rec != recordedName.end() ? rec->second : def;
+      std::string value = rec != recordedName.end() ? rec->second : name + "c";
       if (rec == recordedName.end())
-        body += "    " + def + " = " + opText(*n, ins, result) + "\n";
+        body += "    " + value + " = " + opText(*n, ins, result) + "\n";
       Value old = opValue.at(inputs[1].node.get());
       std::string oldType =
           old.storage ? storageType(old.shape) : typeOf(old.shape);

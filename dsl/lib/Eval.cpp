@@ -12,7 +12,11 @@
 // prepares it. Scalars (0-d fills: `x * lr`, `fill_(v)`, clamp bounds) are
 // arguments, not constants, so their values are not in the key; only a
 // value that selects code stays a constant (a pow exponent: 0.5 is sqrt,
-// an f32 exponent f32 cannot hold runs in f64), and bool scalars.
+// an f32 exponent f32 cannot hold runs in f64), and bool scalars. Storage
+// offsets are arguments too: each read-only storage is passed as the window
+// its reads reach, and the reads' offsets are relative to it, so
+// `x.narrow(0, k, B)` is one program for every k; the arguments are
+// numbered by first use, not creation.
 // (4) Run with written arguments donated; results become the roots' home
 // buffers (an in-place result not written in place is copied back into the
 // user's buffer).
@@ -233,6 +237,85 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
       scalarArg[n->index] = static_cast<int32_t>(scalars.size());
       scalars.push_back(n);
     }
+  bool onCuda = false;
+  for (const Node *n : nodes)
+    onCuda |= n->device == kDevCUDA;
+  placeArgs(onCuda);
+}
+
+void Slice::placeArgs(bool onCuda) {
+  // Order of first use: the same program whichever input was created
+  // first (`w = w - lr * g` makes `w` newer than `g` after one step).
+  std::vector<Node *> ordered;
+  ordered.reserve(args.size());
+  for (Node *a : args)
+    a->index = -1;
+  auto place = [&](Node *a) {
+    if (a->index >= 0)
+      return;
+    a->index = static_cast<int32_t>(ordered.size());
+    ordered.push_back(a);
+  };
+  for (Node *n : pending)
+    for (const Operand &in : n->inputs)
+      if (in.node->buffer)
+        place(in.node.get());
+  for (Node *a : args)
+    place(a);
+  args = std::move(ordered);
+  donated.assign(args.size(), false);
+  for (const Node *n : pending)
+    if (n->op == Op::Write && n->inputs[1].node->buffer)
+      donated[n->inputs[1].node->index] = true;
+  // The elements each argument's reads reach (empty reads reach none).
+  std::vector<int64_t> lo(args.size(), INT64_MAX), hi(args.size(), -1);
+  for (const Node *n : pending)
+    for (const Operand &in : n->inputs) {
+      const Node *a = in.node.get();
+      if (!a->buffer || in.layout.numel() == 0)
+        continue;
+      auto [l, h] = layout::indexRange(in.layout);
+      lo[a->index] = std::min(lo[a->index], l);
+      hi[a->index] = std::max(hi[a->index], h);
+    }
+  windowStart.assign(args.size(), 0);
+  windowSize.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    windowSize[i] = args[i]->rootNumel;
+    if (!donated[i] && hi[i] >= 0)
+      std::tie(windowStart[i], windowSize[i]) =
+          readWindow(lo[i], hi[i], args[i]->rootNumel, onCuda);
+  }
+}
+
+std::pair<int64_t, int64_t>
+strata::detail::readWindow(int64_t lo, int64_t hi, int64_t numel, bool onCuda) {
+  // CUDA's vectorized kernels load 4 elements at once from an offset they
+  // see as a multiple of 4 (StrataVec4, aligned to 4 elements): such an
+  // offset must stay one in memory, so the start keeps its alignment.
+  const int64_t align = onCuda ? 4 : 1;
+  int64_t start = lo - lo % align;
+  int64_t size = (hi + 1 - start + align - 1) / align * align;
+  return {start, std::min(size, numel - start)};
+}
+
+runtime::StoragePtr
+strata::detail::storageWindow(const runtime::StoragePtr &buffer, DType t,
+                              int64_t start, int64_t size) {
+  size_t bytes = static_cast<size_t>(elementSize(t));
+  return runtime::Storage::wrapExternal(
+      buffer->data() + start * bytes, size * bytes, buffer->device(),
+      [keep = buffer]() mutable { keep.reset(); });
+}
+
+int64_t Slice::readOffset(const Operand &in, bool windows) const {
+  const Node *a = in.node.get();
+  if (!windows || !a->buffer)
+    return in.layout.offset;
+  // An empty view reads nothing: any offset is the same program.
+  if (in.layout.numel() == 0)
+    return 0;
+  return in.layout.offset - windowStart[a->index];
 }
 
 namespace {
@@ -298,12 +381,12 @@ std::string locText(const SourceLoc &loc) {
 std::string Slice::key() const {
   std::string key;
   key.reserve(64 * nodes.size());
-  for (const Node *n : nodes) {
-    if (n->buffer) {
-      push(key, -1 - static_cast<int64_t>(n->dtype));
-      push(key, n->rootNumel);
-      continue;
-    }
+  for (size_t i = 0; i < args.size(); ++i) {
+    push(key,
+         -1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
+    push(key, windowSize[i]);
+  }
+  for (const Node *n : pending) {
     push(key, static_cast<int64_t>(n->op));
     push(key, reinterpret_cast<intptr_t>(n->name));
     if (scalarArg[n->index] >= 0) { // an argument: no value
@@ -323,17 +406,25 @@ std::string Slice::key() const {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
       pushList(key, in.layout.strides);
-      push(key, in.layout.offset);
+      push(key, readOffset(in));
     }
   }
   return key;
 }
 
 std::string Slice::source(std::vector<const Node *> &outputs,
-                          bool scalarArgs) const {
+                          bool valueArgs) const {
   std::string body, sig;
   auto name = [](const Node *n) {
     return (n->buffer ? "%a" : "%v") + std::to_string(n->index);
+  };
+  // An argument's storage type is its window's (the whole storage in a
+  // self-contained dump).
+  auto typeOf = [&](const Node *n) {
+    if (!n->buffer)
+      return valueType(n);
+    return storageType(valueArgs ? windowSize[n->index] : n->rootNumel,
+                       n->dtype);
   };
   int tmp = 0;
   auto read = [&](const Operand &in) {
@@ -341,19 +432,18 @@ std::string Slice::source(std::vector<const Node *> &outputs,
     if (!isStorage(src) && in.layout == layout::contiguous(src->sizes))
       return std::make_pair(name(src), valueType(src));
     std::string t = "%t" + std::to_string(tmp++);
-    std::string type = tensorType(in.layout, src->dtype);
+    layout::Layout l = in.layout;
+    l.offset = readOffset(in, valueArgs);
+    std::string type = tensorType(l, src->dtype);
     body += "    " + t + " = strata.strided_view " + name(src) + " : " +
-            valueType(src) + " -> " + type + "\n";
+            typeOf(src) + " -> " + type + "\n";
     return std::make_pair(t, type);
   };
+  for (const Node *a : args)
+    sig += std::string(sig.empty() ? "" : ", ") + name(a) + ": " + typeOf(a);
   std::string scalarSig;
-  for (const Node *n : nodes) {
-    if (n->buffer) {
-      sig +=
-          std::string(sig.empty() ? "" : ", ") + name(n) + ": " + valueType(n);
-      continue;
-    }
-    if (int32_t k = scalarArg[n->index]; k >= 0 && scalarArgs) {
+  for (const Node *n : pending) {
+    if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
       std::string s = "%s" + std::to_string(k);
       std::string storage = storageType(1, n->dtype);
       scalarSig += ", " + s + ": " + storage;
@@ -395,12 +485,7 @@ Recipe recipeOf(const Slice &slice) {
   Recipe r;
   std::vector<const Node *> outputs;
   r.source = slice.source(outputs);
-  for (const Node *a : slice.args) {
-    bool written = false;
-    for (const Node *n : slice.pending)
-      written |= n->op == Op::Write && n->inputs[1].node.get() == a;
-    r.donated.push_back(written);
-  }
+  r.donated = slice.donated;
   r.ops = slice.pending.size();
   return r;
 }
@@ -485,8 +570,13 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     v.dtype = toJitDType(a->dtype);
     // A CUDA program uploads host arguments itself; a CPU program reads
     // device ones (a scalar computed on the GPU) from a host copy.
-    v.buffer = onCuda ? a->buffer : hostBuffer(a->buffer, loc);
-    v.sizes = {a->rootNumel};
+    runtime::StoragePtr whole = onCuda ? a->buffer : hostBuffer(a->buffer, loc);
+    int64_t start = slice.windowStart[i], size = slice.windowSize[i];
+    // The window the program reads: a view of the buffer, no copy.
+    v.buffer = start == 0 && size == a->rootNumel
+                   ? std::move(whole)
+                   : storageWindow(whole, a->dtype, start, size);
+    v.sizes = {size};
     v.strides = {1};
     v.isStorage = true;
   }

@@ -15,8 +15,20 @@ struct Slice {
   explicit Slice(const std::vector<Node *> &roots);
   /// Every node (arguments and pending), creation order.
   std::vector<Node *> nodes;
-  /// Materialized nodes: the storage arguments, in order.
+  /// Materialized nodes: the storage arguments, in order of first use by
+  /// `pending` (not creation: the key then does not depend on which input
+  /// was made first).
   std::vector<Node *> args;
+  /// Per argument: written by the slice (its whole buffer is passed and
+  /// donated), else read only.
+  std::vector<bool> donated;
+  /// Per argument: the window of its storage passed to the program, in
+  /// elements. A read-only argument is passed from the smallest to the
+  /// largest element the slice reads (the start rounded down to 4
+  /// elements on CUDA, whose vector loads rely on that alignment), so a
+  /// view's offset into its storage is not in the key; a written one, or
+  /// one read only through empty views, is passed whole (start 0).
+  std::vector<int64_t> windowStart, windowSize;
   /// Pending nodes, in order.
   std::vector<Node *> pending;
   /// Readers pulled in (held while evaluating).
@@ -29,12 +41,17 @@ struct Slice {
   /// The structural cache key (no data).
   std::string key() const;
   /// The func.func text; appends the returned nodes to `outputs`. With
-  /// `scalarArgs` false the scalars are constants (a self-contained dump).
+  /// `valueArgs` false the scalars are constants and the storages whole (a
+  /// self-contained dump).
   std::string source(std::vector<const Node *> &outputs,
-                     bool scalarArgs = true) const;
+                     bool valueArgs = true) const;
+  /// The offset of read `in` in what the program receives: relative to its
+  /// argument's window, or absolute (a pending source, or `windows` false).
+  int64_t readOffset(const Operand &in, bool windows = true) const;
 
 private:
   void visit(Node *n);
+  void placeArgs(bool onCuda);
   uint64_t epoch;
 };
 

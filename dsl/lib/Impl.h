@@ -342,6 +342,17 @@ inline jit::DType toJitDType(DType t) { return static_cast<jit::DType>(t); }
 jit::RunResult runPrepared(const jit::PreparedFunction &fn,
                            const std::vector<jit::JitValue> &args, bool onCuda,
                            const jit::RunOptions &options = {});
+/// The window a program receives of a read-only storage of `numel`
+/// elements whose reads reach elements [lo, hi]: {start, size}. On CUDA
+/// the start is rounded down to 4 elements (vectorized kernels load 4 at
+/// once from an offset they see as a multiple of 4) and the size up.
+std::pair<int64_t, int64_t> readWindow(int64_t lo, int64_t hi, int64_t numel,
+                                       bool onCuda);
+/// Elements [start, start + size) of `buffer` (of dtype `t`) as a storage
+/// sharing its bytes (no copy; a device address stays one) and keeping
+/// `buffer` alive.
+runtime::StoragePtr storageWindow(const runtime::StoragePtr &buffer, DType t,
+                                  int64_t start, int64_t size);
 static_assert(
     static_cast<int>(jit::DType::F32) == static_cast<int>(DType::F32) &&
         static_cast<int>(jit::DType::F64) == static_cast<int>(DType::F64) &&

@@ -65,6 +65,50 @@ TEST(DslCuda, ScalarScheduleCompilesOnce) {
   EXPECT_EQ(eval_stats().compiles - before, 1);
 }
 
+// Storage offsets are arguments on CUDA too: a narrow at any row is one
+// program (docs/design.md, "Offsets are arguments"). The window keeps its
+// start 4-element aligned there (vectorized kernels load 4 at once), so a
+// 1-D slice at any element is at most 4 programs, each checked against
+// the CPU.
+TEST(DslCuda, RandomOffsetsCompileOnce) {
+  REQUIRE_GPU();
+  Tensor x = randn({300, 32});
+  Tensor gx = x.to(kCuda);
+  Tensor y = randn({1000});
+  Tensor gy = y.to(kCuda);
+  int64_t before = eval_stats().compiles;
+  for (int64_t step = 0; step < 20; ++step) {
+    int64_t k = (step * 97) % 280;
+    expectSame((gx.narrow(0, k, 16) * 2).sum({0}),
+               (x.narrow(0, k, 16) * 2).sum({0}));
+  }
+  // The CUDA and CPU reads of a row window are the same program.
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  before = eval_stats().compiles;
+  for (int64_t step = 0; step < 20; ++step) {
+    int64_t s = (step * 131) % 900;
+    expectSame(gy.slice(0, s, s + 64) + 1, y.slice(0, s, s + 64) + 1);
+  }
+  EXPECT_LE(eval_stats().compiles - before, 5);
+  // A mini-batch training step: the backward reads its window of x too.
+  Tensor w = randn({32, 8});
+  before = eval_stats().compiles;
+  for (int64_t step = 0; step < 10; ++step) {
+    int64_t k = (step * 61) % 280 + 1; // odd rows too
+    Tensor gw = w.to(kCuda).requires_grad_(), cw = w.clone().requires_grad_();
+    Tensor gl = gx.narrow(0, k, 16).matmul(gw).relu().sum();
+    Tensor cl = x.narrow(0, k, 16).matmul(cw).relu().sum();
+    gl.backward();
+    cl.backward();
+    expectSame(gw.grad(), cw.grad());
+    EXPECT_NEAR(gl.item<float>(), cl.item<float>(),
+                1e-4 * (1 + std::abs(cl.item<float>())));
+    if (step == 0)
+      before = eval_stats().compiles;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 0);
+}
+
 TEST(DslCuda, Broadcast) {
   REQUIRE_GPU();
   Tensor x = randn({64, 1, 32}), y = randn({1, 48, 32});

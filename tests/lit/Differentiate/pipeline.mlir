@@ -13,7 +13,7 @@
 // rounds to f32 in a 0-d kernel of its own.
 // CHECK: %[[XT:.*]] = strata.strided_view %arg0 {{.*}} -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
 // CHECK: %[[K:.*]]:3 = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum", "none", "none"] ins(%[[XT]], %arg1, %{{.*}} : {{.*}} result_perms = array<i64: 0, 1, 1, 0, 0, 1>
-// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf ole
 // CHECK: strata.yield
 // CHECK-NEXT: } -> !strata.tensor<f64, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
 // CHECK: %[[L:.*]] = strata.kernel space [] ins(%[[K]]#0 : !strata.tensor<f64

@@ -1,0 +1,228 @@
+//===- OffsetArgsTest.cpp - storage offsets are program arguments ---------===//
+//
+// A view's offset into a materialized storage is not in the program's
+// cache key: each read-only storage is passed as the window its reads
+// reach (Slice::placeArgs, Eval.cpp). So `narrow`, `select` and `slice`
+// at 100 random offsets compile one program each (eval_stats().compiles),
+// and every step's values match the same reads done in plain C++ on the
+// tensor's elements (from_vector in, to_vector out).
+//
+//===----------------------------------------------------------------------===//
+#include "strata/strata.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+constexpr int64_t kRows = 300, kCols = 24;
+
+std::vector<float> ramp(int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>((i * 37) % 101) / 8.0f - 6.0f;
+  return v;
+}
+
+int64_t compilesSince(int64_t before) { return eval_stats().compiles - before; }
+
+TEST(OffsetArgs, RandomNarrowCompilesOnce) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  std::mt19937 rng(11);
+  const int64_t batch = 17;
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 100; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, kRows - batch)(rng);
+    std::vector<float> got =
+        (x.narrow(0, k, batch) * 2 + 1).sum({1}).to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(batch));
+    for (int64_t r = 0; r < batch; ++r) {
+      float want = 0;
+      for (int64_t c = 0; c < kCols; ++c)
+        want += xv[(k + r) * kCols + c] * 2 + 1;
+      EXPECT_NEAR(got[r], want, 1e-4 * (1 + std::fabs(want)))
+          << "k " << k << " row " << r;
+    }
+  }
+  EXPECT_EQ(compilesSince(before), 1);
+}
+
+TEST(OffsetArgs, RandomSelectAndSliceCompileOnceEach) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  // A 1-D tensor sliced at any element: offsets that are not a multiple
+  // of anything.
+  std::vector<float> yv = ramp(1000);
+  Tensor y = from_vector(yv);
+  std::mt19937 rng(12);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 100; ++step) {
+    int64_t row = std::uniform_int_distribution<int64_t>(0, kRows - 1)(rng);
+    int64_t col = std::uniform_int_distribution<int64_t>(0, kCols - 1)(rng);
+    std::vector<float> r = (x.select(0, row) - 0.5).to_vector<float>();
+    std::vector<float> c = x.select(1, col).exp().to_vector<float>();
+    for (int64_t j = 0; j < kCols; ++j)
+      ASSERT_FLOAT_EQ(r[j], xv[row * kCols + j] - 0.5f) << row << " " << j;
+    for (int64_t i = 0; i < kRows; i += 7)
+      ASSERT_NEAR(c[i], std::exp(xv[i * kCols + col]),
+                  1e-5 * std::exp(xv[i * kCols + col]))
+          << col << " " << i;
+    int64_t s = std::uniform_int_distribution<int64_t>(0, 1000 - 90)(rng);
+    std::vector<float> sl = (y.slice(0, s, s + 90, 3) * 3).to_vector<float>();
+    ASSERT_EQ(sl.size(), 30u);
+    for (int64_t j = 0; j < 30; ++j)
+      ASSERT_FLOAT_EQ(sl[j], yv[s + 3 * j] * 3) << s << " " << j;
+  }
+  EXPECT_EQ(compilesSince(before), 3);
+}
+
+// Two reads of one storage in one program: the window spans both, and only
+// their distance is in the key.
+TEST(OffsetArgs, TwoReadsOfOneStorageKeepTheirDistance) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  std::mt19937 rng(13);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 50; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, kRows - 12)(rng);
+    std::vector<float> got =
+        (x.narrow(0, k, 4) * x.narrow(0, k + 8, 4)).to_vector<float>();
+    for (int64_t i = 0; i < 4 * kCols; ++i)
+      ASSERT_FLOAT_EQ(got[i], xv[k * kCols + i] * xv[(k + 8) * kCols + i])
+          << k << " " << i;
+  }
+  EXPECT_EQ(compilesSince(before), 1);
+}
+
+// Negative strides (flip) and as_strided: the window runs from the
+// smallest element read, which for a flipped view is not its offset.
+TEST(OffsetArgs, FlippedAndAsStridedViews) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  std::mt19937 rng(14);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 60; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, kRows - 10)(rng);
+    // Rows k+9 .. k, columns reversed.
+    std::vector<float> f =
+        (x.narrow(0, k, 10).flip({0, 1}) + 0.25).to_vector<float>();
+    for (int64_t r = 0; r < 10; ++r)
+      for (int64_t c = 0; c < kCols; ++c)
+        ASSERT_FLOAT_EQ(f[r * kCols + c],
+                        xv[(k + 9 - r) * kCols + (kCols - 1 - c)] + 0.25f)
+            << k << " " << r << " " << c;
+    // Overlapping windows: a 5x6 view with strides (3, 2) from offset o.
+    int64_t o = std::uniform_int_distribution<int64_t>(0, 1000)(rng);
+    std::vector<float> a =
+        x.as_strided({5, 6}, {3, 2}, o).relu().to_vector<float>();
+    for (int64_t i = 0; i < 5; ++i)
+      for (int64_t j = 0; j < 6; ++j) {
+        float v = xv[o + 3 * i + 2 * j];
+        ASSERT_FLOAT_EQ(a[i * 6 + j], v > 0 ? v : 0) << o << " " << i;
+      }
+  }
+  EXPECT_EQ(compilesSince(before), 2);
+}
+
+// An in-place write through a view keeps the whole storage (it is donated
+// and written where it is); a read of another storage beside it is still
+// a window. The in-place result must land in the tensor's own elements.
+TEST(OffsetArgs, WrittenStorageStaysWhole) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  Tensor acc = zeros({kRows, kCols});
+  std::vector<float> accv(kRows * kCols, 0.0f);
+  std::mt19937 rng(15);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 40; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, kRows - 8)(rng);
+    int64_t j = std::uniform_int_distribution<int64_t>(0, kRows - 8)(rng);
+    acc.narrow(0, j, 8).add_(x.narrow(0, k, 8));
+    for (int64_t i = 0; i < 8 * kCols; ++i)
+      accv[j * kCols + i] += xv[k * kCols + i];
+    if (step % 5 == 4) {
+      std::vector<float> got = acc.to_vector<float>();
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_FLOAT_EQ(got[i], accv[i]) << step << " " << i;
+    }
+  }
+  // The written window's offset is in the key (the storage is passed
+  // whole); the read's is not: at most one program per written offset.
+  EXPECT_LE(compilesSince(before), 40);
+  std::vector<float> xs = x.to_vector<float>();
+  EXPECT_EQ(xs, xv); // the read storage is untouched
+}
+
+// A training step on mini-batches at random offsets: the forward and the
+// backward compile on the first step only.
+TEST(OffsetArgs, MiniBatchTrainingStep) {
+  const int64_t rows = 200, in = 8, out = 5, batch = 16;
+  std::vector<float> xv = ramp(rows * in);
+  std::vector<float> wv(in * out);
+  for (int64_t i = 0; i < in * out; ++i)
+    wv[i] = static_cast<float>((i * 13) % 17) / 16.0f - 0.4f;
+  Tensor x = from_vector(xv, {rows, in});
+  std::mt19937 rng(16);
+  int64_t compiles = 0, backwardCompiles = 0;
+  for (int step = 0; step < 30; ++step) {
+    Tensor w = from_vector(wv, {in, out}).requires_grad_();
+    int64_t k = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+    int64_t before = eval_stats().compiles, bwBefore = backward_compiles();
+    Tensor loss = x.narrow(0, k, batch).matmul(w).relu().sum();
+    loss.backward();
+    std::vector<float> g = w.grad().to_vector<float>();
+    float l = loss.item<float>();
+    if (step > 0) {
+      compiles += eval_stats().compiles - before;
+      backwardCompiles += backward_compiles() - bwBefore;
+    }
+    // Plain C++: h = x[k:k+B] w; loss = sum relu(h); dw = x^T (h > 0).
+    std::vector<double> gw(in * out, 0.0);
+    double wantLoss = 0;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t o = 0; o < out; ++o) {
+        double h = 0;
+        for (int64_t i = 0; i < in; ++i)
+          h += double(xv[(k + b) * in + i]) * wv[i * out + o];
+        if (h <= 0)
+          continue;
+        wantLoss += h;
+        for (int64_t i = 0; i < in; ++i)
+          gw[i * out + o] += xv[(k + b) * in + i];
+      }
+    EXPECT_NEAR(l, wantLoss, 1e-4 * (1 + std::fabs(wantLoss))) << k;
+    for (int64_t i = 0; i < in * out; ++i)
+      ASSERT_NEAR(g[i], gw[i], 1e-4 * (1 + std::fabs(gw[i]))) << k << " " << i;
+  }
+  EXPECT_EQ(compiles, 0);
+  EXPECT_EQ(backwardCompiles, 0);
+}
+
+// The arguments are numbered by first use, not by creation: after one
+// step of `w = w - lr * g`, `w` is newer than `g`, and the program is the
+// same.
+TEST(OffsetArgs, ArgumentOrderIsFirstUse) {
+  std::vector<float> wv = ramp(500), gv(500);
+  for (size_t i = 0; i < gv.size(); ++i)
+    gv[i] = static_cast<float>(i % 7) - 3;
+  Tensor w = from_vector(wv), g = from_vector(gv);
+  int64_t before = eval_stats().compiles;
+  for (int step = 0; step < 20; ++step) {
+    double lr = 0.1 / (1 + step);
+    w = w - lr * g;
+    std::vector<float> got = w.to_vector<float>();
+    for (size_t i = 0; i < wv.size(); ++i) {
+      wv[i] = wv[i] - static_cast<float>(lr) * gv[i];
+      ASSERT_EQ(got[i], wv[i]) << step << " " << i;
+    }
+  }
+  EXPECT_EQ(compilesSince(before), 1);
+}
+
+} // namespace
