@@ -213,6 +213,25 @@ Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
   return flat.as_strided(l.sizes, l.strides, l.offset, loc).clone(loc);
 }
 
+/// PyTorch's AccumulateGrad for a leaf's first gradient `g`: kept when it
+/// obeys the gradient layout contract, else copied into the leaf's strides
+/// (a non-overlapping and dense leaf) or a contiguous tensor
+/// (layout::gradientLayout).
+Tensor obeyLayoutContract(const Tensor &g, const layout::Layout &leaf,
+                          const SourceLoc &loc) {
+  const layout::Layout &have = g.impl()->layout;
+  layout::Layout want = layout::gradientLayout(leaf, have);
+  if (have.strides == want.strides)
+    return g;
+  if (want == layout::contiguous(want.sizes))
+    return g.contiguous(loc);
+  Tensor out = empty({layout::requiredStorageSize(want)},
+                     TensorOptions(g.dtype(loc)).device(g.device(loc)), loc)
+                   .as_strided(want.sizes, want.strides, 0, loc);
+  out.copy_(g, loc);
+  return out;
+}
+
 } // namespace
 
 int64_t strata::backward_compiles() { return gCompiles; }
@@ -360,7 +379,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     perturbed[i] = n;
   for (const Node *n : perturbed) {
     wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
-    std::string type = tensorTypeText(layout::contiguous(n->sizes), n->dtype);
+    std::string type = tensorTypeText(n->resultLayout(), n->dtype);
     sig += (sig.empty() ? "" : ", ") + std::string("%p") +
            std::to_string(perturb[n]) + ": " + type;
     args.push_back(jit::JitValue::fresh(
@@ -377,13 +396,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     return isArg(n) || n->isStorageValue()
                ? "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
                      irType(n->dtype) + ">"
-               : tensorTypeText(layout::contiguous(n->sizes), n->dtype);
+               : tensorTypeText(n->resultLayout(), n->dtype);
   };
   int tmp = 0;
   auto read = [&](const Operand &in) {
     const Node *src = in.node.get();
     bool storage = isArg(src) || src->isStorageValue();
-    if (!storage && in.layout == layout::contiguous(src->sizes))
+    if (!storage && in.layout == src->resultLayout())
       return std::make_pair(names[src], typeOf(src));
     std::string t = "%t" + std::to_string(tmp++);
     std::string type = tensorTypeText(in.layout, src->dtype);
@@ -417,9 +436,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::string want =
         tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
     if (type != want) {
+      // A row-major copy: strata.copy keeps a dense input's layout.
       std::string c = "%o" + std::to_string(i);
-      body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +
-              want + "\n";
+      const char *op = layout::isContiguous(operandOf(o).layout)
+                           ? " = strata.copy "
+                           : " = strata.contiguous ";
+      body += "    " + c + op + v + " : " + type + " -> " + want + "\n";
       v = c;
     }
     rets += (i ? ", " : "") + v;
@@ -530,6 +552,8 @@ void Tensor::backward(const Tensor &gradient, bool retain_graph,
     Tensor &slot = impl.autograd->grad;
     if (slot.defined())
       slot.add_(grads[i], loc);
+    else if (impl.isLeaf)
+      slot = obeyLayoutContract(grads[i], impl.layout, loc);
     else
       slot = grads[i];
   }

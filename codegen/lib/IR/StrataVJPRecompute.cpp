@@ -156,9 +156,16 @@ struct Recompute {
     OperationState state(def->getLoc(), def->getName());
     state.addOperands(operands);
     state.addAttributes(def->getAttrs());
-    state.addTypes(StridedTensorType::getContiguous(
-        type.getElementType(),
-        SmallVector<int64_t>(l.sizes.begin(), l.sizes.end())));
+    // The rebuilt op's layout follows its new operands (TensorIterator).
+    SmallVector<Type> types;
+    if (auto c = dyn_cast<CastOp>(def))
+      types.push_back(
+          preserveFormatType(tensorOf(operands[0]), type.getElementType()));
+    else if (failed(cast<InferTypeOpInterface>(def).inferReturnTypes(
+                 def->getContext(), std::nullopt, operands,
+                 def->getAttrDictionary(), def->getRegions(), types)))
+      return {};
+    state.addTypes(types);
     return gb.b.create(state)->getResult(0);
   }
 };

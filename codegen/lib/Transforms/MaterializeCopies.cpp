@@ -2,9 +2,11 @@
 //
 // Assumes: types are absolute layouts within storage roots (getStorageRoot);
 // compute ops (elementwise, where, cast, reductions, matmul, copy) and the
-// source operand of a write read any layout, and their result types depend
-// only on their operands' shapes and dtypes. Runs after fold-views in the
-// pipeline (a copy's views are then one hop away) but does not need it.
+// source operand of a write read any layout; the layouts of elementwise,
+// cast and copy results follow their operands' (TensorIterator,
+// preserve_format), so swapping an operand is checked with keepsResultType.
+// Runs after fold-views in the pipeline (a copy's views are then one hop away)
+// but does not need it.
 //
 // Guarantees: no value changes type; every write's destination keeps its
 // root; no function result comes to alias an argument, another result or a
@@ -14,7 +16,9 @@
 //  (b) no contiguous of a contiguous value (it is that value);
 //  (c) a copy C of X (`copy`, or `contiguous` that copies) is replaced by X
 //      when every use of C, and of every view of C, allows it:
-//      - a compute op reading strided input: always (its type is unchanged);
+//      - a compute op reading strided input: when its result type is
+//        unchanged (reductions and matmul: always; an elementwise op whose
+//        layout X would change, e.g. `relu(contiguous(x.t()))`: never);
 //      - a view op or a return: only if X has C's type (contiguous, offset
 //        0), so nobody sees another layout; a returned C also needs X's root
 //        to be a compute result that nothing else returns or writes;
@@ -26,6 +30,7 @@
 //  (d) a second copy of one value is the first one, under the same rule.
 // Every copy kept is reported (option `remarks=true`) by one remark at its
 // location: "copy kept: <reshape> to [..] cannot be a view of strides [..]",
+// "... the layout of <op>'s result follows it",
 // "... destination of a write", "... its result is returned [and would
 // otherwise alias ...]", "... read by a view op", "... its source overlaps
 // the destination of a write", "... read by <op>".
@@ -152,7 +157,7 @@ std::string CopyMaterializer::keepReason(Operation *copy, Value by) {
   Value sourceRoot = roots.rootOf(by);
 
   bool writeDest = false, returned = false, viewRead = false, overlap = false;
-  Operation *other = nullptr;
+  Operation *other = nullptr, *layoutFollows = nullptr;
   // `result` and the views of it, each visited once.
   SmallVector<Value, 4> worklist{result};
   while (!worklist.empty()) {
@@ -165,6 +170,9 @@ std::string CopyMaterializer::keepReason(Operation *copy, Value by) {
         else if (roots.rootOf(write.getDest()) == sourceRoot)
           overlap = true;
       } else if (readsStridedInput(user)) {
+        if (value == result && !sameType && !layoutFollows &&
+            !keepsResultType(user, use.getOperandNumber(), by))
+          layoutFollows = user;
         continue;
       } else if (getViewSource(user) == value) {
         viewRead = true;
@@ -198,6 +206,10 @@ std::string CopyMaterializer::keepReason(Operation *copy, Value by) {
     return "copy kept: read by a view op";
   if (overlap)
     return "copy kept: its source overlaps the destination of a write";
+  if (layoutFollows)
+    return "copy kept: the layout of " +
+           layoutFollows->getName().getStringRef().str() +
+           "'s result follows it";
   if (other)
     return "copy kept: read by " + other->getName().getStringRef().str();
   return "";

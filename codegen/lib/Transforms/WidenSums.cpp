@@ -40,9 +40,8 @@ struct WidenSumsPass : public strata::impl::WidenSumsBase<WidenSumsPass> {
       Type f64 = b.getF64Type();
       StridedTensorType in = tensorType(op->getOperand(0));
       StridedTensorType result = tensorType(op->getResult(0));
-      Value wideIn = b.create<CastOp>(
-          loc, StridedTensorType::getContiguous(f64, in.getShape()),
-          op->getOperand(0));
+      Value wideIn =
+          b.create<CastOp>(loc, preserveFormatType(in, f64), op->getOperand(0));
       Operation *wide = b.clone(*op);
       wide->setOperand(0, wideIn);
       wide->getResult(0).setType(

@@ -101,8 +101,8 @@ func.func @write(%s: !strata.storage<6xf32>, %v: !strata.tensor<f32, strided<[],
 // CHECK-NOT: strata.copy
 // CHECK: %[[GB:.*]] = strata.mul %[[DY]], %{{.*}} : {{.*}} -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
 // CHECK: return %{{.*}}, %[[F]], %[[GB]]
-func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
+func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %v = strata.strided_view %s : !strata.storage<6xf32> -> !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>
-  %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
-  return %m : !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
+  %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
+  return %m : !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
 }

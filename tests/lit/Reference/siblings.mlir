@@ -7,18 +7,18 @@
 // CHECK-NEXT:   [ [0, 0, 0, 7], [0, 0, 22, 50], [0, 25, 60, 101] ]
 // CHECK-NEXT: result 1: f32 sizes [4, 3] strides [3, 1] offset 0
 // CHECK-NEXT:   [ [0, 5, 18], [6, 24, 50], [18, 49, 88], [36, 80, 132] ]
-func.func @transposed_siblings(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
+func.func @transposed_siblings(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %1 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %2 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %3 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %4 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %4 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %5 = strata.fill 20.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %6 = strata.sub %4, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %7 = strata.relu %6 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %6 = strata.sub %4, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %7 = strata.relu %6 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %8 = strata.mul %2, %3 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %9 = strata.add %8, %2 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  return %7, %9 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return %7, %9 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
 }
 
 // CHECK-NEXT: func @loss_and_gradients
@@ -35,14 +35,14 @@ func.func @loss_and_gradients(%arg0: !strata.storage<12xf32>, %arg1: !strata.sto
   %3 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %4 = strata.fill 0.0 : !strata.tensor<f32, strided<[], offset: 0>>
   %5 = strata.fill 30.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %6 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %7 = strata.sub %6, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %8 = strata.relu %7 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %9 = strata.sum %8 dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
-  %10 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %11 = strata.sub %10, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %12 = strata.gt %11, %4 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
-  %13 = strata.cast %12 : !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %6 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %7 = strata.sub %6, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %8 = strata.relu %7 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %9 = strata.sum %8 dims [] : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %10 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %11 = strata.sub %10, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %12 = strata.gt %11, %4 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xi1, strided<[1, 3], offset: 0>>
+  %13 = strata.cast %12 : !strata.tensor<3x4xi1, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %14 = strata.mul %13, %0 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %15 = strata.mul %2, %3 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %16 = strata.sub %15, %5 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
