@@ -230,7 +230,7 @@ RefValue RefValue::fresh(Type elementType, ArrayRef<int64_t> shape,
   return v;
 }
 
-RefValue RefValue::fresh(Type elementType, const layout::Layout &l,
+RefValue RefValue::freshLaidOut(Type elementType, const layout::Layout &l,
                          std::vector<double> rowMajor) {
   if (l == layout::contiguous(l.sizes, 0))
     return fresh(elementType, l.sizes, std::move(rowMajor));
@@ -370,7 +370,7 @@ LogicalResult Evaluator::view(Operation *op, Value source) {
 LogicalResult Evaluator::copy(Value input, Value result) {
   const RefValue &in = get(input);
   return set(result,
-             RefValue::fresh(in.elementType, tensorType(result).getLayout(),
+             RefValue::freshLaidOut(in.elementType, tensorType(result).getLayout(),
                              in.elements()));
 }
 
@@ -388,7 +388,7 @@ LogicalResult Evaluator::elementwise(Operation *op,
     data.push_back(fn(x));
   });
   return set(op->getResult(0),
-             RefValue::fresh(type.getElementType(), type.getLayout(),
+             RefValue::freshLaidOut(type.getElementType(), type.getLayout(),
                              std::move(data)));
 }
 

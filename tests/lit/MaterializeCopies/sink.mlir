@@ -46,7 +46,7 @@ func.func @sink_broadcast_copy(%arg0: !strata.tensor<4xf32, strided<[1], offset:
 // CHECK-NEXT: strata.cast %[[T]] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>
 func.func @where_and_cast(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, %arg1: !strata.tensor<4x3xi1, strided<[3, 1], offset: 0>>, %arg2: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) -> (!strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>) {
   %t = strata.transpose %arg0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %c = strata.copy %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %c = strata.contiguous %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %w = strata.where %arg1, %c, %arg2 : !strata.tensor<4x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %d = strata.cast %c : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>
   return %w, %d : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>
@@ -58,11 +58,11 @@ func.func @where_and_cast(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset:
 // copy (returned, so kept) is left.
 // CHECK-LABEL: func.func @copy_of_copy(
 // CHECK-NEXT: %[[T:.*]] = strata.transpose
-// CHECK-NEXT: %[[C:.*]] = strata.copy %[[T]]
+// CHECK-NEXT: %[[C:.*]] = strata.contiguous %[[T]]
 // CHECK-NEXT: return %[[C]]
 func.func @copy_of_copy(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> {
   %t = strata.transpose %arg0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %c1 = strata.copy %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %c1 = strata.contiguous %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   // expected-remark @below {{copy kept: its result is returned}}
   %c2 = strata.copy %c1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   return %c2 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
@@ -106,7 +106,7 @@ func.func @offset_copy_sinks(%arg0: !strata.tensor<4x6xf32, strided<[6, 1], offs
 // CHECK-LABEL: func.func @write_source(
 // CHECK-SAME: %[[A:[^:]*]]: {{[^%]*}}%[[B:[^:]*]]:
 // CHECK-NEXT: %[[F:.*]] = strata.flip %[[A]]
-// CHECK-NEXT: %[[C:.*]] = strata.copy %[[F]]
+// CHECK-NEXT: %[[C:.*]] = strata.contiguous %[[F]]
 // CHECK-NEXT: strata.write %[[C]] into %[[A]]
 // CHECK-NEXT: strata.write %[[F]] into %[[B]]
 func.func @write_source(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, %arg1: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> (!strata.storage<12xf32>, !strata.storage<12xf32>) {

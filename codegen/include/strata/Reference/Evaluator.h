@@ -70,7 +70,8 @@ struct RefValue {
                         std::vector<double> rowMajor);
   /// A fresh tensor with `layout` (offset 0, dense: a compute result's
   /// type) holding `rowMajor` (rounded), each element at its storage index.
-  static RefValue fresh(mlir::Type elementType, const layout::Layout &layout,
+  static RefValue freshLaidOut(mlir::Type elementType,
+                               const layout::Layout &layout,
                         std::vector<double> rowMajor);
 };
 
