@@ -436,12 +436,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::string want =
         tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
     if (type != want) {
-      // A row-major copy: strata.copy keeps a dense input's layout.
+      // A row-major copy: strata.copy keeps a dense input's layout (and the
+      // strides of its size-1 dims, which a view then makes row-major).
       std::string c = "%o" + std::to_string(i);
-      const char *op = layout::isContiguous(operandOf(o).layout)
-                           ? " = strata.copy "
-                           : " = strata.contiguous ";
-      body += "    " + c + op + v + " : " + type + " -> " + want + "\n";
+      const layout::Layout &in = operandOf(o).layout;
+      std::string kept = tensorTypeText(layout::preserveFormat(in), o.dtype);
+      if (!layout::isContiguous(in))
+        body += "    " + c + " = strata.contiguous " + v + " : " + type +
+                " -> " + want + "\n";
+      else if (kept == want)
+        body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +
+                want + "\n";
+      else
+        body += "    " + c + "k = strata.copy " + v + " : " + type + " -> " +
+                kept + "\n    " + c + " = strata.strided_view " + c +
+                "k : " + kept + " -> " + want + "\n";
       v = c;
     }
     rets += (i ? ", " : "") + v;

@@ -327,6 +327,11 @@ Shape resultStrides(const Node &n) {
     std::vector<layout::Layout> ins;
     for (const Operand &in : n.inputs)
       ins.push_back(in.layout);
+    // pow by a number (a 0-d fill, strata.fill in the IR) is PyTorch's
+    // pow(Tensor, Scalar), a unary TensorIterator (StrataOps.cpp agrees).
+    if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0 &&
+        n.inputs[1].node->op == Op::Fill)
+      ins.pop_back();
     return layout::elementwiseResult(ins, n.sizes).strides;
   }
   case Op::Cast:

@@ -92,29 +92,17 @@ StridedTensorType strata::ir::preserveFormatType(StridedTensorType input,
 }
 
 Value strata::ir::createContiguousCopy(OpBuilder &b, Location loc, Value v) {
-  if (tensorType(v).isContiguous())
-    return b.create<CopyOp>(loc, v); // preserve_format of row-major
-  return b.create<ContiguousOp>(loc, v);
-}
-
-bool strata::ir::keepsResultType(Operation *op, unsigned index,
-                                 Value replacement) {
-  SmallVector<Value> operands(op->getOperands());
-  operands[index] = replacement;
-  if (auto cast = dyn_cast<CastOp>(op)) {
-    auto in = tensorType(replacement);
-    return in && preserveFormatType(in, cast.getType().getElementType()) ==
-                     cast.getType();
-  }
-  auto infer = dyn_cast<InferTypeOpInterface>(op);
-  if (!infer)
-    return false;
-  SmallVector<Type> types;
-  if (failed(infer.inferReturnTypes(op->getContext(), std::nullopt, operands,
-                                    op->getAttrDictionary(), op->getRegions(),
-                                    types)))
-    return false;
-  return TypeRange(types) == op->getResultTypes();
+  auto type = tensorType(v);
+  if (!type.isContiguous())
+    return b.create<ContiguousOp>(loc, v);
+  // preserve_format of a contiguous tensor; its size-1 dims keep their
+  // strides, which a view makes row-major (the same elements).
+  Value copy = b.create<CopyOp>(loc, v);
+  auto rowMajor =
+      StridedTensorType::getContiguous(type.getElementType(), type.getShape());
+  if (copy.getType() == rowMajor)
+    return copy;
+  return b.create<StridedViewOp>(loc, rowMajor, copy);
 }
 
 LogicalResult
@@ -168,7 +156,13 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
     return emitOptionalError(loc, shape.error());
   Type resultElement =
       isCompare ? IntegerType::get(lhs.getContext(), 1) : element;
-  inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
+  // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
+  // TensorIterator, which keeps a dense base's strides on size-1 dims too.
+  if (name == "pow" && rhs.getRank() == 0 &&
+      operands[1].getDefiningOp<FillOp>())
+    inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
+  else
+    inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
   return success();
 }
 

@@ -231,7 +231,7 @@ RefValue RefValue::fresh(Type elementType, ArrayRef<int64_t> shape,
 }
 
 RefValue RefValue::freshLaidOut(Type elementType, const layout::Layout &l,
-                         std::vector<double> rowMajor) {
+                                std::vector<double> rowMajor) {
   if (l == layout::contiguous(l.sizes, 0))
     return fresh(elementType, l.sizes, std::move(rowMajor));
   std::vector<double> data(layout::requiredStorageSize(l), 0.0);
@@ -369,9 +369,9 @@ LogicalResult Evaluator::view(Operation *op, Value source) {
 
 LogicalResult Evaluator::copy(Value input, Value result) {
   const RefValue &in = get(input);
-  return set(result,
-             RefValue::freshLaidOut(in.elementType, tensorType(result).getLayout(),
-                             in.elements()));
+  return set(result, RefValue::freshLaidOut(in.elementType,
+                                            tensorType(result).getLayout(),
+                                            in.elements()));
 }
 
 LogicalResult Evaluator::elementwise(Operation *op,
@@ -389,7 +389,7 @@ LogicalResult Evaluator::elementwise(Operation *op,
   });
   return set(op->getResult(0),
              RefValue::freshLaidOut(type.getElementType(), type.getLayout(),
-                             std::move(data)));
+                                    std::move(data)));
 }
 
 LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,

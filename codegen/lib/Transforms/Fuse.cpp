@@ -77,6 +77,11 @@ std::optional<ArrayRef<int64_t>> consumerSpace(OpOperand &use) {
     return tensorType(user->getResult(0)).getShape();
   if (isReduction(user))
     return tensorType(user->getOperand(0)).getShape();
+  // A copy into a fresh tensor (e.g. the row-major copy of an elementwise
+  // result that keeps a transposed layout) computes its input in its kernel.
+  if (isa<CopyOp, ContiguousOp, ReshapeOp, FlattenOp>(user) &&
+      !getViewSource(user))
+    return tensorType(user->getOperand(0)).getShape();
   if (auto write = dyn_cast<WriteOp>(user))
     if (use.get() == write.getSrc())
       return tensorType(write.getDest()).getShape();

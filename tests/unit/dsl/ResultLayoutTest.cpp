@@ -39,6 +39,29 @@ TEST(ResultLayout, ElementwiseFollowsTheInput) {
   EXPECT_EQ(v, want);
 }
 
+TEST(ResultLayout, PowByANumberIsUnary) {
+  // PyTorch's pow(Tensor, Scalar) is a unary TensorIterator (a dense input's
+  // strides, size-1 dims included); x + 1 and pow by a 0-d tensor are
+  // binary, with a 0-d operand. PyTorch 1.13: (2, 1), (1, 1), (2, 1).
+  Tensor a = zeros({2, 1}).permute({1, 0});
+  EXPECT_EQ(a.strides(), (S{1, 1}));
+  EXPECT_EQ(a.pow(2).strides(), (S{2, 1}));
+  EXPECT_EQ((a + 1).strides(), (S{1, 1}));
+  EXPECT_EQ(a.neg().strides(), (S{2, 1}));
+  EXPECT_EQ(logical(a.pow(2)), std::vector<float>(2, 0.0f));
+}
+
+TEST(ResultLayout, RowMajorGradientOfASize1Result) {
+  // The gradient of y runs through a cast that keeps the stride of a size-1
+  // dim (preserve_format); the gradient returned is still row-major.
+  // PyTorch 1.13: y.grad == 30, x.grad has strides (6, 3, 1).
+  Tensor x = ones({5, 2, 3}).requires_grad_();
+  Tensor y = full({}, 0.625, TensorOptions(DType::F64)).requires_grad_();
+  (x.transpose(2, -1) + y).sum().backward();
+  EXPECT_EQ(y.grad().item<double>(), 30.0);
+  EXPECT_EQ(x.grad().strides(), (S{6, 3, 1}));
+}
+
 TEST(ResultLayout, FirstOperandLeads) {
   Tensor a = a34(), b = b43();
   Tensor l = a.t() + b, r = b + a.t();

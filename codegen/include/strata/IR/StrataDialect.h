@@ -61,11 +61,6 @@ mlir::Value getViewSource(mlir::Operation *op);
 /// preserveFormat of the input's layout.
 StridedTensorType preserveFormatType(StridedTensorType input,
                                      mlir::Type element);
-/// True when compute op `op` (a view-free consumer) would keep its result
-/// type if operand `index` were `replacement`: result layouts follow the
-/// operands' (TensorIterator), so a pass that swaps an operand checks this.
-bool keepsResultType(mlir::Operation *op, unsigned index,
-                     mlir::Value replacement);
 /// A fresh row-major copy of `v` (offset 0, its own root): `strata.copy`
 /// when `v` is contiguous already, else `strata.contiguous`.
 mlir::Value createContiguousCopy(mlir::OpBuilder &b, mlir::Location loc,

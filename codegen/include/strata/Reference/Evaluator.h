@@ -72,7 +72,7 @@ struct RefValue {
   /// type) holding `rowMajor` (rounded), each element at its storage index.
   static RefValue freshLaidOut(mlir::Type elementType,
                                const layout::Layout &layout,
-                        std::vector<double> rowMajor);
+                               std::vector<double> rowMajor);
 };
 
 /// Rounds `v` as storing it into an element of `elementType` would:
