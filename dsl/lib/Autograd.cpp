@@ -28,21 +28,17 @@ bool is(const Node &n, const char *name) {
   return std::string_view(n.name) == name;
 }
 
-/// The ops whose backward reads an input (PyTorch saves it).
-bool savesInputs(const Node &n) {
-  for (const char *s : {"mul", "div", "pow", "matmul", "maximum", "minimum",
-                        "log", "abs", "amax", "amin"})
-    if (is(n, s))
-      return true;
-  return false;
-}
-/// The ops whose backward reads the result.
+/// The ops whose backward reads the result (PyTorch saves `result`).
 bool savesResult(const Node &n) {
   for (const char *s : {"exp", "sqrt", "tanh", "sigmoid", "relu"})
     if (is(n, s))
       return true;
   return false;
 }
+
+/// A differentiable view: made by a view op in grad mode, over its base's
+/// storage (not detach(), not a copying reshape).
+bool isDiffView(const TensorImpl &t) { return t.gradBase != nullptr; }
 
 /// The node whose grad_fn `n` shows: a full in-place write shows its op.
 const Node *shown(const Node *n) {
@@ -137,18 +133,36 @@ std::string viewName(const ViewChain &v) {
   return std::string(v.op) + "Backward";
 }
 
-/// The leaf impl behind `t` (t itself, or the leaf a view chain starts at).
+/// The leaf requiring grad whose data `t` reads (t itself, or the leaf a
+/// chain of differentiable views starts at); null when `t` reads a history.
 const TensorImpl *leafOf(const TensorImpl &t) {
-  const TensorImpl *p = &t;
-  while (p && !p->isLeaf)
-    p = p->base.get();
-  return p && p->requiresGrad ? p : nullptr;
+  if (t.requiresGrad && t.isLeaf)
+    return &t;
+  const TensorImpl *b = t.gradBase;
+  return b && b->requiresGrad && b->isLeaf ? b : nullptr;
 }
 } // namespace
 
 //===--- Hooks ------------------------------------------------------------===//
 
 bool strata::detail::gradEnabled() { return gGradEnabled; }
+
+bool strata::detail::requiresGradOf(const TensorImpl &t) {
+  return t.requiresGrad || (t.gradBase && t.gradBase->requiresGrad);
+}
+
+bool strata::detail::isLeafOf(const TensorImpl &t) {
+  return !requiresGradOf(t) || (!isDiffView(t) && t.isLeaf);
+}
+
+void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
+  bool requiresGrad = requiresGradOf(t);
+  o.noGrad = !gGradEnabled || !requiresGrad;
+  if (!requiresGrad)
+    return;
+  if (const TensorImpl *leaf = leafOf(t))
+    o.leaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
+}
 bool strata::is_grad_enabled() { return gGradEnabled; }
 NoGradGuard::NoGradGuard() : previous_(gGradEnabled) { gGradEnabled = false; }
 NoGradGuard::~NoGradGuard() { gGradEnabled = previous_; }
@@ -158,8 +172,7 @@ bool strata::is_anomaly_enabled() { return gAnomaly; }
 std::shared_ptr<const ViewChain>
 strata::detail::viewChainOf(const TensorImpl &t) {
   // (A copy keeps viewOp and base for explain(): not a view, another root.)
-  if (!t.viewOp || !t.requiresGrad || !gGradEnabled || !t.base ||
-      t.base->root != t.root)
+  if (!isDiffView(t) || !requiresGradOf(t) || !gGradEnabled)
     return nullptr;
   if (!t.viewChain) {
     // A view whose storage was written in place since reads the new
@@ -194,25 +207,79 @@ void strata::detail::markGradLeaf(const std::shared_ptr<TensorImpl> &t) {
 void strata::detail::recordGradNode(Node &node) {
   node.requiresGrad = true;
   node.gradInputs = node.inputs;
-  if (savesInputs(node))
-    for (const Operand &in : node.inputs)
-      if (auto r = in.node->root.lock())
-        node.saved.push_back({r, r->version, in.layout.sizes});
-  if (savesResult(node))
+  // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
+  // a gradient that needs it is computed (x * 2 saves the 2, not x).
+  const std::vector<Operand> &in = node.inputs;
+  auto rg = [&](size_t i) { return i < in.size() && !in[i].noGrad; };
+  auto save = [&](size_t i) {
+    if (i >= in.size())
+      return;
+    if (auto r = in[i].node->root.lock()) {
+      node.saved.push_back({r, r->version, in[i].layout.sizes});
+      in[i].node->keepData = true;
+    }
+  };
+  auto saveResult = [&] {
     node.saved.push_back({node.root, 0, node.sizes});
+    node.keepData = true;
+  };
+  if (is(node, "mul") || is(node, "matmul")) {
+    if (rg(0))
+      save(1);
+    if (rg(1))
+      save(0);
+  } else if (is(node, "div")) {
+    if (rg(0) || rg(1))
+      save(1);
+    if (rg(1))
+      save(0);
+  } else if (is(node, "pow")) {
+    save(0);
+    save(1);
+    if (rg(1))
+      saveResult();
+  } else if (is(node, "maximum") || is(node, "minimum")) {
+    save(0);
+    save(1);
+  } else if (is(node, "log") || is(node, "abs")) {
+    save(0);
+  } else if (is(node, "amax") || is(node, "amin")) {
+    save(0);
+    saveResult();
+  } else if (is(node, "where")) {
+    save(0);
+  } else if (savesResult(node)) {
+    saveResult();
+  }
 }
 
-void strata::detail::checkInplace(const TensorImpl &dest, const char *op,
+void strata::detail::checkInplace(const TensorImpl &dest,
+                                  const TensorImpl &value, const char *op,
                                   const SourceLoc &loc) {
-  if (!gGradEnabled || !dest.requiresGrad)
+  if (!gGradEnabled)
     return;
-  if (dest.isLeaf)
+  bool destGrad = requiresGradOf(dest);
+  if (!destGrad && !requiresGradOf(value))
+    return;
+  if (dest.noGradView || (dest.gradBase && dest.gradBase->noGradView))
+      fail(std::string(op) +
+               ": A view was created in no_grad mode and is being modified "
+               "inplace with grad mode enabled. Given that this use case is "
+               "ambiguous and error-prone, it is forbidden. You can clarify "
+               "your code by moving both the view and the inplace either both "
+               "inside the no_grad block (if you don't want the inplace to be "
+               "tracked) or both outside (if you want the inplace to be "
+               "tracked).",
+           "make the view and the in-place write in the same grad mode", loc);
+  if (!destGrad)
+    return;
+  if (isLeafOf(dest))
     fail(std::string(op) + ": a leaf Variable that requires grad is being "
                            "used in an in-place operation.",
          "write into x.detach() or under strata::NoGradGuard, or do it "
          "before requires_grad_()",
          loc);
-  if (leafOf(dest) && !dest.root->current->requiresGrad)
+  if (leafOf(dest))
     fail(std::string(op) + ": a view of a leaf Variable that requires grad "
                            "is being used in an in-place operation.",
          "write into x.detach() or under strata::NoGradGuard", loc);
@@ -223,26 +290,38 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
                                      const char *op, const SourceLoc &loc) {
   (void)loc;
   write.inplaceOp = op;
-  // The op computing the written value read the old version, which stays
-  // immutable in the trace: what it saved is the version the write consumed.
+  // The op computing the written value read the old version of dest: as
+  // PyTorch, that original value is saved as a copy (the old version stays
+  // immutable in the trace and keeps its data), so no later write
+  // invalidates it. An op saving its result saved what is now dest's new
+  // version: writing dest again does (a.exp_(); a.add_(1) cannot backward).
   for (Node *v = value.root->current.get(); v;) {
-    for (Node::Saved &sv : v->saved)
-      if (sv.root.lock() == dest.root && sv.version == dest.root->version - 1)
-        sv.version = dest.root->version;
+    bool savedResult = false;
+    for (Node::Saved &sv : v->saved) {
+      auto r = sv.root.lock();
+      if (r == dest.root && sv.version == dest.root->version - 1)
+        sv.version = Node::kSavedCopy;
+      savedResult |= r && r == v->root.lock();
+    }
+    if (savedResult && std::string_view(op) != "copy_")
+      v->saved.push_back({dest.root, dest.root->version, dest.layout.sizes});
     v = v->op == Op::Cast && !v->inputs.empty() ? v->inputs[0].node.get()
                                                 : nullptr;
   }
   write.viewWrite =
       !(dest.layout.offset == 0 && dest.layout.numel() == dest.root->numel &&
         layout::isContiguous(dest.layout));
-  if (!gGradEnabled || !(value.requiresGrad || dest.requiresGrad))
+  if (!gGradEnabled || !(requiresGradOf(value) || requiresGradOf(dest)))
     return;
   write.requiresGrad = true;
   write.gradInputs = write.inputs;
-  // The destination now depends on the value: no longer a leaf.
-  auto &d = const_cast<TensorImpl &>(dest);
-  d.requiresGrad = true;
-  d.isLeaf = false;
+  // The destination, and the bases it is a view of, now depend on the
+  // value: no longer leaves (PyTorch's CopySlices on the base).
+  for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})
+    if (p) {
+      p->requiresGrad = true;
+      p->isLeaf = false;
+    }
 }
 
 //===--- GradFn -----------------------------------------------------------===//
@@ -253,8 +332,9 @@ GradFn::GradFn(std::shared_ptr<Node> node, std::weak_ptr<TensorImpl> leaf)
 }
 
 GradFn::GradFn(std::shared_ptr<Node> node,
-               std::shared_ptr<const ViewChain> view)
-    : node_(std::move(node)), view_(std::move(view)) {
+               std::shared_ptr<const ViewChain> view,
+               std::weak_ptr<TensorImpl> leaf)
+    : node_(std::move(node)), leaf_(std::move(leaf)), view_(std::move(view)) {
   name_ = viewName(*view_);
 }
 
@@ -278,11 +358,20 @@ GradFnPtr fnOfVersion(const NodePtr &n) {
   return nullptr;
 }
 
-/// The grad_fn of a read of version `n` through the views `view`.
-GradFnPtr fnOfRead(const NodePtr &n, std::shared_ptr<const ViewChain> view) {
+/// The grad_fn of a read of version `n` through the views `view`, the data
+/// of `leaf` when set.
+GradFnPtr fnOfRead(const NodePtr &n, std::shared_ptr<const ViewChain> view,
+                   const std::weak_ptr<TensorImpl> &leaf) {
   if (view && n)
-    return std::make_shared<GradFn>(n, std::move(view));
+    return std::make_shared<GradFn>(n, std::move(view), leaf);
+  if (auto l = leaf.lock())
+    return std::make_shared<GradFn>(nullptr, l);
   return fnOfVersion(n);
+}
+
+/// The grad_fn an edge leads to (null: no gradient flows through it).
+GradFnPtr fnOfEdge(const Operand &o) {
+  return o.noGrad ? nullptr : fnOfRead(o.node, o.view, o.leaf);
 }
 } // namespace
 
@@ -294,16 +383,11 @@ std::string strata::detail::gradFnName(const NodePtr &n) {
 std::vector<GradFnPtr> GradFn::next_functions() const {
   std::vector<GradFnPtr> out;
   if (view_) // the view's input: the rest of the chain, then the version
-    return {fnOfRead(node_, view_->next)};
+    return {fnOfRead(node_, view_->next, leaf_)};
   if (!node_)
     return out;
-  for (const Operand &in : node_->gradInputs) {
-    if (in.node->op == Op::Fill && !in.node->requiresGrad) {
-      out.push_back(nullptr);
-      continue;
-    }
-    out.push_back(fnOfRead(in.node, in.view));
-  }
+  for (const Operand &in : node_->gradInputs)
+    out.push_back(fnOfEdge(in));
   return out;
 }
 
@@ -320,8 +404,16 @@ std::string GradFn::where() const {
   return node_ ? formatLoc(node_->loc) : "";
 }
 
+std::vector<Shape> GradFn::saved_sizes() const {
+  std::vector<Shape> out;
+  if (node_ && !view_)
+    for (const Node::Saved &sv : node_->saved)
+      out.push_back(sv.sizes);
+  return out;
+}
+
 Tensor GradFn::variable() const {
-  auto l = leaf_.lock();
+  auto l = view_ || node_ ? nullptr : leaf_.lock();
   return l ? Tensor(l) : Tensor();
 }
 
@@ -387,9 +479,11 @@ bool Tensor::retains_grad(SourceLoc loc) const {
 GradFnPtr Tensor::grad_fn(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
-  if (!t.requiresGrad || t.isLeaf)
+  if (isLeafOf(t))
     return nullptr;
-  return fnOfRead(t.root->current, viewChainOf(t));
+  Operand o = operandOf(t);
+  o.noGrad = false; // (also in no-grad mode)
+  return fnOfEdge(o);
 }
 
 //===--- Printing the graph -----------------------------------------------===//
@@ -410,36 +504,5 @@ std::string strata::format_graph(const Tensor &t) {
       };
   if (GradFnPtr f = t.grad_fn())
     walk(f, "");
-  return os.str();
-}
-
-std::string strata::detail::autogradDot(const std::vector<Tensor> &tensors) {
-  std::ostringstream os;
-  os << "digraph autograd {\n  rankdir=BT;\n  node [fontname=\"monospace\", "
-        "fontsize=10, shape=box];\n";
-  std::map<const void *, std::string> ids;
-  std::function<std::string(const GradFnPtr &)> visit =
-      [&](const GradFnPtr &f) -> std::string {
-    const void *key = f->id();
-    std::string label =
-        f->name() + (f->where().empty() ? "" : "\\n" + f->where());
-    std::string id = "n" + std::to_string(ids.size());
-    auto [it, fresh] = ids.emplace(key, id);
-    if (!fresh)
-      return it->second;
-    os << "  " << id << " [label=\"" << label << "\""
-       << (f->name() == "AccumulateGrad" ? ", style=filled, fillcolor=lightblue"
-                                         : "")
-       << "];\n";
-    for (const GradFnPtr &next : f->next_functions())
-      if (next)
-        os << "  " << id << " -> " << visit(next) << ";\n";
-    return id;
-  };
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (GradFnPtr f = tensors[i].grad_fn())
-      os << "  out" << i << " [label=\"tensor " << i
-         << "\", shape=ellipse];\n  " << visit(f) << " -> out" << i << ";\n";
-  os << "}\n";
   return os.str();
 }

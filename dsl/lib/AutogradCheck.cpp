@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -15,7 +16,7 @@ using namespace strata;
 using namespace strata::detail;
 
 GradcheckResult
-strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+strata::gradcheck(const Function<Tensor(const std::vector<Tensor> &)> &fn,
                   const std::vector<Tensor> &inputs,
                   const GradcheckOptions &options, SourceLoc loc) {
   // from_vector reads empty sizes as "1-D of the values' length": a 0-d
@@ -56,8 +57,12 @@ strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
     for (size_t i = 0; i < inputs.size(); ++i)
       analytic[i].push_back(gs[i].to_vector<double>(loc));
   }
+  // The reported element is the worst by relative error |a - n| / max(|a|,
+  // |n|) (0 where both are 0, so an off-diagonal 0/0 is never "worst"),
+  // among the failing elements when there are any.
   GradcheckResult result;
-  double worst = -1;
+  bool haveWorst = false, worstFails = false;
+  double worstRel = -1, worstAbs = -1;
   NoGradGuard guard;
   for (size_t i = 0; i < inputs.size(); ++i) {
     for (size_t e = 0; e < data[i].size(); ++e) {
@@ -70,29 +75,43 @@ strata::gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
       for (int64_t o = 0; o < m; ++o) {
         double num = (plus[o] - minus[o]) / (2 * options.eps);
         double ana = analytic[i][o][e];
-        double excess =
-            std::abs(ana - num) - (options.atol + options.rtol * std::abs(num));
-        if (excess > worst) {
-          worst = excess;
+        double diff = std::abs(ana - num);
+        // NaN differences fail and rank first.
+        bool fails = !(diff <= options.atol + options.rtol * std::abs(num));
+        double scale = std::max(std::abs(ana), std::abs(num));
+        double rel = std::isnan(diff) ? INFINITY
+                     : scale == 0     ? 0
+                                      : diff / scale;
+        // Equal relative errors (within rounding): the larger difference.
+        bool tie = std::abs(rel - worstRel) <= 1e-9 * worstRel;
+        bool better =
+            !haveWorst || (fails && !worstFails) ||
+            (fails == worstFails && (tie ? diff > worstAbs : rel > worstRel));
+        if (better) {
+          haveWorst = true;
+          worstFails = fails;
+          worstRel = rel;
+          worstAbs = diff;
           result.input = static_cast<int64_t>(i);
           result.index = static_cast<int64_t>(e);
           result.output = o;
           result.analytic = ana;
           result.numeric = num;
+          result.relative_error = rel;
         }
       }
     }
   }
-  result.ok = worst <= 0;
+  result.ok = !worstFails;
   char buf[256];
   snprintf(buf, sizeof buf,
            "%s: worst element: input %lld, index %lld, output %lld: "
-           "analytic %.9g, numeric %.9g",
+           "analytic %.9g, numeric %.9g, relative error %.3g",
            result.ok ? "gradcheck passed" : "Jacobian mismatch",
            static_cast<long long>(result.input),
            static_cast<long long>(result.index),
            static_cast<long long>(result.output), result.analytic,
-           result.numeric);
+           result.numeric, result.relative_error);
   result.message = buf;
   return result;
 }

@@ -72,10 +72,45 @@ const char *kSecondTime =
     "through the graph a second time or if you need to access saved tensors "
     "after calling backward.";
 
+/// Whether `n`'s buffer still holds its value (no in-place write of its
+/// root overwrote the home buffer since).
+bool freshBuffer(const Node &n) {
+  if (!n.buffer)
+    return false;
+  auto root = n.root.lock();
+  return !root || n.buffer != root->home || root->homeSeq == n.seq;
+}
+
+/// The leaf an edge feeds (null: a history or a constant).
+std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in) {
+  if (in.noGrad)
+    return nullptr;
+  auto leaf = in.leaf.lock();
+  return leaf && leaf->requiresGrad ? leaf : nullptr;
+}
+
+/// Whether no gradient flows through edge `in` (detach(), no-grad mode, a
+/// constant, or a version no tensor requiring grad computed).
+bool constantEdge(const Operand &in) {
+  return in.noGrad || (!leafOfEdge(in) && !in.node->requiresGrad);
+}
+
 /// The recorded program from the outputs back to the leaves.
 struct Graph {
-  std::vector<NodePtr> leafArgs, constArgs, ops;
-  std::set<const Node *> seen;
+  /// Storage arguments: the data of a leaf (one per version and leaf: a
+  /// leaf and w.detach().requires_grad_() share a version), a value the
+  /// forward computed (recorded), a constant.
+  struct LeafArg {
+    NodePtr node;
+    std::shared_ptr<TensorImpl> leaf;
+  };
+  std::vector<LeafArg> leafArgs;
+  std::map<std::pair<const Node *, const TensorImpl *>, size_t> leafIndex;
+  std::vector<NodePtr> constArgs;
+  std::set<const Node *> isConst;
+  /// Ops re-emitted, each after its inputs (sorted by creation later).
+  std::vector<NodePtr> ops;
+  std::set<const Node *> isOp, checked;
   const SourceLoc &loc;
   explicit Graph(const SourceLoc &l) : loc(l) {}
 
@@ -104,51 +139,55 @@ struct Graph {
     fail(msg, hint, loc);
   }
 
-  void checkFresh(const Node &n) {
-    auto root = n.root.lock();
-    if (root && root->homeSeq && root->homeSeq != n.seq)
-      versionError(*root, root->version - 1, {n.rootNumel}, nullptr);
-  }
-
-  /// Checks `n` when first reached; true when its inputs are walked too
-  /// (false: a leaf's data or a materialized constant, an argument).
-  bool enter(const NodePtr &n) {
-    if (!n->requiresGrad) {
-      auto leaf = n->gradLeaf.lock();
-      if (leaf && leaf->requiresGrad) {
-        if (!n->buffer) {
-          if (leaf->root->current != n)
-            fail("strata: a leaf's data was never computed before it was "
-                 "modified",
-                 "evaluate the leaf (strata::eval) before writing into it",
-                 loc);
-          evaluate({leaf.get()}, loc);
-        }
-        checkFresh(*n);
-        leafArgs.push_back(n);
-        return false;
-      }
-      if (n->buffer) {
-        checkFresh(*n);
-        constArgs.push_back(n);
-        return false;
-      }
-      return true;
-    }
+  /// PyTorch's checks of an op the gradient flows through: its saved
+  /// tensors were not freed by an earlier backward, nor modified since.
+  void check(const NodePtr &n) {
+    if (!checked.insert(n.get()).second)
+      return;
     if (n->gradFreed && !n->saved.empty())
       fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
     for (const Node::Saved &s : n->saved)
-      if (auto r = s.root.lock(); r && r->version != s.version)
+      if (auto r = s.root.lock();
+          r && s.version != Node::kSavedCopy && r->version != s.version)
         versionError(*r, s.version, s.sizes, n.get());
-    return true;
   }
 
-  /// Adds the graph reaching `start`: iterative (a 10^5-deep chain must not
-  /// overflow the stack); each op is appended after its inputs.
-  void visit(const NodePtr &start) {
+  /// The data of `leaf`, version `n`, as an argument.
+  void addLeaf(const NodePtr &n, const std::shared_ptr<TensorImpl> &leaf) {
+    if (!leafIndex.emplace(std::make_pair(n.get(), leaf.get()), leafArgs.size())
+             .second)
+      return;
+    if (!n->buffer) {
+      if (leaf->root->current != n)
+        fail("strata: a leaf's data was never computed before it was "
+             "modified",
+             "evaluate the leaf (strata::eval) before writing into it", loc);
+      evaluate({leaf.get()}, loc);
+    }
+    leafArgs.push_back({n, leaf});
+  }
+
+  /// Adds the graph reaching edge `start`: iterative (a 10^5-deep chain
+  /// must not overflow the stack); each op is appended after its inputs.
+  /// A constant edge to a materialized version is an argument; to a pending
+  /// one, its ops are emitted too (the reader detaches the value).
+  void visit(const Operand &start) {
     std::vector<std::pair<NodePtr, size_t>> stack; // (op, next input)
-    auto reach = [&](const NodePtr &n) {
-      if (seen.insert(n.get()).second && enter(n))
+    auto reach = [&](const Operand &in) {
+      const NodePtr &n = in.node;
+      if (auto leaf = leafOfEdge(in)) {
+        addLeaf(n, leaf);
+        return;
+      }
+      bool constant = constantEdge(in);
+      if (constant && n->buffer) {
+        if (isConst.insert(n.get()).second)
+          constArgs.push_back(n);
+        return;
+      }
+      if (!constant)
+        check(n);
+      if (isOp.insert(n.get()).second)
         stack.push_back({n, 0});
     };
     reach(start);
@@ -156,7 +195,7 @@ struct Graph {
       auto &[n, next] = stack.back();
       const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
       if (next < inputs.size()) {
-        NodePtr in = inputs[next++].node;
+        Operand in = inputs[next++];
         reach(in);
         continue;
       }
@@ -243,12 +282,18 @@ int64_t strata::detail::trimGradientPrograms() {
 
 void Tensor::retain_grad(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
-  if (t.isLeaf)
+  TraceLock lock;
+  if (!requiresGradOf(t))
+    fail("can't retain_grad on Tensor that has requires_grad=False",
+         "call retain_grad() on a tensor computed from one requiring grad",
+         loc);
+  if (isLeafOf(t))
     return;
   auto &impl = const_cast<TensorImpl &>(t);
-  TraceLock lock;
   if (!impl.autograd)
     impl.autograd = std::make_shared<AutogradMeta>();
+  if (impl.autograd->retainGrad)
+    return; // once: a second call must not accumulate twice
   impl.autograd->retainGrad = true;
   std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
@@ -268,9 +313,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (gradOutputs.size() != outputs.size())
     fail("grad_outputs must have the same length as outputs", "", loc);
   Graph g(loc);
+  std::vector<Operand> outEdges;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = implOf(outputs[i], loc);
-    if (!o.requiresGrad)
+    if (!requiresGradOf(o))
       fail("element " + std::to_string(i) +
                " of tensors does not require grad and does not have a "
                "grad_fn",
@@ -288,33 +334,45 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                layout::formatList(o.layout.sizes) + ".",
            "", loc);
     }
-    g.visit(o.root->current);
+    Operand edge = operandOf(o);
+    edge.noGrad = false; // (backward in no-grad mode differentiates too)
+    if (!edge.leaf.lock() && !edge.node->requiresGrad)
+      fail("element " + std::to_string(i) +
+               " of tensors does not require grad and does not have a "
+               "grad_fn",
+           "its value was last written in no-grad mode", loc);
+    g.visit(edge);
+    outEdges.push_back(std::move(edge));
   }
   auto bySeq = [](const NodePtr &a, const NodePtr &b) {
     return a->seq < b->seq;
   };
-  std::sort(g.leafArgs.begin(), g.leafArgs.end(), bySeq);
   std::sort(g.constArgs.begin(), g.constArgs.end(), bySeq);
   std::sort(g.ops.begin(), g.ops.end(), bySeq);
-  std::set<const Node *> emitted;
-  for (const NodePtr &n : g.ops)
-    emitted.insert(n.get());
+
+  // The edges a gradient reaches from the outputs: through the history of
+  // ops requiring grad only (a leaf read only through `x > 0`, a detach()
+  // or a no-grad op gets none, as in PyTorch, though its data may still
+  // feed the recomputed forward).
+  std::set<const Node *> reached;
+  std::set<const TensorImpl *> reachedLeaves;
+  auto reachEdge = [&](const Operand &in) {
+    if (auto leaf = leafOfEdge(in))
+      reachedLeaves.insert(leaf.get());
+    else if (!constantEdge(in))
+      reached.insert(in.node.get());
+  };
+  for (const Operand &e : outEdges)
+    reachEdge(e);
+  for (auto it = g.ops.rbegin(); it != g.ops.rend(); ++it)
+    if ((*it)->requiresGrad && reached.count(it->get()))
+      for (const Operand &in : (*it)->gradInputs)
+        reachEdge(in);
   if (all) {
-    // Leaves a gradient can reach: through ops that require grad only (a
-    // leaf read only through `x > 0` or `x.to(kInt64)` gets none, as in
-    // PyTorch, though its data still feeds the recomputed forward).
-    std::set<const Node *> reached;
-    for (const Tensor &o : outputs)
-      reached.insert(o.impl()->root->current.get());
-    for (auto it = g.ops.rbegin(); it != g.ops.rend(); ++it)
-      if ((*it)->requiresGrad && reached.count(it->get()))
-        for (const Operand &in : (*it)->gradInputs)
-          reached.insert(in.node.get());
     std::set<const TensorImpl *> have;
-    for (const NodePtr &n : g.leafArgs)
-      if (auto l = n->gradLeaf.lock();
-          l && reached.count(n.get()) && have.insert(l.get()).second)
-        targets.push_back({l, nullptr});
+    for (const Graph::LeafArg &a : g.leafArgs)
+      if (reachedLeaves.count(a.leaf.get()) && have.insert(a.leaf.get()).second)
+        targets.push_back({a.leaf, nullptr});
     std::vector<std::shared_ptr<TensorImpl>> retained;
     {
       std::lock_guard<std::mutex> lock(gRetainedMutex);
@@ -325,121 +383,244 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         if (auto t = w.lock())
           retained.push_back(std::move(t));
     }
-    for (const auto &t : retained)
-      if (emitted.count(t->root->current.get()) &&
-          emitted.count(t->root->current.get()) &&
-          !t->root->current->isStorageValue())
-        targets.push_back({t, t->root->current});
+    for (const auto &t : retained) {
+      Operand e = operandOf(*t);
+      e.noGrad = false;
+      if (leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
+                        : reached.count(e.node.get()) > 0)
+        targets.push_back({t, nullptr});
+    }
   }
-  // Perturbed versions (non-leaf targets).
-  std::map<const Node *, int> perturb;
-  for (Target &t : targets) {
-    if (t.impl->isLeaf)
+  // Non-leaf targets (and views of leaves): a zero tensor added to their
+  // value where they read it. A whole compute result gets `v + p`; any
+  // other read (a view, a version written in place) `write(view + p)` into
+  // the version, so every later read sees the perturbed value.
+  struct Perturb {
+    layout::Layout layout;
+    DType dtype;
+    bool whole;
+  };
+  std::vector<Perturb> perturbs;
+  // Keys: an op node, or a leaf argument (its index, tagged).
+  std::map<const Node *, std::vector<size_t>> perturbOp;
+  std::map<size_t, std::vector<size_t>> perturbLeaf;
+  std::vector<int64_t> targetPerturb(targets.size(), -1);
+  for (size_t ti = 0; ti < targets.size(); ++ti) {
+    Target &t = targets[ti];
+    if (isLeafOf(*t.impl))
       continue;
-    t.node = t.impl->root->current;
-    if (!emitted.count(t.node.get()) || t.node->isStorageValue())
-      fail("strata: the gradient of this non-leaf tensor is not supported "
-           "(it was written in place, or the outputs do not depend on it)",
-           "differentiate with respect to a tensor computed out of place", loc);
-    perturb.emplace(t.node.get(), static_cast<int>(perturb.size()));
+    Operand e = operandOf(*t.impl);
+    e.noGrad = false;
+    const Node *n = e.node.get();
+    bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
+    size_t p = perturbs.size();
+    if (auto leaf = leafOfEdge(e)) {
+      auto it = g.leafIndex.find({n, leaf.get()});
+      if (it == g.leafIndex.end())
+        fail("One of the differentiated Tensors appears to not have been used "
+             "in the graph. Set allow_unused=True if this is the desired "
+             "behavior.",
+             "the outputs do not depend on this view", loc);
+      perturbLeaf[it->second].push_back(p);
+      whole = false;
+    } else if (g.isOp.count(n) && reached.count(n)) {
+      perturbOp[n].push_back(p);
+    } else {
+      fail("One of the differentiated Tensors appears to not have been used "
+           "in the graph. Set allow_unused=True if this is the desired "
+           "behavior.",
+           "the outputs do not depend on this tensor", loc);
+    }
+    perturbs.push_back({e.layout, t.impl->dtype, whole});
+    targetPerturb[ti] = static_cast<int64_t>(p);
   }
-  // Names and argument order: leaves, perturbations, constants.
-  std::map<const Node *, std::string> names;
+  // Arguments: leaves and perturbations (differentiated), then recorded
+  // values and constants.
   std::string sig, body;
   std::vector<jit::JitValue> args;
   // The gradient program runs where the forward one did: on the GPU when
   // some leaf, constant or op is there (devices never mix: the forward
   // refused that), with the leaves' device buffers used in place.
   bool onCuda = false;
-  for (const auto *list : {&g.leafArgs, &g.constArgs})
-    for (const NodePtr &n : *list)
-      onCuda |= n->buffer && n->buffer->device() == runtime::DeviceKind::CUDA;
+  for (const Graph::LeafArg &a : g.leafArgs)
+    onCuda |= a.node->buffer->device() == runtime::DeviceKind::CUDA;
+  for (const NodePtr &n : g.constArgs)
+    onCuda |= n->buffer->device() == runtime::DeviceKind::CUDA;
   for (const NodePtr &n : g.ops)
     onCuda |= n->device == kDevCUDA;
-  auto storageArg = [&](const NodePtr &n) {
+  auto storageType = [](const Node *n) {
+    return "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
+           irType(n->dtype) + ">";
+  };
+  auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer) {
     std::string name = "%a" + std::to_string(args.size());
-    names[n.get()] = name;
-    sig += (sig.empty() ? "" : ", ") + name + ": !strata.storage<" +
-           std::to_string(n->rootNumel) + "x" + irType(n->dtype) + ">";
+    sig += (sig.empty() ? "" : ", ") + name + ": " + storageType(n);
     jit::JitValue v;
     v.dtype = toJitDType(n->dtype);
-    v.buffer = onCuda ? n->buffer : hostBuffer(n->buffer, loc);
+    v.buffer = onCuda ? buffer : hostBuffer(buffer, loc);
     v.sizes = {n->rootNumel};
     v.strides = {1};
     v.isStorage = true;
     args.push_back(std::move(v));
+    return name;
   };
   std::string wrt;
-  for (const NodePtr &n : g.leafArgs) {
+  auto addWrt = [&] {
     wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
-    storageArg(n);
-  }
-  std::vector<const Node *> perturbed(perturb.size());
-  for (auto &[n, i] : perturb)
-    perturbed[i] = n;
-  for (const Node *n : perturbed) {
-    wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
-    std::string type = tensorTypeText(n->resultLayout(), n->dtype);
-    sig += (sig.empty() ? "" : ", ") + std::string("%p") +
-           std::to_string(perturb[n]) + ": " + type;
-    args.push_back(jit::JitValue::fresh(
-        toJitDType(n->dtype),
-        std::vector<int64_t>(n->sizes.begin(), n->sizes.end()),
-        std::vector<double>(layout::contiguous(n->sizes).numel(), 0.0)));
-  }
-  for (const NodePtr &n : g.constArgs)
-    storageArg(n);
-  auto isArg = [&](const Node *n) {
-    return names.count(n) && names[n][1] == 'a';
   };
+  std::vector<std::string> leafName;
+  for (const Graph::LeafArg &a : g.leafArgs) {
+    addWrt();
+    leafName.push_back(storageArg(a.node.get(), a.node->buffer));
+  }
+  for (size_t p = 0; p < perturbs.size(); ++p) {
+    addWrt();
+    const Perturb &pt = perturbs[p];
+    std::string type =
+        tensorTypeText(layout::contiguous(pt.layout.sizes), pt.dtype);
+    sig += (sig.empty() ? "" : ", ") + std::string("%p") + std::to_string(p) +
+           ": " + type;
+    args.push_back(jit::JitValue::fresh(
+        toJitDType(pt.dtype),
+        std::vector<int64_t>(pt.layout.sizes.begin(), pt.layout.sizes.end()),
+        std::vector<double>(pt.layout.numel(), 0.0)));
+  }
+  std::map<const Node *, std::string> constName, recordedName;
+  for (const NodePtr &n : g.constArgs)
+    constName[n.get()] = storageArg(n.get(), n->buffer);
+  for (const NodePtr &n : g.ops)
+    if (n->requiresGrad && freshBuffer(*n))
+      recordedName[n.get()] = storageArg(n.get(), n->buffer);
+
   auto typeOf = [&](const Node *n) {
-    return isArg(n) || n->isStorageValue()
-               ? "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
-                     irType(n->dtype) + ">"
+    return n->isStorageValue()
+               ? storageType(n)
                : tensorTypeText(n->resultLayout(), n->dtype);
   };
   int tmp = 0;
+  auto fresh = [&](const char *prefix) {
+    return std::string("%") + prefix + std::to_string(tmp++);
+  };
+  /// A view of value `src` (of type `type`, storage or not) through `l`.
+  auto viewOf = [&](const std::string &src, const std::string &type,
+                    bool storage, const Node *n, const layout::Layout &l) {
+    if (!storage && l == n->resultLayout())
+      return std::make_pair(src, type);
+    std::string t = fresh("t");
+    std::string vt = tensorTypeText(l, n->dtype);
+    body += "    " + t + " = strata.strided_view " + src + " : " + type +
+            " -> " + vt + "\n";
+    return std::make_pair(t, vt);
+  };
+  /// Applies the perturbations `list` to value (name, storage?) of `n`.
+  auto applyPerturbs = [&](std::string name, bool &storage, const Node *n,
+                           const std::vector<size_t> &list) {
+    for (size_t p : list) {
+      const Perturb &pt = perturbs[p];
+      std::string type = storage ? storageType(n) : typeOf(n);
+      layout::Layout pl = layout::contiguous(pt.layout.sizes);
+      std::string pType = tensorTypeText(pl, pt.dtype);
+      std::string pName = "%p" + std::to_string(p);
+      // The sum's layout follows the value read (TensorIterator).
+      std::vector<layout::Layout> ins{pt.layout, pl};
+      std::string sType = tensorTypeText(
+          layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
+      if (pt.whole && !storage && sType == type) {
+        std::string v = fresh("q");
+        body += "    " + v + " = strata.add " + name + ", " + pName + " : " +
+                type + ", " + pType + " -> " + type + "\n";
+        name = v;
+        continue;
+      }
+      auto [view, vt] = viewOf(name, type, storage, n, pt.layout);
+      std::string sum = fresh("q");
+      body += "    " + sum + " = strata.add " + view + ", " + pName + " : " +
+              vt + ", " + pType + " -> " + sType + "\n";
+      std::string w = fresh("w");
+      body += "    " + w + " = strata.write " + sum + " into " + view + " : " +
+              sType + ", " + vt + " -> " + storageType(n) + "\n";
+      name = w;
+      storage = true;
+    }
+    return name;
+  };
+  for (auto &[k, list] : perturbLeaf) {
+    bool storage = true;
+    leafName[k] =
+        applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
+  }
+  struct Value {
+    std::string name;
+    bool storage;
+  };
+  std::map<const Node *, Value> opValue;
+  std::map<const Node *, std::string> detachedName;
+  /// The value edge `in` reads, before its layout.
+  auto sourceOf = [&](const Operand &in) -> Value {
+    const Node *n = in.node.get();
+    if (auto leaf = leafOfEdge(in))
+      return {leafName[g.leafIndex.at({n, leaf.get()})], true};
+    if (constantEdge(in) && constName.count(n))
+      return {constName[n], true};
+    Value v = opValue.at(n);
+    if (in.noGrad && n->requiresGrad) { // detach()
+      auto [it, fresh_] = detachedName.emplace(n, "");
+      if (fresh_) {
+        it->second = fresh("d");
+        body += "    " + it->second + " = strata.detach " + v.name + " : " +
+                (v.storage ? storageType(n) : typeOf(n)) + "\n";
+      }
+      v.name = it->second;
+    }
+    return v;
+  };
   auto read = [&](const Operand &in) {
-    const Node *src = in.node.get();
-    bool storage = isArg(src) || src->isStorageValue();
-    if (!storage && in.layout == src->resultLayout())
-      return std::make_pair(names[src], typeOf(src));
-    std::string t = "%t" + std::to_string(tmp++);
-    std::string type = tensorTypeText(in.layout, src->dtype);
-    body += "    " + t + " = strata.strided_view " + names[src] + " : " +
-            typeOf(src) + " -> " + type + "\n";
-    return std::make_pair(t, type);
+    Value v = sourceOf(in);
+    const Node *n = in.node.get();
+    return viewOf(v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n,
+                  in.layout);
   };
   int vi = 0;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
     std::string name = "%v" + std::to_string(vi++);
-    auto pit = perturb.find(n);
-    std::string def = pit == perturb.end() ? name : name + "r";
     const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
     OperandTexts ins;
     for (const Operand &in : inputs)
       ins.push_back(read(in));
     std::string result = typeOf(n);
+    auto rec = recordedName.find(n);
+    std::string def = rec == recordedName.end() ? name : name + "c";
     body += "    " + def + " = " + opText(*n, ins, result) + "\n";
-    if (pit != perturb.end())
-      body += "    " + name + " = strata.add " + def + ", %p" +
-              std::to_string(pit->second) + " : " + result + ", " + result +
-              " -> " + result + "\n";
-    names[n] = name;
+    bool storage = n->isStorageValue();
+    if (rec != recordedName.end()) {
+      // Its value is the one the forward computed (a strata.recorded).
+      std::string value = rec->second;
+      if (!storage) {
+        value = fresh("s");
+        body += "    " + value + " = strata.strided_view " + rec->second +
+                " : " + storageType(n) + " -> " + result + "\n";
+      }
+      body += "    " + name + " = strata.recorded " + def + " as " + value +
+              " : " + result + "\n";
+    }
+    auto pit = perturbOp.find(n);
+    if (pit != perturbOp.end())
+      name = applyPerturbs(name, storage, n, pit->second);
+    opValue[n] = {name, storage};
   }
   // Results: each output as a contiguous tensor.
   std::string rets, retTypes;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = *outputs[i].impl();
-    auto [v, type] = read(operandOf(o));
+    auto [v, type] = read(outEdges[i]);
     std::string want =
         tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
     if (type != want) {
       // A row-major copy: strata.copy keeps a dense input's layout (and the
       // strides of its size-1 dims, which a view then makes row-major).
       std::string c = "%o" + std::to_string(i);
-      const layout::Layout &in = operandOf(o).layout;
+      const layout::Layout &in = outEdges[i].layout;
       std::string kept = tensorTypeText(layout::preserveFormat(in), o.dtype);
       if (!layout::isContiguous(in))
         body += "    " + c + " = strata.contiguous " + v + " : " + type +
@@ -522,14 +703,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         fromJit(r.values[k], static_cast<DType>(r.values[k].dtype), loc));
   std::vector<Tensor> out;
   NoGradGuard guard;
-  for (const Target &t : targets) {
+  for (size_t ti = 0; ti < targets.size(); ++ti) {
+    const Target &t = targets[ti];
     Tensor sum;
-    if (t.node) {
-      sum = project(wrtGrads[g.leafArgs.size() + perturb[t.node.get()]],
-                    t.impl->layout, loc);
+    if (targetPerturb[ti] >= 0) {
+      sum = wrtGrads[g.leafArgs.size() + targetPerturb[ti]];
     } else {
       for (size_t k = 0; k < g.leafArgs.size(); ++k)
-        if (g.leafArgs[k]->gradLeaf.lock() == t.impl) {
+        if (g.leafArgs[k].leaf == t.impl) {
           Tensor p = project(wrtGrads[k], t.impl->layout, loc);
           sum = sum.defined() ? sum + p : p;
         }
@@ -576,7 +757,7 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
   std::vector<Target> targets;
   for (const Tensor &t : inputs) {
     const TensorImpl &impl = implOf(t, loc);
-    if (!impl.requiresGrad)
+    if (!requiresGradOf(impl))
       fail("One of the differentiated Tensors does not require grad",
            "call requires_grad_() on it before computing the outputs", loc);
     targets.push_back({t.impl(), nullptr});

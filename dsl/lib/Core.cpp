@@ -207,7 +207,9 @@ const TensorImpl &strata::detail::implOf(const Tensor &t,
 }
 
 Operand strata::detail::operandOf(const TensorImpl &t) {
-  return Operand{t.root->current, t.layout, viewChainOf(t)};
+  Operand o{t.root->current, t.layout, viewChainOf(t)};
+  setGradEdge(o, t);
+  return o;
 }
 
 namespace {
@@ -496,9 +498,15 @@ int64_t Tensor::element_size(SourceLoc loc) const {
   return elementSize(dtype(loc));
 }
 bool Tensor::requires_grad(SourceLoc loc) const {
-  return checked(loc).requiresGrad;
+  const TensorImpl &t = checked(loc);
+  TraceLock lock;
+  return requiresGradOf(t);
 }
-bool Tensor::is_leaf(SourceLoc loc) const { return checked(loc).isLeaf; }
+bool Tensor::is_leaf(SourceLoc loc) const {
+  const TensorImpl &t = checked(loc);
+  TraceLock lock;
+  return isLeafOf(t);
+}
 int64_t Tensor::_version(SourceLoc loc) const {
   TraceLock lock;
   return checked(loc).root->version;
@@ -509,13 +517,25 @@ bool Tensor::is_materialized(SourceLoc loc) const {
 }
 Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
   TensorImpl &t = const_cast<TensorImpl &>(implOf(*this, loc));
-  if (!t.isLeaf)
-    fail("you can only change requires_grad flags of leaf variables.",
+  TraceLock lock;
+  if (!isLeafOf(t)) {
+    if (r)
+      return *this; // PyTorch: already requires grad
+    fail("you can only change requires_grad flags of leaf variables. If you "
+         "want to use a computed variable in a subgraph that doesn't require "
+         "differentiation use var_no_grad = var.detach().",
          "use detach() to get a leaf that shares the storage", loc);
+  }
   if (r && !isFloatingPoint(t.dtype))
     fail("only Tensors of floating point dtype can require gradients",
          "convert with .to(strata::kFloat32) first", loc);
   t.requiresGrad = r;
+  if (r && t.gradBase) {
+    // A view of a tensor that does not require grad becomes a leaf of its
+    // own (PyTorch: x.view(...).requires_grad_() is a leaf; x is not).
+    t.gradBase = nullptr;
+    t.isLeaf = true;
+  }
   return *this;
 }
 

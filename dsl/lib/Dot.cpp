@@ -1,12 +1,14 @@
 //===- Dot.cpp - the recorded trace as a Graphviz digraph -----------------===//
 //
-// Walks the trace from the tensors' current versions back to materialized
+// The trace: walks from the tensors' current versions back to materialized
 // storages (Impl.h's Nodes). Every edge carries the folded layout the
 // consumer reads through, so a chain of views is one labelled edge, the same
 // triple strata.strided_view gets after --strata-fold-views. Deterministic:
 // ids follow a depth-first walk in input order.
+// The autograd graph: one node per grad_fn, as AutogradWriter says.
 //
 //===----------------------------------------------------------------------===//
+#include "strata/Autograd.h"
 #include "strata/Graph.h"
 
 #include "Impl.h"
@@ -68,6 +70,82 @@ const char *kindName(const Node &n) {
   }
 }
 
+/// The autograd graph: one node per grad_fn (its PyTorch name, the user's
+/// line that recorded it, the sizes it saved for backward; AccumulateGrad
+/// names its leaf), plain edges from each grad_fn to its next functions.
+/// Iterative: a graph of 10^6 nodes does not deepen the stack.
+class AutogradWriter {
+public:
+  explicit AutogradWriter(std::ostringstream &os) : os_(os) {}
+
+  std::string visit(const GradFnPtr &root) {
+    if (auto it = ids_.find(root->id()); it != ids_.end())
+      return it->second;
+    std::string rootId = declare(*root);
+    std::vector<GradFnPtr> stack{root};
+    while (!stack.empty()) {
+      GradFnPtr f = std::move(stack.back());
+      stack.pop_back();
+      const std::string from = ids_.at(f->id());
+      for (const GradFnPtr &next : f->next_functions()) {
+        if (!next)
+          continue;
+        auto it = ids_.find(next->id());
+        std::string to;
+        if (it != ids_.end()) {
+          to = it->second;
+        } else {
+          to = declare(*next);
+          stack.push_back(next);
+        }
+        edges_ += "  " + from + " -> " + to + ";\n";
+      }
+    }
+    return rootId;
+  }
+
+  /// Edges after all nodes: the text reads nodes first.
+  std::string edges() const { return edges_; }
+
+private:
+  std::string declare(const GradFn &f) {
+    std::string id = "g" + std::to_string(ids_.size());
+    ids_.emplace(f.id(), id);
+    std::string label = f.name();
+    bool leaf = f.name() == "AccumulateGrad";
+    if (leaf) {
+      Tensor v = f.variable();
+      if (v.defined()) {
+        const TensorImpl &t = *v.impl();
+        label += "\\nleaf " + list(t.layout.sizes) + " " + irType(t.dtype);
+        std::string where = shortLoc(t.loc);
+        if (!where.empty())
+          label += "\\n" + escape(where);
+      }
+    } else {
+      std::string where = f.where();
+      size_t slash = where.find_last_of('/');
+      if (slash != std::string::npos)
+        where = where.substr(slash + 1);
+      if (!where.empty())
+        label += "\\n" + escape(where);
+      std::vector<Shape> saved = f.saved_sizes();
+      if (!saved.empty()) {
+        label += "\\nsaved:";
+        for (const Shape &s : saved)
+          label += " " + list(s);
+      }
+    }
+    os_ << "  " << id << " [label=\"" << label << "\""
+        << (leaf ? ", style=filled, fillcolor=lightblue" : "") << "];\n";
+    return id;
+  }
+
+  std::ostringstream &os_;
+  std::map<const void *, std::string> ids_;
+  std::string edges_;
+};
+
 class TraceWriter {
 public:
   explicit TraceWriter(std::ostringstream &os) : os_(os) {}
@@ -108,8 +186,27 @@ private:
 
 std::string strata::to_dot(const std::vector<Tensor> &tensors, GraphKind kind,
                            SourceLoc loc) {
-  if (kind == GraphKind::Autograd)
-    return detail::autogradDot(tensors);
+  if (kind == GraphKind::Autograd) {
+    std::ostringstream os;
+    os << "digraph autograd {\n  rankdir=BT;\n  node [fontname=\"monospace\", "
+          "fontsize=10, shape=box];\n";
+    AutogradWriter writer(os);
+    std::string outputs;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const TensorImpl &t = implOf(tensors[i], loc);
+      GradFnPtr f = tensors[i].grad_fn(loc);
+      if (!f && requiresGradOf(t) && isLeafOf(t)) // a leaf: its AccumulateGrad
+        f = std::make_shared<GradFn>(nullptr, tensors[i].impl());
+      if (!f)
+        continue;
+      os << "  out" << i << " [label=\"tensor " << i << "\\n"
+         << list(t.layout.sizes) << " " << irType(t.dtype)
+         << "\", shape=ellipse];\n";
+      outputs += "  out" + std::to_string(i) + " -> " + writer.visit(f) + ";\n";
+    }
+    os << writer.edges() << outputs << "}\n";
+    return os.str();
+  }
   std::ostringstream os;
   os << "digraph strata {\n  rankdir=TB;\n  node [fontname=\"monospace\", "
         "fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n";

@@ -426,6 +426,21 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     v.strides = {1};
     v.isStorage = true;
   }
+  // A version some backward may read (saved for it) keeps its data: when
+  // this program writes its root's home buffer, the version gets a copy
+  // first (PyTorch saves the original of an in-place op's input).
+  for (const Node *out : slice.pending) {
+    if (!out->output)
+      continue;
+    auto root = out->root.lock();
+    if (!root || !root->home)
+      continue;
+    for (const Node *a : slice.args)
+      if (a->keepData && a->buffer == root->home &&
+          a->root.lock() == root)
+        const_cast<Node *>(a)->buffer =
+            copyBuffer(root->home, root->home->device(), loc);
+  }
   jit::RunOptions options;
   options.donated = program.donated;
   jit::RunResult result = runPrepared(*program.fn, args, onCuda, options);

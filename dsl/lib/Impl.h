@@ -71,6 +71,14 @@ struct Operand {
   layout::Layout layout;
   /// Autograd: the views the read went through (null: none, or no grad).
   std::shared_ptr<const ViewChain> view = nullptr;
+  /// Autograd: the edge of the read (PyTorch's next_functions entry). Set:
+  /// a read of this leaf requiring grad (AccumulateGrad; the version read
+  /// is its data). `noGrad`: a read of a tensor that does not require grad
+  /// (detach(), made or read in no-grad mode, a constant), through which no
+  /// gradient flows whatever `node` was computed from. Neither: the history
+  /// of `node` (the op that computed it).
+  std::weak_ptr<TensorImpl> leaf;
+  bool noGrad = true;
 };
 
 /// One version of a storage root's contents.
@@ -117,12 +125,18 @@ struct Node : std::enable_shared_from_this<Node> {
   bool gradFreed = false;
   /// Autograd: the inputs, kept for backward (`inputs` go on evaluation).
   std::vector<Operand> gradInputs;
-  /// Autograd: a root saved for backward and its version when saved.
+  /// Autograd: a root saved for backward and its version when saved
+  /// (kSavedCopy: the original value of an in-place op's own destination,
+  /// which PyTorch saves as a copy, so later writes do not invalidate it).
   struct Saved {
     std::weak_ptr<StorageRoot> root;
     int64_t version;
     Shape sizes;
   };
+  static constexpr int64_t kSavedCopy = -1;
+  /// Autograd: some backward may read this version's value (it is saved):
+  /// evaluating an in-place write over its buffer first gives it a copy.
+  bool keepData = false;
   /// Autograd: what this op saves for backward (PyTorch's saved tensors).
   std::vector<Saved> saved;
   /// Autograd: the leaf tensor (requiring grad) this version is the data of.
@@ -172,7 +186,7 @@ struct AutogradMeta {
 };
 
 /// A tensor: dtype, layout over a root, grad flags, and how it was made.
-struct TensorImpl {
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   DType dtype = DType::F32;
   layout::Layout layout;
   std::shared_ptr<StorageRoot> root;
@@ -180,6 +194,16 @@ struct TensorImpl {
   bool isLeaf = true;
   /// The view op that made this tensor from `base` (null: not a view).
   const char *viewOp = nullptr;
+  /// Autograd: made by detach() (shares the storage and its version
+  /// counter, not the history), or a view made in no-grad mode (PyTorch's
+  /// CreationMeta::NO_GRAD_MODE): neither follows its base's history.
+  bool detached = false;
+  bool noGradView = false;
+  /// Autograd: for a differentiable view (made in grad mode by a view op,
+  /// not detach()), the tensor at the bottom of its chain of views, whose
+  /// requires_grad it follows (PyTorch's `_base`); null otherwise. Held
+  /// alive by `base`.
+  TensorImpl *gradBase = nullptr;
   Shape viewArgs;
   std::shared_ptr<TensorImpl> base;
   /// What made the root ("arange", "add", "from_vector", ...).
@@ -342,16 +366,28 @@ std::string formatLoc(const SourceLoc &loc);
 
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
+/// PyTorch's requires_grad of `t`: its own flag, or for a differentiable
+/// view its base's, or the history its storage was given by an in-place
+/// write (x.select(0, 0).copy_(y) makes x require grad: CopySlices).
+bool requiresGradOf(const TensorImpl &t);
+/// PyTorch's is_leaf: no grad_fn (does not require grad, or is a leaf
+/// requiring grad whose storage no in-place op with grad has written).
+bool isLeafOf(const TensorImpl &t);
 /// The views `t` was made by when it requires grad (null otherwise).
 std::shared_ptr<const ViewChain> viewChainOf(const TensorImpl &t);
 /// Called by makeResult for a node that requires grad: keeps its inputs and
 /// records what it saves for backward.
 void recordGradNode(Node &node);
 /// Marks the version `t` reads as the data of a leaf when `t` requires grad
-/// and that version was not computed from a tensor requiring grad.
+/// and that version was not computed from a tensor requiring grad (what the
+/// grad_fn of a view of a leaf shows as AccumulateGrad).
 void markGradLeaf(const std::shared_ptr<TensorImpl> &t);
-/// Called by recordWrite before a write: PyTorch's in-place checks.
-void checkInplace(const TensorImpl &dest, const char *op, const SourceLoc &loc);
+/// Sets the autograd edge of `o`, a read of `t` (Operand::leaf, noGrad).
+void setGradEdge(Operand &o, const TensorImpl &t);
+/// Called by recordWrite before a write of `value` into `dest`: PyTorch's
+/// in-place checks.
+void checkInplace(const TensorImpl &dest, const TensorImpl &value,
+                  const char *op, const SourceLoc &loc);
 /// PyTorch's name of the grad_fn showing version `n` ("" when none).
 std::string gradFnName(const NodePtr &n);
 /// Called by recordWrite after a write node is made current.

@@ -79,7 +79,7 @@ DType resultType(const std::vector<Arg> &args) {
 
 bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
   for (const Tensor *t : ts)
-    if (t->impl()->requiresGrad)
+    if (requiresGradOf(*t->impl()))
       return true;
   return false;
 }
@@ -319,7 +319,7 @@ void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
                                  const SourceLoc &loc, const char *op) {
   TraceLock lock;
-  checkInplace(dest, op, loc);
+  checkInplace(dest, *src.impl(), op, loc);
   if (layout::hasInternalOverlap(dest.layout))
     fail(std::string(op) +
              ": unsupported operation: more than one element of the "

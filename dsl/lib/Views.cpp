@@ -21,8 +21,11 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   impl->dtype = src.dtype;
   impl->layout = std::move(l);
   impl->root = src.root;
-  impl->requiresGrad = src.requiresGrad;
-  impl->isLeaf = src.isLeaf && !src.requiresGrad;
+  impl->requiresGrad = requiresGradOf(src);
+  impl->isLeaf = !impl->requiresGrad;
+  impl->noGradView = !gradEnabled();
+  if (!impl->noGradView)
+    impl->gradBase = src.gradBase ? src.gradBase : in.impl().get();
   impl->viewOp = op;
   impl->viewArgs = std::move(args);
   impl->base = in.impl();
@@ -170,6 +173,8 @@ Tensor Tensor::detach(SourceLoc loc) const {
   Tensor d = makeView(*this, lay(*this, loc), "detach", {}, loc);
   d.impl()->requiresGrad = false;
   d.impl()->isLeaf = true;
+  d.impl()->detached = true;
+  d.impl()->gradBase = nullptr;
   return d;
 }
 

@@ -5,7 +5,10 @@
 // disk: <cache dir>/<xxhash64(key)>.ptx, in the CPU objects' disk cache
 // (DiskCache.cpp: the same format, checks, bound and private directory); a
 // rejected entry is recompiled and replaced.
-// Without the toolkit every compile fails with a clear message.
+// NVRTC is loaded at run time with dlopen (as the driver is), so a program
+// linked with strata starts without libnvrtc; without the toolkit at build
+// time, or without the library at run time, every compile fails with a
+// clear message.
 //
 //===----------------------------------------------------------------------===//
 #include "DiskCache.h"
@@ -21,15 +24,14 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
-#ifdef STRATA_HAVE_NVRTC
-#include <nvrtc.h>
-#endif
-
 #include <chrono>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
+#include <vector>
 
 using namespace strata::jit;
 using strata::codegen::CudaKernel;
@@ -52,15 +54,107 @@ PtxCache &cache() {
   return c;
 }
 
-std::string nvrtcVersionText() {
-#ifdef STRATA_HAVE_NVRTC
-  int major = 0, minor = 0;
-  ::nvrtcVersion(&major, &minor);
-  return std::to_string(major) + "." + std::to_string(minor);
+/// The NVRTC entry points strata calls, resolved with dlsym. The types are
+/// NVRTC's ABI (nvrtcResult is an int, nvrtcProgram a pointer), so no
+/// toolkit header is needed.
+struct Nvrtc {
+  using Program = void *;
+  static constexpr int kSuccess = 0;
+  int (*version)(int *, int *) = nullptr;
+  const char *(*getErrorString)(int) = nullptr;
+  int (*createProgram)(Program *, const char *, const char *, int,
+                       const char *const *, const char *const *) = nullptr;
+  int (*compileProgram)(Program, int, const char *const *) = nullptr;
+  int (*getProgramLogSize)(Program, size_t *) = nullptr;
+  int (*getProgramLog)(Program, char *) = nullptr;
+  int (*getPTXSize)(Program, size_t *) = nullptr;
+  int (*getPTX)(Program, char *) = nullptr;
+  int (*destroyProgram)(Program *) = nullptr;
+  /// "" once loaded, else why not.
+  std::string error;
+  std::string versionText = "none";
+};
+
+/// Where NVRTC is looked for: STRATA_NVRTC_LIBRARY (a path or a name) alone
+/// when set; else the toolkit's soname on the loader's path, then in the
+/// lib directory of the toolkit strata was built with.
+std::vector<std::string> nvrtcCandidates() {
+  if (const char *env = std::getenv("STRATA_NVRTC_LIBRARY"); env && *env)
+    return {env};
+#ifdef STRATA_NVRTC_SONAME
+  return {STRATA_NVRTC_SONAME, STRATA_NVRTC_DIR "/" STRATA_NVRTC_SONAME,
+          "libnvrtc.so"};
 #else
-  return "none";
+  return {};
 #endif
 }
+
+Nvrtc loadNvrtc() {
+  Nvrtc api;
+#ifndef STRATA_HAVE_NVRTC
+  api.error = "CUDA code generation is off: strata was built without the CUDA "
+              "toolkit (NVRTC); install it and reconfigure";
+  return api;
+#else
+  void *library = nullptr;
+  std::string tried;
+  for (const std::string &name : nvrtcCandidates()) {
+    // RTLD_GLOBAL: NVRTC finds its libnvrtc-builtins next to it.
+    library = dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (library)
+      break;
+    const char *why = dlerror();
+    tried += "\n  " + name + ": " + (why ? why : "not found");
+  }
+  if (!library) {
+    api.error = "NVRTC (the CUDA runtime compiler) could not be loaded; "
+                "tried:" +
+                tried +
+                "\n  install the CUDA toolkit's NVRTC (libnvrtc), add its "
+                "lib64 directory to LD_LIBRARY_PATH, or point "
+                "STRATA_NVRTC_LIBRARY at libnvrtc.so";
+    return api;
+  }
+  // A definition already in the process comes first, as a linked NVRTC
+  // would: a preloaded wrapper (tests/cudasim/NvrtcTap.cpp) sees the calls.
+  std::string missing;
+  auto resolve = [&](auto &f, const char *name) {
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (!p)
+      p = dlsym(library, name);
+    if (!p && missing.empty())
+      missing = name;
+    f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(p);
+  };
+  resolve(api.version, "nvrtcVersion");
+  resolve(api.getErrorString, "nvrtcGetErrorString");
+  resolve(api.createProgram, "nvrtcCreateProgram");
+  resolve(api.compileProgram, "nvrtcCompileProgram");
+  resolve(api.getProgramLogSize, "nvrtcGetProgramLogSize");
+  resolve(api.getProgramLog, "nvrtcGetProgramLog");
+  resolve(api.getPTXSize, "nvrtcGetPTXSize");
+  resolve(api.getPTX, "nvrtcGetPTX");
+  resolve(api.destroyProgram, "nvrtcDestroyProgram");
+  if (!missing.empty()) {
+    api.error = "the NVRTC library that was loaded lacks " + missing +
+                " (not NVRTC, or too old); point STRATA_NVRTC_LIBRARY at the "
+                "CUDA toolkit's libnvrtc.so";
+    return api;
+  }
+  int major = 0, minor = 0;
+  api.version(&major, &minor);
+  api.versionText = std::to_string(major) + "." + std::to_string(minor);
+  return api;
+#endif
+}
+
+/// NVRTC, loaded on first use (once per process).
+const Nvrtc &nvrtc() {
+  static const Nvrtc api = loadNvrtc();
+  return api;
+}
+
+std::string nvrtcVersionText() { return nvrtc().versionText; }
 
 /// Saves a source NVRTC rejected to the temp directory (the name is a hash
 /// of source and arch: a failure repeated does not pile up files) and says
@@ -118,24 +212,19 @@ bool loadEntry(const std::string &key, std::string &ptx) {
 
 } // namespace
 
-bool strata::jit::hasNVRTC() {
-#ifdef STRATA_HAVE_NVRTC
-  return true;
-#else
-  return false;
-#endif
-}
+bool strata::jit::hasNVRTC() { return nvrtc().error.empty(); }
+
+std::string strata::jit::nvrtcError() { return nvrtc().error; }
 
 bool strata::jit::compileCudaToPTX(const std::string &source,
                                    const std::string &name,
                                    const std::string &arch, std::string &ptx,
                                    std::string &error) {
-#ifndef STRATA_HAVE_NVRTC
-  (void)source, (void)name, (void)arch, (void)ptx;
-  error = "CUDA code generation is off: strata was built without the CUDA "
-          "toolkit (NVRTC); install it and reconfigure";
-  return false;
-#else
+  const Nvrtc &api = nvrtc();
+  if (!api.error.empty()) {
+    error = api.error;
+    return false;
+  }
   if (arch.rfind("sm_", 0) != 0) {
     error = "CUDA arch must look like sm_90, got '" + arch + "'";
     return false;
@@ -150,37 +239,36 @@ bool strata::jit::compileCudaToPTX(const std::string &source,
       inject && *inject && std::string(inject) != "0")
     compiled +=
         "\n#error \"failure injected by STRATA_INJECT_NVRTC_FAILURE\"\n";
-  nvrtcProgram prog;
-  nvrtcResult rc = nvrtcCreateProgram(
-      &prog, compiled.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
-  if (rc != NVRTC_SUCCESS) {
+  Nvrtc::Program prog = nullptr;
+  int rc = api.createProgram(&prog, compiled.c_str(), (name + ".cu").c_str(), 0,
+                             nullptr, nullptr);
+  if (rc != Nvrtc::kSuccess) {
     error = std::string("NVRTC could not create a program: ") +
-            nvrtcGetErrorString(rc);
+            api.getErrorString(rc);
     return false;
   }
-  rc = nvrtcCompileProgram(prog, 3, options);
+  rc = api.compileProgram(prog, 3, options);
   size_t logSize = 0;
-  nvrtcGetProgramLogSize(prog, &logSize);
+  api.getProgramLogSize(prog, &logSize);
   std::string log(logSize, '\0');
   if (logSize)
-    nvrtcGetProgramLog(prog, log.data());
-  if (rc != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
+    api.getProgramLog(prog, log.data());
+  if (rc != Nvrtc::kSuccess) {
+    api.destroyProgram(&prog);
     error = "NVRTC failed to compile kernel '" + name + "' for " + arch + " (" +
-            nvrtcGetErrorString(rc) + "):\n" + log.c_str() + "\n" +
+            api.getErrorString(rc) + "):\n" + log.c_str() + "\n" +
             dumpSource(compiled, name, arch) + "\n--- CUDA source ---\n" +
             numbered(compiled);
     return false;
   }
   size_t size = 0;
-  nvrtcGetPTXSize(prog, &size);
+  api.getPTXSize(prog, &size);
   ptx.assign(size, '\0');
-  nvrtcGetPTX(prog, ptx.data());
-  nvrtcDestroyProgram(&prog);
+  api.getPTX(prog, ptx.data());
+  api.destroyProgram(&prog);
   while (!ptx.empty() && ptx.back() == '\0')
     ptx.pop_back();
   return true;
-#endif
 }
 
 std::string strata::jit::kernelCUDASource(mlir::Operation *kernel,

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -427,6 +428,21 @@ TEST(Gradcheck, PassesAndFails) {
   EXPECT_NEAR(bad.analytic, -6, 1e-9);
   EXPECT_NEAR(bad.numeric, -4, 1e-5);
   EXPECT_NE(bad.message.find("Jacobian mismatch"), std::string::npos);
+}
+
+// A passing check reports its worst element by relative error: a diagonal
+// element of the elementwise x * x, never an off-diagonal 0 / 0.
+TEST(Gradcheck, WorstIsByRelativeError) {
+  GradcheckResult r =
+      gradcheck([](const std::vector<Tensor> &x) { return x[0] * x[0] * 0.5; },
+                {tensor({0.3, -1.7, 2.9, 0.01})});
+  EXPECT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.index, r.output) << r.message;
+  const std::vector<double> x = {0.3, -1.7, 2.9, 0.01};
+  ASSERT_GE(r.index, 0);
+  EXPECT_NEAR(r.analytic, x[r.index], 1e-6); // x is f32
+  EXPECT_LT(r.relative_error, 1e-6) << r.message;
+  EXPECT_NE(r.message.find("relative error"), std::string::npos) << r.message;
 }
 
 // The training step of ((x.t() * w).relu()).sum() is one kernel (sibling

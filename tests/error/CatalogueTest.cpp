@@ -225,7 +225,7 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A10", "grad_outputs must have the same length as outputs", grad({x * 2}, {x}, {ones({2}), ones({2})})),
     CASE("A11", "One of the differentiated Tensors does not require grad", grad({(x * 2).sum()}, {ones({2})})),
     CASE("A12", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {unused})),
-    CASE("A13", "strata: the gradient of this non-leaf tensor is not supported (it was written in place, or the outputs do not depend on it)", grad({(x * 2).sum()}, {x * 3})),
+    CASE("A13", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {x * 3})),
     CASE("A14", "element 0 of tensors does not require grad and does not have a grad_fn", orphan.backward()),
     CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
   };

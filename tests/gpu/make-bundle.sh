@@ -81,7 +81,9 @@ NVRTC=""
 for lib in $NEEDED; do
   case " $GLIBC " in *" $lib "*) continue ;; esac
   case "$lib" in
-    libnvrtc.so.*) NVRTC=$lib; continue ;;
+    libnvrtc.so.*)
+      echo "make-bundle: strata-gpu links $lib; NVRTC must be dlopen'ed"
+      exit 1 ;;
   esac
   path=$(ldd "$BUILD/bin/strata-gpu" | awk -v l="$lib" '$1 == l { print $3 }')
   if [ -z "$path" ] || [ ! -f "$path" ]; then
@@ -97,8 +99,10 @@ for lib in $NEEDED; do
     esac
   done
 done
+# NVRTC is loaded at run time by its soname (jit/CMakeLists.txt).
+NVRTC=$(cat "$BUILD/nvrtc-soname" 2>/dev/null || true)
 if [ -z "$NVRTC" ]; then
-  echo "make-bundle: strata-gpu does not link NVRTC"
+  echo "make-bundle: $BUILD/nvrtc-soname is missing (CUDA toolkit not found?)"
   exit 1
 fi
 echo "$NVRTC" > "$STAGE/nvrtc-soname"

@@ -31,6 +31,12 @@ foreach(tool strata-opt strata-run strata-translate)
       "output:\n${last_output}")
   endif()
 endforeach()
+# strata::strata carries C++20 for consumers that set no standard.
+file(READ ${prefix}/lib/cmake/strata/strataTargets.cmake targets)
+if(NOT targets MATCHES "INTERFACE_COMPILE_FEATURES \"cxx_std_20\"")
+  message(FATAL_ERROR "install-consumer: strata::strata does not export "
+    "cxx_std_20 as an interface compile feature")
+endif()
 # Every installed header declaration has a /// comment.
 run("/// on every installed declaration" python3
   ${CMAKE_CURRENT_LIST_DIR}/check_doc_comments.py ${prefix}/include/strata)

@@ -16,6 +16,15 @@ path = os.pathsep.join([config.strata_tools_dir, config.llvm_tools_dir,
 config.environment["PATH"] = path
 config.substitutions.append(("%strata_src", config.strata_src_root))
 config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%strata_bin", config.strata_tools_dir))
+# `ptxas`: the CUDA toolkit's PTX assembler, to validate emitted PTX.
+import shutil
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas"
+    if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
 # Kernels compiled by tests go to the build tree, not the user's cache.
 config.environment["STRATA_CACHE_DIR"] = os.path.join(config.strata_obj_root,
                                                       "test-kernel-cache")

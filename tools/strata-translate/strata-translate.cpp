@@ -8,6 +8,13 @@
 // that with NVRTC and prints the PTX (NVRTC failures print the NVRTC log
 // and the source).
 //
+// As mlir-translate, `-o FILE` writes the output to FILE (default `-`,
+// stdout). `--emit-ptx` writes one PTX module that ptxas accepts: a single
+// kernel's PTX as the JIT loads it (entry strata_kernel), or, for several
+// kernels, one NVRTC compilation of their CUDA C, each in its own namespace
+// with entry strata_kernel_<i>. `-o DIR` (an existing directory) writes one
+// file per kernel instead: DIR/kernel_<i>.{ll,cu,ptx}.
+//
 //===----------------------------------------------------------------------===//
 #include "../ToolVersion.h"
 #include "strata/IR/Parse.h"
@@ -24,8 +31,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace cl = llvm::cl;
@@ -67,6 +77,11 @@ int main(int argc, char **argv) {
   cl::opt<std::string> arch("arch", cl::desc("CUDA arch of --emit-ptx"),
                             cl::init("sm_90"));
   cl::opt<bool> optimized("O3", cl::desc("Optimize for the host first"));
+  cl::opt<std::string> output(
+      "o",
+      cl::desc("Output file, or an existing directory for one file per "
+               "kernel (default: stdout)"),
+      cl::value_desc("filename"), cl::init("-"));
   cl::ParseCommandLineOptions(argc, argv, "strata code emitter\n");
   if (int(emitLLVM) + int(emitCUDA) + int(emitPTX) != 1) {
     llvm::errs() << "strata-translate: choose one output (--emit-llvm, "
@@ -74,8 +89,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (emitPTX && !strata::jit::hasNVRTC()) {
-    llvm::errs() << "strata-translate: --emit-ptx needs NVRTC, but strata was "
-                    "built without the CUDA toolkit\n";
+    llvm::errs() << "strata-translate: --emit-ptx needs NVRTC: "
+                 << strata::jit::nvrtcError() << "\n";
     return 1;
   }
   mlir::MLIRContext context;
@@ -100,21 +115,82 @@ int main(int argc, char **argv) {
     if (mlir::failed(pm.run(*module)))
       return 1;
   }
-  int index = 0;
-  bool ok = true;
-  module->walk([&](strata::ir::KernelOp kernel) {
-    std::string error, text;
+  std::vector<strata::ir::KernelOp> kernels;
+  module->walk([&](strata::ir::KernelOp kernel) { kernels.push_back(kernel); });
+  const char *comment = emitLLVM ? ";" : "//";
+  const char *extension = emitLLVM ? ".ll" : emitCUDA ? ".cu" : ".ptx";
+  // The text of each kernel (one module each).
+  auto kernelText = [&](strata::ir::KernelOp kernel, std::string &text) {
+    std::string error;
     if (emitLLVM)
       text = strata::jit::kernelLLVMIR(kernel, optimized, error);
     else
       text = cudaText(kernel, emitPTX, arch, error);
-    if (text.empty()) {
+    if (text.empty())
       kernel.emitError() << error;
-      ok = false;
-      return;
+    return !text.empty();
+  };
+  auto write = [](const std::string &path, const std::string &text) {
+    std::string error;
+    auto out = mlir::openOutputFile(path, &error);
+    if (!out) {
+      llvm::errs() << "strata-translate: " << error << "\n";
+      return false;
     }
-    const char *comment = emitLLVM ? ";" : "//";
-    llvm::outs() << comment << " kernel " << index++ << "\n" << text << "\n";
-  });
-  return ok ? 0 : 1;
+    out->os() << text;
+    out->keep();
+    return true;
+  };
+
+  if (output != "-" && llvm::sys::fs::is_directory(output)) {
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      std::string text;
+      if (!kernelText(kernels[i], text))
+        return 1;
+      llvm::SmallString<128> path(output.getValue());
+      llvm::sys::path::append(path, "kernel_" + std::to_string(i) + extension);
+      if (!write(path.str().str(), text))
+        return 1;
+    }
+    return 0;
+  }
+
+  std::string all;
+  if (emitPTX && kernels.size() > 1) {
+    // One module: the kernels' CUDA C in one translation unit, each in its
+    // own namespace (their helpers share names), entries made unique.
+    std::string source, listing;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      strata::codegen::CudaKernel info;
+      std::string error, name = "strata_kernel_" + std::to_string(i);
+      if (!strata::codegen::emitKernelCUDA(kernels[i], name, info, error)) {
+        kernels[i].emitError() << error;
+        return 1;
+      }
+      source += "namespace strata_k" + std::to_string(i) + " {\n" +
+                info.source + "\n} // namespace strata_k" + std::to_string(i) +
+                "\n";
+      listing += "// kernel " + std::to_string(i) + ": " + name + ", " +
+                 strata::codegen::cudaKernelKindName(info.kind) + " grid " +
+                 std::to_string(info.gridX) + " block " +
+                 std::to_string(info.blockX) + "x" +
+                 std::to_string(info.blockY) + "\n";
+    }
+    std::string ptx, error;
+    if (!strata::jit::compileCudaToPTX(source, "strata_kernels", arch, ptx,
+                                       error)) {
+      module->emitError() << error;
+      return 1;
+    }
+    all = listing + ptx + "\n";
+  } else {
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      std::string text;
+      if (!kernelText(kernels[i], text))
+        return 1;
+      all += std::string(comment) + " kernel " + std::to_string(i) + "\n" +
+             text + "\n";
+    }
+  }
+  return write(output, all) ? 0 : 1;
 }

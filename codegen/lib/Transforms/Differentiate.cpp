@@ -8,7 +8,11 @@
 // (the gradient of that result, `grad_outputs`) and returns, after its own
 // results, the gradient of each listed argument as a fresh contiguous
 // tensor (a 1-D tensor of the element count for a storage argument; zeros
-// when the result does not depend on it). The forward ops are unchanged.
+// when the result does not depend on it). The forward ops are unchanged,
+// except the autograd markers: no gradient flows through `strata.detach`,
+// and `strata.recorded %r as %v` passes its gradient to %r, then every use
+// of %r and of its result reads %v (the value the forward computed); both
+// are removed, from every function (marked or not), with what became dead.
 // An op without a VJP on a differentiated path is a located error.
 //
 // Algorithm: (1) forward: mark the values that depend on a listed argument
@@ -41,6 +45,34 @@ namespace {
 /// The attribute naming the arguments to differentiate with respect to.
 constexpr llvm::StringLiteral kWrtAttr = "strata.wrt";
 
+/// Removes the autograd markers: `detach` becomes its input, `recorded` its
+/// value (which also replaces the recomputation's other uses); then the ops
+/// that became dead.
+void removeMarkers(Block &block) {
+  bool any = false;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (auto d = dyn_cast<DetachOp>(op)) {
+      d.getResult().replaceAllUsesWith(d.getInput());
+    } else if (auto r = dyn_cast<RecordedOp>(op)) {
+      Value value = r.getValue();
+      r.getRecompute().replaceAllUsesExcept(value, r);
+      r.getResult().replaceAllUsesWith(value);
+    } else {
+      continue;
+    }
+    op.erase();
+    any = true;
+  }
+  if (!any)
+    return;
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
 /// True when `v` reads all of a compute result, in its row-major order
 /// (the result itself, or a reshape of it): returning it as a fresh
 /// contiguous tensor needs no copy unless another result shares that root.
@@ -63,15 +95,20 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<int64_t> wrt;
+    bool marked = true;
     if (auto attr = func->getAttrOfType<DenseI64ArrayAttr>(kWrtAttr))
       wrt.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
     else if (!this->wrt.empty())
       wrt.assign(this->wrt.begin(), this->wrt.end());
     else
-      return;
-    func->removeAttr(kWrtAttr);
-    if (failed(differentiate(func, wrt)))
-      signalPassFailure();
+      marked = false;
+    if (marked) {
+      func->removeAttr(kWrtAttr);
+      if (failed(differentiate(func, wrt)))
+        return signalPassFailure();
+    }
+    if (func.getBody().hasOneBlock())
+      removeMarkers(func.getBody().front());
   }
 
   LogicalResult differentiate(func::FuncOp func, ArrayRef<int64_t> wrt) {
@@ -92,7 +129,8 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       if (isDifferentiableType(func.getArgument(i).getType()))
         active.insert(func.getArgument(i));
     for (Operation &op : block.without_terminator())
-      if (llvm::any_of(op.getOperands(),
+      if (!isa<DetachOp>(op) &&
+          llvm::any_of(op.getOperands(),
                        [&](Value v) { return active.contains(v); }))
         for (Value r : op.getResults())
           if (isDifferentiableType(r.getType()))
@@ -130,6 +168,11 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       }
       if (!any)
         continue;
+      if (auto r = dyn_cast<RecordedOp>(op)) {
+        if (active.contains(r.getRecompute()))
+          accumulate(r.getRecompute(), resultGrads[0]);
+        continue;
+      }
       auto vjp = dyn_cast<VJPOpInterface>(op);
       if (!vjp)
         return op->emitOpError("has no VJP (strata-differentiate cannot "

@@ -9,9 +9,9 @@
 #ifndef STRATA_AUTOGRAD_H
 #define STRATA_AUTOGRAD_H
 
+#include "strata/Function.h"
 #include "strata/Tensor.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +44,9 @@ public:
   std::string where() const;
   /// Identity of the graph node (two handles to one node compare equal).
   const void *id() const;
+  /// Sizes of the tensors the forward op saved for backward (PyTorch's
+  /// saved tensors: both operands of a mul, the result of an exp, ...).
+  std::vector<Shape> saved_sizes() const;
   /// For AccumulateGrad: the leaf whose .grad() it accumulates into.
   Tensor variable() const;
 
@@ -51,9 +54,10 @@ public:
   GradFn(std::shared_ptr<detail::Node> node,
          std::weak_ptr<detail::TensorImpl> leaf);
   /// For the implementation: the node of view op `view` applied (through
-  /// the rest of its chain) to version `node`.
+  /// the rest of its chain) to version `node`, the data of `leaf` if set.
   GradFn(std::shared_ptr<detail::Node> node,
-         std::shared_ptr<const detail::ViewChain> view);
+         std::shared_ptr<const detail::ViewChain> view,
+         std::weak_ptr<detail::TensorImpl> leaf = {});
 
 private:
   std::shared_ptr<detail::Node> node_;
@@ -101,7 +105,7 @@ private:
 /// Receives strata's warnings (PyTorch's UserWarnings): the message and the
 /// "file:line" of the user's call.
 using WarningHandler =
-    std::function<void(const std::string &message, const std::string &where)>;
+    Function<void(const std::string &message, const std::string &where)>;
 /// Replaces the warning handler; an empty one restores the default, which
 /// prints "file:line: UserWarning: message" on stderr once per message and
 /// line (as Python's default warning filter does).
@@ -114,17 +118,20 @@ bool is_anomaly_enabled();
 
 /// A user-supplied analytic gradient for gradcheck (a custom Function's
 /// backward): the gradient of each input given the gradient of the output.
-using VJPFunction = std::function<std::vector<Tensor>(
+using VJPFunction = Function<std::vector<Tensor>(
     const std::vector<Tensor> &inputs, const Tensor &grad_output)>;
 
 /// What gradcheck found.
 struct GradcheckResult {
   /// Every element within atol + rtol * |numeric|.
   bool ok = true;
-  /// The worst element: input number, flat element index, output element.
+  /// The worst element by relative error (a failing one when the check
+  /// fails): input number, flat element index, output element.
   int64_t input = -1, index = -1, output = -1;
   /// The worst element's analytic and numeric derivative.
   double analytic = 0, numeric = 0;
+  /// |analytic - numeric| / max(|analytic|, |numeric|); 0 where both are 0.
+  double relative_error = 0;
   /// A one-line report of the worst element.
   std::string message;
 };
@@ -141,15 +148,10 @@ struct GradcheckOptions {
 /// Compares autograd's Jacobian of `fn` at `inputs` (converted to float64)
 /// with central finite differences; reports the worst element.
 GradcheckResult
-gradcheck(const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+gradcheck(const Function<Tensor(const std::vector<Tensor> &)> &fn,
           const std::vector<Tensor> &inputs,
           const GradcheckOptions &options = {},
           SourceLoc loc = SourceLoc::current());
-
-namespace detail {
-/// The autograd graph behind `tensors` as DOT (strata::to_dot's hook).
-std::string autogradDot(const std::vector<Tensor> &tensors);
-} // namespace detail
 
 } // namespace strata
 

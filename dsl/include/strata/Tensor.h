@@ -16,9 +16,9 @@
 #include "strata/Types.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 

@@ -8,8 +8,8 @@
 #define STRATA_TYPES_H
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
-#include <ostream>
 #include <source_location>
 #include <string>
 #include <vector>

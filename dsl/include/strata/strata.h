@@ -9,6 +9,7 @@
 #include "strata/Autograd.h"
 #include "strata/DLPack.h"
 #include "strata/Error.h"
+#include "strata/Function.h"
 #include "strata/Functions.h"
 #include "strata/Graph.h"
 #include "strata/IO.h"

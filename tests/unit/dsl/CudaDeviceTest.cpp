@@ -64,3 +64,29 @@ TEST_F(NoCudaDevice, CpuStillWorks) {
 }
 
 } // namespace
+
+// NVRTC hidden (ctest cudasim-no-nvrtc: the CUDA simulator as the driver,
+// STRATA_NVRTC_LIBRARY naming a missing library): the program starts, data
+// moves to the device, and the first CUDA kernel throws strata::Error that
+// says NVRTC could not be loaded and how to fix it, at the user's line.
+TEST(NoNvrtc, CudaKernelsThrowAClearError) {
+  const char *hidden = std::getenv("STRATA_NVRTC_LIBRARY");
+  if (!hidden || std::string(hidden).rfind("/nonexistent", 0) != 0)
+    GTEST_SKIP() << "run by ctest cudasim-no-nvrtc (NVRTC hidden)";
+  Tensor a = arange(8, kFloat32).to(Device::cuda());
+  try {
+    (void)(a * 2 + 1).to_vector<float>();
+    FAIL() << "expected strata::Error";
+  } catch (const Error &e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("NVRTC (the CUDA runtime compiler) could not be "
+                        "loaded"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("STRATA_NVRTC_LIBRARY"), std::string::npos) << what;
+    EXPECT_NE(what.find("CudaDeviceTest.cpp"), std::string::npos) << what;
+  }
+  // The CPU keeps working.
+  EXPECT_EQ((arange(3, kFloat32) * 2).to_vector<float>(),
+            (std::vector<float>{0, 2, 4}));
+}

@@ -334,6 +334,25 @@ TEST(Print, PyTorchFormat) {
   EXPECT_EQ(zeros({0, 3}).toString(), "tensor([], size=(0, 3))");
 }
 
+// explain() names the real grad_fn and where it was recorded.
+TEST(Explain, GradFn) {
+  Tensor x = ones({3}).requires_grad_();
+  // clang-format off
+  Tensor y = (x * 2).sum(); int line = __LINE__;
+  // clang-format on
+  std::string e = y.explain();
+  EXPECT_NE(e.find("grad_fn SumBackward0 ("), std::string::npos) << e;
+  EXPECT_NE(e.find("DslTest.cpp:" + std::to_string(line) + ")"),
+            std::string::npos)
+      << e;
+  EXPECT_NE((x * 2).explain().find("grad_fn MulBackward0"), std::string::npos);
+  EXPECT_NE(x.explain().find("leaf yes, grad_fn none (a leaf"),
+            std::string::npos)
+      << x.explain();
+  EXPECT_NE(ones({2}).explain().find("grad_fn none, version"),
+            std::string::npos);
+}
+
 TEST(Explain, FourPartsAndChain) {
   Tensor a = arange(12, kFloat32);
   Tensor t = a.view({3, 4}).t();

@@ -600,6 +600,53 @@ def Strata_WriteOp : Strata_Op<"write", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Autograd markers: read by strata-differentiate, which removes them.
+//===----------------------------------------------------------------------===//
+
+def Strata_DetachOp : Strata_Op<"detach", [Pure, SameOperandsAndResultType]> {
+  let summary = "The input's value, through which no gradient flows";
+  let description = [{
+    PyTorch's `detach()` inside a program that is differentiated: the
+    forward value is the input; `strata-differentiate` propagates no
+    gradient through it (the input is a constant to what reads the result)
+    and then replaces the result by the input. Outside a function marked
+    `strata.wrt` the pass only removes it.
+
+    ```mlir
+    %d = strata.detach %y : !strata.tensor<3xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_TensorOrStorage:$input);
+  let results = (outs Strata_TensorOrStorage:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
+}
+
+def Strata_RecordedOp : Strata_Op<"recorded", [Pure, SameOperandsAndResultType]> {
+  let summary = "A value computed before, differentiated as its recomputation";
+  let description = [{
+    How a backward program uses what the forward already computed: the
+    result's value is `value` (an argument holding the recorded result);
+    its gradient flows into `recompute`, the op that computed it re-emitted
+    from its inputs. After building the gradient, `strata-differentiate`
+    replaces every use of `recompute` and of the result by `value`, so a
+    rule that reads the op's result (exp, sqrt, tanh, ...) reads the value
+    saved by the forward, and the recomputation is dead code unless nothing
+    recorded it (PyTorch's saved tensors, without recomputing the forward).
+
+    ```mlir
+    %e = strata.exp %x : !strata.tensor<3xf32, strided<[1], offset: 0>>
+        -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+    %r = strata.recorded %e as %saved
+        : !strata.tensor<3xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_TensorOrStorage:$recompute,
+                       Strata_TensorOrStorage:$value);
+  let results = (outs Strata_TensorOrStorage:$result);
+  let assemblyFormat = "$recompute `as` $value attr-dict `:` qualified(type($result))";
+}
+
 include "strata/IR/StrataKernelOps.td"
 
 #endif // STRATA_IR_STRATAOPS_TD

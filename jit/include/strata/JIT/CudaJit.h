@@ -22,8 +22,14 @@ struct CudaKernel;
 
 namespace strata::jit {
 
-/// True when this build links NVRTC (the CUDA toolkit was found).
+/// True when NVRTC can be used: this build has CUDA code generation (the
+/// toolkit was found) and libnvrtc loads at run time (dlopen, on first use;
+/// STRATA_NVRTC_LIBRARY names it).
 bool hasNVRTC();
+
+/// Why NVRTC cannot be used ("" when it can): the libraries tried and the
+/// loader's reasons, and how to fix it.
+std::string nvrtcError();
 
 /// Compiles one CUDA C translation unit to PTX for `arch` (e.g. "sm_90";
 /// NVRTC targets the matching virtual arch). On failure `error` holds the
