@@ -159,10 +159,17 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
   // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
   // TensorIterator, which keeps a dense base's strides on size-1 dims too.
   if (name == "pow" && rhs.getRank() == 0 &&
-      operands[1].getDefiningOp<FillOp>())
+      operands[1].getDefiningOp<FillOp>()) {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
-  else
+  } else if (name == "div" && lhs.getRank() == 0 &&
+             operands[0].getDefiningOp<FillOp>()) {
+    // A number over a tensor is PyTorch's `rhs.reciprocal() * number`.
+    auto reciprocal = elementwiseType(element, rhs.getShape(), {rhs});
+    inferred.push_back(
+        elementwiseType(resultElement, *shape, {reciprocal, lhs}));
+  } else {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
+  }
   return success();
 }
 
