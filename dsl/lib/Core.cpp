@@ -334,12 +334,6 @@ Shape resultStrides(const Node &n) {
     if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0 &&
         n.inputs[1].node->op == Op::Fill)
       ins.pop_back();
-    // A number over a tensor is PyTorch's `t.reciprocal() * number`.
-    if (std::string_view(n.name) == "div" && n.inputs[0].layout.dim() == 0 &&
-        n.inputs[0].node->op == Op::Fill) {
-      std::vector<layout::Layout> t{ins[1]};
-      ins = {layout::elementwiseResult(t, ins[1].sizes), ins[0]};
-    }
     return layout::elementwiseResult(ins, n.sizes).strides;
   }
   case Op::Cast:

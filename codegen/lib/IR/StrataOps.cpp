@@ -161,12 +161,6 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
   if (name == "pow" && rhs.getRank() == 0 &&
       operands[1].getDefiningOp<FillOp>()) {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
-  } else if (name == "div" && lhs.getRank() == 0 &&
-             operands[0].getDefiningOp<FillOp>()) {
-    // A number over a tensor is PyTorch's `rhs.reciprocal() * number`.
-    auto reciprocal = elementwiseType(element, rhs.getShape(), {rhs});
-    inferred.push_back(
-        elementwiseType(resultElement, *shape, {reciprocal, lhs}));
   } else {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
   }
