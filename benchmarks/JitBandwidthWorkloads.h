@@ -1,9 +1,10 @@
 //===- JitBandwidthWorkloads.h - the JIT issue's workloads ------*- C++ -*-===//
 //
-// Workloads (a)-(h) of the CPU JIT issue on 4096x4096 f32 (and the channel
-// shuffle of (32,256,56,56)), as strata IR text with contiguous f32
-// arguments. Shared by strata-bench-jit (against the STREAM baseline) and
-// strata-bench-dsl (the same workloads through the fluent API vs this IR).
+// Workloads (a)-(h) of the CPU JIT issue, (i) a.t().relu(), on 4096x4096 f32
+// (and the channel shuffle of (32,256,56,56)), as strata IR text with
+// contiguous f32 arguments. Shared by strata-bench-jit (against the STREAM
+// baseline) and strata-bench-dsl (the same workloads through the fluent API vs
+// this IR).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_BENCHMARKS_JITBANDWIDTHWORKLOADS_H
@@ -64,6 +65,18 @@ inline std::vector<Workload> workloads() {
     w.push_back({"c",
                  "(a * 2 + 1).relu()",
                  prog(p, {p.unary("relu", s)}),
+                 {{n, n}},
+                 8.0 * nn,
+                 Base::Copy});
+  }
+  {
+    // The result keeps a.t()'s layout (TensorIterator): read and written
+    // in storage order, a stream, not a transpose.
+    Program p;
+    V a = p.arg({n, n});
+    w.push_back({"i",
+                 "a.t().relu()",
+                 prog(p, {p.unary("relu", p.transpose(a, 0, 1))}),
                  {{n, n}},
                  8.0 * nn,
                  Base::Copy});

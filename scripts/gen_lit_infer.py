@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Generates tests/lit/Dialect/infer.mlir: every view op's result layout as
-PyTorch 1.13 computes it. strata-opt must accept each case (its verifier
+PyTorch 1.13 computes it, and the layouts of compute results (elementwise
+ops as TensorIterator allocates them, clone and to(dtype) with
+preserve_format, reductions). strata-opt must accept each case (its verifier
 re-infers every result type with the layout algebra) and print it back.
 
 Run: /usr/bin/python3 scripts/gen_lit_infer.py > tests/lit/Dialect/infer.mlir
@@ -79,6 +81,84 @@ for name, (sizes, strides, offset, _), storage, op_text, fn in CASES:
               f"func.func @{name}(%s: !strata.storage<{storage}xf32>) -> {tout} {{",
               f"  %a = strata.strided_view %s : !strata.storage<{storage}xf32> -> {tin}",
               f"  %r = {op_text} : {tin} -> {tout}",
+              f"  return %r : {tout}", "}", ""]
+
+# Compute results: fresh tensors laid out as PyTorch lays them out. Each
+# input is a strided view of its own storage argument; SCALAR is a 0-d fill
+# (a Python number in PyTorch).
+SCALAR = "scalar"
+ECASES = []
+def ecase(name, inputs, op_text, fn, dtype="f32", in_dtypes=None):
+    ECASES.append((name, inputs, op_text, fn, dtype, in_dtypes))
+
+p4d = ((2, 4, 5, 3), (60, 5, 1, 20), 0, 120)   # channels-last order
+gap = ((2, 3), (2, 4), 0, 12)                  # a.t()[::2]: not dense
+col = ((3, 1), (1, 1), 0, 3)
+ecase("neg_t", [t43], "strata.neg %0", lambda x: -x)
+ecase("relu_t", [t43], "strata.relu %0", lambda x: x.relu())
+ecase("exp_gap", [gap], "strata.exp %0", lambda x: x.exp())
+ecase("neg_odd", [odd], "strata.neg %0", lambda x: -x)
+ecase("add_t_scalar", [t43, SCALAR], "strata.add %0, %1", lambda x, y: x + y)
+ecase("mul_scalar_t", [SCALAR, t43], "strata.mul %0, %1", lambda x, y: x * y)
+ecase("add_t_b", [t43, ((4, 3), (3, 1), 0, 12)], "strata.add %0, %1",
+      lambda x, y: x + y)
+ecase("add_b_t", [((4, 3), (3, 1), 0, 12), t43], "strata.add %0, %1",
+      lambda x, y: x + y)
+ecase("sub_t_col", [((4, 3), (1, 4), 0, 12), ((4, 1), (1, 1), 0, 4)],
+      "strata.sub %0, %1", lambda x, y: x - y)
+ecase("add_expanded", [exp_, SCALAR], "strata.add %0, %1", lambda x, y: x + y)
+ecase("mul_bcast_4d", [p4d, ((3,), (1,), 0, 3)], "strata.mul %0, %1",
+      lambda x, y: x * y)
+ecase("mul_col_t", [col, ((3, 4), (1, 3), 0, 12)], "strata.mul %0, %1",
+      lambda x, y: x * y)
+ecase("pow_t", [t43, SCALAR], "strata.pow %0, %1", lambda x, y: x ** y)
+ecase("gt_t", [t43, SCALAR], "strata.gt %0, %1", lambda x, y: x > y, "i1")
+ecase("where_t", [t43, t43, ((4, 3), (3, 1), 0, 12)], "strata.where %0, %1, %2",
+      lambda c, x, y: torch.where(c, x, y), in_dtypes=["i1", "f32", "f32"])
+ecase("cast_t", [t43], "strata.cast %0", lambda x: x.to(torch.float64), "f64")
+ecase("cast_gap", [gap], "strata.cast %0", lambda x: x.to(torch.float64), "f64")
+ecase("copy_t", [t43], "strata.copy %0", lambda x: x.clone())
+ecase("copy_gap", [gap], "strata.copy %0", lambda x: x.clone())
+ecase("copy_expanded", [exp_], "strata.copy %0", lambda x: x.clone())
+ecase("contiguous_t", [t43], "strata.contiguous %0", lambda x: x.contiguous())
+ecase("sum_t", [t43], "strata.sum %0 dims [0]", lambda x: x.sum(0))
+ecase("sum_t_keepdim", [t43], "strata.sum %0 dims [1] keepdim",
+      lambda x: x.sum(1, keepdim=True))
+ecase("amax_4d_keepdim", [p4d], "strata.amax %0 dims [1] keepdim",
+      lambda x: x.amax(1, keepdim=True))
+ecase("mean_4d", [p4d], "strata.mean %0 dims [3]", lambda x: x.mean(3))
+ecase("matmul_t", [t43, ((3, 5), (1, 3), 0, 15)], "strata.matmul %0, %1",
+      lambda x, y: x @ y)
+
+for name, inputs, op_text, fn, dtype, in_dtypes in ECASES:
+    in_dtypes = in_dtypes or ["f32"] * len(inputs)
+    args, body, tensors, types = [], [], [], []
+    for i, (inp, dt) in enumerate(zip(inputs, in_dtypes)):
+        if inp == SCALAR:
+            t = torch.tensor(2.0)
+            ty = ttype(t)
+            body.append(f"  %{i} = strata.fill 2.0 : {ty}")
+        else:
+            sizes, strides, offset, storage = inp
+            t = base(sizes, strides, offset, storage)
+            if dt == "i1":
+                t = torch.zeros(storage, dtype=torch.bool).as_strided(
+                    sizes, strides, offset)
+            ty = ttype(t, dt)
+            args.append(f"%s{i}: !strata.storage<{storage}x{dt}>")
+            body.append(f"  %{i} = strata.strided_view %s{i} : "
+                        f"!strata.storage<{storage}x{dt}> -> {ty}")
+        tensors.append(t)
+        types.append(ty)
+    r = fn(*tensors)
+    tout = ttype(r, dtype)
+    check = op_text
+    for i in range(len(inputs)):
+        check = check.replace(f"%{i}", "%{{.*}}")
+    lines += [f"// CHECK-LABEL: func.func @{name}",
+              f"// CHECK: {check} : {', '.join(types)} -> {tout}",
+              f"func.func @{name}({', '.join(args)}) -> {tout} {{"] + body + [
+              f"  %r = {op_text} : {', '.join(types)} -> {tout}",
               f"  return %r : {tout}", "}", ""]
 
 # flip: PyTorch copies; strata views with negative strides. The expected

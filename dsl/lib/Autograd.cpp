@@ -68,7 +68,7 @@ std::string nameOf(const Node &n) {
       {"amax", "AmaxBackward0"},       {"amin", "AminBackward0"},
       {"where", "WhereBackward0"},     {"maximum", "MaximumBackward0"},
       {"minimum", "MinimumBackward0"}, {"cast", "ToCopyBackward0"},
-      {"copy", "CloneBackward0"}};
+      {"copy", "CloneBackward0"},      {"contiguous", "CloneBackward0"}};
   const auto &in = n.gradInputs;
   if (n.op == Op::Write) {
     if (n.viewWrite)

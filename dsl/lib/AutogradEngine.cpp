@@ -254,6 +254,25 @@ Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
   return flat.as_strided(l.sizes, l.strides, l.offset, loc).clone(loc);
 }
 
+/// PyTorch's AccumulateGrad for a leaf's first gradient `g`: kept when it
+/// obeys the gradient layout contract, else copied into the leaf's strides
+/// (a non-overlapping and dense leaf) or a contiguous tensor
+/// (layout::gradientLayout).
+Tensor obeyLayoutContract(const Tensor &g, const layout::Layout &leaf,
+                          const SourceLoc &loc) {
+  const layout::Layout &have = g.impl()->layout;
+  layout::Layout want = layout::gradientLayout(leaf, have);
+  if (have.strides == want.strides)
+    return g;
+  if (want == layout::contiguous(want.sizes))
+    return g.contiguous(loc);
+  Tensor out = empty({layout::requiredStorageSize(want)},
+                     TensorOptions(g.dtype(loc)).device(g.device(loc)), loc)
+                   .as_strided(want.sizes, want.strides, 0, loc);
+  out.copy_(g, loc);
+  return out;
+}
+
 } // namespace
 
 int64_t strata::backward_compiles() { return gCompiles; }
@@ -395,7 +414,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     Operand e = operandOf(*t.impl);
     e.noGrad = false;
     const Node *n = e.node.get();
-    bool whole = !n->isStorageValue() && e.layout == layout::contiguous(n->sizes);
+    bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
     if (auto leaf = leafOfEdge(e)) {
       auto it = g.leafIndex.find({n, leaf.get()});
@@ -520,7 +539,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   auto typeOf = [&](const Node *n) {
     return n->isStorageValue()
                ? storageType(n)
-               : tensorTypeText(layout::contiguous(n->sizes), n->dtype);
+               : tensorTypeText(n->resultLayout(), n->dtype);
   };
   int tmp = 0;
   auto fresh = [&](const char *prefix) {
@@ -529,7 +548,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   /// A view of value `src` (of type `type`, storage or not) through `l`.
   auto viewOf = [&](const std::string &src, const std::string &type,
                     bool storage, const Node *n, const layout::Layout &l) {
-    if (!storage && l == layout::contiguous(n->sizes))
+    if (!storage && l == n->resultLayout())
       return std::make_pair(src, type);
     std::string t = fresh("t");
     std::string vt = tensorTypeText(l, n->dtype);
@@ -543,10 +562,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (size_t p : list) {
       const Perturb &pt = perturbs[p];
       std::string type = storage ? storageType(n) : typeOf(n);
-      std::string pType =
-          tensorTypeText(layout::contiguous(pt.layout.sizes), pt.dtype);
+      layout::Layout pl = layout::contiguous(pt.layout.sizes);
+      std::string pType = tensorTypeText(pl, pt.dtype);
       std::string pName = "%p" + std::to_string(p);
-      if (pt.whole && !storage) {
+      // The sum's layout follows the value read (TensorIterator).
+      std::vector<layout::Layout> ins{pt.layout, pl};
+      std::string sType = tensorTypeText(
+          layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
+      if (pt.whole && !storage && sType == type) {
         std::string v = fresh("q");
         body += "    " + v + " = strata.add " + name + ", " + pName + " : " +
                 type + ", " + pType + " -> " + type + "\n";
@@ -556,10 +579,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       auto [view, vt] = viewOf(name, type, storage, n, pt.layout);
       std::string sum = fresh("q");
       body += "    " + sum + " = strata.add " + view + ", " + pName + " : " +
-              vt + ", " + pType + " -> " + pType + "\n";
+              vt + ", " + pType + " -> " + sType + "\n";
       std::string w = fresh("w");
       body += "    " + w + " = strata.write " + sum + " into " + view + " : " +
-              pType + ", " + vt + " -> " + storageType(n) + "\n";
+              sType + ", " + vt + " -> " + storageType(n) + "\n";
       name = w;
       storage = true;
     }
@@ -670,9 +693,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::string want =
         tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
     if (type != want) {
+      // A row-major copy: strata.copy keeps a dense input's layout (and the
+      // strides of its size-1 dims, which a view then makes row-major).
       std::string c = "%o" + std::to_string(i);
-      body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +
-              want + "\n";
+      const layout::Layout &in = outEdges[i].layout;
+      std::string kept = tensorTypeText(layout::preserveFormat(in), o.dtype);
+      if (!layout::isContiguous(in))
+        body += "    " + c + " = strata.contiguous " + v + " : " + type +
+                " -> " + want + "\n";
+      else if (kept == want)
+        body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +
+                want + "\n";
+      else
+        body += "    " + c + "k = strata.copy " + v + " : " + type + " -> " +
+                kept + "\n    " + c + " = strata.strided_view " + c +
+                "k : " + kept + " -> " + want + "\n";
       v = c;
     }
     rets += (i ? ", " : "") + v;
@@ -783,6 +818,8 @@ void Tensor::backward(const Tensor &gradient, bool retain_graph,
     Tensor &slot = impl.autograd->grad;
     if (slot.defined())
       slot.add_(grads[i], loc);
+    else if (impl.isLeaf)
+      slot = obeyLayoutContract(grads[i], impl.layout, loc);
     else
       slot = grads[i];
   }

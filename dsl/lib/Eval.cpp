@@ -347,7 +347,7 @@ std::string storageType(int64_t n, DType t) {
 bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
 std::string valueType(const Node *n) {
   return isStorage(n) ? storageType(n->rootNumel, n->dtype)
-                      : tensorType(layout::contiguous(n->sizes), n->dtype);
+                      : tensorType(n->resultLayout(), n->dtype);
 }
 std::string number(double v) {
   char buf[64];
@@ -429,7 +429,7 @@ std::string Slice::source(std::vector<const Node *> &outputs,
   int tmp = 0;
   auto read = [&](const Operand &in) {
     const Node *src = in.node.get();
-    if (!isStorage(src) && in.layout == layout::contiguous(src->sizes))
+    if (!isStorage(src) && in.layout == src->resultLayout())
       return std::make_pair(name(src), valueType(src));
     std::string t = "%t" + std::to_string(tmp++);
     layout::Layout l = in.layout;

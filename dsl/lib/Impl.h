@@ -87,8 +87,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// The IR mnemonic ("add", "exp", "sum", ...).
   const char *name = "";
   DType dtype = DType::F32;
-  /// Sizes of a compute result (contiguous, offset 0).
-  Shape sizes;
+  /// Sizes and strides of a compute result (offset 0): its layout is
+  /// PyTorch's (TensorIterator, preserve_format; makeResult sets strides).
+  Shape sizes, strides;
   /// Elements of the root this version is a version of.
   int64_t rootNumel = 0;
   std::vector<Operand> inputs;
@@ -153,6 +154,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// gradInputs are {the value read without grad, the old version}; reads
   /// of this version pass their whole gradient to the old one.
   bool passHistory = false;
+
+  /// A compute result's layout in its root: {sizes, strides, 0}.
+  layout::Layout resultLayout() const { return {sizes, strides, 0}; }
 
   /// Releases the inputs without recursion (Core.cpp): dropping the last
   /// handle of a chain of 10^6 pending ops frees it on a 1 MB stack.
@@ -281,6 +285,9 @@ Operand operandOf(const TensorImpl &t);
 /// A tensor over a fresh root whose current version is `node` (a compute
 /// node, contiguous); registers `node` as a reader of its inputs' roots.
 Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);
+/// A row-major copy of `t` (contiguous(), reshape copies): clone() keeps
+/// the input's layout (preserve_format), this does not.
+Tensor contiguousCopy(const Tensor &t, const SourceLoc &loc);
 /// Pending ops a chain may reach before the tensor ending it is evaluated
 /// at record time (docs/design.md "Deep programs").
 constexpr int32_t kMaxPendingDepth = 4000;

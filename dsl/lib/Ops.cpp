@@ -484,6 +484,17 @@ Tensor Tensor::clone(SourceLoc loc) const {
   return c;
 }
 
+Tensor strata::detail::contiguousCopy(const Tensor &t, const SourceLoc &loc) {
+  const TensorImpl &impl = implOf(t, loc);
+  // strata.contiguous: the row-major copy of contiguous() and reshape (clone
+  // keeps the input's layout).
+  const char *op = layout::isContiguous(impl.layout) ? "copy" : "contiguous";
+  Tensor c = record(Op::Copy, op, impl.dtype, impl.layout.sizes, {&t}, loc);
+  c.impl()->base = t.impl();
+  c.impl()->viewOp = "copy into new storage: clone/contiguous/reshape";
+  return c;
+}
+
 Tensor Tensor::to(DType dtype, SourceLoc loc) const {
   implOf(*this, loc);
   return castTo(*this, dtype, loc);

@@ -55,7 +55,7 @@ Tensor Tensor::reshape(const Shape &shape, SourceLoc loc) const {
   auto mv = check(layout::reshape(lay(*this, loc), shape), loc);
   if (!mv.needsCopy)
     return makeView(*this, mv.layout, "reshape", shape, loc);
-  return clone(loc).view(shape, loc);
+  return contiguousCopy(*this, loc).view(shape, loc);
 }
 
 Tensor Tensor::t(SourceLoc loc) const {
@@ -131,7 +131,7 @@ Tensor Tensor::flatten(int64_t s, int64_t e, SourceLoc loc) const {
     return *this;
   if (!mv.needsCopy)
     return makeView(*this, mv.layout, "flatten", {s, e}, loc);
-  return clone(loc).view(mv.layout.sizes, loc);
+  return contiguousCopy(*this, loc).view(mv.layout.sizes, loc);
 }
 
 Tensor Tensor::as_strided(const Shape &sizes, const Shape &strides,
@@ -168,7 +168,7 @@ Tensor Tensor::flip(const Shape &dims, SourceLoc loc) const {
 Tensor Tensor::contiguous(SourceLoc loc) const {
   if (layout::isContiguous(lay(*this, loc)))
     return *this; // PyTorch returns self: same storage, no copy
-  return clone(loc);
+  return contiguousCopy(*this, loc);
 }
 
 Tensor Tensor::detach(SourceLoc loc) const {
@@ -192,7 +192,7 @@ Tensor Tensor::to(Device d, SourceLoc loc) const {
   Tensor src = layout::isContiguous(t.layout) && t.layout.offset == 0 &&
                        t.layout.numel() == t.root->numel
                    ? *this
-                   : detach(loc).clone(loc);
+                   : contiguousCopy(detach(loc), loc);
   src.eval(loc);
   const TensorImpl &s = *src.impl();
   runtime::StoragePtr buffer = copyBuffer(

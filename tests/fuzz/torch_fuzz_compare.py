@@ -39,12 +39,12 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
 #     functional). Value mismatches of what reads that storage afterwards
 #     are class `inplace-alias`, not failing.
 # Candidates the lead may declare intentional (--allow NAME): not allowed by
-# default, so they are reported.
-#  compute-layout: strata's compute results (and clone/to) are contiguous;
-#     PyTorch's follow the input's memory layout (TensorIterator), e.g.
-#     x.t() * 2 has strides [1, 3] in PyTorch, [2, 1] in strata.
+# default, so they are reported. None at present. (`compute-layout`, a
+# compute result that is contiguous in strata where PyTorch keeps the
+# input's layout, is still classified so, and fails: compute results follow
+# TensorIterator and preserve_format since issue 16.)
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias"}
-CANDIDATES = {"compute-layout"}
+CANDIDATES = set()
 TOL = {"f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7)}
 LOOSE_RTOL = {"f32": 1e-4, "f64": 1e-10}
 

@@ -44,7 +44,7 @@ std::vector<std::pair<const char *, std::function<Tensor()>>> writeCases() {
        [] {
          return arange(6, kInt64).reshape({2, 3}) * int64_t{3000000000};
        }},
-      {"bool_c",
+      {"bool_compare_fortran",
        [] {
          return arange(12).reshape({3, 4}).t() > 5;
        }},

@@ -51,7 +51,9 @@ WRITE_CASES = {
     "f64_c": (ar(12, "<f8").reshape(3, 4) / 8, False),
     "i32_c": (ar(10, "<i4") - np.int32(5), False),
     "i64_c": (ar(6, "<i8").reshape(2, 3) * np.int64(3000000000), False),
-    "bool_c": (ar(12, "<i8").reshape(3, 4).T > 5, False),
+    # A comparison keeps its input's (Fortran) layout, in numpy as in
+    # PyTorch's TensorIterator.
+    "bool_compare_fortran": (ar(12, "<i8").reshape(3, 4).T > 5, True),
     "f64_fortran": (ar(12, "<f8").reshape(3, 4).T, True),
     "i32_fortran_3d": (ar(24, "<i4").reshape(2, 3, 4).transpose(2, 1, 0), True),
     "bool_fortran": ((ar(6, "<i8").reshape(2, 3) >= 2).T, True),

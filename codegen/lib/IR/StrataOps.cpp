@@ -1,8 +1,12 @@
 //===- StrataOps.cpp - compute and write ops: inference, verifiers --------===//
 //
-// Compute ops produce fresh contiguous tensors; their shape rules
-// (broadcasting, reductions) come from the layout algebra, their dtype rules
-// follow PyTorch with explicit casts instead of implicit promotion.
+// Compute ops produce fresh tensors (offset 0, their own root). Their shape
+// rules (broadcasting, reductions) and the layouts of their results come
+// from the layout algebra: elementwise results follow the operands as
+// PyTorch's TensorIterator does, cast and copy keep a dense input's strides
+// (preserve_format), reductions, matmul, fills and arange are contiguous.
+// Their dtype rules follow PyTorch with explicit casts instead of implicit
+// promotion.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
@@ -70,7 +74,36 @@ StringRef shortName(StringRef opName) {
 
 bool isFloat(Type t) { return t.isa<FloatType>(); }
 bool isBool(Type t) { return t.isInteger(1); }
+
+/// The TensorIterator result of `operands` over `shape`.
+StridedTensorType elementwiseType(Type element, ArrayRef<int64_t> shape,
+                                  ArrayRef<StridedTensorType> operands) {
+  std::vector<layout::Layout> ins;
+  for (StridedTensorType t : operands)
+    ins.push_back(t.getLayout());
+  return StridedTensorType::get(element, layout::elementwiseResult(ins, shape));
+}
 } // namespace
+
+StridedTensorType strata::ir::preserveFormatType(StridedTensorType input,
+                                                 Type element) {
+  return StridedTensorType::get(element,
+                                layout::preserveFormat(input.getLayout()));
+}
+
+Value strata::ir::createContiguousCopy(OpBuilder &b, Location loc, Value v) {
+  auto type = tensorType(v);
+  if (!type.isContiguous())
+    return b.create<ContiguousOp>(loc, v);
+  // preserve_format of a contiguous tensor; its size-1 dims keep their
+  // strides, which a view makes row-major (the same elements).
+  Value copy = b.create<CopyOp>(loc, v);
+  auto rowMajor =
+      StridedTensorType::getContiguous(type.getElementType(), type.getShape());
+  if (copy.getType() == rowMajor)
+    return copy;
+  return b.create<StridedViewOp>(loc, rowMajor, copy);
+}
 
 LogicalResult
 strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
@@ -90,7 +123,7 @@ strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
   if (isBool(element) && name != "abs")
     return emitOptionalError(loc, name, " is not defined for bool tensors; "
                                         "cast to an integer or float first");
-  inferred.push_back(StridedTensorType::getContiguous(element, type.getShape()));
+  inferred.push_back(elementwiseType(element, type.getShape(), {type}));
   return success();
 }
 
@@ -123,7 +156,14 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
     return emitOptionalError(loc, shape.error());
   Type resultElement =
       isCompare ? IntegerType::get(lhs.getContext(), 1) : element;
-  inferred.push_back(StridedTensorType::getContiguous(resultElement, *shape));
+  // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
+  // TensorIterator, which keeps a dense base's strides on size-1 dims too.
+  if (name == "pow" && rhs.getRank() == 0 &&
+      operands[1].getDefiningOp<FillOp>()) {
+    inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
+  } else {
+    inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
+  }
   return success();
 }
 
@@ -172,8 +212,7 @@ LogicalResult CopyOp::inferReturnTypes(MLIRContext *,
   auto type = tensorType(operands[0]);
   if (!type)
     return emitOptionalError(loc, "expected a strata tensor operand");
-  inferred.push_back(
-      StridedTensorType::getContiguous(type.getElementType(), type.getShape()));
+  inferred.push_back(preserveFormatType(type, type.getElementType()));
   return success();
 }
 
@@ -202,7 +241,7 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
   if (!all)
     return emitOptionalError(loc, all.error());
   inferred.push_back(
-      StridedTensorType::getContiguous(lhs.getElementType(), *all));
+      elementwiseType(lhs.getElementType(), *all, {cond, lhs, rhs}));
   return success();
 }
 
@@ -266,10 +305,14 @@ LogicalResult CastOp::verify() {
                          << layout::formatList(out.getShape())
                          << " differs from the input's "
                          << layout::formatList(in.getShape());
-  if (out != StridedTensorType::getContiguous(out.getElementType(),
-                                              out.getShape()))
-    return emitOpError() << "result must be a fresh contiguous tensor (offset "
-                            "0, row-major strides)";
+  auto expected = preserveFormatType(in, out.getElementType());
+  if (out != expected)
+    return emitOpError() << "result must be a fresh tensor with the input's "
+                            "layout (preserve_format): strides "
+                         << layout::formatList(expected.getStrides())
+                         << " offset 0, got strides "
+                         << layout::formatList(out.getStrides()) << " offset "
+                         << out.getOffset();
   return success();
 }
 

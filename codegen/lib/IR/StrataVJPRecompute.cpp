@@ -33,30 +33,41 @@ bool isElementwise(Operation *op) {
              NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
 }
 
-/// For each dim of a read `l` of a row-major tensor of `shape`: the dim of
-/// `shape` it walks (-1 for a size-1 or stride-0 dim) and the direction,
-/// plus the multi-index of the first element. Fails unless every dim walks
-/// one dim of `shape`, each at most once, within bounds.
+/// For each dim of a read `l` of a dense tensor `root` (offset 0, its dims
+/// in any order: a compute result's layout): the dim of `root` it walks (-1
+/// for a size-1 or stride-0 dim) and the direction, plus the multi-index of
+/// the first element. Fails unless every dim walks one dim of `root`, each
+/// at most once, within bounds.
 struct DimMap {
   SmallVector<int64_t> dims, signs, base;
 };
 
 std::optional<DimMap> mapDims(const layout::Layout &l,
-                              ArrayRef<int64_t> shape) {
-  int64_t rank = shape.size();
-  SmallVector<int64_t> contiguous(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    contiguous[d] = contiguous[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+                              const layout::Layout &root) {
+  int64_t rank = root.dim();
+  ArrayRef<int64_t> shape = root.sizes, strides = root.strides;
   DimMap m;
   m.base.assign(rank, 0);
-  int64_t rest = l.offset;
+  // The first element's index: the offset's digits, outermost dim first.
+  SmallVector<int64_t> order;
   for (int64_t d = 0; d < rank; ++d) {
     if (shape[d] == 0)
       return std::nullopt;
-    m.base[d] = rest / contiguous[d];
-    rest %= contiguous[d];
+    if (shape[d] > 1)
+      order.push_back(d);
   }
-  if (rest != 0 || l.offset < 0)
+  llvm::stable_sort(
+      order, [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+  int64_t rest = l.offset;
+  if (rest < 0)
+    return std::nullopt;
+  for (int64_t d : order) {
+    m.base[d] = rest / strides[d];
+    rest %= strides[d];
+    if (m.base[d] >= shape[d])
+      return std::nullopt;
+  }
+  if (rest != 0)
     return std::nullopt;
   SmallVector<bool> used(rank, false);
   for (int64_t k = 0; k < l.dim(); ++k) {
@@ -67,7 +78,7 @@ std::optional<DimMap> mapDims(const layout::Layout &l,
       continue;
     }
     int64_t d = 0;
-    while (d < rank && !(shape[d] > 1 && contiguous[d] == std::abs(stride)))
+    while (d < rank && !(shape[d] > 1 && strides[d] == std::abs(stride)))
       ++d;
     if (d == rank || used[d])
       return std::nullopt;
@@ -115,9 +126,10 @@ struct Recompute {
                      [](Operation *u) { return isa<func::ReturnOp>(u); }))
       return {};
     auto type = tensorOf(root);
-    if (!type.isContiguous() || type.getOffset() != 0)
+    if (!layout::isNonOverlappingAndDense(type.getLayout()) ||
+        type.getOffset() != 0)
       return {};
-    std::optional<DimMap> m = mapDims(l, type.getShape());
+    std::optional<DimMap> m = mapDims(l, type.getLayout());
     if (!m)
       return {};
     --budget;
@@ -156,9 +168,16 @@ struct Recompute {
     OperationState state(def->getLoc(), def->getName());
     state.addOperands(operands);
     state.addAttributes(def->getAttrs());
-    state.addTypes(StridedTensorType::getContiguous(
-        type.getElementType(),
-        SmallVector<int64_t>(l.sizes.begin(), l.sizes.end())));
+    // The rebuilt op's layout follows its new operands (TensorIterator).
+    SmallVector<Type> types;
+    if (auto c = dyn_cast<CastOp>(def))
+      types.push_back(
+          preserveFormatType(tensorOf(operands[0]), type.getElementType()));
+    else if (failed(cast<InferTypeOpInterface>(def).inferReturnTypes(
+                 def->getContext(), std::nullopt, operands,
+                 def->getAttrDictionary(), def->getRegions(), types)))
+      return {};
+    state.addTypes(types);
     return gb.b.create(state)->getResult(0);
   }
 };

@@ -71,8 +71,7 @@ Value GradBuilder::cast(Value x, Type element) {
   auto type = tensorOf(x);
   if (type.getElementType() == element)
     return x;
-  return b.create<CastOp>(
-      loc, StridedTensorType::getContiguous(element, type.getShape()), x);
+  return b.create<CastOp>(loc, preserveFormatType(type, element), x);
 }
 
 Value GradBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
@@ -144,7 +143,7 @@ Value GradBuilder::ownFlat(Value flat) {
   if (type.isContiguous() && type.getOffset() == 0 &&
       getRootStorageSize(getStorageRoot(flat)) == type.getNumElements())
     return flat;
-  return b.create<CopyOp>(loc, flat);
+  return createContiguousCopy(b, loc, flat);
 }
 
 Value GradBuilder::inverseRead(Value g, const layout::Layout &l, int64_t n) {
@@ -170,7 +169,7 @@ Value GradBuilder::inverseRead(Value g, const layout::Layout &l, int64_t n) {
   Value r = readRecomputed(g, read);
   auto type = tensorOf(r);
   if (!type.isContiguous() || type.getOffset() != 0 || getStorageRoot(r) != r)
-    r = b.create<CopyOp>(loc, r);
+    r = createContiguousCopy(b, loc, r);
   return reshape(r, {n});
 }
 

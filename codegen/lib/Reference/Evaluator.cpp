@@ -230,6 +230,20 @@ RefValue RefValue::fresh(Type elementType, ArrayRef<int64_t> shape,
   return v;
 }
 
+RefValue RefValue::freshLaidOut(Type elementType, const layout::Layout &l,
+                                std::vector<double> rowMajor) {
+  if (l == layout::contiguous(l.sizes, 0))
+    return fresh(elementType, l.sizes, std::move(rowMajor));
+  std::vector<double> data(layout::requiredStorageSize(l), 0.0);
+  std::vector<int64_t> at = layout::storageIndices(l);
+  for (size_t i = 0; i < at.size(); ++i)
+    data[at[i]] = rowMajor[i];
+  RefValue v = storage(elementType, std::move(data));
+  v.layout = l;
+  v.isStorage = false;
+  return v;
+}
+
 double strata::reference::roundToElementType(double v, Type elementType) {
   if (elementType.isF32())
     return static_cast<double>(static_cast<float>(v));
@@ -355,9 +369,9 @@ LogicalResult Evaluator::view(Operation *op, Value source) {
 
 LogicalResult Evaluator::copy(Value input, Value result) {
   const RefValue &in = get(input);
-  return set(result,
-             RefValue::fresh(in.elementType, tensorType(result).getShape(),
-                             in.elements()));
+  return set(result, RefValue::freshLaidOut(in.elementType,
+                                            tensorType(result).getLayout(),
+                                            in.elements()));
 }
 
 LogicalResult Evaluator::elementwise(Operation *op,
@@ -373,9 +387,9 @@ LogicalResult Evaluator::elementwise(Operation *op,
       x[k] = readBroadcast(*in[k], index);
     data.push_back(fn(x));
   });
-  return set(
-      op->getResult(0),
-      RefValue::fresh(type.getElementType(), type.getShape(), std::move(data)));
+  return set(op->getResult(0),
+             RefValue::freshLaidOut(type.getElementType(), type.getLayout(),
+                                    std::move(data)));
 }
 
 LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,

@@ -217,7 +217,7 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         g = gb.recomputed(g);
         if (!isWholeComputeResult(g) || g.getType() != t ||
             returnedRoots.contains(getStorageRoot(g)))
-          g = b.create<CopyOp>(func.getLoc(), g);
+          g = createContiguousCopy(b, func.getLoc(), g);
       }
       returnedRoots.insert(getStorageRoot(g));
       results.push_back(g);

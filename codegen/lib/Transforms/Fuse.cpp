@@ -14,6 +14,9 @@
 //   becomes a kernel input, broadcast to the space by a strided_view (stride
 //   0), and 0-d fills become constants. So a value that is used several
 //   times, by a non-elementwise op, or returned is written exactly once.
+//   A result whose layout is not row-major (TensorIterator's, e.g. the
+//   [1, 4] of `relu(x.t())`) is written in its storage order
+//   (`result_perms`) and read through a strided_view with the op's type.
 //   Then *sibling fusion* merges elementwise kernels that read the same
 //   data: when kernel B's space is a permutation of kernel A's and, seen
 //   through that permutation, B reads some (non-broadcast) input with the
@@ -73,6 +76,11 @@ std::optional<ArrayRef<int64_t>> consumerSpace(OpOperand &use) {
   if (isElementwise(user))
     return tensorType(user->getResult(0)).getShape();
   if (isReduction(user))
+    return tensorType(user->getOperand(0)).getShape();
+  // A copy into a fresh tensor (e.g. the row-major copy of an elementwise
+  // result that keeps a transposed layout) computes its input in its kernel.
+  if (isa<CopyOp, ContiguousOp, ReshapeOp, FlattenOp>(user) &&
+      !getViewSource(user))
     return tensorType(user->getOperand(0)).getShape();
   if (auto write = dyn_cast<WriteOp>(user))
     if (use.get() == write.getSrc())
@@ -358,12 +366,42 @@ public:
   Block &getBody() { return *body; }
 
   /// Finishes the body with `yields` and creates the kernel before `root`.
+  /// An elementwise result laid out in another order than row-major (a
+  /// TensorIterator layout) is written in its storage order: the kernel's
+  /// result is row-major over its dims outermost first (`result_perms`),
+  /// and `resultValue` views it with the op's type.
   KernelOp finish(ArrayRef<Value> yields, TypeRange resultTypes,
                   Value dest = {}) {
     inner.create<YieldOp>(root->getLoc(), yields);
-    auto kernel = outer.create<KernelOp>(root->getLoc(), resultTypes, space,
-                                         inputs, dest);
+    SmallVector<Type> types;
+    SmallVector<int64_t> perms;
+    bool permuted = false;
+    for (Type t : resultTypes) {
+      auto type = t.dyn_cast<StridedTensorType>();
+      SmallVector<int64_t> perm;
+      for (int64_t d = 0; d < static_cast<int64_t>(space.size()); ++d)
+        perm.push_back(d);
+      if (type && !dest && type.getShape() == ArrayRef<int64_t>(space) &&
+          type !=
+              StridedTensorType::getContiguous(type.getElementType(), space)) {
+        // Outermost first: decreasing strides (size-1 dims anywhere).
+        llvm::stable_sort(perm, [&](int64_t a, int64_t b) {
+          return type.getStrides()[a] > type.getStrides()[b];
+        });
+        SmallVector<int64_t> sizes;
+        for (int64_t d : perm)
+          sizes.push_back(space[d]);
+        t = StridedTensorType::getContiguous(type.getElementType(), sizes);
+        permuted = true;
+      }
+      types.push_back(t);
+      perms.append(perm);
+    }
+    auto kernel =
+        outer.create<KernelOp>(root->getLoc(), types, space, inputs, dest);
     kernel.getBody().push_back(body);
+    if (permuted)
+      kernel.setResultPermsAttr(outer.getDenseI64ArrayAttr(perms));
     return kernel;
   }
 
@@ -533,12 +571,24 @@ KernelOp buildKernel(Operation *op) {
   }
   if (isa<CopyOp, ContiguousOp, ReshapeOp, FlattenOp>(op) &&
       !getViewSource(op)) {
-    // A copy into a fresh contiguous tensor: row-major order of the input.
+    // A copy into a fresh tensor (contiguous, or clone's preserve_format).
     Value input = op->getOperand(0);
     KernelBuilder kb(op, tensorType(input).getShape());
     return kb.finish({kb.emit(input)}, {op->getResult(0).getType()});
   }
   return {};
+}
+
+/// The kernel's result as `op`'s result type: a strided_view of a result
+/// written in storage order (KernelBuilder::finish), else the result.
+Value resultValue(KernelOp kernel, Operation *op) {
+  Value r = kernel.getResult(0);
+  Type want = op->getResult(0).getType();
+  if (r.getType() == want)
+    return r;
+  OpBuilder b(kernel->getContext());
+  b.setInsertionPointAfter(kernel);
+  return b.create<StridedViewOp>(op->getLoc(), want, r);
 }
 
 //===----------------------------------------------------------------------===//
@@ -876,7 +926,7 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
       KernelOp kernel = buildKernel(op);
       if (!kernel)
         continue;
-      op->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+      op->getResult(0).replaceAllUsesWith(resultValue(kernel, op));
       replaced.push_back(op);
     }
     // Erase the replaced ops and whatever only fed them, last user first.

@@ -2,19 +2,29 @@
 //
 // Assumes: types are absolute layouts within storage roots (getStorageRoot);
 // compute ops (elementwise, where, cast, reductions, matmul, copy) and the
-// source operand of a write read any layout, and their result types depend
-// only on their operands' shapes and dtypes. Runs after fold-views in the
-// pipeline (a copy's views are then one hop away) but does not need it.
+// source operand of a write read any layout; the layouts of elementwise,
+// cast and copy results follow their operands' (TensorIterator,
+// preserve_format), those of reductions and matmul do not. Runs after
+// fold-views in the pipeline (a copy's views are then one hop away) but does
+// not need it.
 //
-// Guarantees: no value changes type; every write's destination keeps its
-// root; no function result comes to alias an argument, another result or a
-// written storage. After the pass:
+// Guarantees: no observable value changes type (function results, views,
+// write destinations, operands of other ops); every write's destination
+// keeps its root; no function result comes to alias an argument, another
+// result or a written storage. After the pass:
 //  (a) no reshape/flatten copies: each becomes `strata.contiguous` (the copy,
 //      a fresh root) + `strata.view` to the new shape;
 //  (b) no contiguous of a contiguous value (it is that value);
 //  (c) a copy C of X (`copy`, or `contiguous` that copies) is replaced by X
 //      when every use of C, and of every view of C, allows it:
-//      - a compute op reading strided input: always (its type is unchanged);
+//      - a compute op reading strided input: when its result type is
+//        unchanged (reductions and matmul: always), or when the layouts
+//        that change downstream are those of intermediates only: the
+//        elementwise results whose layout follows X are read by compute
+//        ops only, up to results whose layout does not change (e.g.
+//        `sum(exp(contiguous(x.t())))` loses its copy and `exp` gets
+//        x.t()'s layout; `exp(contiguous(x.t()))` returned keeps it, as
+//        PyTorch's row-major result);
 //      - a view op or a return: only if X has C's type (contiguous, offset
 //        0), so nobody sees another layout; a returned C also needs X's root
 //        to be a compute result that nothing else returns or writes;
@@ -26,6 +36,7 @@
 //  (d) a second copy of one value is the first one, under the same rule.
 // Every copy kept is reported (option `remarks=true`) by one remark at its
 // location: "copy kept: <reshape> to [..] cannot be a view of strides [..]",
+// "... the layout of <op>'s result follows it and is observed by <op>",
 // "... destination of a write", "... its result is returned [and would
 // otherwise alias ...]", "... read by a view op", "... its source overlaps
 // the destination of a write", "... read by <op>".
@@ -86,6 +97,12 @@ private:
   std::string keepReason(Operation *copy, Value by);
   /// Replaces the copy by `by` (its source, or an equal copy kept earlier).
   void replaceCopy(Operation *copy, Value by);
+  /// Gives `result` the type `type` and re-infers the result types of the
+  /// compute ops downstream whose layout follows it. When some changed
+  /// value is observed (returned, viewed, written into, read by another
+  /// op), restores every type and returns {the first op whose result
+  /// changed, that observer}; else keeps the new types and returns nulls.
+  std::pair<Operation *, Operation *> retype(Value result, Type type);
 
   func::FuncOp func;
   bool emitRemarks;
@@ -200,7 +217,71 @@ std::string CopyMaterializer::keepReason(Operation *copy, Value by) {
     return "copy kept: its source overlaps the destination of a write";
   if (other)
     return "copy kept: read by " + other->getName().getStringRef().str();
+  if (!sameType) {
+    // Last: on success the types downstream are already X's.
+    auto [follows, observer] = retype(result, by.getType());
+    if (follows)
+      return "copy kept: the layout of " +
+             follows->getName().getStringRef().str() +
+             "'s result follows it and is observed by " +
+             observer->getName().getStringRef().str();
+  }
   return "";
+}
+
+namespace {
+/// The result type compute op `op` infers from its operands' current types
+/// (null when it cannot infer one).
+Type inferredType(Operation *op) {
+  if (auto cast = dyn_cast<CastOp>(op)) {
+    auto in = cast.getInput().getType().dyn_cast<StridedTensorType>();
+    return in ? preserveFormatType(in, cast.getType().getElementType())
+              : Type();
+  }
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  SmallVector<Type> types;
+  if (!infer || op->getNumResults() != 1 ||
+      failed(infer.inferReturnTypes(op->getContext(), std::nullopt,
+                                    op->getOperands(), op->getAttrDictionary(),
+                                    op->getRegions(), types)) ||
+      types.size() != 1)
+    return {};
+  return types[0];
+}
+} // namespace
+
+std::pair<Operation *, Operation *> CopyMaterializer::retype(Value result,
+                                                             Type type) {
+  SmallVector<std::pair<Value, Type>> old{{result, result.getType()}};
+  result.setType(type);
+  Operation *follows = nullptr, *observer = nullptr;
+  SmallVector<Value> worklist{result};
+  while (!worklist.empty() && !observer) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<WriteOp>(user) && use.getOperandNumber() == 0)
+        continue; // the source of a write: read with its own strides
+      Type inferred = readsStridedInput(user) ? inferredType(user) : Type();
+      if (value != result && !inferred) {
+        observer = user;
+        break;
+      }
+      if (!inferred || inferred == user->getResult(0).getType())
+        continue; // `result`'s own views and returns are checked already
+      Value changed = user->getResult(0);
+      if (!follows)
+        follows = user;
+      old.push_back({changed, changed.getType()});
+      changed.setType(inferred);
+      worklist.push_back(changed);
+    }
+  }
+  if (!observer)
+    return {nullptr, nullptr};
+  for (auto &[value, t] : llvm::reverse(old))
+    value.setType(t);
+  return {follows, observer};
 }
 
 void CopyMaterializer::replaceCopy(Operation *copy, Value by) {

@@ -43,9 +43,8 @@ struct WidenSumsPass : public strata::impl::WidenSumsBase<WidenSumsPass> {
       Type f64 = b.getF64Type();
       StridedTensorType in = tensorType(op->getOperand(0));
       StridedTensorType result = tensorType(op->getResult(0));
-      auto widen = b.create<CastOp>(
-          loc, StridedTensorType::getContiguous(f64, in.getShape()),
-          op->getOperand(0));
+      auto widen =
+          b.create<CastOp>(loc, preserveFormatType(in, f64), op->getOperand(0));
       widen->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
       Value wideIn = widen;
       Operation *wide = b.clone(*op);

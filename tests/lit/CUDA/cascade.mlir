@@ -49,7 +49,7 @@ func.func @columns(%a: !strata.tensor<300x100xf32, strided<[100, 1], offset: 0>>
 // CHECK-NEXT: acc0 = strata_block_reduce<StrataSum, double>
 func.func @transposed_product(%a: !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>>, %b: !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>>) -> !strata.tensor<f32, strided<[], offset: 0>> {
   %t = strata.transpose %a dims 0, 1 : !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>> -> !strata.tensor<40x40xf32, strided<[1, 40], offset: 0>>
-  %m = strata.mul %t, %b : !strata.tensor<40x40xf32, strided<[1, 40], offset: 0>>, !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>> -> !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>>
+  %m = strata.mul %b, %t : !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>>, !strata.tensor<40x40xf32, strided<[1, 40], offset: 0>> -> !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>>
   %s = strata.sum %m dims [0, 1] : !strata.tensor<40x40xf32, strided<[40, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
   return %s : !strata.tensor<f32, strided<[], offset: 0>>
 }

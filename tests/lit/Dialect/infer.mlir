@@ -275,3 +275,224 @@ func.func @unfold_2d(%s: !strata.storage<12xf32>) -> !strata.tensor<3x2x2xf32, s
   return %r : !strata.tensor<3x2x2xf32, strided<[4, 2, 1], offset: 0>>
 }
 
+// CHECK-LABEL: func.func @neg_t
+// CHECK: strata.neg %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @neg_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.neg %0 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @relu_t
+// CHECK: strata.relu %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @relu_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.relu %0 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @exp_gap
+// CHECK: strata.exp %{{.*}} : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+func.func @exp_gap(%s0: !strata.storage<12xf32>) -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>>
+  %r = strata.exp %0 : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  return %r : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @neg_odd
+// CHECK: strata.neg %{{.*}} : !strata.tensor<2x1x3xf32, strided<[3, 7, 1], offset: 2>> -> !strata.tensor<2x1x3xf32, strided<[3, 3, 1], offset: 0>>
+func.func @neg_odd(%s0: !strata.storage<8xf32>) -> !strata.tensor<2x1x3xf32, strided<[3, 3, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<8xf32> -> !strata.tensor<2x1x3xf32, strided<[3, 7, 1], offset: 2>>
+  %r = strata.neg %0 : !strata.tensor<2x1x3xf32, strided<[3, 7, 1], offset: 2>> -> !strata.tensor<2x1x3xf32, strided<[3, 3, 1], offset: 0>>
+  return %r : !strata.tensor<2x1x3xf32, strided<[3, 3, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @add_t_scalar
+// CHECK: strata.add %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @add_t_scalar(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %r = strata.add %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @mul_scalar_t
+// CHECK: strata.mul %{{.*}}, %{{.*}} : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @mul_scalar_t(%s1: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.mul %0, %1 : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @add_t_b
+// CHECK: strata.add %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @add_t_b(%s0: !strata.storage<12xf32>, %s1: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %r = strata.add %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @add_b_t
+// CHECK: strata.add %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+func.func @add_b_t(%s0: !strata.storage<12xf32>, %s1: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.add %0, %1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @sub_t_col
+// CHECK: strata.sub %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @sub_t_col(%s0: !strata.storage<12xf32>, %s1: !strata.storage<4xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<4xf32> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
+  %r = strata.sub %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @add_expanded
+// CHECK: strata.add %{{.*}}, %{{.*}} : !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+func.func @add_expanded(%s0: !strata.storage<4xf32>) -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<4xf32> -> !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>>
+  %1 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %r = strata.add %0, %1 : !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  return %r : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @mul_bcast_4d
+// CHECK: strata.mul %{{.*}}, %{{.*}} : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+func.func @mul_bcast_4d(%s0: !strata.storage<120xf32>, %s1: !strata.storage<3xf32>) -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<120xf32> -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<3xf32> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  %r = strata.mul %0, %1 : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+  return %r : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @mul_col_t
+// CHECK: strata.mul %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+func.func @mul_col_t(%s0: !strata.storage<3xf32>, %s1: !strata.storage<12xf32>) -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<3xf32> -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %r = strata.mul %0, %1 : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  return %r : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @pow_t
+// CHECK: strata.pow %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @pow_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %r = strata.pow %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @gt_t
+// CHECK: strata.gt %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>
+func.func @gt_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
+  %r = strata.gt %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @where_t
+// CHECK: strata.where %{{.*}}, %{{.*}}, %{{.*}} : !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @where_t(%s0: !strata.storage<12xi1>, %s1: !strata.storage<12xf32>, %s2: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xi1> -> !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %2 = strata.strided_view %s2 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %r = strata.where %0, %1, %2 : !strata.tensor<4x3xi1, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @cast_t
+// CHECK: strata.cast %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf64, strided<[1, 4], offset: 0>>
+func.func @cast_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf64, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.cast %0 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf64, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf64, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @cast_gap
+// CHECK: strata.cast %{{.*}} : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf64, strided<[1, 2], offset: 0>>
+func.func @cast_gap(%s0: !strata.storage<12xf32>) -> !strata.tensor<2x3xf64, strided<[1, 2], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>>
+  %r = strata.cast %0 : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf64, strided<[1, 2], offset: 0>>
+  return %r : !strata.tensor<2x3xf64, strided<[1, 2], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @copy_t
+// CHECK: strata.copy %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+func.func @copy_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.copy %0 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @copy_gap
+// CHECK: strata.copy %{{.*}} : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+func.func @copy_gap(%s0: !strata.storage<12xf32>) -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>>
+  %r = strata.copy %0 : !strata.tensor<2x3xf32, strided<[2, 4], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  return %r : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @copy_expanded
+// CHECK: strata.copy %{{.*}} : !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+func.func @copy_expanded(%s0: !strata.storage<4xf32>) -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<4xf32> -> !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>>
+  %r = strata.copy %0 : !strata.tensor<3x4xf32, strided<[0, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  return %r : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @contiguous_t
+// CHECK: strata.contiguous %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+func.func @contiguous_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.contiguous %0 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return %r : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @sum_t
+// CHECK: strata.sum %{{.*}} dims [0] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+func.func @sum_t(%s0: !strata.storage<12xf32>) -> !strata.tensor<3xf32, strided<[1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.sum %0 dims [0] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return %r : !strata.tensor<3xf32, strided<[1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @sum_t_keepdim
+// CHECK: strata.sum %{{.*}} dims [1] keepdim : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
+func.func @sum_t_keepdim(%s0: !strata.storage<12xf32>) -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %r = strata.sum %0 dims [1] keepdim : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
+  return %r : !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @amax_4d_keepdim
+// CHECK: strata.amax %{{.*}} dims [1] keepdim : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>> -> !strata.tensor<2x1x5x3xf32, strided<[15, 15, 3, 1], offset: 0>>
+func.func @amax_4d_keepdim(%s0: !strata.storage<120xf32>) -> !strata.tensor<2x1x5x3xf32, strided<[15, 15, 3, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<120xf32> -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+  %r = strata.amax %0 dims [1] keepdim : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>> -> !strata.tensor<2x1x5x3xf32, strided<[15, 15, 3, 1], offset: 0>>
+  return %r : !strata.tensor<2x1x5x3xf32, strided<[15, 15, 3, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @mean_4d
+// CHECK: strata.mean %{{.*}} dims [3] : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>> -> !strata.tensor<2x4x5xf32, strided<[20, 5, 1], offset: 0>>
+func.func @mean_4d(%s0: !strata.storage<120xf32>) -> !strata.tensor<2x4x5xf32, strided<[20, 5, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<120xf32> -> !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>>
+  %r = strata.mean %0 dims [3] : !strata.tensor<2x4x5x3xf32, strided<[60, 5, 1, 20], offset: 0>> -> !strata.tensor<2x4x5xf32, strided<[20, 5, 1], offset: 0>>
+  return %r : !strata.tensor<2x4x5xf32, strided<[20, 5, 1], offset: 0>>
+}
+
+// CHECK-LABEL: func.func @matmul_t
+// CHECK: strata.matmul %{{.*}}, %{{.*}} : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<3x5xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<4x5xf32, strided<[5, 1], offset: 0>>
+func.func @matmul_t(%s0: !strata.storage<12xf32>, %s1: !strata.storage<15xf32>) -> !strata.tensor<4x5xf32, strided<[5, 1], offset: 0>> {
+  %0 = strata.strided_view %s0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %1 = strata.strided_view %s1 : !strata.storage<15xf32> -> !strata.tensor<3x5xf32, strided<[1, 3], offset: 0>>
+  %r = strata.matmul %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<3x5xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<4x5xf32, strided<[5, 1], offset: 0>>
+  return %r : !strata.tensor<4x5xf32, strided<[5, 1], offset: 0>>
+}
+

@@ -23,9 +23,9 @@
 // CHECK: return %[[L]], %[[K]]#1, %[[K]]#2
 func.func @relu_mul_sum(%x: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, %w: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<f32, strided<[], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %t = strata.transpose %x dims 0, 1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
-  %m = strata.mul %t, %w : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %m = strata.mul %t, %w : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
   return %s : !strata.tensor<f32, strided<[], offset: 0>>
 }
 
@@ -43,8 +43,8 @@ func.func @relu_mul_sum(%x: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>,
 func.func @storage_leaves(%a0: !strata.storage<12xf32>, %a1: !strata.storage<12xf32>) -> !strata.tensor<f32, strided<[], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %t0 = strata.strided_view %a0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %t1 = strata.strided_view %a1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %m = strata.mul %t0, %t1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %m = strata.mul %t0, %t1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %r = strata.relu %m : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %s = strata.sum %r dims [] : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
   return %s : !strata.tensor<f32, strided<[], offset: 0>>
 }

@@ -4,7 +4,7 @@
 // permute -> inverse permute.
 // CHECK-LABEL: func.func @permute
 // CHECK: %[[G:.*]] = strata.permute %arg1 dims [1, 2, 0]
-// CHECK: %[[C:.*]] = strata.copy %[[G]]
+// CHECK: %[[C:.*]] = strata.contiguous %[[G]]
 // CHECK: return %{{.*}}, %[[C]]
 func.func @permute(%x: !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>) -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
   %p = strata.permute %x dims [2, 0, 1] : !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>> -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>
@@ -89,20 +89,23 @@ func.func @write(%s: !strata.storage<6xf32>, %v: !strata.tensor<f32, strided<[],
 // A view that covers its storage once (here transposed and flipped): the
 // storage's gradient is the view's gradient read in storage order, with the
 // elementwise ops that make it rebuilt on reads in that order; no zeros, no
-// scatter.
+// scatter. The rebuilt product keeps its operands' layout (TensorIterator),
+// so the flat gradient is its row-major copy, which fusion computes in the
+// product's kernel.
 // CHECK-LABEL: func.func @covering_view
 // CHECK-SAME: (%[[S:.*]]: !strata.storage<6xf32>, %[[B:.*]]: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>, %[[DY:.*]]: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>)
 // CHECK-NOT: strata.fill
 // CHECK-NOT: strata.write
 // CHECK: %[[DYR:.*]] = strata.strided_view %[[DY]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[-1, 2], offset: 1>>
 // CHECK: %[[BR:.*]] = strata.strided_view %[[B]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[-1, 2], offset: 1>>
-// CHECK: %[[G:.*]] = strata.mul %[[DYR]], %[[BR]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-// CHECK: %[[F:.*]] = strata.reshape %[[G]] as [6]
+// CHECK: %[[G:.*]] = strata.mul %[[DYR]], %[[BR]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+// CHECK: %[[C:.*]] = strata.contiguous %[[G]] : {{.*}} -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
+// CHECK: %[[F:.*]] = strata.reshape %[[C]] as [6]
 // CHECK-NOT: strata.copy
 // CHECK: %[[GB:.*]] = strata.mul %[[DY]], %{{.*}} : {{.*}} -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
 // CHECK: return %{{.*}}, %[[F]], %[[GB]]
-func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
+func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>> attributes {strata.wrt = array<i64: 0, 1>} {
   %v = strata.strided_view %s : !strata.storage<6xf32> -> !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>
-  %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
-  return %m : !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>>
+  %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
+  return %m : !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
 }

@@ -71,14 +71,14 @@ func.func @chain8(%arg0: !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0
 // CHECK-NEXT: %[[R1:.*]] = strata.strided_view %[[A]] : {{.*}} -> !strata.tensor<3xf32, strided<[4], offset: 3>>
 // CHECK-NEXT: %[[S:.*]] = strata.add %[[R0]], %[[R1]]
 // CHECK-NEXT: return %[[E]], %[[S]]
-func.func @branches(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> (!strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>) {
+func.func @branches(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> (!strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>) {
   %t = strata.transpose %arg0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %e = strata.exp %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %e = strata.exp %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %r0 = strata.select %t dim 0 index 1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[4], offset: 1>>
   %r1 = strata.select %t dim 0 index 3 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[4], offset: 3>>
   %dead = strata.flip %r1 dims [0] : !strata.tensor<3xf32, strided<[4], offset: 3>> -> !strata.tensor<3xf32, strided<[-4], offset: 11>>
   %s = strata.add %r0, %r1 : !strata.tensor<3xf32, strided<[4], offset: 1>>, !strata.tensor<3xf32, strided<[4], offset: 3>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
-  return %e, %s : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return %e, %s : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>
 }
 
 // -----
@@ -128,7 +128,7 @@ func.func @dead(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {
 // CHECK-NEXT: strata.neg %[[V6]]
 // CHECK-NEXT: strata.neg %[[V7]]
 // CHECK-NEXT: strata.neg %[[V8]]
-func.func @prefixes(%arg0: !strata.tensor<4x6xf32, strided<[6, 1], offset: 0>>) -> (!strata.tensor<6x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4x1xf32, strided<[4, 1, 1], offset: 0>>, !strata.tensor<3x4x5xf32, strided<[20, 5, 1], offset: 0>>, !strata.tensor<5x3x4xf32, strided<[12, 4, 1], offset: 0>>, !strata.tensor<5x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<5x2x2xf32, strided<[4, 2, 1], offset: 0>>, !strata.tensor<5x2xf32, strided<[2, 1], offset: 0>>) {
+func.func @prefixes(%arg0: !strata.tensor<4x6xf32, strided<[6, 1], offset: 0>>) -> (!strata.tensor<6x4xf32, strided<[1, 6], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4x1xf32, strided<[1, 3, 1], offset: 0>>, !strata.tensor<3x4x5xf32, strided<[5, 15, 1], offset: 0>>, !strata.tensor<5x3x4xf32, strided<[12, 1, 3], offset: 0>>, !strata.tensor<5x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<5x2x2xf32, strided<[4, 2, 1], offset: 0>>, !strata.tensor<5x2xf32, strided<[2, 1], offset: 0>>) {
   %v1 = strata.transpose %arg0 dims 0, 1 : !strata.tensor<4x6xf32, strided<[6, 1], offset: 0>> -> !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>>
   %v2 = strata.slice %v1 dim 0 start 1 step 2 : !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>> -> !strata.tensor<3x4xf32, strided<[2, 6], offset: 1>>
   %v3 = strata.unsqueeze %v2 dim 2 : !strata.tensor<3x4xf32, strided<[2, 6], offset: 1>> -> !strata.tensor<3x4x1xf32, strided<[2, 6, 1], offset: 1>>
@@ -137,13 +137,13 @@ func.func @prefixes(%arg0: !strata.tensor<4x6xf32, strided<[6, 1], offset: 0>>) 
   %v6 = strata.select %v5 dim 2 index 3 : !strata.tensor<5x3x4xf32, strided<[0, 2, 6], offset: 1>> -> !strata.tensor<5x3xf32, strided<[0, 2], offset: 19>>
   %v7 = strata.unfold %v6 dim 1 size 2 step 1 : !strata.tensor<5x3xf32, strided<[0, 2], offset: 19>> -> !strata.tensor<5x2x2xf32, strided<[0, 2, 2], offset: 19>>
   %v8 = strata.diagonal %v7 offset 0 dims 1, 2 : !strata.tensor<5x2x2xf32, strided<[0, 2, 2], offset: 19>> -> !strata.tensor<5x2xf32, strided<[0, 4], offset: 19>>
-  %n1 = strata.neg %v1 : !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>> -> !strata.tensor<6x4xf32, strided<[4, 1], offset: 0>>
-  %n2 = strata.neg %v2 : !strata.tensor<3x4xf32, strided<[2, 6], offset: 1>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %n3 = strata.neg %v3 : !strata.tensor<3x4x1xf32, strided<[2, 6, 1], offset: 1>> -> !strata.tensor<3x4x1xf32, strided<[4, 1, 1], offset: 0>>
-  %n4 = strata.neg %v4 : !strata.tensor<3x4x5xf32, strided<[2, 6, 0], offset: 1>> -> !strata.tensor<3x4x5xf32, strided<[20, 5, 1], offset: 0>>
-  %n5 = strata.neg %v5 : !strata.tensor<5x3x4xf32, strided<[0, 2, 6], offset: 1>> -> !strata.tensor<5x3x4xf32, strided<[12, 4, 1], offset: 0>>
+  %n1 = strata.neg %v1 : !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>> -> !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>>
+  %n2 = strata.neg %v2 : !strata.tensor<3x4xf32, strided<[2, 6], offset: 1>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %n3 = strata.neg %v3 : !strata.tensor<3x4x1xf32, strided<[2, 6, 1], offset: 1>> -> !strata.tensor<3x4x1xf32, strided<[1, 3, 1], offset: 0>>
+  %n4 = strata.neg %v4 : !strata.tensor<3x4x5xf32, strided<[2, 6, 0], offset: 1>> -> !strata.tensor<3x4x5xf32, strided<[5, 15, 1], offset: 0>>
+  %n5 = strata.neg %v5 : !strata.tensor<5x3x4xf32, strided<[0, 2, 6], offset: 1>> -> !strata.tensor<5x3x4xf32, strided<[12, 1, 3], offset: 0>>
   %n6 = strata.neg %v6 : !strata.tensor<5x3xf32, strided<[0, 2], offset: 19>> -> !strata.tensor<5x3xf32, strided<[3, 1], offset: 0>>
   %n7 = strata.neg %v7 : !strata.tensor<5x2x2xf32, strided<[0, 2, 2], offset: 19>> -> !strata.tensor<5x2x2xf32, strided<[4, 2, 1], offset: 0>>
   %n8 = strata.neg %v8 : !strata.tensor<5x2xf32, strided<[0, 4], offset: 19>> -> !strata.tensor<5x2xf32, strided<[2, 1], offset: 0>>
-  return %n1, %n2, %n3, %n4, %n5, %n6, %n7, %n8 : !strata.tensor<6x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4x1xf32, strided<[4, 1, 1], offset: 0>>, !strata.tensor<3x4x5xf32, strided<[20, 5, 1], offset: 0>>, !strata.tensor<5x3x4xf32, strided<[12, 4, 1], offset: 0>>, !strata.tensor<5x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<5x2x2xf32, strided<[4, 2, 1], offset: 0>>, !strata.tensor<5x2xf32, strided<[2, 1], offset: 0>>
+  return %n1, %n2, %n3, %n4, %n5, %n6, %n7, %n8 : !strata.tensor<6x4xf32, strided<[1, 6], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4x1xf32, strided<[1, 3, 1], offset: 0>>, !strata.tensor<3x4x5xf32, strided<[5, 15, 1], offset: 0>>, !strata.tensor<5x3x4xf32, strided<[12, 1, 3], offset: 0>>, !strata.tensor<5x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<5x2x2xf32, strided<[4, 2, 1], offset: 0>>, !strata.tensor<5x2xf32, strided<[2, 1], offset: 0>>
 }

@@ -48,14 +48,14 @@ func.func @write_into_arg(%arg0: !strata.tensor<3x2xf32, strided<[1, 3], offset:
 // CHECK-SAME: %[[A:[^:]*]]:
 // CHECK-NEXT: %[[T:.*]] = strata.strided_view %[[A]] : {{.*}} -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
 // CHECK-NEXT: %[[E:.*]] = strata.exp %[[T]]
-// CHECK-NEXT: %[[U:.*]] = strata.strided_view %[[E]] : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x1xf32, strided<[3, 1], offset: 2>>
+// CHECK-NEXT: %[[U:.*]] = strata.strided_view %[[E]] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 8>>
 // CHECK-NEXT: return %[[U]]
-func.func @compute_root(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<4x1xf32, strided<[3, 1], offset: 2>> {
+func.func @compute_root(%arg0: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 8>> {
   %t = strata.transpose %arg0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %e = strata.exp %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  %sel = strata.select %e dim 1 index 2 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4xf32, strided<[3], offset: 2>>
-  %u = strata.unsqueeze %sel dim 1 : !strata.tensor<4xf32, strided<[3], offset: 2>> -> !strata.tensor<4x1xf32, strided<[3, 1], offset: 2>>
-  return %u : !strata.tensor<4x1xf32, strided<[3, 1], offset: 2>>
+  %e = strata.exp %t : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %sel = strata.select %e dim 1 index 2 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 8>>
+  %u = strata.unsqueeze %sel dim 1 : !strata.tensor<4xf32, strided<[1], offset: 8>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 8>>
+  return %u : !strata.tensor<4x1xf32, strided<[1, 1], offset: 8>>
 }
 
 // -----

@@ -4,20 +4,25 @@
 // RUN: strata-opt --strata-pipeline=kernels=true %S/../Reference/siblings.mlir | FileCheck %s
 
 // x.t() * w over [3, 4] and x * w.t() over [4, 3]: one kernel over [3, 4]
-// reading x and w once (two inputs); the second result runs over dim 1
-// first, i.e. in x's order.
+// reading x and w once (two inputs). Both results run over dim 1 first,
+// i.e. in x's order: the second's space is transposed, and the first keeps
+// x.t()'s layout (TensorIterator), written in storage order and viewed.
 // CHECK-LABEL: func.func @transposed_siblings
-// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}}, %{{[0-9]+}} : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {{.*}}result_perms = array<i64: 0, 1, 1, 0>
+// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}}, %{{[0-9]+}} : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {{.*}}result_perms = array<i64: 1, 0, 1, 0>
 // CHECK-NOT: strata.kernel
-// CHECK: return %[[K]]#0, %[[K]]#1
+// CHECK: %[[V:.*]] = strata.strided_view %[[K]]#0 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+// CHECK: return %[[V]], %[[K]]#1
 
 // The loss and both gradients: one kernel, the sum and two `none` results
 // (and the loss's rounding from its f64 accumulator, a 0-d kernel).
 // CHECK-LABEL: func.func @loss_and_gradients
-// CHECK: %[[K:.*]]:3 = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum", "none", "none"] ins(%{{[0-9]+}}, %{{[0-9]+}} : {{.*}}result_perms = array<i64: 0, 1, 0, 1, 1, 0>
+// Both gradients are written in x's order (that of x.t(), whose layout
+// the gradient of x keeps).
+// CHECK: %[[K:.*]]:3 = strata.kernel space [3, 4] reduce [0, 1] combiners ["sum", "none", "none"] ins(%{{[0-9]+}}, %{{[0-9]+}} : {{.*}}result_perms = array<i64: 0, 1, 1, 0, 1, 0>
 // CHECK: %[[L:.*]] = strata.kernel space [] ins(%[[K]]#0 : !strata.tensor<f64
 // CHECK-NOT: strata.kernel
-// CHECK: return %[[L]], %[[K]]#2, %[[K]]#1
+// CHECK: %[[GX:.*]] = strata.strided_view %[[K]]#1 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+// CHECK: return %[[L]], %[[K]]#2, %[[GX]]
 
 // amax over dim 1 of a permuted view, and a * a in a's order: one kernel
 // over the permuted space [4, 2, 3]; a's order there is [1, 2, 0].
@@ -41,9 +46,11 @@
 // CHECK: return %[[S0]], %[[S1]], %[[SZ]], %[[YT]], %[[R0]]#2
 
 // y's kernel and u's (over the transposed space) merge although the amax,
-// between them, reads y: the merged kernel goes where y's was.
+// between them, reads y: the merged kernel goes where y's was. u keeps
+// x.t()'s layout, so both results are written in x's order: one stream.
 // CHECK-LABEL: func.func @merge_before_consumer
-// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}} : {{.*}}result_perms = array<i64: 0, 1, 1, 0>
+// CHECK: %[[K:.*]]:2 = strata.kernel space [3, 4] ins(%{{[0-9]+}} : {{.*}}loop_sizes = array<i64: 12>
 // CHECK: %[[Z:.*]] = strata.kernel space [3, 4] reduce [0] combiners ["max"] ins(%[[K]]#0 :
 // CHECK-NOT: strata.kernel
-// CHECK: return %[[K]]#0, %[[Z]], %[[K]]#1
+// CHECK: %[[U:.*]] = strata.strided_view %[[K]]#1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+// CHECK: return %[[K]]#0, %[[Z]], %[[U]]

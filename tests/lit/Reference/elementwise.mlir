@@ -3,29 +3,29 @@
 // RUN: strata-run %s | FileCheck %s --match-full-lines
 
 // CHECK: func @unary_f32
-// CHECK-NEXT: result 0: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 0: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [2.5, 0.5, -1.5], [1.5, -0.5, -2.5] ]
-// CHECK-NEXT: result 1: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 1: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [2.5, 0.5, 1.5], [1.5, 0.5, 2.5] ]
-// CHECK-NEXT: result 2: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 2: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [0, 0, 1.5], [0, 0.5, 2.5] ]
-// CHECK-NEXT: result 3: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 3: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [0.0758582, 0.377541, 0.817575], [0.182426, 0.622459, 0.924142] ]
-// CHECK-NEXT: result 4: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 4: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [-0.986614, -0.462117, 0.905148], [-0.905148, 0.462117, 0.986614] ]
-// CHECK-NEXT: result 5: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 5: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [0.082085, 0.606531, 4.48169], [0.22313, 1.64872, 12.1825] ]
-func.func @unary_f32(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>) {
+func.func @unary_f32(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<6xf32> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
   %1 = strata.fill 2.5 : !strata.tensor<f32, strided<[], offset: 0>>
-  %2 = strata.sub %0, %1 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %3 = strata.neg %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %4 = strata.abs %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %5 = strata.relu %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %6 = strata.sigmoid %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %7 = strata.tanh %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %8 = strata.exp %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  return %3, %4, %5, %6, %7, %8 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
+  %2 = strata.sub %0, %1 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %3 = strata.neg %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %4 = strata.abs %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %5 = strata.relu %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %6 = strata.sigmoid %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %7 = strata.tanh %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %8 = strata.exp %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  return %3, %4, %5, %6, %7, %8 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
 }
 
 // CHECK-NEXT: func @unary_domain
@@ -223,19 +223,19 @@ func.func @casts(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<6xf32, stride
 }
 
 // CHECK-NEXT: func @nan_propagation
-// CHECK-NEXT: result 0: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 0: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [nan, 0, 1.41421], [nan, 1, 1.73205] ]
-// CHECK-NEXT: result 1: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 1: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [nan, 0, 1.41421], [nan, 1, 1.73205] ]
-// CHECK-NEXT: result 2: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 2: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [nan, 0, 1.41421], [nan, 1, 1.73205] ]
-// CHECK-NEXT: result 3: f32 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 3: f32 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [nan, 0, 1.41421], [nan, 1, 1.73205] ]
-// CHECK-NEXT: result 4: i1 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 4: i1 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [true, false, false], [true, false, false] ]
-// CHECK-NEXT: result 5: i1 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 5: i1 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [false, true, true], [false, true, false] ]
-// CHECK-NEXT: result 6: i1 sizes [2, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 6: i1 sizes [2, 3] strides [1, 2] offset 0
 // CHECK-NEXT:   [ [true, false, true], [true, true, true] ]
 // CHECK-NEXT: result 7: f32 sizes [2] strides [1] offset 0
 // CHECK-NEXT:   [nan, nan]
@@ -243,24 +243,24 @@ func.func @casts(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<6xf32, stride
 // CHECK-NEXT:   [nan, 0, 1.41421]
 // CHECK-NEXT: result 9: f32 sizes [2] strides [1] offset 0
 // CHECK-NEXT:   [nan, nan]
-func.func @nan_propagation(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>) {
+func.func @nan_propagation(%arg0: !strata.storage<6xf32>) -> (!strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<6xf32> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
   %1 = strata.fill 2.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %2 = strata.sub %0, %1 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %3 = strata.sqrt %2 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %4 = strata.relu %3 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
+  %2 = strata.sub %0, %1 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %3 = strata.sqrt %2 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %4 = strata.relu %3 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
   %5 = strata.fill 0.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %6 = strata.maximum %3, %5 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
+  %6 = strata.maximum %3, %5 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
   %7 = strata.fill 9.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %8 = strata.minimum %7, %3 : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>
-  %9 = strata.ne %3, %3 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>
+  %8 = strata.minimum %7, %3 : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>
+  %9 = strata.ne %3, %3 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>
   %10 = strata.fill 1.5 : !strata.tensor<f32, strided<[], offset: 0>>
-  %11 = strata.lt %3, %10 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>
-  %12 = strata.cast %3 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>
-  %13 = strata.amax %3 dims [1] : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
-  %14 = strata.amin %3 dims [0] : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
-  %15 = strata.sum %3 dims [1] : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
-  return %3, %4, %6, %8, %9, %11, %12, %13, %14, %15 : !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>
+  %11 = strata.lt %3, %10 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>
+  %12 = strata.cast %3 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>
+  %13 = strata.amax %3 dims [1] : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
+  %14 = strata.amin %3 dims [0] : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  %15 = strata.sum %3 dims [1] : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
+  return %3, %4, %6, %8, %9, %11, %12, %13, %14, %15 : !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xf32, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2x3xi1, strided<[1, 2], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>
 }
 
 // CHECK-NEXT: func @int_overflow_wraps

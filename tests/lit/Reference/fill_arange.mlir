@@ -58,16 +58,16 @@ func.func @aranges() -> (!strata.tensor<5xf32, strided<[1], offset: 0>>, !strata
 }
 
 // CHECK-NEXT: func @copies
-// CHECK-NEXT: result 0: i32 sizes [3, 2] strides [2, 1] offset 0
+// CHECK-NEXT: result 0: i32 sizes [3, 2] strides [1, 3] offset 0
 // CHECK-NEXT:   [ [0, 3], [1, 4], [2, 5] ]
 // CHECK-NEXT: result 1: i32 sizes [2, 2] strides [2, 1] offset 0
 // CHECK-NEXT:   [ [5, 4], [5, 4] ]
-func.func @copies(%arg0: !strata.storage<6xi32>) -> (!strata.tensor<3x2xi32, strided<[2, 1], offset: 0>>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>) {
+func.func @copies(%arg0: !strata.storage<6xi32>) -> (!strata.tensor<3x2xi32, strided<[1, 3], offset: 0>>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<6xi32> -> !strata.tensor<3x2xi32, strided<[1, 3], offset: 0>>
   %1 = strata.strided_view %arg0 : !strata.storage<6xi32> -> !strata.tensor<2x2xi32, strided<[0, -1], offset: 5>>
-  %2 = strata.copy %0 : !strata.tensor<3x2xi32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x2xi32, strided<[2, 1], offset: 0>>
+  %2 = strata.copy %0 : !strata.tensor<3x2xi32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x2xi32, strided<[1, 3], offset: 0>>
   %3 = strata.copy %1 : !strata.tensor<2x2xi32, strided<[0, -1], offset: 5>> -> !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>
-  return %2, %3 : !strata.tensor<3x2xi32, strided<[2, 1], offset: 0>>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>
+  return %2, %3 : !strata.tensor<3x2xi32, strided<[1, 3], offset: 0>>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>
 }
 
 // Nothing after the last result.

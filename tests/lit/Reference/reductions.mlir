@@ -39,16 +39,16 @@ func.func @sum_dims(%arg0: !strata.storage<24xf32>) -> (!strata.tensor<f32, stri
 func.func @mean_amax_amin(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<1x1xf32, strided<[1, 1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %1 = strata.fill 5.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %2 = strata.sub %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %2 = strata.sub %0, %1 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %3 = strata.fill 7.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %4 = strata.sub %0, %3 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  %5 = strata.mul %2, %4 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  %6 = strata.mean %5 dims [0] : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
-  %7 = strata.mean %5 dims [1] keepdim : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
-  %8 = strata.amax %5 dims [0] : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
-  %9 = strata.amin %5 dims [-1] : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
-  %10 = strata.amax %5 dims [] : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
-  %11 = strata.amin %5 dims [0, 1] keepdim : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<1x1xf32, strided<[1, 1], offset: 0>>
+  %4 = strata.sub %0, %3 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %5 = strata.mul %2, %4 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  %6 = strata.mean %5 dims [0] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  %7 = strata.mean %5 dims [1] keepdim : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>
+  %8 = strata.amax %5 dims [0] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  %9 = strata.amin %5 dims [-1] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %10 = strata.amax %5 dims [] : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %11 = strata.amin %5 dims [0, 1] keepdim : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<1x1xf32, strided<[1, 1], offset: 0>>
   return %6, %7, %8, %9, %10, %11 : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<4x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<1x1xf32, strided<[1, 1], offset: 0>>
 }
 

@@ -3,22 +3,22 @@
 // RUN: strata-run %s | FileCheck %s --match-full-lines
 
 // CHECK: func @transposed_siblings
-// CHECK-NEXT: result 0: f32 sizes [3, 4] strides [4, 1] offset 0
+// CHECK-NEXT: result 0: f32 sizes [3, 4] strides [1, 3] offset 0
 // CHECK-NEXT:   [ [0, 0, 0, 7], [0, 0, 22, 50], [0, 25, 60, 101] ]
 // CHECK-NEXT: result 1: f32 sizes [4, 3] strides [3, 1] offset 0
 // CHECK-NEXT:   [ [0, 5, 18], [6, 24, 50], [18, 49, 88], [36, 80, 132] ]
-func.func @transposed_siblings(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
+func.func @transposed_siblings(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %1 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %2 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %3 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-  %4 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %4 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %5 = strata.fill 20.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %6 = strata.sub %4, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %7 = strata.relu %6 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %6 = strata.sub %4, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %7 = strata.relu %6 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %8 = strata.mul %2, %3 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %9 = strata.add %8, %2 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  return %7, %9 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return %7, %9 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
 }
 
 // CHECK-NEXT: func @loss_and_gradients
@@ -26,30 +26,30 @@ func.func @transposed_siblings(%arg0: !strata.storage<12xf32>, %arg1: !strata.st
 // CHECK-NEXT:   208
 // CHECK-NEXT: result 1: f32 sizes [4, 3] strides [3, 1] offset 0
 // CHECK-NEXT:   [ [0, 0, 0], [0, 0, 9], [0, 6, 10], [0, 7, 11] ]
-// CHECK-NEXT: result 2: f32 sizes [3, 4] strides [4, 1] offset 0
+// CHECK-NEXT: result 2: f32 sizes [3, 4] strides [1, 3] offset 0
 // CHECK-NEXT:   [ [0, 0, 0, 0], [0, 0, 7, 10], [0, 5, 8, 11] ]
-func.func @loss_and_gradients(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {
+func.func @loss_and_gradients(%arg0: !strata.storage<12xf32>, %arg1: !strata.storage<12xf32>) -> (!strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %1 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %2 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %3 = strata.strided_view %arg1 : !strata.storage<12xf32> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %4 = strata.fill 0.0 : !strata.tensor<f32, strided<[], offset: 0>>
   %5 = strata.fill 30.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %6 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %7 = strata.sub %6, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %8 = strata.relu %7 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %9 = strata.sum %8 dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
-  %10 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %11 = strata.sub %10, %5 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %12 = strata.gt %11, %4 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
-  %13 = strata.cast %12 : !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-  %14 = strata.mul %13, %0 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %6 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %7 = strata.sub %6, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %8 = strata.relu %7 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %9 = strata.sum %8 dims [] : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %10 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %11 = strata.sub %10, %5 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %12 = strata.gt %11, %4 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xi1, strided<[1, 3], offset: 0>>
+  %13 = strata.cast %12 : !strata.tensor<3x4xi1, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
+  %14 = strata.mul %13, %0 : !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>> -> !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
   %15 = strata.mul %2, %3 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %16 = strata.sub %15, %5 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %17 = strata.gt %16, %4 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xi1, strided<[3, 1], offset: 0>>
   %18 = strata.cast %17 : !strata.tensor<4x3xi1, strided<[3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %19 = strata.mul %18, %3 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  return %9, %19, %14 : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  return %9, %19, %14 : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x4xf32, strided<[1, 3], offset: 0>>
 }
 
 // CHECK-NEXT: func @permuted_reduce_and_map
@@ -61,8 +61,8 @@ func.func @permuted_reduce_and_map(%arg0: !strata.storage<24xf32>) -> (!strata.t
   %0 = strata.strided_view %arg0 : !strata.storage<24xf32> -> !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>
   %1 = strata.permute %0 dims [2, 0, 1] : !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>> -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>
   %2 = strata.fill -1.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %3 = strata.mul %1, %2 : !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x2x3xf32, strided<[6, 3, 1], offset: 0>>
-  %4 = strata.amax %3 dims [1] : !strata.tensor<4x2x3xf32, strided<[6, 3, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %3 = strata.mul %1, %2 : !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>>
+  %4 = strata.amax %3 dims [1] : !strata.tensor<4x2x3xf32, strided<[1, 12, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
   %5 = strata.mul %0, %0 : !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>, !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>> -> !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>
   return %4, %5 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x3x4xf32, strided<[12, 4, 1], offset: 0>>
 }
@@ -97,9 +97,9 @@ func.func @must_not_merge(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<4xf
 // CHECK-NEXT:   [ [1, 1.28403, 1.64872, 2.117], [2.71828, 3.49034, 4.48169, 5.7546], [7.38906, 9.48774, 12.1825, 15.6426] ]
 // CHECK-NEXT: result 1: f32 sizes [4] strides [1] offset 0
 // CHECK-NEXT:   [14.7781, 18.9755, 24.365, 31.2853]
-// CHECK-NEXT: result 2: f32 sizes [4, 3] strides [3, 1] offset 0
+// CHECK-NEXT: result 2: f32 sizes [4, 3] strides [1, 4] offset 0
 // CHECK-NEXT:   [ [-3, 1, 5], [-2, 2, 6], [-1, 3, 7], [0, 4, 8] ]
-func.func @merge_before_consumer(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>) {
+func.func @merge_before_consumer(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<12xf32> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %1 = strata.fill 0.25 : !strata.tensor<f32, strided<[], offset: 0>>
   %2 = strata.mul %0, %1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
@@ -108,8 +108,8 @@ func.func @merge_before_consumer(%arg0: !strata.storage<12xf32>) -> (!strata.ten
   %5 = strata.amax %4 dims [0] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
   %6 = strata.transpose %0 dims 0, 1 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
   %7 = strata.fill 3.0 : !strata.tensor<f32, strided<[], offset: 0>>
-  %8 = strata.sub %6, %7 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
-  return %3, %5, %8 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  %8 = strata.sub %6, %7 : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return %3, %5, %8 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
 }
 
 // Nothing after the last result.

@@ -61,7 +61,7 @@ func.func @write_negative_and_zero_stride_src(%arg0: !strata.storage<8xf32>) -> 
 // CHECK-NEXT:   [ [0, 2], [1, 3] ]
 func.func @write_into_compute_root(%arg0: !strata.storage<4xi32>) -> (!strata.storage<4xi32>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>, !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>) {
   %0 = strata.strided_view %arg0 : !strata.storage<4xi32> -> !strata.tensor<2x2xi32, strided<[1, 2], offset: 0>>
-  %1 = strata.copy %0 : !strata.tensor<2x2xi32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>
+  %1 = strata.contiguous %0 : !strata.tensor<2x2xi32, strided<[1, 2], offset: 0>> -> !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>>
   %2 = strata.fill -9.0 : !strata.tensor<i32, strided<[], offset: 0>>
   %3 = strata.select %1 dim 1 index 0 : !strata.tensor<2x2xi32, strided<[2, 1], offset: 0>> -> !strata.tensor<2xi32, strided<[2], offset: 0>>
   %4 = strata.write %2 into %3 : !strata.tensor<i32, strided<[], offset: 0>>, !strata.tensor<2xi32, strided<[2], offset: 0>> -> !strata.storage<4xi32>

@@ -190,3 +190,40 @@ func.func @type_negative_index(%a: !strata.tensor<3xf32, strided<[-1], offset: 0
 func.func @type_overflow(%a: !strata.tensor<3xf32, strided<[4611686018427387904], offset: 0>>) {
   return
 }
+
+// -----
+
+// A compute result's layout follows its operands as PyTorch's TensorIterator
+// lays it out: relu of a transposed tensor keeps its strides [1, 4].
+func.func @relu_layout(%a: !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) {
+  // expected-error @+1 {{'strata.relu' op inferred type(s) '!strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>' are incompatible with return type(s) of operation '!strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>'}}
+  %r = strata.relu %a : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return
+}
+
+// -----
+
+// The first operand leads: (b + a.t()) is row-major like b.
+func.func @add_first_operand_leads(%b: !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, %t: !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) {
+  // expected-error @+1 {{'strata.add' op inferred type(s) '!strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>' are incompatible with return type(s) of operation '!strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>'}}
+  %r = strata.add %b, %t : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+  return
+}
+
+// -----
+
+// clone() keeps the strides of a non-overlapping and dense tensor.
+func.func @copy_layout(%a: !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) {
+  // expected-error @+1 {{'strata.copy' op inferred type(s) '!strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>' are incompatible with return type(s) of operation '!strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>'}}
+  %r = strata.copy %a : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+  return
+}
+
+// -----
+
+// to(dtype) keeps them too (preserve_format).
+func.func @cast_layout(%a: !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) {
+  // expected-error @+1 {{'strata.cast' op result must be a fresh tensor with the input's layout (preserve_format): strides [1, 4] offset 0, got strides [3, 1] offset 0}}
+  %r = strata.cast %a : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>
+  return
+}

@@ -112,10 +112,13 @@ public:
          " -> " + typeOf(r));
     return r;
   }
+  /// A compute op; its result is laid out as the layout algebra says
+  /// (`result`, else row-major).
   V compute(const std::string &op, std::vector<V> ins,
             std::vector<int64_t> shape, std::string dt,
-            const std::string &attrs = "") {
-    V r{fresh(), layout::contiguous(shape), dt, 0};
+            const std::string &attrs = "",
+            const layout::Layout *result = nullptr) {
+    V r{fresh(), result ? *result : layout::contiguous(shape), dt, 0};
     r.rootSize = layout::requiredStorageSize(r.l);
     std::string names, types;
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -126,25 +129,38 @@ public:
          " -> " + typeOf(r));
     return r;
   }
+  /// An elementwise op: TensorIterator's layout of the result.
+  V elementwise(const std::string &op, std::vector<V> ins,
+                std::vector<int64_t> shape, std::string dt) {
+    std::vector<layout::Layout> ls;
+    for (const V &v : ins)
+      ls.push_back(v.l);
+    layout::Layout l = layout::elementwiseResult(ls, shape);
+    return compute(op, ins, shape, dt, "", &l);
+  }
   V unary(const std::string &op, const V &in) {
-    return compute(op, {in}, in.l.sizes, in.dt);
+    return elementwise(op, {in}, in.l.sizes, in.dt);
   }
   V binary(const std::string &op, const V &a, const V &b) {
     auto shape = layout::broadcastShapes(a.l.sizes, b.l.sizes, op.c_str());
     assert(shape.ok());
     bool cmp = op == "eq" || op == "ne" || op == "lt" || op == "le" ||
                op == "gt" || op == "ge";
-    return compute(op, {a, b}, *shape, cmp ? "i1" : a.dt);
+    return elementwise(op, {a, b}, *shape, cmp ? "i1" : a.dt);
   }
   V where(const V &c, const V &a, const V &b) {
     auto s1 = layout::broadcastShapes(c.l.sizes, a.l.sizes, "where");
     auto s2 = layout::broadcastShapes(*s1, b.l.sizes, "where");
-    return compute("where", {c, a, b}, *s2, a.dt);
+    return elementwise("where", {c, a, b}, *s2, a.dt);
   }
   V cast(const V &in, const std::string &dt) {
-    return compute("cast", {in}, in.l.sizes, dt);
+    layout::Layout l = layout::preserveFormat(in.l);
+    return compute("cast", {in}, in.l.sizes, dt, "", &l);
   }
-  V copy(const V &in) { return compute("copy", {in}, in.l.sizes, in.dt); }
+  V copy(const V &in) {
+    layout::Layout l = layout::preserveFormat(in.l);
+    return compute("copy", {in}, in.l.sizes, in.dt, "", &l);
+  }
   V contiguous(const V &in) {
     if (layout::isContiguous(in.l)) {
       V r{fresh(), in.l, in.dt, in.rootSize};

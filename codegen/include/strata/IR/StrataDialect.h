@@ -42,6 +42,10 @@ mlir::LogicalResult inferReduceType(std::optional<mlir::Location> loc,
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.h.inc"
 
+namespace mlir {
+class OpBuilder;
+} // namespace mlir
+
 namespace strata::ir {
 /// The storage root a tensor value addresses: the first value reached by
 /// walking view ops back (a storage value, or a tensor that is not a view).
@@ -52,6 +56,15 @@ int64_t getRootStorageSize(mlir::Value root);
 /// The operand a view op reads when `op` is a view (including reshape,
 /// flatten and contiguous when they do not copy); null otherwise.
 mlir::Value getViewSource(mlir::Operation *op);
+/// The type of `strata.cast` of `input` to `element`, and of `strata.copy`
+/// (to(dtype) and clone() with preserve_format): the layout algebra's
+/// preserveFormat of the input's layout.
+StridedTensorType preserveFormatType(StridedTensorType input,
+                                     mlir::Type element);
+/// A fresh row-major copy of `v` (offset 0, its own root): `strata.copy`
+/// when `v` is contiguous already, else `strata.contiguous`.
+mlir::Value createContiguousCopy(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value v);
 /// "f32", "i64", "bool" ... for messages.
 std::string dtypeName(mlir::Type elementType);
 } // namespace strata::ir

@@ -35,10 +35,13 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
     `result_perms` (not with `into`) gives each result its own element
     order: for every result, a permutation of the space dims, outermost
     first; the result's row-major elements run over its (kept) dims in that
-    order (the identity is the default). `--strata-fuse` sets it when it
-    merges sibling kernels whose spaces are permutations of each other, so
-    that one pass writes each result in its consumer's layout (e.g. the
-    gradients of `x` and of `w` in `(x.t() * w)` in one kernel).
+    order (the identity is the default). `--strata-fuse` sets it for an
+    elementwise result whose layout is not row-major (TensorIterator's
+    layout of `relu(x.t())` is written in storage order and viewed with
+    its strides) and when it merges sibling kernels whose spaces are
+    permutations of each other, so that one pass writes each result in its
+    consumer's layout (e.g. the gradients of `x` and of `w` in
+    `(x.t() * w)` in one kernel).
 
     With `into %dest`, the kernel has one yield and one result: the new
     version of the storage root of `%dest` (whose shape is the space), in

@@ -313,17 +313,24 @@ def Strata_ContiguousOp : Strata_MaybeViewOp<"contiguous"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Compute ops: each result is a fresh contiguous tensor (its own root).
+// Compute ops: each result is a fresh tensor (its own root, offset 0) whose
+// layout the layout algebra infers from the operands as PyTorch allocates
+// it: elementwise results as TensorIterator (the first operand leading),
+// copy and cast with preserve_format, the others contiguous.
 //===----------------------------------------------------------------------===//
 
 def Strata_CopyOp : Strata_Op<"copy", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let summary = "A fresh contiguous copy (clone)";
+  let summary = "A fresh copy (clone, preserve_format)";
   let description = [{
+    PyTorch's `clone()`: a non-overlapping and dense input's strides are
+    kept (offset 0); any other input gets dense strides in its stride order
+    (`strata.contiguous` is the row-major copy).
+
     ```mlir
     %c = strata.copy %a
-        : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
-        -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+        : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
     ```
   }];
   let arguments = (ins Strata_Tensor:$input);
@@ -335,13 +342,14 @@ class Strata_UnaryOp<string mnemonic, string what>
     : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Elementwise " # what;
   let description = [{
-    Elementwise; the input may have any layout (stride 0, negative), the
-    result is a fresh contiguous tensor of the same shape and element type.
+    Elementwise; the input may have any layout (stride 0, negative). The
+    result is a fresh tensor of the same shape and element type laid out as
+    PyTorch's TensorIterator lays it out: a dense input's strides are kept.
 
     ```mlir
     %y = strata.}] # mnemonic # [{ %x
         : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-        -> !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>
+        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
     ```
   }];
   let arguments = (ins Strata_Tensor:$input);
@@ -374,8 +382,10 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
   let description = [{
     Both operands have the same element type (insert `strata.cast` to mix
     types); shapes broadcast as in PyTorch, read with their own strides.
-    The result is a fresh contiguous tensor}] #
-    !if(compare, " of `i1`", "") # [{.
+    The result is a fresh tensor}] #
+    !if(compare, " of `i1`", "") # [{ laid out as PyTorch's TensorIterator
+    lays it out: the dims ordered by the operands' strides, the first
+    operand deciding (`(a.t() + b)` has `a.t()`'s strides).
 
     ```mlir
     %c = strata.}] # mnemonic # [{ %a, %b
@@ -438,9 +448,10 @@ def Strata_WhereOp : Strata_Op<"where", [
 def Strata_CastOp : Strata_Op<"cast", []> {
   let summary = "Convert the element type (PyTorch's to(dtype))";
   let description = [{
-    The result is a fresh contiguous tensor of the same shape with the
-    result type's element type. Float to integer truncates toward zero;
-    to `i1` tests `!= 0`.
+    The result is a fresh tensor of the same shape with the result type's
+    element type and the input's layout as `strata.copy` keeps it
+    (preserve_format). Float to integer truncates toward zero; to `i1`
+    tests `!= 0`.
 
     ```mlir
     %d = strata.cast %a

@@ -8,9 +8,9 @@
 // root's) plus a layout that is absolute within that buffer: element
 // (i0..in-1) is buffer[offset + sum(ik * strides[k])]. View ops share the
 // operand's buffer and take the layout of their result TYPE; compute ops
-// (and reshape/flatten/contiguous when they copy) produce a fresh contiguous
-// buffer; strata.write produces a new buffer and leaves the old one alone
-// (values are immutable).
+// (and reshape/flatten/contiguous when they copy) produce a fresh buffer in
+// the layout of their result type; strata.write produces a new buffer and
+// leaves the old one alone (values are immutable).
 //
 // Numbers. Every element is held as a double. Ops compute in double and
 // round each element they store to the result's dtype (roundToElementType),
@@ -68,6 +68,11 @@ struct RefValue {
   /// A fresh contiguous tensor of `shape` holding `rowMajor` (rounded).
   static RefValue fresh(mlir::Type elementType, llvm::ArrayRef<int64_t> shape,
                         std::vector<double> rowMajor);
+  /// A fresh tensor with `layout` (offset 0, dense: a compute result's
+  /// type) holding `rowMajor` (rounded), each element at its storage index.
+  static RefValue freshLaidOut(mlir::Type elementType,
+                               const layout::Layout &layout,
+                               std::vector<double> rowMajor);
 };
 
 /// Rounds `v` as storing it into an element of `elementType` would:

@@ -181,6 +181,34 @@ Result<Layout> unfold(const Layout &l, int64_t dim, int64_t size, int64_t step);
 /// Negative strides: strata's documented extension (PyTorch copies).
 Result<Layout> flip(const Layout &l, IntList dims);
 
+//===--- Layouts of results (PyTorch's TensorIterator, preserve_format) -===//
+//
+// A compute result is a fresh tensor (offset 0) whose strides follow its
+// inputs as PyTorch allocates it. Negative strides (strata's flip) count by
+// their magnitude: PyTorch's flip copies into a tensor with the input's
+// strides, which is what these rules then see.
+
+/// The result of an elementwise op (unary, binary, where, compare) over
+/// `inputs`, whose broadcast shape is `shape`: PyTorch's TensorIterator.
+/// When all inputs have `shape` and are contiguous, the result is; when they
+/// are channels-last (4-d), so is it; when they are non-overlapping and dense
+/// with one set of strides, it has those strides. Otherwise the dims are
+/// sorted by the inputs' strides, the first input deciding and the next ones
+/// breaking ties (broadcast dims compare as ambiguous, equal strides put the
+/// smaller dim inner), and the result is dense in that order.
+Layout elementwiseResult(std::span<const Layout> inputs, IntList shape);
+/// clone(), to(dtype) and empty_like with preserve_format: the strides of a
+/// non-overlapping and dense input, else dense strides in the input's stride
+/// order (PyTorch's infer_dense_strides).
+Layout preserveFormat(const Layout &l);
+/// The layout AccumulateGrad gives a new `.grad()` of a leaf with layout
+/// `leaf` from an incoming gradient with layout `incoming` (PyTorch's
+/// gradient layout contract): the incoming one when it agrees with the
+/// leaf's strides on every dim of size > 1 (or, for a leaf that is not
+/// non-overlapping and dense, when it is contiguous), else the leaf's
+/// strides (contiguous for a leaf that is not non-overlapping and dense).
+Layout gradientLayout(const Layout &leaf, const Layout &incoming);
+
 /// "[a, b, c]" for messages and printing.
 std::string formatList(IntList values);
 
