@@ -17,12 +17,27 @@ One op per line, tokens separated by one space; line n that is not
        unfold <t> d size step, contiguous|clone|detach <t>
   %i = add_|sub_|mul_|div_ <t> <u|scalar>, fill_ <t> <scalar>, zero_ <t>,
        copy_ <t> <u>, relu_ <t>          (the result is <t> itself)
-  backward <t>
+  backward <t> [<g>] [retain]        t.backward(g, retain_graph=...)
+Autograd lines (docs/reliability.md, "The autograd vocabulary"):
+  requires_grad_ <t> [0|1]           in place (default 1); defines nothing
+  retain_grad <t>                    defines nothing
+  no_grad | enable_grad              grad mode of the lines that follow
+                                     (strata::NoGradGuard while off)
+  %i = grad [outs] [ins] [retain]    torch.autograd.grad (scalar outputs):
+                                     defines one value per input, %i, %i+1..
+  %i = grad_of <t>                   t.grad itself (an error when None)
+Lines that define nothing start with their keyword; every other line is
+`%i = op ...` (refs() reads %j tokens, also inside lists).
+After the run every value is compared: also requires_grad, is_leaf,
+_version, the grad_fn's name, and .grad (of every value; None unless a
+leaf or retained).
 Scalars: s:i:<int64> s:f:<float.hex(), inf, nan> s:b:<0|1>. Values of
 `input`: comma-separated, float.hex() for floats. The C++ interpreter is
 tests/fuzz/TorchFuzz.cpp.
 """
 import math
+import re
+import warnings
 
 import torch
 
@@ -35,6 +50,9 @@ VIEW_OPS = {"view", "t", "transpose", "permute", "narrow", "select", "index",
             "slice", "expand", "expand_as", "squeeze", "unsqueeze",
             "as_strided", "diagonal", "unfold", "flip", "detach"}
 VIEW_OR_COPY = {"reshape", "flatten", "contiguous", "to"}
+STATEMENTS = {"backward", "requires_grad_", "retain_grad", "no_grad",
+              "enable_grad"}
+GRAD_VALUES = {"grad", "grad_of"}  # values autograd made
 INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_", "relu_"}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
             "div_"}
@@ -48,8 +66,38 @@ def sample_step(n):
 
 
 def refs(line):
-    """The value indices a line reads."""
-    return [int(t[1:]) for t in line.split(" ")[1:] if t.startswith("%")]
+    """The value indices a line reads (also inside lists: grad [%3] [%0])."""
+    w = line.split(" ")
+    body = " ".join(w if is_statement(line) else w[1:])
+    return [int(m) for m in re.findall(r"%(\d+)", body)]
+
+
+def is_statement(line):
+    """A line that defines no value (backward, retain_grad, no_grad...)."""
+    return not line.startswith("%")
+
+
+def op_name(line):
+    w = line.split(" ")
+    return w[0] if is_statement(line) else w[2]
+
+
+def n_defs(line):
+    """How many values a line defines: 0, 1, or a grad's inputs."""
+    if is_statement(line):
+        return 0
+    w = line.split(" ")
+    if w[2] == "grad":
+        return len(parse_refs(w[4]))
+    return 1
+
+
+def parse_refs(tok):
+    """[%1,%2] -> [1, 2]."""
+    assert tok[0] == "[" and tok[-1] == "]", tok
+    body = tok[1:-1]
+    return [int(x[1:]) for x in body.split(",")] if body else []
+
 
 def parse_list(tok):
     assert tok[0] == "[" and tok[-1] == "]", tok
@@ -91,6 +139,7 @@ class TorchEnv:
     def __init__(self, shadow=False):
         self.values, self.rg = [], []
         self.shadow = shadow
+        self.grad_mode = True  # no_grad / enable_grad lines switch it
 
     def dt(self, name):
         if self.shadow and name == "f32":
@@ -103,11 +152,48 @@ class TorchEnv:
         return self.values[int(tok[1:])]
 
     def run(self, line):
+        """Runs one line in the program's grad mode (the process's stays
+        on between lines: the generator interleaves programs)."""
+        with torch.set_grad_enabled(self.grad_mode):
+            self._run(line)
+
+    def _run(self, line):
         w = line.split(" ")
         if w[0] == "backward":
-            self.arg(w[1]).backward()
+            rest = w[2:]
+            retain = "retain" in rest
+            g = [self.arg(x) for x in rest if x.startswith("%")]
+            self.arg(w[1]).backward(g[0] if g else None, retain_graph=retain)
             return
+        if w[0] == "requires_grad_":
+            self.arg(w[1]).requires_grad_(len(w) < 3 or w[2] == "1")
+            return
+        if w[0] == "retain_grad":
+            self.arg(w[1]).retain_grad()
+            return
+        if w[0] in ("no_grad", "enable_grad"):
+            if len(w) != 1:
+                raise KeyError(f"bad line {line}")
+            self.grad_mode = w[0] == "enable_grad"
+            return
+        if w[0] in STATEMENTS or not line.startswith("%"):
+            raise KeyError(f"unknown statement {w[0]}")
         op, a = w[2], w[3:]
+        if op == "grad":
+            outs = [self.values[j] for j in parse_refs(a[0])]
+            ins = [self.values[j] for j in parse_refs(a[1])]
+            rs = torch.autograd.grad(outs, ins, retain_graph=a[2:] == ["retain"])
+            for r in rs:
+                self.values.append(r)
+                self.rg.append(False)
+            return
+        if op == "grad_of":
+            r = self.arg(a[0]).grad
+            if r is None:
+                raise RuntimeError("grad_of: .grad is None")
+            self.values.append(r)
+            self.rg.append(False)
+            return
         V = self.arg
         if op == "input":
             dt, sizes, data = self.dt(a[0]), parse_list(a[1]), a[2][2:]
@@ -118,7 +204,8 @@ class TorchEnv:
                 vals = [x == "1" for x in items]
             else:
                 vals = [int(x) for x in items]
-            t = torch.tensor(vals, dtype=dt).view(sizes)
+            # clone: not a view of the 1-d tensor (strata's is no view)
+            t = torch.tensor(vals, dtype=dt).view(sizes).clone()
             if len(a) > 3 and a[3] == "rg":
                 t.requires_grad_(True)
             r = t
@@ -206,6 +293,11 @@ class Analyzer:
               through another layout (x.mul_(x[:, ::3])): PyTorch's result
               depends on its loop order
       group   strata's storage: views share their input's group
+      gradval shares the storage of a `grad`/`grad_of` value (autograd's
+              own tensor: its _version is an implementation detail)
+      impl_version its _version is PyTorch's implementation detail (grad
+              values, matmul results whose decomposition wrote in place,
+              flip-derived: a copy in PyTorch, a view in strata)
     A failed line changes nothing (the generator's trial run)."""
 
     def __init__(self, shadow=False):
@@ -215,6 +307,9 @@ class Analyzer:
         self.alias = []
         self.scale = []  # magnitude of the terms an order-dependent sum adds
         self.group, self.flip_groups = [], set()
+        self.gradval = []  # shares the storage of a grad / grad_of value
+        self.impl_version = []  # _version set by PyTorch's implementation
+        self.made_no_grad = []  # made in no-grad mode
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
@@ -222,10 +317,25 @@ class Analyzer:
         n = len(env.values)
         env.run(line)
         self.lines.append(line)
-        if line.startswith("backward"):
+        if is_statement(line):
             return
         w = line.split(" ")
         op, ins = w[2], refs(line)
+        if op in GRAD_VALUES:
+            # Gradients: rounded like any backward; their storage is
+            # autograd's (its _version is not compared).
+            for k in range(n, len(env.values)):
+                self.flip.append(False)
+                self.rounded.append(True)
+                self.order.append(True)
+                self.fuzzy.append(False)
+                self.alias.append(False)
+                self.scale.append(max(self.scale + [1.0]))
+                self.group.append(k)
+                self.gradval.append(True)
+                self.made_no_grad.append(not env.grad_mode)
+                self.impl_version.append(True)
+            return
         r = env.values[n]
         rf = any(self.rounded[j] for j in ins)
         od = any(self.order[j] for j in ins)
@@ -266,6 +376,11 @@ class Analyzer:
         self.alias.append(al)
         self.scale.append(sc)
         self.group.append(group)
+        self.gradval.append(group != n and self.gradval[group])
+        self.made_no_grad.append(not env.grad_mode)
+        # matmul's result has had in-place ops of its decomposition
+        self.impl_version.append(op == "matmul" or fl or
+                                 (group != n and self.impl_version[group]))
         if op in INPLACE:
             # The write changes every view of the storage.
             for j in range(n):
@@ -339,12 +454,13 @@ def run_torch(lines, shadow=False):
         old = torch.get_default_dtype()
         torch.set_default_dtype(torch.float64)
     error = None
+    torch.set_grad_enabled(True)
     try:
         for n, line in enumerate(lines):
             try:
                 an.step(line)
             except (RuntimeError, ValueError, IndexError, TypeError) as e:
-                error = (n, str(e).split("\n")[0])
+                error = (n, str(e).split("\n")[0] or type(e).__name__)
                 break
     finally:
         if shadow:
@@ -357,12 +473,26 @@ def run_torch(lines, shadow=False):
         rec = tensor_record(t)
         rec["strides"] = list(t.stride())
         rec["offset"] = t.storage_offset()
-        rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
+        try:
+            rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
+            rec["grad_fn"] = type(t.grad_fn).__name__ if t.grad_fn else "-"
+        except RuntimeError:
+            # PyTorch regenerates a view's grad_fn when read and may raise
+            # then (a view made in no-grad mode, written since): not
+            # compared.
+            rec["rl"] = rec["grad_fn"] = "!"
+        rec["version"] = t._version
         st = t.storage()
         rec["alias"] = "-" if st.nbytes() == 0 else keys.setdefault(st._cdata, i)
         out["values"].append(rec)
     for i, t in enumerate(env.values):
-        if env.rg[i]:
+        with warnings.catch_warnings():  # .grad of a non-leaf
+            warnings.simplefilter("ignore")
             g = t.grad
+        try:
+            leaf = t.is_leaf
+        except RuntimeError:  # as above
+            leaf = False
+        if g is not None or (leaf and t.requires_grad) or t.retains_grad:
             out["grads"][i] = "none" if g is None else tensor_record(g)
     return out
