@@ -406,7 +406,11 @@ class Generator:
         self.line("enable_grad")
 
     def ag_retain(self):
-        j = self.r.choice(self.rg_values() or [self.pick()])
+        cands = [k for k in (self.rg_values() or [self.pick()])
+                 if not self.an.retain_crashes(k)]
+        if not cands:
+            return
+        j = self.r.choice(cands)
         self.line(f"retain_grad %{j}")
         if self.r.random() < 0.2:
             self.line(f"retain_grad %{j}")
@@ -458,13 +462,22 @@ class Generator:
                            f"{retain}"))
 
     def ag_update(self):
-        """w2 = (w - lr * w.grad).detach().requires_grad_(), or the update
-        in place under no_grad, then a new loss and backward."""
+        """A training loop of 1-3 steps: w2 = (w - lr * w.grad).detach()
+        .requires_grad_(), or the update in place under no_grad, then a new
+        loss and backward."""
         vals = self.an.env.values
         ws = [k for k, v in enumerate(vals) if _is_leaf(v) and v.grad is not None]
         if not ws:
             return self.ag_backward()
         w = self.r.choice(ws)
+        for _ in range(self.r.randint(1, 3)):
+            w = self.ag_step(w)
+            if w is None or self.done:
+                return
+
+    def ag_step(self, w):
+        """One step of ag_update; the new parameter, or None."""
+        vals = self.an.env.values
         if not self.line(self.new(f"grad_of %{w}")):
             return
         g = len(vals) - 1
@@ -486,8 +499,10 @@ class Generator:
                 return
             w2 = w
         if self.line(self.new(f"mul %{w2} %{w2}")) and \
-                self.line(self.new(f"sum %{len(vals) - 1}")):
-            self.line(f"backward %{len(vals) - 1}")
+                self.line(self.new(f"sum %{len(vals) - 1}")) and \
+                self.line(f"backward %{len(vals) - 1}"):
+            return w2
+        return None
 
     AG_OPS = [  # (weight, method)
         (20, "view"), (14, "inplace"), (10, "binary"), (5, "unary"),

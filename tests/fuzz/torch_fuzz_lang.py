@@ -1,8 +1,10 @@
 """The line language of the PyTorch differential fuzzer, run in PyTorch.
 
-One op per line, tokens separated by one space; line n that is not
-`backward` defines value %i (i counts value lines):
-  %i = input <dt> [sizes] v:<values> [rg]   dt: f32 f64 i32 i64 b8
+One op per line, tokens separated by one space; a line `%i = op ...`
+defines value %i (i counts values; `grad` defines several), the
+statements below (backward, requires_grad_, ...) none:
+  %i = input <dt> [sizes] v:<values> [rg]   dt: f32 f64 i32 i64 b8 (a
+       fresh tensor, not a view)
   %i = full <dt|-> [sizes] <scalar> | zeros <dt> [s] | ones <dt> [s]
   %i = arange <dt|-> <end> | arange <dt|-> <start> <end> <step>
   %i = add|sub|mul|div <a> <b>       a or b may be a scalar
@@ -267,6 +269,10 @@ class TorchEnv:
         self.rg.append(op == "input" and len(a) > 3 and a[3] == "rg")
 
 
+class PyTorchCrash(Exception):
+    """A line PyTorch 1.13 would crash on (not run; a driver error)."""
+
+
 def tensor_record(t):
     """What the runner prints for a value (exact values, sampled)."""
     n = t.numel()
@@ -310,11 +316,15 @@ class Analyzer:
         self.gradval = []  # shares the storage of a grad / grad_of value
         self.impl_version = []  # _version set by PyTorch's implementation
         self.made_no_grad = []  # made in no-grad mode
+        self.nograd_written = set()  # groups written in no-grad mode
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
         env = self.env
         n = len(env.values)
+        w = line.split(" ")
+        if w[0] == "retain_grad" and self.retain_crashes(refs(line)[0]):
+            raise PyTorchCrash(f"PyTorch 1.13 segfaults on: {line}")
         env.run(line)
         self.lines.append(line)
         if is_statement(line):
@@ -381,6 +391,8 @@ class Analyzer:
         # matmul's result has had in-place ops of its decomposition
         self.impl_version.append(op == "matmul" or fl or
                                  (group != n and self.impl_version[group]))
+        if op in INPLACE and not env.grad_mode:
+            self.nograd_written.add(group)
         if op in INPLACE:
             # The write changes every view of the storage.
             for j in range(n):
@@ -389,6 +401,12 @@ class Analyzer:
                     self.order[j] |= od
                     self.fuzzy[j] |= fz
                     self.alias[j] |= al
+
+    def retain_crashes(self, j):
+        """retain_grad() of value j would crash PyTorch 1.13 (a segfault in
+        libtorch_cpu): a view whose storage was written in no-grad mode."""
+        return self.env.values[j]._base is not None and \
+            self.group[j] in self.nograd_written
 
     def inplace_ok(self, j):
         """May the generator write through value j? Not into a storage a
