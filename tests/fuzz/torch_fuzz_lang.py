@@ -316,7 +316,9 @@ class Analyzer:
         self.gradval = []  # shares the storage of a grad / grad_of value
         self.impl_version = []  # _version set by PyTorch's implementation
         self.made_no_grad = []  # made in no-grad mode
-        self.nograd_written = set()  # groups written in no-grad mode
+        # In-place writes per group, and the count each value has seen
+        # through itself (a view's grad_fn is regenerated after others).
+        self.writes, self.seen = {}, []
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
@@ -345,6 +347,7 @@ class Analyzer:
                 self.gradval.append(True)
                 self.made_no_grad.append(not env.grad_mode)
                 self.impl_version.append(True)
+                self.seen.append(0)
             return
         r = env.values[n]
         rf = any(self.rounded[j] for j in ins)
@@ -391,8 +394,10 @@ class Analyzer:
         # matmul's result has had in-place ops of its decomposition
         self.impl_version.append(op == "matmul" or fl or
                                  (group != n and self.impl_version[group]))
-        if op in INPLACE and not env.grad_mode:
-            self.nograd_written.add(group)
+        if op in INPLACE:
+            self.writes[group] = self.writes.get(group, 0) + 1
+            self.seen[ins[0]] = self.writes[group]
+        self.seen.append(self.writes.get(group, 0))
         if op in INPLACE:
             # The write changes every view of the storage.
             for j in range(n):
@@ -404,9 +409,10 @@ class Analyzer:
 
     def retain_crashes(self, j):
         """retain_grad() of value j would crash PyTorch 1.13 (a segfault in
-        libtorch_cpu): a view whose storage was written in no-grad mode."""
+        libtorch_cpu): a view whose grad_fn is due to be regenerated (its
+        storage was written since, not through it)."""
         return self.env.values[j]._base is not None and \
-            self.group[j] in self.nograd_written
+            self.seen[j] != self.writes.get(self.group[j], 0)
 
     def inplace_ok(self, j):
         """May the generator write through value j? Not into a storage a
