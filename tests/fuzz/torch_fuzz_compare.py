@@ -14,9 +14,10 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     sizes and values are compared, not strides, offset or storage; the
 #     generator writes in place neither into a storage a flip-derived view
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
-#     A flip-derived value made in no-grad mode has no requires_grad,
-#     is_leaf or grad_fn comparison either (a view of a tensor that
-#     requires grad in strata, a plain copy in PyTorch).
+#     A flip made in no-grad mode, and what is computed from it, has no
+#     requires_grad, is_leaf or grad_fn comparison either (a view of a
+#     tensor that requires grad in strata, a plain copy in PyTorch); an
+#     error strata alone raises on one is `flip-view` too.
 #     `view` of a flip-derived value that strata rejects (negative strides
 #     do not merge) while PyTorch views its contiguous copy is class
 #     `flip-view`, not failing; no as_strided of one (it addresses the
@@ -60,6 +61,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     compared: PyTorch's engine has accumulated into the leaves it reached
 #     before the failing node (e.g. a second backward through freed saved
 #     tensors), strata's backward raises before accumulating anything.
+# 10. A tensor passed as the gradient of backward(): PyTorch's
+#     AccumulateGrad may adopt it as a leaf's .grad and accumulate into it
+#     in place later; its values and _version are not compared after that.
 # Candidates the lead may declare intentional (--allow NAME): not allowed by
 # default, so they are reported.
 #  compute-layout: strata's compute results (and clone/to) are contiguous;
@@ -162,6 +166,8 @@ def compare(lines, tout, sout, shadow):
             kind = "error-strata-raises"
             if op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
                 kind = "flip-view"  # PyTorch views its flip copy
+            elif ins and ins[0] < len(meta.flip_ng) and meta.flip_ng[ins[0]]:
+                kind = "flip-view"  # a no-grad flip: a copy in PyTorch
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
@@ -182,13 +188,14 @@ def compare(lines, tout, sout, shadow):
         (shadow["error"] or (None,))[0] == (tout["error"] or (None,))[0] and \
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
+    layout_diff = set()  # values whose layout differs by compute-layout
     for i, (t, s) in enumerate(zip(tv, sv)):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
         where = f"%{i} (line {ln})"
         # A flip made in no-grad mode: a view of a tensor requiring grad in
         # strata, a plain copy in PyTorch (difference 1).
-        flip_ng = meta.flip[i] and meta.made_no_grad[i]
+        flip_ng = meta.flip_ng[i]
         if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng:
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
@@ -206,7 +213,9 @@ def compare(lines, tout, sout, shadow):
                 kind = "grad-fn-composite"  # intentional difference 8
             found.append((f"{kind}:{sig}", f"{where}: grad_fn "
                           f"{s['grad_fn']} vs PyTorch {t['grad_fn']}"))
-        if not meta.impl_version[i] and s.get("version") is not None and \
+        adopted = meta.group[i] in meta.adopted  # difference 10
+        if not meta.impl_version[i] and not adopted and \
+                s.get("version") is not None and \
                 t["version"] != s["version"]:
             found.append((f"version:{sig}", f"{where}: _version "
                           f"{s['version']} vs PyTorch {t['version']}"))
@@ -231,12 +240,19 @@ def compare(lines, tout, sout, shadow):
                         ("reshape", "flatten", "contiguous") and \
                         s["strides"] == contiguous_strides(s["sizes"]):
                     kind = "compute-layout"
+                elif (op in VIEW_OPS or op in INPLACE) and \
+                        refs(lines[ln])[:1] and refs(lines[ln])[0] in layout_diff:
+                    kind = "compute-layout"  # a view of such a result
+                if kind == "compute-layout":
+                    layout_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
             if t["offset"] != s["offset"] and t["n"] > 0:
                 found.append((f"offset:{sig}", f"{where}: storage_offset "
                               f"{s['offset']} vs PyTorch {t['offset']}"))
+        if adopted:
+            continue
         bad = compare_values(t, s, meta.order[i] and max(meta.scale[i], 1.0),
                              shadow_slack(tout["tensors"][i],
                                           shadow["tensors"][i]) if shadow_ok else None)

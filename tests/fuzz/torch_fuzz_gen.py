@@ -485,7 +485,7 @@ class Generator:
         if not self.line(self.new(f"mul %{g} {lr}")):
             return
         u = len(vals) - 1
-        if self.r.random() < 0.5:
+        if self.r.random() < 0.5 or not self.an.inplace_ok(w):
             if not (self.line(self.new(f"sub %{w} %{u}")) and
                     self.line(self.new(f"detach %{len(vals) - 1}")) and
                     self.line(f"requires_grad_ %{len(vals) - 1}")):

@@ -319,6 +319,8 @@ class Analyzer:
         # In-place writes per group, and the count each value has seen
         # through itself (a view's grad_fn is regenerated after others).
         self.writes, self.seen = {}, []
+        self.adopted = set()  # groups of gradients passed to backward
+        self.flip_ng = []
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
@@ -329,6 +331,10 @@ class Analyzer:
             raise PyTorchCrash(f"PyTorch 1.13 segfaults on: {line}")
         env.run(line)
         self.lines.append(line)
+        if w[0] == "backward" and len(refs(line)) > 1:
+            # PyTorch's AccumulateGrad may adopt the gradient passed as
+            # .grad (then accumulate into it): not compared afterwards.
+            self.adopted.add(self.group[refs(line)[1]])
         if is_statement(line):
             return
         w = line.split(" ")
@@ -348,6 +354,7 @@ class Analyzer:
                 self.made_no_grad.append(not env.grad_mode)
                 self.impl_version.append(True)
                 self.seen.append(0)
+                self.flip_ng.append(False)
             return
         r = env.values[n]
         rf = any(self.rounded[j] for j in ins)
@@ -391,6 +398,10 @@ class Analyzer:
         self.group.append(group)
         self.gradval.append(group != n and self.gradval[group])
         self.made_no_grad.append(not env.grad_mode)
+        # A flip made in no-grad mode (a copy without grad in PyTorch, a
+        # view of a tensor requiring grad in strata), and what reads one.
+        self.flip_ng.append((fl and not env.grad_mode) or
+                            any(self.flip_ng[j] for j in ins))
         # matmul's result has had in-place ops of its decomposition
         self.impl_version.append(op == "matmul" or fl or
                                  (group != n and self.impl_version[group]))
