@@ -352,8 +352,8 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
       break;
     }
     }
-    if (zeroDim)
-      t = t.view({}).detach();
+    if (zeroDim) // not a view (in no-grad mode that would matter)
+      t = t.view({}).clone();
     if (w.size() > 6 && w[6] == "rg")
       t.requires_grad_(true);
     return t;

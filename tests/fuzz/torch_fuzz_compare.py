@@ -249,7 +249,10 @@ def compare(lines, tout, sout, shadow):
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
             if t["offset"] != s["offset"] and t["n"] > 0:
-                found.append((f"offset:{sig}", f"{where}: storage_offset "
+                kind = "offset"
+                if refs(lines[ln])[:1] and refs(lines[ln])[0] in layout_diff:
+                    kind = "compute-layout"  # a view of such a result
+                found.append((f"{kind}:{sig}", f"{where}: storage_offset "
                               f"{s['offset']} vs PyTorch {t['offset']}"))
         if adopted:
             continue

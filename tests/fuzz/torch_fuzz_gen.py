@@ -309,6 +309,9 @@ class Generator:
             if r.random() < 0.8:
                 a, b = sorted([a % max(rank, 1), b % max(rank, 1)])
             return self.new(f"flatten %{j} {a} {b}")
+        if op == "as_strided" and self.an.gradval[j]:
+            # Storage-relative: a gradient's storage is autograd's.
+            return self.new(f"unsqueeze %{j} 0")
         if op == "as_strided" and self.an.flip[j]:
             # Storage-relative: in PyTorch the flip's storage is a copy.
             op = "flip"

@@ -321,6 +321,7 @@ class Analyzer:
         self.writes, self.seen = {}, []
         self.adopted = set()  # groups of gradients passed to backward
         self.flip_ng = []
+        self.grad_of_groups = set()
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
@@ -355,6 +356,8 @@ class Analyzer:
                 self.impl_version.append(True)
                 self.seen.append(0)
                 self.flip_ng.append(False)
+                if op == "grad_of":  # .grad: dense, written by updates
+                    self.grad_of_groups.add(k)
             return
         r = env.values[n]
         rf = any(self.rounded[j] for j in ins)
@@ -396,7 +399,9 @@ class Analyzer:
         self.alias.append(al)
         self.scale.append(sc)
         self.group.append(group)
-        self.gradval.append(group != n and self.gradval[group])
+        self.gradval.append((group != n and self.gradval[group]) or
+                            ((op in VIEW_OPS or op in VIEW_OR_COPY) and
+                             bool(ins) and self.gradval[ins[0]]))
         self.made_no_grad.append(not env.grad_mode)
         # A flip made in no-grad mode (a copy without grad in PyTorch, a
         # view of a tensor requiring grad in strata), and what reads one.
@@ -427,8 +432,10 @@ class Analyzer:
 
     def inplace_ok(self, j):
         """May the generator write through value j? Not into a storage a
-        flip-derived view reads (strata's flip is a view, PyTorch's a copy)."""
-        return self.group[j] not in self.flip_groups
+        flip-derived view reads (strata's flip is a view, PyTorch's a copy),
+        nor into a gradient of `grad` (PyTorch's may be expanded)."""
+        return self.group[j] not in self.flip_groups and \
+            (not self.gradval[j] or self.group[j] in self.grad_of_groups)
 
 
 def _overlaps(a, b):
