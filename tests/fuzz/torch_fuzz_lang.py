@@ -319,6 +319,7 @@ class Analyzer:
         # In-place writes per group, and the count each value has seen
         # through itself (a view's grad_fn is regenerated after others).
         self.writes, self.seen = {}, []
+        self.nograd_written = set()  # groups written in no-grad mode
         self.adopted = set()  # groups of gradients passed to backward
         self.flip_ng = []
         self.grad_of_groups = set()
@@ -410,6 +411,8 @@ class Analyzer:
         # matmul's result has had in-place ops of its decomposition
         self.impl_version.append(op == "matmul" or fl or
                                  (group != n and self.impl_version[group]))
+        if op in INPLACE and not env.grad_mode:
+            self.nograd_written.add(group)
         if op in INPLACE:
             self.writes[group] = self.writes.get(group, 0) + 1
             self.seen[ins[0]] = self.writes[group]
@@ -426,9 +429,10 @@ class Analyzer:
     def retain_crashes(self, j):
         """retain_grad() of value j would crash PyTorch 1.13 (a segfault in
         libtorch_cpu): a view whose grad_fn is due to be regenerated (its
-        storage was written since, not through it)."""
+        storage was written since, not through it, or in no-grad mode)."""
+        g = self.group[j]
         return self.env.values[j]._base is not None and \
-            self.seen[j] != self.writes.get(self.group[j], 0)
+            (self.seen[j] != self.writes.get(g, 0) or g in self.nograd_written)
 
     def inplace_ok(self, j):
         """May the generator write through value j? Not into a storage a
