@@ -423,6 +423,7 @@ class Analyzer:
                 if self.group[j] == group:
                     self.rounded[j] |= rf
                     self.order[j] |= od
+                    self.scale[j] = max(self.scale[j], sc)
                     self.fuzzy[j] |= fz
                     self.alias[j] |= al
 
