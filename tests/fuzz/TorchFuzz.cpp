@@ -10,13 +10,14 @@
 //   A <message>             strata::eval of every value at once threw
 //   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> <n> <values>
 //   V <i> <dtype> [sizes] [strides] <offset> <alias> <rl> ERR <msg>
+//   M <i> <version> <grad_fn>  _version() and grad_fn()->name() ("-": none)
 //   G <i> none | G <i> <dtype> [sizes] <n> <values> | G <i> ERR <msg>
 //   done
 //
 // <alias> is the first value j <= i whose storage is_alias_of value i's
 // ("-" for an empty storage); <rl> is requires_grad() and is_leaf() as two
-// digits; values are exact text: %a hex floats, int64
-// as integers (never through double), bools 0/1; a value with more than
+// digits; G is every value's .grad(); values are exact text: %a hex floats,
+// int64 as integers (never through double), bools 0/1; a value with more than
 // 4096 elements prints every k-th element only (the driver samples alike).
 //
 //   strata-fuzz-torch [--plant=KIND]
@@ -24,8 +25,9 @@
 // it: float (one input element just past assert_close's tolerance), int
 // (an integer/bool element's low bit flipped), stride, offset, storage (a
 // view reported as new storage), dtype, error (a thrown error swallowed),
-// grad (one gradient element off by 1%); crash and hang (abort, or sleep
-// forever, on every program with a sum) test the driver's recovery.
+// grad (one gradient element off by 1%), detach (detach() ignored: the
+// tensor itself); crash and hang (abort, or sleep forever, on every program
+// with a sum) test the driver's recovery.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
@@ -35,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -211,10 +214,18 @@ std::string formatValues(const Tensor &t, bool perturb, bool grad) {
   return out;
 }
 
+/// `grad_of` of a tensor whose .grad() is undefined (PyTorch: None); the
+/// driver raises there too. Reported as "E".
+struct GradNone : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// The values of one program and what marks them.
 struct Env {
   std::vector<Tensor> values;
-  std::vector<bool> isInput, requiresGrad;
+  std::vector<bool> isInput;
+  /// Held between `no_grad` and `enable_grad` lines.
+  std::unique_ptr<NoGradGuard> noGrad;
 
   const Tensor &ref(const std::string &tok) const {
     if (tok.size() < 2 || tok[0] != '%')
@@ -243,16 +254,59 @@ std::optional<int64_t> optInt(const std::string &s) {
   return toInt(s);
 }
 
-/// Runs one line; returns the value it defines (undefined for backward).
-Tensor runLine(Env &env, const std::vector<std::string> &w) {
-  if (w.empty())
-    throw ParseError("empty line");
+/// [%1,%2] -> those values.
+std::vector<Tensor> toRefs(const Env &env, const std::string &s) {
+  if (s.size() < 2 || s.front() != '[' || s.back() != ']')
+    throw ParseError("bad list '" + s + "'");
+  std::vector<Tensor> out;
+  for (const std::string &p : split(s.substr(1, s.size() - 2), ','))
+    if (!p.empty())
+      out.push_back(env.ref(p));
+  return out;
+}
+
+/// Runs a line that defines no value (backward, requires_grad_, retain_grad,
+/// no_grad, enable_grad); false when `w` is not one.
+bool runStatement(Env &env, const std::vector<std::string> &w) {
   if (w[0] == "backward") {
-    env.ref(w.at(1)).backward();
-    return Tensor();
+    Tensor gradient;
+    bool retain = false;
+    for (size_t i = 2; i < w.size(); ++i) {
+      if (w[i] == "retain")
+        retain = true;
+      else
+        gradient = env.ref(w[i]);
+    }
+    env.ref(w.at(1)).backward(gradient, retain);
+    return true;
   }
-  if (w.size() < 3 || w[1] != "=")
-    throw ParseError("expected '%i = op ...'");
+  if (w[0] == "requires_grad_") {
+    const_cast<Tensor &>(env.ref(w.at(1)))
+        .requires_grad_(w.size() < 3 || w[2] == "1");
+    return true;
+  }
+  if (w[0] == "retain_grad") {
+    env.ref(w.at(1)).retain_grad();
+    return true;
+  }
+  if (w[0] == "no_grad") {
+    if (!env.noGrad)
+      env.noGrad = std::make_unique<NoGradGuard>();
+    return true;
+  }
+  if (w[0] == "enable_grad") {
+    env.noGrad.reset();
+    return true;
+  }
+  return false;
+}
+
+/// Runs one line; returns the values it defines (none for a statement, one
+/// per input for grad, else one).
+std::vector<Tensor> runLine(Env &env, const std::vector<std::string> &w);
+
+/// Runs one `%i = op ...` line but grad; returns the value it defines.
+Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
   const std::string &op = w[2];
   auto arg = [&](size_t i) -> const std::string & { return w.at(3 + i); };
   auto T = [&](size_t i) -> const Tensor & { return env.ref(arg(i)); };
@@ -298,8 +352,8 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
       break;
     }
     }
-    if (zeroDim)
-      t = t.view({}).detach();
+    if (zeroDim) // not a view (in no-grad mode that would matter)
+      t = t.view({}).clone();
     if (w.size() > 6 && w[6] == "rg")
       t.requires_grad_(true);
     return t;
@@ -440,7 +494,13 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
   if (op == "clone")
     return T(0).clone();
   if (op == "detach")
-    return T(0).detach();
+    return plant == "detach" ? T(0) : T(0).detach();
+  if (op == "grad_of") {
+    const Tensor &g = T(0).grad();
+    if (!g.defined())
+      throw GradNone("grad_of: .grad() is undefined");
+    return g;
+  }
 
 #define STRATA_INPLACE(name)                                                   \
   if (op == #name) {                                                           \
@@ -463,6 +523,21 @@ Tensor runLine(Env &env, const std::vector<std::string> &w) {
   if (op == "relu_")
     return mut(0).relu_();
   throw ParseError("unknown op '" + op + "'");
+}
+
+std::vector<Tensor> runLine(Env &env, const std::vector<std::string> &w) {
+  if (w.empty())
+    throw ParseError("empty line");
+  if (runStatement(env, w))
+    return {};
+  if (w.size() < 3 || w[1] != "=")
+    throw ParseError("expected '%i = op ...'");
+  if (w[2] == "grad") {
+    std::vector<Tensor> outs = toRefs(env, w.at(3)), ins = toRefs(env, w.at(4));
+    bool retain = w.size() > 5 && w[5] == "retain";
+    return grad(outs, ins, {}, retain);
+  }
+  return {runValueLine(env, w)};
 }
 
 void report(Env &env) {
@@ -526,9 +601,25 @@ void report(Env &env) {
               << (t.requires_grad() ? "1" : "0") << (t.is_leaf() ? "1" : "0")
               << " " << values << "\n";
   }
+  for (size_t i = 0; i < env.values.size(); ++i) {
+    const Tensor &t = env.values[i];
+    if (!t.defined())
+      continue;
+    std::string version = "?", name = "?";
+    try {
+      version = std::to_string(t._version());
+    } catch (const std::exception &) {
+    }
+    try {
+      GradFnPtr fn = t.grad_fn();
+      name = fn ? fn->name() : "-";
+    } catch (const std::exception &) {
+    }
+    std::cout << "M " << i << " " << version << " " << name << "\n";
+  }
   bool plantedGrad = false;
   for (size_t i = 0; i < env.values.size(); ++i) {
-    if (!env.requiresGrad[i])
+    if (!env.values[i].defined())
       continue;
     std::cout << "G " << i << " ";
     try {
@@ -565,17 +656,17 @@ void runProgram(const std::vector<std::string> &lines) {
       if (!tok.empty())
         w.push_back(tok);
     try {
-      Tensor t = runLine(env, w);
-      bool isValue = w[0] != "backward";
-      if (isValue) {
+      for (const Tensor &t : runLine(env, w)) {
         env.values.push_back(t);
         env.isInput.push_back(w[2] == "input");
-        env.requiresGrad.push_back(w[2] == "input" && w.size() > 6 &&
-                                   w[6] == "rg" && t.is_leaf());
       }
     } catch (const Error &e) {
       if (plant != "error")
         std::cout << "E " << n << " " << oneLine(e.message()) << "\n";
+      break;
+    } catch (const GradNone &e) {
+      if (plant != "error")
+        std::cout << "E " << n << " " << e.what() << "\n";
       break;
     } catch (const std::exception &e) {
       if (plant != "error")
@@ -583,6 +674,7 @@ void runProgram(const std::vector<std::string> &lines) {
       break;
     }
   }
+  env.noGrad.reset(); // PyTorch reports in grad mode too
   report(env);
 }
 

@@ -41,8 +41,9 @@ done
 TORCH_SECONDS=$((SECONDS_TOTAL / 5))
 echo "== programs, strata vs PyTorch ($TORCH_SECONDS s), seed $SEED"
 # Every mismatch class's minimized program: $BUILD/fuzz-torch-report.md.
+# A third of the programs are autograd programs (--autograd).
 /usr/bin/python3 tests/fuzz/torch_fuzz.py --runner "$BIN/strata-fuzz-torch" \
-  --seconds "$TORCH_SECONDS" --seed "$SEED" --quiet \
+  --seconds "$TORCH_SECONDS" --seed "$SEED" --quiet --autograd 0.3 \
   --report "$BUILD/fuzz-torch-report.md"
 rc=$?
 if [ $rc -eq 77 ]; then

@@ -17,7 +17,7 @@ torch_fuzz_compare.py; the runner process, torch_fuzz_runner.py.
   /usr/bin/python3 tests/fuzz/torch_fuzz.py --runner build/bin/strata-fuzz-torch
       [--seed K] [--programs N] [--seconds S] [--dtypes f32,i64,...]
       [--plant KIND --expect-mismatch] [--report FILE] [--replay FILE]
-      [--allow CLASS,...] [--threads T]
+      [--allow CLASS,...] [--threads T] [--autograd P]
 
 Exit status: 0 no failing mismatch, 1 failing mismatches (with
 --expect-mismatch: 0 iff the planted defect was reported), 77 when torch
@@ -25,8 +25,10 @@ cannot be imported (ctest SKIP).
 """
 import argparse
 import os
+import re
 import sys
 import time
+import warnings
 
 try:
     import torch
@@ -35,13 +37,15 @@ except Exception as e:  # the ctest SKIP path
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_fuzz_compare import (CANDIDATES, NON_FAILING, compare,  # noqa: E402
-                                op_sig)
+from torch_fuzz_compare import (CANDIDATES, GRAD_KINDS,  # noqa: E402
+                                NON_FAILING, compare, op_sig)
 from torch_fuzz_gen import DTYPES, Generator  # noqa: E402
-from torch_fuzz_lang import parse_float, refs, run_torch  # noqa: E402
+from torch_fuzz_lang import (is_statement, n_defs, op_name,  # noqa: E402
+                             parse_float, refs, run_torch)
 from torch_fuzz_runner import Runner, parse_strata  # noqa: E402
 
 torch.set_num_threads(1)
+warnings.filterwarnings("ignore")  # PyTorch's UserWarnings (grad layouts...)
 
 
 # ===========================================================================
@@ -56,6 +60,8 @@ def format_torch(out):
         lines.append(f"V {i} {r['dtype']} {fmt_list(r['sizes'])} "
                      f"{fmt_list(r['strides'])} {r['offset']} {r['alias']} "
                      f"{r['rl']} {r['n']} {fmt_values(r)}")
+    for i, r in enumerate(out["values"]):
+        lines.append(f"M {i} {r['version']} {r['grad_fn']}")
     for i, g in out["grads"].items():
         lines.append(f"G {i} none" if g == "none" else
                      f"G {i} {g['dtype']} {fmt_list(g['sizes'])} {g['n']} "
@@ -110,7 +116,8 @@ class Fuzzer:
         clean = Runner(a.runner, None, a.threads)
         caught = []
         for i in range(a.programs or 30):
-            lines = Generator(a.seed + i, a.dtypes, large=0).program()
+            lines = Generator(a.seed + i, a.dtypes, large=0,
+                              autograd=a.autograd).program()
             if not lines:
                 continue
             self.programs += 1
@@ -148,14 +155,13 @@ class Fuzzer:
                 shadow = None
         status, out = self.runner.run(lines, self.timeout(lines))
         if status != "ok":
-            last = lines[-1].split(" ")
-            op = last[0] if last[0] == "backward" else last[2]
+            op = op_name(lines[-1])
             return [(f"{status}:{op}", f"runner {status} ({out})")], \
                 [f"<{status}: {out}>"], tout
         sout = parse_strata(out)
         found = compare(lines, tout, sout, shadow)
         found = [(c, d) for c, d in found
-                 if c.split(":")[0] not in self.allow]
+                 if c.split(":")[0] not in self.allow and c not in self.allow]
         return found, out, tout
 
     def classify(self, lines):
@@ -169,13 +175,13 @@ class Fuzzer:
         failing = [(c, d) for c, d in found if kind_of(c) not in NON_FAILING]
         if not failing:
             return classes, out, tout
-        if all(kind_of(c).startswith("grad") for c, _ in failing):
+        if all(kind_of(c) in GRAD_KINDS for c, _ in failing):
             # Gradients show only after backward(): name the class by the ops
             # of the minimized program instead.
             for c, d in failing:
                 small = self.minimize(lines, c, raw=True)
                 ops = sorted({l.split(" ")[2] for l in small
-                              if not l.startswith("backward")} -
+                              if not is_statement(l)} -
                              {"input", "sum"}) or ["sum"]
                 classes.setdefault(f"{c}:{'+'.join(ops)}", (d, small))
             return classes, out, tout
@@ -190,13 +196,15 @@ class Fuzzer:
                 lo = mid + 1
         f, t = best
         prefix = lines[:hi]
-        sig = op_sig(prefix, hi - 1, t) if not prefix[-1].startswith("backward") \
-            else "backward"
+        sig = op_sig(prefix, hi - 1, t)
         for c, d in f:
             k = kind_of(c)
-            if not k.startswith("grad"):
+            if k not in GRAD_KINDS:
                 key = sig.split("(")[0] if k == "compute-layout" else sig
                 classes.setdefault(f"{k}:{key}", (d, None))
+        for c, d in failing:  # gradients, not hidden by the classes above
+            if kind_of(c) in GRAD_KINDS:
+                classes.setdefault(c, (d, lines))
         return classes, out, tout
 
     def minimize(self, lines, cls, budget=40, raw=False):
@@ -256,12 +264,18 @@ class Fuzzer:
                 (a.seconds is None or time.time() - start < a.seconds):
             seed = a.seed + i
             i += 1
-            g = Generator(seed, a.dtypes, large=a.large)
-            lines = g.program()
+            g = Generator(seed, a.dtypes, large=a.large, autograd=a.autograd)
+            try:
+                lines = g.program()
+            except Exception as e:  # a generator bug: report it, go on
+                self.record(seed, [], {f"driver-error:gen-{type(e).__name__}":
+                                       (str(e).split("\n")[0], None)})
+                continue
             if not lines:
                 continue
             self.programs += 1
-            self.per_dtype[g.primary] = self.per_dtype.get(g.primary, 0) + 1
+            key = ("autograd-" if g.autograd else "") + g.primary
+            self.per_dtype[key] = self.per_dtype.get(key, 0) + 1
             for line in lines:
                 op = op_of_line(line)
                 self.per_op[op] = self.per_op.get(op, 0) + 1
@@ -300,8 +314,7 @@ class Fuzzer:
 
 
 def op_of_line(line):
-    w = line.split(" ")
-    return w[0] if w[0] == "backward" else w[2]
+    return op_name(line)
 
 
 def kind_of(cls):
@@ -314,26 +327,19 @@ def drop_line(lines, n):
     vidx, removed, out = 0, set(), []
     mapping = {}
     for k, line in enumerate(lines):
-        defines = not line.startswith("backward")
+        defs = n_defs(line)
         if k == n or any(j in removed for j in refs(line)):
-            if defines:
-                removed.add(vidx)
-                vidx += 1
+            removed.update(range(vidx, vidx + defs))
+            vidx += defs
             continue
-        if defines:
-            mapping[vidx] = len(mapping)
-            vidx += 1
+        for v in range(vidx, vidx + defs):
+            mapping[v] = len(mapping)
+        vidx += defs
         out.append(line)
     if not mapping:
         return None
-    res = []
-    for line in out:
-        w = line.split(" ")
-        for k, tok in enumerate(w):
-            if tok.startswith("%"):
-                w[k] = f"%{mapping[int(tok[1:])]}"
-        res.append(" ".join(w))
-    return res
+    return [re.sub(r"%(\d+)", lambda m: f"%{mapping[int(m.group(1))]}", line)
+            for line in out]
 
 
 def main():
@@ -350,9 +356,14 @@ def main():
     ap.add_argument("--expect-mismatch", metavar="CLASS_PREFIX",
                     help="exit 0 iff a mismatch of this kind is reported")
     ap.add_argument("--allow", help="candidate differences to treat as "
-                    "intentional: " + ",".join(sorted(CANDIDATES)))
+                    "intentional: " + ",".join(sorted(CANDIDATES)) +
+                    "; or any kind (grad-fn) or whole class "
+                    "(error-torch-raises:grad()) still open")
     ap.add_argument("--large", type=float, default=0.005,
                     help="share of programs reducing 10^7 elements")
+    ap.add_argument("--autograd", type=float, default=0.0,
+                    help="share of autograd programs (views, in-place "
+                    "writes, detach, no_grad, retain_grad, grad, updates)")
     ap.add_argument("--threads", type=int, default=1,
                     help="STRATA_NUM_THREADS of the runner")
     ap.add_argument("--timeout", type=float, default=90,
@@ -373,6 +384,9 @@ def main():
         print(f"error: runner {a.runner} not found (build strata-fuzz-torch)")
         return 2
     fz = Fuzzer(a)
+    # More classes to allow, from the environment (ctest adds them there).
+    fz.allow |= set(filter(None, os.environ.get(
+        "STRATA_TORCH_FUZZ_ALLOW", "").split(",")))
     if a.replay:
         progs = open(a.replay).read().split("\nend\n")
         failed = 0

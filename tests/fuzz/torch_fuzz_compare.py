@@ -4,8 +4,8 @@ import math
 
 import torch
 
-from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
-                             sample_step)
+from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
+                             op_name, parse_scalar, refs, sample_step)
 
 # ===========================================================================
 # Intentional differences between strata and PyTorch: the one place.
@@ -14,6 +14,10 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
 #     sizes and values are compared, not strides, offset or storage; the
 #     generator writes in place neither into a storage a flip-derived view
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
+#     A flip made in no-grad mode, and what is computed from it, has no
+#     requires_grad, is_leaf or grad_fn comparison either (a view of a
+#     tensor that requires grad in strata, a plain copy in PyTorch); an
+#     error strata alone raises on one is `flip-view` too.
 #     `view` of a flip-derived value that strata rejects (negative strides
 #     do not merge) while PyTorch views its contiguous copy is class
 #     `flip-view`, not failing; no as_strided of one (it addresses the
@@ -38,12 +42,42 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, parse_scalar, refs,
 #     some such overlaps), strata reads the old version (its writes are
 #     functional). Value mismatches of what reads that storage afterwards
 #     are class `inplace-alias`, not failing.
+#  7. A view whose base was written in place after the view was made (or
+#     through another view) gets a regenerated grad_fn: PyTorch 1.13 names
+#     it AsStridedBackward0 (it replays views as as_strided), strata by the
+#     view op (SelectBackward0, ...; what PyTorch's view replay gives). The
+#     gradients are the same; such a name difference is class
+#     `grad-fn-regenerated`, not failing. Any other grad_fn name
+#     difference is `grad-fn`. The _version of values autograd made
+#     (`grad`, `grad_of`, and views of them) and their layouts and storage
+#     are not compared (PyTorch may return an expanded tensor).
+#  8. matmul, and reshape/flatten that copy, are composite in PyTorch: the
+#     grad_fn of their result is that of the last op of the decomposition
+#     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...). A grad_fn name
+#     difference there is class `grad-fn-composite`, not failing, and
+#     matmul results' _version (its decomposition writes in place) is not
+#     compared; neither is that of flip-derived values (a copy in PyTorch).
+#  9. After a backward (or grad) that raises in both, .grad is not
+#     compared: PyTorch's engine has accumulated into the leaves it reached
+#     before the failing node (e.g. a second backward through freed saved
+#     tensors), strata's backward raises before accumulating anything.
+# 10. A tensor passed as the gradient of backward(): PyTorch's
+#     AccumulateGrad may adopt it as a leaf's .grad and accumulate into it
+#     in place later; its values and _version are not compared after that.
 # Candidates the lead may declare intentional (--allow NAME): not allowed by
 # default, so they are reported. None at present. (`compute-layout`, a
 # compute result that is contiguous in strata where PyTorch keeps the
 # input's layout, is still classified so, and fails: compute results follow
 # TensorIterator and preserve_format since issue 16.)
-NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias"}
+GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
+              "grad-values"}  # .grad() mismatches, seen only after backward
+NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
+               "grad-fn-regenerated", "grad-fn-composite"}
+VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
+            "PermuteBackward0", "SliceBackward0", "SelectBackward0",
+            "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
+            "UnsqueezeBackward0", "DiagonalBackward0", "UnfoldBackward0",
+            "ReshapeAliasBackward0", "AsStridedBackward0", "AliasBackward0"}
 CANDIDATES = set()
 TOL = {"f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7)}
 LOOSE_RTOL = {"f32": 1e-4, "f64": 1e-10}
@@ -132,6 +166,8 @@ def compare(lines, tout, sout, shadow):
             kind = "error-strata-raises"
             if op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
                 kind = "flip-view"  # PyTorch views its flip copy
+            elif ins and ins[0] < len(meta.flip_ng) and meta.flip_ng[ins[0]]:
+                kind = "flip-view"  # a no-grad flip: a copy in PyTorch
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
@@ -152,15 +188,37 @@ def compare(lines, tout, sout, shadow):
         (shadow["error"] or (None,))[0] == (tout["error"] or (None,))[0] and \
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
+    layout_diff = set()  # values whose layout differs by compute-layout
     for i, (t, s) in enumerate(zip(tv, sv)):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
         where = f"%{i} (line {ln})"
-        if t["rl"] != s.get("rl"):
+        # A flip made in no-grad mode: a view of a tensor requiring grad in
+        # strata, a plain copy in PyTorch (difference 1).
+        flip_ng = meta.flip_ng[i]
+        if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng:
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
                           "(requires_grad, is_leaf)"))
+        if t["grad_fn"] != s.get("grad_fn") and s.get("grad_fn") is not None \
+                and t["grad_fn"] != "!" and not flip_ng:
+            kind = "grad-fn"
+            op = op_of(lines, ln)
+            if t["grad_fn"] == "AsStridedBackward0" and \
+                    s["grad_fn"] in VIEW_FNS and meta.group[i] != i:
+                kind = "grad-fn-regenerated"  # intentional difference 7
+            elif op == "matmul" or (op in ("reshape", "flatten") and
+                                    meta.group[i] == i):
+                kind = "grad-fn-composite"  # intentional difference 8
+            found.append((f"{kind}:{sig}", f"{where}: grad_fn "
+                          f"{s['grad_fn']} vs PyTorch {t['grad_fn']}"))
+        adopted = meta.group[i] in meta.adopted  # difference 10
+        if not meta.impl_version[i] and not adopted and \
+                s.get("version") is not None and \
+                t["version"] != s["version"]:
+            found.append((f"version:{sig}", f"{where}: _version "
+                          f"{s['version']} vs PyTorch {t['version']}"))
         if "error" in s:
             any_value_error = True
             found.append((f"eval-error:{sig}", f"{where}: strata fails to "
@@ -174,7 +232,7 @@ def compare(lines, tout, sout, shadow):
             found.append((f"sizes:{sig}", f"{where}: sizes {s['sizes']} vs "
                           f"PyTorch {t['sizes']}"))
             continue
-        if not meta.flip[i]:
+        if not meta.flip[i] and not meta.gradval[i]:
             if t["strides"] != s["strides"] and t["n"] > 1:
                 op = op_of(lines, ln)
                 kind = "strides"
@@ -182,12 +240,22 @@ def compare(lines, tout, sout, shadow):
                         ("reshape", "flatten", "contiguous") and \
                         s["strides"] == contiguous_strides(s["sizes"]):
                     kind = "compute-layout"
+                elif (op in VIEW_OPS or op in INPLACE) and \
+                        refs(lines[ln])[:1] and refs(lines[ln])[0] in layout_diff:
+                    kind = "compute-layout"  # a view of such a result
+                if kind == "compute-layout":
+                    layout_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
             if t["offset"] != s["offset"] and t["n"] > 0:
-                found.append((f"offset:{sig}", f"{where}: storage_offset "
+                kind = "offset"
+                if refs(lines[ln])[:1] and refs(lines[ln])[0] in layout_diff:
+                    kind = "compute-layout"  # a view of such a result
+                found.append((f"{kind}:{sig}", f"{where}: storage_offset "
                               f"{s['offset']} vs PyTorch {t['offset']}"))
+        if adopted:
+            continue
         bad = compare_values(t, s, meta.order[i] and max(meta.scale[i], 1.0),
                              shadow_slack(tout["tensors"][i],
                                           shadow["tensors"][i]) if shadow_ok else None)
@@ -201,7 +269,7 @@ def compare(lines, tout, sout, shadow):
                           f": strata {s['values'][k]!r} vs PyTorch {t['values'][k]!r}"))
     # Storage sharing, over values that are neither flip-derived nor empty.
     keep = [i for i in range(len(tv)) if not meta.flip[i]
-            and tv[i]["alias"] != "-" and sv[i]["alias"] not in ("-", "?")]
+            and not meta.gradval[i] and tv[i]["alias"] != "-" and sv[i]["alias"] not in ("-", "?")]
     for side in (tv, sv):
         first = {}
         for i in keep:
@@ -216,6 +284,9 @@ def compare(lines, tout, sout, shadow):
     if sout["evalall"] and not any_value_error:
         found.append(("eval-all-error", f"strata::eval of all values throws "
                       f"({sout['evalall']}) but each value computes alone"))
+    te = tout["error"]
+    if te and op_of(lines, te[0]) in ("backward", "grad"):
+        return found  # a failed backward: .grad as far as PyTorch got (9.)
     for i, g in tout["grads"].items():
         s = sout["grads"].get(i)
         where = f"grad of %{i}"
@@ -260,14 +331,14 @@ def compare_values(t, s, loose, slack):
 
 
 def value_lines(lines):
-    return [n for n, l in enumerate(lines) if not l.startswith("backward")]
+    """The line of each value (a grad line defines several)."""
+    return [n for n, l in enumerate(lines) for _ in range(n_defs(l))]
 
 
 def op_of(lines, n):
     if n is None or n >= len(lines):
         return "?"
-    w = lines[n].split(" ")
-    return w[0] if w[0] == "backward" else w[2]
+    return op_name(lines[n])
 
 
 def op_sig(lines, n, tout):
@@ -276,8 +347,8 @@ def op_sig(lines, n, tout):
     are, for reductions), its scalars' kinds (-wide: an integer outside
     int32, -big: beyond 2^53 or a float >= 1e16, -nonfinite)."""
     w = lines[n].split(" ")
-    if w[0] == "backward":
-        return "backward"
+    if is_statement(lines[n]):
+        return w[0]
     op, dts = w[2], []
     recs = tout["values"]
     for tok in w[3:]:

@@ -4,7 +4,12 @@ The generator proposes one line at a time and tries it in PyTorch on the
 program so far (the Analyzer): a line PyTorch accepts is kept; one it
 rejects is dropped, or kept as the program's last line (an error both must
 raise) with probability ERROR_END. Shapes and dtypes therefore always come
-from PyTorch itself. Program i of a run uses random.Random(seed + i).
+from PyTorch itself. Program i of a run uses random.Random(seed + i). A share of programs
+(--autograd P, drawn from a separate stream so the others stay as they
+were) are autograd programs (autograd_program): float leaves, views,
+in-place writes through views, detach and detach().requires_grad_(),
+no-grad blocks, retain_grad, repeated backward with retain, grad(), and
+parameter-update loops.
 """
 import random
 import struct
@@ -32,7 +37,9 @@ def f32(v):
 
 
 class Generator:
-    def __init__(self, seed, dtypes=DTYPES, large=0.005):
+    def __init__(self, seed, dtypes=DTYPES, large=0.005, autograd=0.0):
+        self.autograd = autograd > 0 and \
+            random.Random(seed * 7919 + 13).random() < autograd
         self.r = random.Random(seed)
         self.dtypes = list(dtypes)
         self.an = Analyzer()
@@ -302,6 +309,9 @@ class Generator:
             if r.random() < 0.8:
                 a, b = sorted([a % max(rank, 1), b % max(rank, 1)])
             return self.new(f"flatten %{j} {a} {b}")
+        if op == "as_strided" and self.an.gradval[j]:
+            # Storage-relative: a gradient's storage is autograd's.
+            return self.new(f"unsqueeze %{j} 0")
         if op == "as_strided" and self.an.flip[j]:
             # Storage-relative: in PyTorch the flip's storage is a copy.
             op = "flip"
@@ -373,7 +383,173 @@ class Generator:
                 self.try_line(self.new(f"sum %{v} [{self.r.randint(0, 1)}] 0"))
         return self.an.lines
 
+    # --- autograd programs --------------------------------------------
+    def rg_values(self):
+        return [k for k, v in enumerate(self.an.env.values) if v.requires_grad]
+
+    def line(self, text):
+        """Tries a line (statement or value); True if kept and not done."""
+        return self.try_line(text) and not self.done
+
+    def ag_detach(self):
+        j = self.r.choice(self.rg_values() or [self.pick()])
+        if self.line(self.new(f"detach %{j}")) and self.r.random() < 0.6:
+            self.line(f"requires_grad_ %{len(self.an.env.values) - 1}")
+
+    def ag_no_grad(self):
+        if not self.line("no_grad"):
+            return
+        for _ in range(self.r.randint(1, 2)):
+            kind = self.r.choice(["inplace", "inplace", "view", "binary"])
+            line = getattr(self, kind)()
+            if line and not self.done:
+                self.try_line(line)
+            if self.done:
+                return
+        self.line("enable_grad")
+
+    def ag_retain(self):
+        cands = [k for k in (self.rg_values() or [self.pick()])
+                 if not self.an.retain_crashes(k)]
+        if not cands:
+            return
+        j = self.r.choice(cands)
+        self.line(f"retain_grad %{j}")
+        if self.r.random() < 0.2:
+            self.line(f"retain_grad %{j}")
+
+    def ag_requires_grad(self):
+        j = self.pick()
+        flag = " 0" if self.r.random() < 0.2 else \
+            (" 1" if self.r.random() < 0.3 else "")
+        self.line(f"requires_grad_ %{j}{flag}")
+
+    def ag_loss(self):
+        """sum of a value requiring grad, maybe of its square."""
+        cands = self.rg_values()
+        if not cands:
+            return None
+        j = self.r.choice(cands)
+        if self.r.random() < 0.4:
+            if not self.line(self.new(f"mul %{j} %{j}")):
+                return None
+            j = len(self.an.env.values) - 1
+        if not self.line(self.new(f"sum %{j}")):
+            return None
+        return len(self.an.env.values) - 1
+
+    def ag_backward(self):
+        s = self.ag_loss()
+        if s is None:
+            return
+        retain = self.r.random() < 0.5
+        if self.r.random() < 0.1:
+            # backward(gradient) of a non-scalar
+            j = self.r.choice(self.rg_values())
+            k = self.input(self.primary, list(self.t(j).shape))
+            if k is not None and not self.done:
+                self.line(f"backward %{j} %{k}" + (" retain" if retain else ""))
+            return
+        if self.line(f"backward %{s}" + (" retain" if retain else "")) and \
+                self.r.random() < 0.4:
+            self.line(f"backward %{s}")
+
+    def ag_grad(self):
+        s = self.ag_loss()
+        if s is None:
+            return
+        cands = self.rg_values()
+        ins = sorted(self.r.sample(cands, self.r.randint(1, min(3, len(cands)))))
+        retain = " retain" if self.r.random() < 0.4 else ""
+        self.line(self.new(f"grad [%{s}] [{','.join(f'%{k}' for k in ins)}]"
+                           f"{retain}"))
+
+    def ag_update(self):
+        """A training loop of 1-3 steps: w2 = (w - lr * w.grad).detach()
+        .requires_grad_(), or the update in place under no_grad, then a new
+        loss and backward."""
+        vals = self.an.env.values
+        ws = [k for k, v in enumerate(vals) if _is_leaf(v) and v.grad is not None]
+        if not ws:
+            return self.ag_backward()
+        w = self.r.choice(ws)
+        for _ in range(self.r.randint(1, 3)):
+            w = self.ag_step(w)
+            if w is None or self.done:
+                return
+
+    def ag_step(self, w):
+        """One step of ag_update; the new parameter, or None."""
+        vals = self.an.env.values
+        if not self.line(self.new(f"grad_of %{w}")):
+            return
+        g = len(vals) - 1
+        lr = fmt_scalar(self.r.choice([0.5, 0.25, 0.125, 0.1]))
+        if not self.line(self.new(f"mul %{g} {lr}")):
+            return
+        u = len(vals) - 1
+        if self.r.random() < 0.5 or not self.an.inplace_ok(w):
+            if not (self.line(self.new(f"sub %{w} %{u}")) and
+                    self.line(self.new(f"detach %{len(vals) - 1}")) and
+                    self.line(f"requires_grad_ %{len(vals) - 1}")):
+                return
+            w2 = len(vals) - 1
+        else:
+            if not (self.line("no_grad") and
+                    self.line(self.new(f"sub_ %{w} %{u}")) and
+                    self.line(self.new(f"zero_ %{g}")) and
+                    self.line("enable_grad")):
+                return
+            w2 = w
+        if self.line(self.new(f"mul %{w2} %{w2}")) and \
+                self.line(self.new(f"sum %{len(vals) - 1}")) and \
+                self.line(f"backward %{len(vals) - 1}"):
+            return w2
+        return None
+
+    AG_OPS = [  # (weight, method)
+        (20, "view"), (14, "inplace"), (10, "binary"), (5, "unary"),
+        (4, "reduce"), (4, "copyish"), (8, "ag_detach"), (5, "ag_no_grad"),
+        (5, "ag_retain"), (3, "ag_requires_grad"), (7, "ag_backward"),
+        (4, "ag_grad"), (5, "ag_update"), (2, "input"),
+    ]
+
+    def autograd_program(self):
+        if self.primary not in FLOATS:
+            self.primary = self.r.choice(FLOATS)
+        self.grad = True
+        for _ in range(self.r.randint(1, 2)):
+            self.input(self.primary)
+        if not self.an.env.values:
+            self.input(self.primary, [2])
+        if self.r.random() < 0.5 and not self.done:
+            # a leaf without grad to write into (becomes CopySlices' base)
+            self.input(self.primary, self.shape(2)[:2] or [3])
+        if not self.an.env.values:
+            return self.an.lines
+        names = [m for _, m in self.AG_OPS]
+        weights = [w for w, _ in self.AG_OPS]
+        n_ops = self.r.randint(4, 14)
+        tries = 0
+        while not self.done and tries < 60 and len(self.an.lines) < n_ops + 3:
+            tries += 1
+            kind = self.r.choices(names, weights)[0]
+            if kind.startswith("ag_"):
+                getattr(self, kind)()
+                continue
+            if kind == "input":
+                self.input()
+                continue
+            line = getattr(self, kind)()
+            if line and not self.done:
+                self.try_line(line)
+        if not self.done and self.r.random() < 0.7:
+            self.ag_backward()
+        return self.an.lines
+
     def program(self):
+        if self.autograd:
+            return self.autograd_program()
         if self.r.random() < self.large:
             self.primary = "large"
             return self.large_program()
@@ -408,6 +584,15 @@ class Generator:
                 elif self.try_line(self.new(f"sum %{k}")):
                     self.try_line(f"backward %{len(vals) - 1}")
         return self.an.lines
+
+
+def _is_leaf(t):
+    """t.is_leaf; False where PyTorch raises reading it (a view made in
+    no-grad mode whose base was written with grad mode on)."""
+    try:
+        return t.is_leaf
+    except RuntimeError:
+        return False
 
 
 def _torch_bool():

@@ -1,8 +1,10 @@
 """The line language of the PyTorch differential fuzzer, run in PyTorch.
 
-One op per line, tokens separated by one space; line n that is not
-`backward` defines value %i (i counts value lines):
-  %i = input <dt> [sizes] v:<values> [rg]   dt: f32 f64 i32 i64 b8
+One op per line, tokens separated by one space; a line `%i = op ...`
+defines value %i (i counts values; `grad` defines several), the
+statements below (backward, requires_grad_, ...) none:
+  %i = input <dt> [sizes] v:<values> [rg]   dt: f32 f64 i32 i64 b8 (a
+       fresh tensor, not a view)
   %i = full <dt|-> [sizes] <scalar> | zeros <dt> [s] | ones <dt> [s]
   %i = arange <dt|-> <end> | arange <dt|-> <start> <end> <step>
   %i = add|sub|mul|div <a> <b>       a or b may be a scalar
@@ -17,12 +19,27 @@ One op per line, tokens separated by one space; line n that is not
        unfold <t> d size step, contiguous|clone|detach <t>
   %i = add_|sub_|mul_|div_ <t> <u|scalar>, fill_ <t> <scalar>, zero_ <t>,
        copy_ <t> <u>, relu_ <t>          (the result is <t> itself)
-  backward <t>
+  backward <t> [<g>] [retain]        t.backward(g, retain_graph=...)
+Autograd lines (docs/reliability.md, "The autograd vocabulary"):
+  requires_grad_ <t> [0|1]           in place (default 1); defines nothing
+  retain_grad <t>                    defines nothing
+  no_grad | enable_grad              grad mode of the lines that follow
+                                     (strata::NoGradGuard while off)
+  %i = grad [outs] [ins] [retain]    torch.autograd.grad (scalar outputs):
+                                     defines one value per input, %i, %i+1..
+  %i = grad_of <t>                   t.grad itself (an error when None)
+Lines that define nothing start with their keyword; every other line is
+`%i = op ...` (refs() reads %j tokens, also inside lists).
+After the run every value is compared: also requires_grad, is_leaf,
+_version, the grad_fn's name, and .grad (of every value; None unless a
+leaf or retained).
 Scalars: s:i:<int64> s:f:<float.hex(), inf, nan> s:b:<0|1>. Values of
 `input`: comma-separated, float.hex() for floats. The C++ interpreter is
 tests/fuzz/TorchFuzz.cpp.
 """
 import math
+import re
+import warnings
 
 import torch
 
@@ -35,6 +52,9 @@ VIEW_OPS = {"view", "t", "transpose", "permute", "narrow", "select", "index",
             "slice", "expand", "expand_as", "squeeze", "unsqueeze",
             "as_strided", "diagonal", "unfold", "flip", "detach"}
 VIEW_OR_COPY = {"reshape", "flatten", "contiguous", "to"}
+STATEMENTS = {"backward", "requires_grad_", "retain_grad", "no_grad",
+              "enable_grad"}
+GRAD_VALUES = {"grad", "grad_of"}  # values autograd made
 INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_", "relu_"}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
             "div_"}
@@ -48,8 +68,38 @@ def sample_step(n):
 
 
 def refs(line):
-    """The value indices a line reads."""
-    return [int(t[1:]) for t in line.split(" ")[1:] if t.startswith("%")]
+    """The value indices a line reads (also inside lists: grad [%3] [%0])."""
+    w = line.split(" ")
+    body = " ".join(w if is_statement(line) else w[1:])
+    return [int(m) for m in re.findall(r"%(\d+)", body)]
+
+
+def is_statement(line):
+    """A line that defines no value (backward, retain_grad, no_grad...)."""
+    return not line.startswith("%")
+
+
+def op_name(line):
+    w = line.split(" ")
+    return w[0] if is_statement(line) else w[2]
+
+
+def n_defs(line):
+    """How many values a line defines: 0, 1, or a grad's inputs."""
+    if is_statement(line):
+        return 0
+    w = line.split(" ")
+    if w[2] == "grad":
+        return len(parse_refs(w[4]))
+    return 1
+
+
+def parse_refs(tok):
+    """[%1,%2] -> [1, 2]."""
+    assert tok[0] == "[" and tok[-1] == "]", tok
+    body = tok[1:-1]
+    return [int(x[1:]) for x in body.split(",")] if body else []
+
 
 def parse_list(tok):
     assert tok[0] == "[" and tok[-1] == "]", tok
@@ -91,6 +141,7 @@ class TorchEnv:
     def __init__(self, shadow=False):
         self.values, self.rg = [], []
         self.shadow = shadow
+        self.grad_mode = True  # no_grad / enable_grad lines switch it
 
     def dt(self, name):
         if self.shadow and name == "f32":
@@ -103,11 +154,48 @@ class TorchEnv:
         return self.values[int(tok[1:])]
 
     def run(self, line):
+        """Runs one line in the program's grad mode (the process's stays
+        on between lines: the generator interleaves programs)."""
+        with torch.set_grad_enabled(self.grad_mode):
+            self._run(line)
+
+    def _run(self, line):
         w = line.split(" ")
         if w[0] == "backward":
-            self.arg(w[1]).backward()
+            rest = w[2:]
+            retain = "retain" in rest
+            g = [self.arg(x) for x in rest if x.startswith("%")]
+            self.arg(w[1]).backward(g[0] if g else None, retain_graph=retain)
             return
+        if w[0] == "requires_grad_":
+            self.arg(w[1]).requires_grad_(len(w) < 3 or w[2] == "1")
+            return
+        if w[0] == "retain_grad":
+            self.arg(w[1]).retain_grad()
+            return
+        if w[0] in ("no_grad", "enable_grad"):
+            if len(w) != 1:
+                raise KeyError(f"bad line {line}")
+            self.grad_mode = w[0] == "enable_grad"
+            return
+        if w[0] in STATEMENTS or not line.startswith("%"):
+            raise KeyError(f"unknown statement {w[0]}")
         op, a = w[2], w[3:]
+        if op == "grad":
+            outs = [self.values[j] for j in parse_refs(a[0])]
+            ins = [self.values[j] for j in parse_refs(a[1])]
+            rs = torch.autograd.grad(outs, ins, retain_graph=a[2:] == ["retain"])
+            for r in rs:
+                self.values.append(r)
+                self.rg.append(False)
+            return
+        if op == "grad_of":
+            r = self.arg(a[0]).grad
+            if r is None:
+                raise RuntimeError("grad_of: .grad is None")
+            self.values.append(r)
+            self.rg.append(False)
+            return
         V = self.arg
         if op == "input":
             dt, sizes, data = self.dt(a[0]), parse_list(a[1]), a[2][2:]
@@ -118,7 +206,8 @@ class TorchEnv:
                 vals = [x == "1" for x in items]
             else:
                 vals = [int(x) for x in items]
-            t = torch.tensor(vals, dtype=dt).view(sizes)
+            # clone: not a view of the 1-d tensor (strata's is no view)
+            t = torch.tensor(vals, dtype=dt).view(sizes).clone()
             if len(a) > 3 and a[3] == "rg":
                 t.requires_grad_(True)
             r = t
@@ -180,6 +269,10 @@ class TorchEnv:
         self.rg.append(op == "input" and len(a) > 3 and a[3] == "rg")
 
 
+class PyTorchCrash(Exception):
+    """A line PyTorch 1.13 would crash on (not run; a driver error)."""
+
+
 def tensor_record(t):
     """What the runner prints for a value (exact values, sampled)."""
     n = t.numel()
@@ -206,6 +299,11 @@ class Analyzer:
               through another layout (x.mul_(x[:, ::3])): PyTorch's result
               depends on its loop order
       group   strata's storage: views share their input's group
+      gradval shares the storage of a `grad`/`grad_of` value (autograd's
+              own tensor: its _version is an implementation detail)
+      impl_version its _version is PyTorch's implementation detail (grad
+              values, matmul results whose decomposition wrote in place,
+              flip-derived: a copy in PyTorch, a view in strata)
     A failed line changes nothing (the generator's trial run)."""
 
     def __init__(self, shadow=False):
@@ -215,17 +313,53 @@ class Analyzer:
         self.alias = []
         self.scale = []  # magnitude of the terms an order-dependent sum adds
         self.group, self.flip_groups = [], set()
+        self.gradval = []  # shares the storage of a grad / grad_of value
+        self.impl_version = []  # _version set by PyTorch's implementation
+        self.made_no_grad = []  # made in no-grad mode
+        # In-place writes per group, and the count each value has seen
+        # through itself (a view's grad_fn is regenerated after others).
+        self.writes, self.seen = {}, []
+        self.nograd_written = set()  # groups written in no-grad mode
+        self.adopted = set()  # groups of gradients passed to backward
+        self.flip_ng = []
+        self.grad_of_groups = set()
 
     def step(self, line):
         """Runs `line`; raises what PyTorch raises (then nothing changed)."""
         env = self.env
         n = len(env.values)
+        w = line.split(" ")
+        if w[0] == "retain_grad" and self.retain_crashes(refs(line)[0]):
+            raise PyTorchCrash(f"PyTorch 1.13 segfaults on: {line}")
         env.run(line)
         self.lines.append(line)
-        if line.startswith("backward"):
+        if w[0] == "backward" and len(refs(line)) > 1:
+            # PyTorch's AccumulateGrad may adopt the gradient passed as
+            # .grad (then accumulate into it): not compared afterwards.
+            self.adopted.add(self.group[refs(line)[1]])
+        if is_statement(line):
             return
         w = line.split(" ")
         op, ins = w[2], refs(line)
+        if op in GRAD_VALUES:
+            # Gradients: rounded like any backward; their storage is
+            # autograd's (its _version is not compared).
+            for k in range(n, len(env.values)):
+                self.flip.append(False)
+                self.rounded.append(True)
+                self.order.append(True)
+                self.fuzzy.append(False)
+                self.alias.append(False)
+                self.scale.append(max(self.scale + [1.0]))
+                self.group.append(k)
+                self.gradval.append(True)
+                self.made_no_grad.append(not env.grad_mode)
+                self.impl_version.append(True)
+                self.seen.append(0)
+                self.flip_ng.append(False)
+                if op == "grad_of":  # .grad: dense, written by updates
+                    self.grad_of_groups.add(k)
+            return
         r = env.values[n]
         rf = any(self.rounded[j] for j in ins)
         od = any(self.order[j] for j in ins)
@@ -266,19 +400,47 @@ class Analyzer:
         self.alias.append(al)
         self.scale.append(sc)
         self.group.append(group)
+        self.gradval.append((group != n and self.gradval[group]) or
+                            ((op in VIEW_OPS or op in VIEW_OR_COPY) and
+                             bool(ins) and self.gradval[ins[0]]))
+        self.made_no_grad.append(not env.grad_mode)
+        # A flip made in no-grad mode (a copy without grad in PyTorch, a
+        # view of a tensor requiring grad in strata), and what reads one.
+        self.flip_ng.append((fl and not env.grad_mode) or
+                            any(self.flip_ng[j] for j in ins))
+        # matmul's result has had in-place ops of its decomposition
+        self.impl_version.append(op == "matmul" or fl or
+                                 (group != n and self.impl_version[group]))
+        if op in INPLACE and not env.grad_mode:
+            self.nograd_written.add(group)
+        if op in INPLACE:
+            self.writes[group] = self.writes.get(group, 0) + 1
+            self.seen[ins[0]] = self.writes[group]
+        self.seen.append(self.writes.get(group, 0))
         if op in INPLACE:
             # The write changes every view of the storage.
             for j in range(n):
                 if self.group[j] == group:
                     self.rounded[j] |= rf
                     self.order[j] |= od
+                    self.scale[j] = max(self.scale[j], sc)
                     self.fuzzy[j] |= fz
                     self.alias[j] |= al
 
+    def retain_crashes(self, j):
+        """retain_grad() of value j would crash PyTorch 1.13 (a segfault in
+        libtorch_cpu): a view whose grad_fn is due to be regenerated (its
+        storage was written since, not through it, or in no-grad mode)."""
+        g = self.group[j]
+        return self.env.values[j]._base is not None and \
+            (self.seen[j] != self.writes.get(g, 0) or g in self.nograd_written)
+
     def inplace_ok(self, j):
         """May the generator write through value j? Not into a storage a
-        flip-derived view reads (strata's flip is a view, PyTorch's a copy)."""
-        return self.group[j] not in self.flip_groups
+        flip-derived view reads (strata's flip is a view, PyTorch's a copy),
+        nor into a gradient of `grad` (PyTorch's may be expanded)."""
+        return self.group[j] not in self.flip_groups and \
+            (not self.gradval[j] or self.group[j] in self.grad_of_groups)
 
 
 def _overlaps(a, b):
@@ -339,12 +501,13 @@ def run_torch(lines, shadow=False):
         old = torch.get_default_dtype()
         torch.set_default_dtype(torch.float64)
     error = None
+    torch.set_grad_enabled(True)
     try:
         for n, line in enumerate(lines):
             try:
                 an.step(line)
             except (RuntimeError, ValueError, IndexError, TypeError) as e:
-                error = (n, str(e).split("\n")[0])
+                error = (n, str(e).split("\n")[0] or type(e).__name__)
                 break
     finally:
         if shadow:
@@ -357,12 +520,26 @@ def run_torch(lines, shadow=False):
         rec = tensor_record(t)
         rec["strides"] = list(t.stride())
         rec["offset"] = t.storage_offset()
-        rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
+        try:
+            rec["rl"] = f"{int(t.requires_grad)}{int(t.is_leaf)}"
+            rec["grad_fn"] = type(t.grad_fn).__name__ if t.grad_fn else "-"
+        except RuntimeError:
+            # PyTorch regenerates a view's grad_fn when read and may raise
+            # then (a view made in no-grad mode, written since): not
+            # compared.
+            rec["rl"] = rec["grad_fn"] = "!"
+        rec["version"] = t._version
         st = t.storage()
         rec["alias"] = "-" if st.nbytes() == 0 else keys.setdefault(st._cdata, i)
         out["values"].append(rec)
     for i, t in enumerate(env.values):
-        if env.rg[i]:
+        with warnings.catch_warnings():  # .grad of a non-leaf
+            warnings.simplefilter("ignore")
             g = t.grad
+        try:
+            leaf = t.is_leaf
+        except RuntimeError:  # as above
+            leaf = False
+        if g is not None or (leaf and t.requires_grad) or t.retains_grad:
             out["grads"][i] = "none" if g is None else tensor_record(g)
     return out

@@ -103,6 +103,12 @@ def parse_strata(out):
                 rec["n"] = int(p[7])
                 rec["values"] = parse_values(p[1], p[8] if len(p) > 8 else "")
             res["values"].append(rec)
+        elif tag == "M":
+            p = rest.split(" ")
+            i = int(p[0])
+            if i < len(res["values"]):
+                res["values"][i]["version"] = int(p[1]) if p[1] != "?" else None
+                res["values"][i]["grad_fn"] = p[2]
         elif tag == "G":
             p = rest.split(" ", 4)
             i = int(p[0])
