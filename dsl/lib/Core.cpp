@@ -403,6 +403,16 @@ runtime::StoragePtr strata::detail::allocate(int64_t nbytes,
   return s;
 }
 
+void strata::detail::checkRequiresGrad(const TensorOptions &options,
+                                       DType dtype, const SourceLoc &loc) {
+  if (options.requires_grad() && !isFloatingPoint(dtype))
+    fail("Only Tensors of floating point and complex dtype can require "
+         "gradients",
+         "make the tensor with a float dtype (strata::kFloat32), or drop "
+         "requires_grad(true)",
+         loc);
+}
+
 Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
                                 const Shape &sizes,
                                 const TensorOptions &options,
@@ -432,6 +442,7 @@ Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
   impl->dtype = dtype;
   impl->layout = layout::contiguous(sizes);
   impl->root = std::move(root);
+  checkRequiresGrad(options, dtype, loc);
   impl->requiresGrad = options.requires_grad();
   impl->origin = origin;
   impl->loc = loc;

@@ -60,6 +60,7 @@ Tensor generated(const char *op, Op kind, const Shape &sizes, DType dtype,
   node->sizes = sizes;
   node->a = a;
   node->b = b;
+  checkRequiresGrad(options, dtype, loc);
   Tensor t = makeResult(std::move(node), loc, false);
   t.impl()->requiresGrad = options.requires_grad();
   t.impl()->isLeaf = true;

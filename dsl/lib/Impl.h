@@ -297,6 +297,10 @@ void setDepth(Node &node);
 /// kMaxPendingDepth and does not require grad (how a 10^6-op trace runs in
 /// pieces).
 void cutDeepChain(const TensorImpl &t, const SourceLoc &loc);
+/// PyTorch's "Only Tensors of floating point and complex dtype can require
+/// gradients" when `options` asks for grad on a non-float `dtype`.
+void checkRequiresGrad(const TensorOptions &options, DType dtype,
+                       const SourceLoc &loc);
 /// A tensor over a fresh materialized root.
 Tensor makeLeaf(runtime::StoragePtr buffer, DType dtype, const Shape &sizes,
                 const TensorOptions &options, const char *origin,

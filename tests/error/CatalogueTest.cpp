@@ -228,6 +228,7 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A13", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {x * 3})),
     CASE("A14", "element 0 of tensors does not require grad and does not have a grad_fn", orphan.backward()),
     CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
+    CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -448,6 +448,22 @@ TEST(IntegerTensors, ItemIsACheckedConversion) {
   EXPECT_EQ(tensor({2.9f}).item<int32_t>(), 2);
 }
 
+// PyTorch refuses a factory asked for an integer or bool tensor that
+// requires grad (torch.ones(2, dtype=torch.int64, requires_grad=True)).
+TEST(IntegerTensors, FactoriesRefuseRequiresGrad) {
+  const char *msg =
+      "Only Tensors of floating point and complex dtype can require gradients";
+  EXPECT_NE(
+      errorOf([] { ones({2}, dtype(kInt64).requires_grad(true)); }).find(msg),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf([] {
+        from_vector<int32_t>({1, 2}, {2}, dtype(kInt32).requires_grad(true));
+      }).find(msg),
+      std::string::npos);
+  EXPECT_TRUE(ones({2}, dtype(kFloat64).requires_grad(true)).requires_grad());
+}
+
 // Errors of operators and printing name the user's line, not strata's.
 TEST(ErrorLocations, OperatorsAndPrinting) {
   Tensor u;
