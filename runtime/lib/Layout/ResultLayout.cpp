@@ -16,6 +16,25 @@
 using namespace strata::layout;
 
 namespace {
+/// TensorIterator's reorder_dimensions sort: insertion, where
+/// `shouldSwap(a, b)` > 0 swaps, < 0 stops, 0 looks further back.
+template <typename F>
+void insertionSortDims(std::vector<int64_t> &perm, F shouldSwap) {
+  int64_t n = static_cast<int64_t>(perm.size());
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t dim1 = i;
+    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
+      int c = shouldSwap(perm[dim0], perm[dim1]);
+      if (c > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
+
 /// The layout with every stride by its magnitude (see the header).
 Layout magnitudes(const Layout &l) {
   Layout m = l;
@@ -78,18 +97,7 @@ std::vector<int64_t> iteratorOrder(const std::vector<Shape> &strides,
     }
     return 0;
   };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t dim1 = i;
-    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
-      int c = shouldSwap(perm[dim0], perm[dim1]);
-      if (c > 0) {
-        std::swap(perm[dim0], perm[dim1]);
-        dim1 = dim0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  insertionSortDims(perm, shouldSwap);
   return perm;
 }
 } // namespace
@@ -166,18 +174,7 @@ Layout strata::layout::preserveFormat(const Layout &l) {
       return s0 < s1 ? -1 : 1;
     return m.sizes[dim0] > m.sizes[dim1] ? 1 : 0;
   };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t dim1 = i;
-    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
-      int c = shouldSwap(perm[dim0], perm[dim1]);
-      if (c > 0) {
-        std::swap(perm[dim0], perm[dim1]);
-        dim1 = dim0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  insertionSortDims(perm, shouldSwap);
   int64_t running = 1;
   for (int64_t d : perm) {
     m.strides[d] = running;
