@@ -40,9 +40,30 @@ bool savesResult(const Node &n) {
 /// storage (not detach(), not a copying reshape).
 bool isDiffView(const TensorImpl &t) { return t.gradBase != nullptr; }
 
+/// The tensor whose autograd history `t` shares: the base of a
+/// differentiable view, else `t` (detach() starts a new one).
+const TensorImpl &autogradIdentity(const TensorImpl &t) {
+  return t.gradBase ? *t.gradBase : t;
+}
+
+/// The version whose history a read of version `n` through identity `id`
+/// continues: `n`, or the version before the in-place writes other
+/// identities made with history (their history is theirs).
+const NodePtr &historyFor(const NodePtr &n, const TensorImpl &id) {
+  const NodePtr *h = &n;
+  while ((*h)->op == Op::Write && (*h)->requiresGrad && !(*h)->passHistory &&
+         (*h)->gradInputs.size() == 2 && (*h)->writer.lock().get() != &id)
+    h = &(*h)->gradInputs[1].node;
+  return *h;
+}
+
 /// The node whose grad_fn `n` shows: a full in-place write shows its op.
 const Node *shown(const Node *n) {
-  while (n->op == Op::Write && !n->viewWrite &&
+  auto ownNode = [](const Node *w) { // CopyBackwards, FillBackward2, ...
+    std::string_view op = w->inplaceOp ? w->inplaceOp : "copy_";
+    return op == "copy_" || op == "fill_" || op == "zero_";
+  };
+  while (n->op == Op::Write && !n->viewWrite && !ownNode(n) &&
          n->inputs.size() + n->gradInputs.size() > 0) {
     const auto &in = n->gradInputs.empty() ? n->inputs : n->gradInputs;
     const Node *v = in[0].node.get();
@@ -55,6 +76,15 @@ const Node *shown(const Node *n) {
     return v;
   }
   return n;
+}
+
+/// Whether `o` reads a C++ number: a 0-d fill on no device in particular
+/// (scalarTensor), maybe cast by promotion.
+bool isNumber(const Operand &o) {
+  const Node *v = o.node.get();
+  while (v && v->op == Op::Cast && !v->inputs.empty())
+    v = v->inputs[0].node.get();
+  return v && v->op == Op::Fill && v->device == kDevAny;
 }
 
 std::string nameOf(const Node &n) {
@@ -77,18 +107,24 @@ std::string nameOf(const Node &n) {
     if (op == "copy_")
       return "CopyBackwards";
     if (op == "fill_")
-      return "FillBackward0";
+      return "FillBackward2"; // fill_.Scalar (derivatives.yaml's third)
     op.pop_back();
     op[0] = static_cast<char>(toupper(op[0]));
     return op + "Backward0";
   }
   if (is(n, "sum"))
-    return n.dims.empty() ? "SumBackward0" : "SumBackward1";
+    return n.dimList ? "SumBackward1" : "SumBackward0";
   if (is(n, "mean"))
-    return n.dims.empty() ? "MeanBackward0" : "MeanBackward1";
-  if (is(n, "pow"))
-    return in.size() == 2 && in[1].node->requiresGrad ? "PowBackward1"
-                                                      : "PowBackward0";
+    return n.dimList ? "MeanBackward1" : "MeanBackward0";
+  auto number = [&](size_t i) { return i < in.size() && isNumber(in[i]); };
+  if (is(n, "pow")) // pow(Tensor, Scalar), pow(Tensor, Tensor), pow(Scalar, ..)
+    return number(1)   ? "PowBackward0"
+           : number(0) ? "PowBackward2"
+                       : "PowBackward1";
+  if (is(n, "div") && number(0))
+    return "MulBackward0"; // number / t is t.reciprocal() * number
+  if (is(n, "sub") && number(0))
+    return "RsubBackward1"; // number - t is rsub(t, number)
   if (is(n, "matmul") && in.size() == 2) {
     size_t a = in[0].layout.sizes.size(), b = in[1].layout.sizes.size();
     if (a == 1 && b == 1)
@@ -136,7 +172,7 @@ std::string viewName(const ViewChain &v) {
 /// The leaf requiring grad whose data `t` reads (t itself, or the leaf a
 /// chain of differentiable views starts at); null when `t` reads a history.
 const TensorImpl *leafOf(const TensorImpl &t) {
-  if (t.requiresGrad && t.isLeaf)
+  if (t.requiresGrad && t.isLeaf && (!isDiffView(t) || !viewHasGradFn(t)))
     return &t;
   const TensorImpl *b = t.gradBase;
   return b && b->requiresGrad && b->isLeaf ? b : nullptr;
@@ -148,20 +184,38 @@ const TensorImpl *leafOf(const TensorImpl &t) {
 bool strata::detail::gradEnabled() { return gGradEnabled; }
 
 bool strata::detail::requiresGradOf(const TensorImpl &t) {
-  return t.requiresGrad || (t.gradBase && t.gradBase->requiresGrad);
+  // PyTorch: requires_grad_, or a grad_fn, or a view of a base requiring it.
+  return t.requiresGrad ||
+         (t.gradBase && (t.viewGradFn || t.gradBase->requiresGrad));
+}
+
+bool strata::detail::viewHasGradFn(const TensorImpl &t) {
+  return t.viewGradFn ||
+         (t.root->version != t.viewVersion && t.gradBase->requiresGrad);
 }
 
 bool strata::detail::isLeafOf(const TensorImpl &t) {
-  return !requiresGradOf(t) || (!isDiffView(t) && t.isLeaf);
+  if (!requiresGradOf(t))
+    return true;
+  return isDiffView(t) ? !viewHasGradFn(t) : t.isLeaf;
 }
 
 void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
-  bool requiresGrad = requiresGradOf(t);
-  o.noGrad = !gGradEnabled || !requiresGrad;
-  if (!requiresGrad)
-    return;
-  if (const TensorImpl *leaf = leafOf(t))
-    o.leaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
+  // A view without a grad_fn, or made of one, is an edge to nothing: its
+  // gradient is dropped, as PyTorch's (the view is no leaf of its own).
+  bool dead = isDiffView(t) &&
+              (o.view ? o.view->cut : !(t.requiresGrad && isLeafOf(t)));
+  o.noGrad = !requiresGradOf(t) || dead;
+  if (!o.noGrad) {
+    if (o.view && !o.view->leafView.expired())
+      o.leaf = o.view->leafView;
+    else if (const TensorImpl *leaf = leafOf(t))
+      o.leaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
+    else if (const NodePtr &h = historyFor(o.node, autogradIdentity(t));
+             h != o.node)
+      o.history = h;
+  }
+  o.noGrad |= !gGradEnabled;
 }
 bool strata::is_grad_enabled() { return gGradEnabled; }
 NoGradGuard::NoGradGuard() : previous_(gGradEnabled) { gGradEnabled = false; }
@@ -172,36 +226,53 @@ bool strata::is_anomaly_enabled() { return gAnomaly; }
 std::shared_ptr<const ViewChain>
 strata::detail::viewChainOf(const TensorImpl &t) {
   // (A copy keeps viewOp and base for explain(): not a view, another root.)
-  if (!isDiffView(t) || !requiresGradOf(t) || !gGradEnabled)
+  if (!isDiffView(t) || !requiresGradOf(t) || !viewHasGradFn(t))
     return nullptr;
+  if (t.root->version != t.viewVersion) {
+    // Written in place since it was made: PyTorch regenerates the grad_fn,
+    // once per version, as an as_strided of the base's new history.
+    if (!t.regenChain || t.regenVersion != t.root->version) {
+      auto chain = std::make_shared<ViewChain>();
+      chain->op = "as_strided";
+      chain->args = t.layout.sizes;
+      chain->loc = t.loc;
+      t.regenChain = std::move(chain);
+      t.regenVersion = t.root->version;
+    }
+    return t.regenChain;
+  }
   if (!t.viewChain) {
-    // A view whose storage was written in place since reads the new
-    // version (CopySlices), not the version it was taken of.
-    const Node &current = *t.root->current;
-    if (current.op == Op::Write)
-      return nullptr;
     auto chain = std::make_shared<ViewChain>();
     chain->op = t.viewOp;
     chain->args = t.viewArgs;
     chain->loc = t.loc;
-    chain->next = viewChainOf(*t.base);
+    const TensorImpl &base = *t.base;
+    chain->next = viewChainOf(base);
+    if (chain->next) {
+      chain->cut = chain->next->cut;
+      chain->leafView = chain->next->leafView;
+    } else if (isDiffView(base)) {
+      // A view without grad_fn below: a leaf of its own, or the gradient
+      // goes nowhere.
+      if (base.requiresGrad && isLeafOf(base))
+        chain->leafView = const_cast<TensorImpl &>(base).weak_from_this();
+      else
+        chain->cut = true;
+    }
     t.viewChain = std::move(chain);
   }
   return t.viewChain;
 }
 
 void strata::detail::markGradLeaf(const std::shared_ptr<TensorImpl> &t) {
-  if (!t->requiresGrad || !gGradEnabled)
+  if (!gGradEnabled || !requiresGradOf(*t))
     return;
   Node &n = *t->root->current;
   if (n.requiresGrad || !n.gradLeaf.expired())
     return;
   // The leaf: t itself, or the leaf its view chain starts at.
-  std::shared_ptr<TensorImpl> p = t;
-  while (p && !p->isLeaf)
-    p = p->base;
-  if (p && p->requiresGrad)
-    n.gradLeaf = p;
+  if (const TensorImpl *leaf = leafOf(*t))
+    n.gradLeaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
 }
 
 void strata::detail::recordGradNode(Node &node) {
@@ -215,7 +286,8 @@ void strata::detail::recordGradNode(Node &node) {
     if (i >= in.size())
       return;
     if (auto r = in[i].node->root.lock()) {
-      node.saved.push_back({r, r->version, in[i].layout.sizes, {}});
+      node.saved.push_back(
+          {r, r->version, in[i].layout.sizes, {}, static_cast<int>(i)});
       in[i].node->keepData = true;
     }
   };
@@ -236,7 +308,9 @@ void strata::detail::recordGradNode(Node &node) {
   } else if (is(node, "pow")) {
     save(0);
     save(1);
-    if (rg(1))
+    // pow(Tensor, Tensor) and pow(Scalar, Tensor) save their result
+    // whether or not the exponent's gradient is computed (PowBackward1/2).
+    if (rg(1) || !isNumber(in[1]))
       saveResult();
   } else if (is(node, "maximum") || is(node, "minimum")) {
     save(0);
@@ -246,11 +320,27 @@ void strata::detail::recordGradNode(Node &node) {
   } else if (is(node, "amax") || is(node, "amin")) {
     save(0);
     saveResult();
-  } else if (is(node, "where")) {
-    save(0);
+  } else if (is(node, "where") || (is(node, "mean") && node.dimList)) {
+    save(0); // (MeanBackward1 saves self in PyTorch 1.13)
   } else if (savesResult(node)) {
     saveResult();
   }
+}
+
+void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc) {
+  if (!gGradEnabled || !isDiffView(t) || !t.noGradView ||
+      t.root->version == t.viewVersion || !t.gradBase->requiresGrad)
+    return;
+  fail("A view was created in no_grad mode and its base or another view of "
+       "its base has been modified inplace with grad mode enabled. Given "
+       "that this use case is ambiguous and error-prone, it is forbidden. "
+       "You can clarify your code by moving both the view and the inplace "
+       "either both inside the no_grad block (if you don't want the inplace "
+       "to be tracked) or both outside (if you want the inplace to be "
+       "tracked).",
+       "take the view again after the in-place write, or read it in no-grad "
+       "mode",
+       loc);
 }
 
 void strata::detail::checkInplace(const TensorImpl &dest,
@@ -261,16 +351,16 @@ void strata::detail::checkInplace(const TensorImpl &dest,
   bool destGrad = requiresGradOf(dest);
   if (!destGrad && !requiresGradOf(value))
     return;
-  if (dest.noGradView || (dest.gradBase && dest.gradBase->noGradView))
-      fail(std::string(op) +
-               ": A view was created in no_grad mode and is being modified "
-               "inplace with grad mode enabled. Given that this use case is "
-               "ambiguous and error-prone, it is forbidden. You can clarify "
-               "your code by moving both the view and the inplace either both "
-               "inside the no_grad block (if you don't want the inplace to be "
-               "tracked) or both outside (if you want the inplace to be "
-               "tracked).",
-           "make the view and the in-place write in the same grad mode", loc);
+  if (dest.gradBase && dest.noGradView)
+    fail(std::string(op) +
+             ": A view was created in no_grad mode and is being modified "
+             "inplace with grad mode enabled. Given that this use case is "
+             "ambiguous and error-prone, it is forbidden. You can clarify "
+             "your code by moving both the view and the inplace either both "
+             "inside the no_grad block (if you don't want the inplace to be "
+             "tracked) or both outside (if you want the inplace to be "
+             "tracked).",
+         "make the view and the in-place write in the same grad mode", loc);
   if (!destGrad)
     return;
   if (isLeafOf(dest))
@@ -299,19 +389,20 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
     bool savedResult = false;
     for (Node::Saved &sv : v->saved) {
       auto r = sv.root.lock();
-      if (r == dest.root && sv.version == dest.root->version - 1)
+      if (r == dest.root && sv.version == dest.root->version - 1 &&
+          sv.input == 0)
         sv.version = Node::kSavedCopy;
       savedResult |= r && r == v->root.lock();
     }
     if (savedResult && std::string_view(op) != "copy_")
-      v->saved.push_back(
-          {dest.root, dest.root->version, dest.layout.sizes, dest.root->current});
+      v->saved.push_back({dest.root, dest.root->version, dest.layout.sizes,
+                          dest.root->current});
     v = v->op == Op::Cast && !v->inputs.empty() ? v->inputs[0].node.get()
                                                 : nullptr;
   }
-  write.viewWrite =
-      !(dest.layout.offset == 0 && dest.layout.numel() == dest.root->numel &&
-        layout::isContiguous(dest.layout));
+  // PyTorch: any in-place op on a differentiable view rebases its base's
+  // history on CopySlices, whatever part of the storage it covers.
+  write.viewWrite = isDiffView(dest);
   if (!gGradEnabled || !(requiresGradOf(value) || requiresGradOf(dest))) {
     const Node &old = *write.inputs[1].node;
     if (old.requiresGrad) {
@@ -327,6 +418,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   }
   write.requiresGrad = true;
   write.gradInputs = write.inputs;
+  write.writer = autogradIdentity(dest).weak_from_this();
   // The destination, and the bases it is a view of, now depend on the
   // value: no longer leaves (PyTorch's CopySlices on the base).
   for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})
@@ -385,7 +477,8 @@ GradFnPtr fnOfRead(const NodePtr &n, std::shared_ptr<const ViewChain> view,
 
 /// The grad_fn an edge leads to (null: no gradient flows through it).
 GradFnPtr fnOfEdge(const Operand &o) {
-  return o.noGrad ? nullptr : fnOfRead(o.node, o.view, o.leaf);
+  return o.noGrad ? nullptr
+                  : fnOfRead(o.history ? o.history : o.node, o.view, o.leaf);
 }
 } // namespace
 
@@ -480,7 +573,7 @@ void strata::set_warning_handler(WarningHandler handler) {
 const Tensor &Tensor::grad(SourceLoc loc) const {
   AutogradMeta &m = meta(*this, loc);
   const TensorImpl &t = *impl();
-  if (!t.isLeaf && !m.retainGrad && !m.grad.defined())
+  if (!isLeafOf(t) && !m.retainGrad && !m.grad.defined())
     warn(kNonLeafGrad, loc);
   return m.grad;
 }

@@ -89,10 +89,15 @@ std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in) {
   return leaf && leaf->requiresGrad ? leaf : nullptr;
 }
 
+/// The version whose history edge `in` passes its gradient to.
+const NodePtr &historyOf(const Operand &in) {
+  return in.history ? in.history : in.node;
+}
+
 /// Whether no gradient flows through edge `in` (detach(), no-grad mode, a
 /// constant, or a version no tensor requiring grad computed).
 bool constantEdge(const Operand &in) {
-  return in.noGrad || (!leafOfEdge(in) && !in.node->requiresGrad);
+  return in.noGrad || (!leafOfEdge(in) && !historyOf(in)->requiresGrad);
 }
 
 /// The recorded program from the outputs back to the leaves.
@@ -111,6 +116,8 @@ struct Graph {
   /// Ops re-emitted, each after its inputs (sorted by creation later).
   std::vector<NodePtr> ops;
   std::set<const Node *> isOp, checked;
+  /// Ops the gradient flows through, to check() once the targets are known.
+  std::vector<NodePtr> toCheck;
   const SourceLoc &loc;
   explicit Graph(const SourceLoc &l) : loc(l) {}
 
@@ -143,8 +150,21 @@ struct Graph {
   /// PyTorch's checks of an op the gradient flows through: its saved
   /// tensors were not freed by an earlier backward, nor modified since.
   void check(const NodePtr &n) {
-    if (!checked.insert(n.get()).second)
-      return;
+    // PyTorch's pow backward computes `exponent - 1`, which it refuses for
+    // a bool exponent tensor (a cast by promotion here).
+    if (std::string_view(n->name) == "pow" && n->gradInputs.size() == 2 &&
+        !n->gradInputs[0].noGrad) {
+      const Node *e = n->gradInputs[1].node.get();
+      while (e->op == Op::Cast && !e->inputs.empty() &&
+             e->inputs[0].node->dtype != DType::Bool)
+        e = e->inputs[0].node.get();
+      if (e->op == Op::Cast && !e->inputs.empty() &&
+          e->inputs[0].node->dtype == DType::Bool)
+        fail("Subtraction, the `-` operator, with a bool tensor is not "
+             "supported. If you are trying to invert a mask, use the `~` or "
+             "`logical_not()` operator instead.",
+             "convert the exponent to a floating dtype before pow", loc);
+    }
     if (n->gradFreed && !n->saved.empty())
       fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
     for (const Node::Saved &s : n->saved)
@@ -175,22 +195,26 @@ struct Graph {
   /// one, its ops are emitted too (the reader detaches the value).
   void visit(const Operand &start) {
     std::vector<std::pair<NodePtr, size_t>> stack; // (op, next input)
-    auto reach = [&](const Operand &in) {
-      const NodePtr &n = in.node;
-      if (auto leaf = leafOfEdge(in)) {
-        addLeaf(n, leaf);
-        return;
-      }
-      bool constant = constantEdge(in);
+    auto reachNode = [&](const NodePtr &n, bool constant) {
       if (constant && n->buffer) {
         if (isConst.insert(n.get()).second)
           constArgs.push_back(n);
         return;
       }
-      if (!constant)
-        check(n);
+      if (!constant && checked.insert(n.get()).second)
+        toCheck.push_back(n);
       if (isOp.insert(n.get()).second)
         stack.push_back({n, 0});
+    };
+    auto reach = [&](const Operand &in) {
+      if (auto leaf = leafOfEdge(in)) {
+        addLeaf(in.node, leaf);
+        return;
+      }
+      bool constant = constantEdge(in);
+      if (in.history && !constant) // the value, then the history
+        reachNode(in.node, true);
+      reachNode(historyOf(in), constant);
     };
     reach(start);
     while (!stack.empty()) {
@@ -251,7 +275,17 @@ Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
   if (l.offset == 0 && l.numel() == flat.numel() &&
       l == layout::contiguous(l.sizes))
     return flat.view(l.sizes, loc);
-  return flat.as_strided(l.sizes, l.strides, l.offset, loc).clone(loc);
+  // Negative strides (a flip's): read with positive ones, then flip back.
+  Shape strides = l.strides, flips;
+  int64_t offset = l.offset;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (strides[d] < 0) {
+      offset += (l.sizes[d] - 1) * strides[d];
+      strides[d] = -strides[d];
+      flips.push_back(static_cast<int64_t>(d));
+    }
+  Tensor v = flat.as_strided(l.sizes, strides, offset, loc);
+  return (flips.empty() ? v : v.flip(flips, loc)).clone(loc);
 }
 
 /// PyTorch's AccumulateGrad for a leaf's first gradient `g`: kept when it
@@ -346,6 +380,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     g.visit(edge);
     outEdges.push_back(std::move(edge));
   }
+  // A constant op the walk queued may have been evaluated since (a leaf's
+  // data computed by addLeaf), its inputs dropped: its value is an argument.
+  std::erase_if(g.ops, [&](const NodePtr &n) {
+    if (n->requiresGrad || !n->buffer)
+      return false;
+    g.isOp.erase(n.get());
+    if (g.isConst.insert(n.get()).second)
+      g.constArgs.push_back(n);
+    return true;
+  });
   auto bySeq = [](const NodePtr &a, const NodePtr &b) {
     return a->seq < b->seq;
   };
@@ -356,13 +400,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // ops requiring grad only (a leaf read only through `x > 0`, a detach()
   // or a no-grad op gets none, as in PyTorch, though its data may still
   // feed the recomputed forward).
+  // A view's grad_fn is its view chain (one per view and version): the
+  // chains the gradient passes through are reached too.
   std::set<const Node *> reached;
   std::set<const TensorImpl *> reachedLeaves;
+  std::set<const ViewChain *> reachedChains;
   auto reachEdge = [&](const Operand &in) {
     if (auto leaf = leafOfEdge(in))
       reachedLeaves.insert(leaf.get());
     else if (!constantEdge(in))
-      reached.insert(in.node.get());
+      reached.insert(historyOf(in).get());
+    else
+      return;
+    for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+      if (!reachedChains.insert(c).second)
+        break; // (its tail is in already)
   };
   for (const Operand &e : outEdges)
     reachEdge(e);
@@ -388,15 +440,18 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const auto &t : retained) {
       Operand e = operandOf(*t);
       e.noGrad = false;
-      if (leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
-                        : reached.count(e.node.get()) > 0)
+      if (e.view          ? reachedChains.count(e.view.get()) > 0
+          : leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
+                          : reached.count(historyOf(e).get()) > 0)
         targets.push_back({t, nullptr});
     }
   }
   // Non-leaf targets (and views of leaves): a zero tensor added to their
-  // value where they read it. A whole compute result gets `v + p`; any
-  // other read (a view, a version written in place) `write(view + p)` into
-  // the version, so every later read sees the perturbed value.
+  // value where they read it. A whole compute result gets `v + p`; a
+  // version written in place `write(view + p)` into the version, so every
+  // later read sees the perturbed value. A view (its grad_fn is its view
+  // chain) perturbs only the reads through it: those whose chain holds its
+  // own, as PyTorch's gradient reaches a view's node only through it.
   struct Perturb {
     layout::Layout layout;
     DType dtype;
@@ -406,17 +461,26 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // Keys: an op node, or a leaf argument (its index, tagged).
   std::map<const Node *, std::vector<size_t>> perturbOp;
   std::map<size_t, std::vector<size_t>> perturbLeaf;
+  std::map<const ViewChain *, std::vector<size_t>> perturbChain;
   std::vector<int64_t> targetPerturb(targets.size(), -1);
-  for (size_t ti = 0; ti < targets.size(); ++ti) {
+  auto perturbTarget = [&](size_t ti) {
     Target &t = targets[ti];
     if (isLeafOf(*t.impl))
-      continue;
+      return;
     Operand e = operandOf(*t.impl);
     e.noGrad = false;
-    const Node *n = e.node.get();
+    const Node *n = historyOf(e).get();
     bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
-    if (auto leaf = leafOfEdge(e)) {
+    if (e.view) {
+      if (!reachedChains.count(e.view.get()))
+        fail("One of the differentiated Tensors appears to not have been used "
+             "in the graph. Set allow_unused=True if this is the desired "
+             "behavior.",
+             "the outputs do not read this view", loc);
+      perturbChain[e.view.get()].push_back(p);
+      whole = false;
+    } else if (auto leaf = leafOfEdge(e)) {
       auto it = g.leafIndex.find({n, leaf.get()});
       if (it == g.leafIndex.end())
         fail("One of the differentiated Tensors appears to not have been used "
@@ -435,7 +499,93 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     }
     perturbs.push_back({e.layout, t.impl->dtype, whole});
     targetPerturb[ti] = static_cast<int64_t>(p);
+  };
+  for (size_t ti = 0; ti < targets.size(); ++ti)
+    perturbTarget(ti);
+  // PyTorch's checks of saved tensors, on the ops its engine would run:
+  // for backward() every op reached, for grad() those between the outputs
+  // and the inputs asked for.
+  std::vector<Node *> executed;
+  if (all) {
+    // (Ops walked only for the value an edge without gradient reads are
+    // not run by PyTorch's engine: not reached.)
+    for (const NodePtr &n : g.toCheck)
+      if (reached.count(n.get()))
+        g.check(n);
+    for (const NodePtr &n : g.ops)
+      if (n->requiresGrad && reached.count(n.get()))
+        executed.push_back(n.get());
+  } else {
+    std::set<const TensorImpl *> targetImpls;
+    for (const Target &t : targets)
+      targetImpls.insert(t.impl.get());
+    std::set<const Node *> needed;
+    auto leads = [&](const Operand &in) {
+      if (constantEdge(in) && !leafOfEdge(in))
+        return false;
+      if (auto leaf = leafOfEdge(in); leaf && targetImpls.count(leaf.get()))
+        return true;
+      for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+        if (perturbChain.count(c))
+          return true;
+      return perturbOp.count(historyOf(in).get()) > 0 ||
+             needed.count(historyOf(in).get()) > 0;
+    };
+    for (const NodePtr &n : g.ops)
+      if (n->requiresGrad)
+        for (const Operand &in : n->gradInputs)
+          if (leads(in)) {
+            needed.insert(n.get());
+            break;
+          }
+    for (const NodePtr &n : g.toCheck)
+      if (needed.count(n.get()))
+        g.check(n);
+    for (const NodePtr &n : g.ops)
+      if (needed.count(n.get()))
+        executed.push_back(n.get());
+    // Retained tensors whose grad_fn runs (it is reached and leads on to
+    // an input) get their .grad too, as PyTorch's retain_grad hooks do in
+    // grad(): appended as targets past the inputs.
+    std::vector<std::shared_ptr<TensorImpl>> retained;
+    {
+      std::lock_guard<std::mutex> lock(gRetainedMutex);
+      for (const auto &w : gRetained)
+        if (auto t = w.lock())
+          retained.push_back(std::move(t));
+    }
+    for (const auto &t : retained) {
+      if (targetImpls.count(t.get()) || isLeafOf(*t))
+        continue;
+      Operand e = operandOf(*t);
+      e.noGrad = false;
+      const Node *h = historyOf(e).get();
+      bool runs;
+      if (e.view) {
+        runs = reachedChains.count(e.view.get()) > 0;
+        bool below = false;
+        for (const ViewChain *c = e.view->next.get(); c && !below;
+             c = c->next.get())
+          below = perturbChain.count(c) > 0;
+        auto leaf = leafOfEdge(e);
+        runs = runs && (below ||
+                        (leaf ? targetImpls.count(leaf.get()) > 0
+                              : needed.count(h) > 0 || perturbOp.count(h) > 0));
+      } else {
+        runs = reached.count(h) && needed.count(h);
+      }
+      if (!runs)
+        continue;
+      targets.push_back({t, nullptr});
+      targetPerturb.push_back(-1);
+      perturbTarget(targets.size() - 1);
+    }
   }
+  // Without retain_graph the ops run free what they saved (PyTorch frees
+  // the nodes its engine ran; grad() runs none below its inputs).
+  if (!retain)
+    for (Node *n : executed)
+      n->gradFreed = true;
   // Arguments: leaves and perturbations (differentiated), then recorded
   // values and constants.
   std::string sig, body;
@@ -537,9 +687,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
 
   auto typeOf = [&](const Node *n) {
-    return n->isStorageValue()
-               ? storageType(n)
-               : tensorTypeText(n->resultLayout(), n->dtype);
+    return n->isStorageValue() ? storageType(n)
+                               : tensorTypeText(n->resultLayout(), n->dtype);
   };
   int tmp = 0;
   auto fresh = [&](const char *prefix) {
@@ -603,10 +752,36 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::map<const Node *, Value> opValue;
   std::map<const Node *, std::string> detachedName;
   /// The value edge `in` reads, before its layout.
+  std::map<std::pair<const Node *, const Node *>, Value> historyValue;
   auto sourceOf = [&](const Operand &in) -> Value {
     const Node *n = in.node.get();
     if (auto leaf = leafOfEdge(in))
       return {leafName[g.leafIndex.at({n, leaf.get()})], true, n};
+    if (in.history && !constantEdge(in)) {
+      // A write of another autograd identity: its value, differentiated as
+      // the version before it (PyTorch's detached writer keeps the
+      // history).
+      const Node *h = in.history.get();
+      auto [it, first] = historyValue.emplace(std::make_pair(n, h), Value{});
+      if (first) {
+        Value value =
+            constName.count(n) ? Value{constName[n], true, n} : opValue.at(n);
+        Value hist = opValue.at(h);
+        std::string type =
+            hist.storage ? storageType(hist.shape) : typeOf(hist.shape);
+        std::string v = value.name;
+        if (!hist.storage) {
+          v = fresh("s");
+          body += "    " + v + " = strata.strided_view " + value.name + " : " +
+                  storageType(n) + " -> " + type + "\n";
+        }
+        std::string r = fresh("h");
+        body += "    " + r + " = strata.recorded " + hist.name + " as " + v +
+                " {value_only} : " + type + "\n";
+        it->second = {r, hist.storage, hist.shape};
+      }
+      return it->second;
+    }
     if (constantEdge(in) && constName.count(n))
       return {constName[n], true, n};
     Value v = opValue.at(n);
@@ -621,8 +796,31 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     }
     return v;
   };
+  // Values with the perturbations of the views a read goes through, by
+  // (source value, perturbations): reads through one view share one.
+  std::map<std::pair<std::string, std::vector<size_t>>, std::string>
+      perturbedReads;
   auto read = [&](const Operand &in) {
     Value v = sourceOf(in);
+    if (!perturbChain.empty() && in.view && !in.noGrad) {
+      std::vector<const ViewChain *> chain;
+      for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+        chain.push_back(c);
+      std::vector<size_t> list; // the base's view first
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if (auto f = perturbChain.find(*it); f != perturbChain.end())
+          list.insert(list.end(), f->second.begin(), f->second.end());
+      if (!list.empty()) {
+        auto [it, first] =
+            perturbedReads.emplace(std::make_pair(v.name, list), "");
+        if (first) {
+          bool storage = v.storage;
+          it->second = applyPerturbs(v.name, storage, v.shape, list);
+        }
+        v.name = it->second;
+        v.storage = true;
+      }
+    }
     const Node *n = v.shape;
     if (const auto *w = windowOf(in)) {
       layout::Layout l = in.layout;
@@ -713,10 +911,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     rets += (i ? ", " : "") + v;
     retTypes += (i ? ", " : "") + want;
   }
+  // Every edge leads to nothing (views without a grad_fn, leaves since
+  // destroyed): as PyTorch's engine, nothing to accumulate.
   if (wrt.empty())
-    fail("element 0 of tensors does not require grad and does not have a "
-         "grad_fn",
-         "the leaves it was computed from no longer exist", loc);
+    return std::vector<Tensor>(targets.size());
   std::string source =
       "module {\n  func.func @main(" + sig + ") -> (" + retTypes +
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
@@ -730,6 +928,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         [&] {
           std::string error;
           auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+          if (!fn && debugLevel() >= 1)
+            fprintf(stderr, "%s", source.c_str());
           if (!fn)
             fail("strata could not compile the gradient program: " + error,
                  "this is a strata bug; the program was:\n" + source, loc);
@@ -768,10 +968,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // output not evaluated yet (loss.item() after backward() runs nothing).
   for (size_t i = 0; i < outputs.size(); ++i)
     keepOutput(*outputs[i].impl(), r.values[i]);
-  if (!retain)
-    for (const NodePtr &n : g.ops)
-      if (n->requiresGrad)
-        n->gradFreed = true;
   // Gradients of the wrt arguments, in order.
   std::vector<Tensor> wrtGrads;
   for (size_t k = outputs.size(); k < r.values.size(); ++k)
@@ -802,14 +998,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
 
 } // namespace
 
-void Tensor::backward(const Tensor &gradient, bool retain_graph,
-                      SourceLoc loc) const {
-  TraceLock lock; // accumulation into a shared leaf's grad loses nothing
-  std::vector<Target> targets;
-  std::vector<Tensor> grads =
-      run(lock, {*this}, {gradient}, targets, true, retain_graph, loc);
+namespace {
+/// Adds each gradient `grads[i]`, i >= from, into targets[i]'s .grad (a
+/// leaf's first one obeys the layout contract).
+void accumulate(const std::vector<Target> &targets,
+                const std::vector<Tensor> &grads, size_t from,
+                const SourceLoc &loc) {
   NoGradGuard guard;
-  for (size_t i = 0; i < targets.size(); ++i) {
+  for (size_t i = from; i < targets.size(); ++i) {
     if (!grads[i].defined())
       continue;
     auto &impl = *targets[i].impl;
@@ -818,11 +1014,21 @@ void Tensor::backward(const Tensor &gradient, bool retain_graph,
     Tensor &slot = impl.autograd->grad;
     if (slot.defined())
       slot.add_(grads[i], loc);
-    else if (impl.isLeaf)
+    else if (isLeafOf(impl))
       slot = obeyLayoutContract(grads[i], impl.layout, loc);
     else
       slot = grads[i];
   }
+}
+} // namespace
+
+void Tensor::backward(const Tensor &gradient, bool retain_graph,
+                      SourceLoc loc) const {
+  TraceLock lock; // accumulation into a shared leaf's grad loses nothing
+  std::vector<Target> targets;
+  std::vector<Tensor> grads =
+      run(lock, {*this}, {gradient}, targets, true, retain_graph, loc);
+  accumulate(targets, grads, 0, loc);
 }
 
 std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
@@ -840,6 +1046,8 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
   }
   std::vector<Tensor> grads =
       run(lock, outputs, grad_outputs, targets, false, retain_graph, loc);
+  accumulate(targets, grads, inputs.size(), loc); // retained tensors
+  grads.resize(inputs.size());
   for (size_t i = 0; i < grads.size(); ++i)
     if (!grads[i].defined())
       fail("One of the differentiated Tensors appears to not have been used "

@@ -543,13 +543,9 @@ Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
   if (r && !isFloatingPoint(t.dtype))
     fail("only Tensors of floating point dtype can require gradients",
          "convert with .to(strata::kFloat32) first", loc);
+  // A view without a grad_fn becomes a leaf of its own (PyTorch:
+  // x.view(...).requires_grad_() is a leaf; x is not), still a view of x.
   t.requiresGrad = r;
-  if (r && t.gradBase) {
-    // A view of a tensor that does not require grad becomes a leaf of its
-    // own (PyTorch: x.view(...).requires_grad_() is a leaf; x is not).
-    t.gradBase = nullptr;
-    t.isLeaf = true;
-  }
   return *this;
 }
 

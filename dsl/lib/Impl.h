@@ -59,8 +59,17 @@ struct ViewChain {
   const char *op;
   Shape args;
   SourceLoc loc;
-  /// The view it was applied to (null: applied to a non-view tensor).
+  /// The view it was applied to (null: applied to a non-view tensor, or
+  /// a regenerated view, which reads its root's version directly).
   std::shared_ptr<const ViewChain> next;
+  /// No gradient reaches the version through this chain: some view below
+  /// it has no grad_fn (PyTorch: made before its base required grad, or in
+  /// no-grad mode), so reads through it are edges to nothing.
+  bool cut = false;
+  /// The leaf the chain's bottom view is when that view requires grad of
+  /// its own (requires_grad_() on a view without grad_fn): the gradient
+  /// accumulates there.
+  std::weak_ptr<TensorImpl> leafView;
   /// Releases `next` without recursion.
   ~ViewChain();
 };
@@ -79,6 +88,12 @@ struct Operand {
   /// of `node` (the op that computed it).
   std::weak_ptr<TensorImpl> leaf;
   bool noGrad = true;
+  /// Autograd: set when `node` is an in-place write made through a tensor
+  /// of another autograd identity (across a detach(): PyTorch's detached
+  /// tensor shares the data, not the history). The read takes its value
+  /// from `node` and passes its gradient to `history`, the version before
+  /// the writes this reader's history does not see.
+  NodePtr history;
 };
 
 /// One version of a storage root's contents.
@@ -96,6 +111,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// Attributes: reduce dims + keepdim; fill value (a); arange start/step.
   Shape dims;
   bool keepdim = false;
+  /// A sum or mean given a dim list (PyTorch's sum.dim_IntList, even an
+  /// empty one: SumBackward1), not sum() (SumBackward0).
+  bool dimList = false;
   double a = 0, b = 0;
   /// With `exact`: the fill value / arange start and step as int64 (an
   /// integer or bool fill, an integer arange), which doubles cannot hold.
@@ -136,6 +154,10 @@ struct Node : std::enable_shared_from_this<Node> {
     /// the error, as PyTorch's saved outputs); a saved input names the
     /// root's current grad_fn.
     std::weak_ptr<Node> node;
+    /// The input saved (-1: the result): an in-place op's own destination
+    /// (input 0) is saved as a copy, another operand reading the same
+    /// storage is not (x.mul_(x) cannot backward, as in PyTorch).
+    int input = -1;
   };
   static constexpr int64_t kSavedCopy = -1;
   /// Autograd: some backward may read this version's value (it is saved):
@@ -149,6 +171,10 @@ struct Node : std::enable_shared_from_this<Node> {
   const char *inplaceOp = nullptr;
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
+  /// Autograd: for a write with history, the autograd identity written
+  /// through (autogradIdentity of the destination): tensors of another
+  /// identity over the same storage do not see it in their history.
+  std::weak_ptr<const TensorImpl> writer;
   /// Autograd: an untracked write (no-grad mode, or through detach()) over
   /// a version with history: invisible to autograd, as in PyTorch. Its
   /// gradInputs are {the value read without grad, the old version}; reads
@@ -211,11 +237,21 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// CreationMeta::NO_GRAD_MODE): neither follows its base's history.
   bool detached = false;
   bool noGradView = false;
-  /// Autograd: for a differentiable view (made in grad mode by a view op,
-  /// not detach()), the tensor at the bottom of its chain of views, whose
+  /// Autograd: for a differentiable view (made by a view op, not
+  /// detach()), the tensor at the bottom of its chain of views, whose
   /// requires_grad it follows (PyTorch's `_base`); null otherwise. Held
   /// alive by `base`.
   TensorImpl *gradBase = nullptr;
+  /// Autograd, differentiable views (PyTorch's DifferentiableViewMeta):
+  /// the root's version when the view was made, and whether it was given a
+  /// grad_fn then (grad mode on and its input requiring grad). Once the
+  /// root is written in place, the view's grad_fn is regenerated per
+  /// version (AsStridedBackward0 over the base's new history).
+  int64_t viewVersion = 0;
+  bool viewGradFn = false;
+  /// The regenerated grad_fn's node and the version it is for.
+  mutable std::shared_ptr<const ViewChain> regenChain;
+  mutable int64_t regenVersion = -1;
   Shape viewArgs;
   std::shared_ptr<TensorImpl> base;
   /// What made the root ("arange", "add", "from_vector", ...).
@@ -400,8 +436,13 @@ bool requiresGradOf(const TensorImpl &t);
 /// PyTorch's is_leaf: no grad_fn (does not require grad, or is a leaf
 /// requiring grad whose storage no in-place op with grad has written).
 bool isLeafOf(const TensorImpl &t);
-/// The views `t` was made by when it requires grad (null otherwise).
+/// The views `t` was made by when it requires grad (null otherwise): the
+/// identity of its grad_fn, one per view and version of its root.
 std::shared_ptr<const ViewChain> viewChainOf(const TensorImpl &t);
+/// Whether a differentiable view has a grad_fn (PyTorch's
+/// VariableHooks::grad_fn): it was given one when made, or its root was
+/// written since and its base requires grad.
+bool viewHasGradFn(const TensorImpl &t);
 /// Called by makeResult for a node that requires grad: keeps its inputs and
 /// records what it saves for backward.
 void recordGradNode(Node &node);
@@ -411,6 +452,10 @@ void recordGradNode(Node &node);
 void markGradLeaf(const std::shared_ptr<TensorImpl> &t);
 /// Sets the autograd edge of `o`, a read of `t` (Operand::leaf, noGrad).
 void setGradEdge(Operand &o, const TensorImpl &t);
+/// Called before an op reads `t` in grad mode: PyTorch refuses a view made
+/// in no-grad mode whose root was written since (its grad_fn would be
+/// regenerated from a history it was not made in).
+void checkViewRead(const TensorImpl &t, const SourceLoc &loc);
 /// Called by recordWrite before a write of `value` into `dest`: PyTorch's
 /// in-place checks.
 void checkInplace(const TensorImpl &dest, const TensorImpl &value,

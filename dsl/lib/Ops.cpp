@@ -86,7 +86,7 @@ bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
 
 Tensor record(Op op, const char *name, DType dtype, Shape sizes,
               const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
-              Shape dims = {}, bool keepdim = false) {
+              Shape dims = {}, bool keepdim = false, bool dimList = false) {
   checkStorageSize(sizes, elementSize(dtype), name, loc);
   TraceLock lock; // the versions read are the ones the reader registers on
   auto node = std::make_shared<Node>();
@@ -96,8 +96,10 @@ Tensor record(Op op, const char *name, DType dtype, Shape sizes,
   node->sizes = std::move(sizes);
   node->dims = std::move(dims);
   node->keepdim = keepdim;
+  node->dimList = dimList;
   node->inputs.reserve(inputs.size());
   for (const Tensor *t : inputs) {
+    checkViewRead(*t->impl(), loc);
     markGradLeaf(t->impl());
     node->inputs.push_back(operandOf(*t->impl()));
   }
@@ -191,7 +193,7 @@ Tensor unary(const Tensor &in, const char *name, bool floating,
 }
 
 Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
-              bool keepdim, const SourceLoc &loc) {
+              bool keepdim, const SourceLoc &loc, bool dimList = true) {
   const TensorImpl &t = implOf(in, loc);
   Shape shape =
       check(layout::reduceShape(t.layout.sizes, dims, keepdim, name), loc);
@@ -223,7 +225,7 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
              toString(t.dtype),
          "convert first: x.to(strata::kFloat32).mean()", loc);
   return record(Op::Reduce, name, out, std::move(shape), {&in}, loc,
-                std::move(wrapped), keepdim);
+                std::move(wrapped), keepdim, dimList);
 }
 
 bool canCast(DType from, DType to) { return category(from) <= category(to); }
@@ -319,6 +321,7 @@ void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
                                  const SourceLoc &loc, const char *op) {
   TraceLock lock;
+  checkViewRead(*src.impl(), loc);
   checkInplace(dest, *src.impl(), op, loc);
   if (layout::hasInternalOverlap(dest.layout))
     fail(std::string(op) +
@@ -336,6 +339,10 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
          "the value written must broadcast to the destination's shape", loc);
   int8_t device =
       joinDevices(dest.root->current->device, s.root->current->device, loc);
+  // A leaf's data still pending (a requires_grad_() over a computed value)
+  // is computed before it is overwritten: backward() reads it.
+  if (!dest.root->current->buffer && !dest.root->current->gradLeaf.expired())
+    evaluate({&dest}, loc);
   Tensor converted = castTo(src, dest.dtype, loc);
   auto node = std::make_shared<Node>();
   node->device = device;
@@ -407,6 +414,12 @@ STRATA_UNARY(tanh, true)
   }
 STRATA_REDUCE(sum)
 STRATA_REDUCE(mean)
+Tensor Tensor::sum(SourceLoc loc) const {
+  return reduce(*this, "sum", {}, false, loc, false);
+}
+Tensor Tensor::mean(SourceLoc loc) const {
+  return reduce(*this, "mean", {}, false, loc, false);
+}
 STRATA_REDUCE(amax)
 STRATA_REDUCE(amin)
 #undef STRATA_REDUCE
@@ -636,23 +649,36 @@ STRATA_INPLACE(mul_, "mul", Kind::Arith)
 STRATA_INPLACE(div_, "div", Kind::Div)
 #undef STRATA_INPLACE
 
-Tensor &Tensor::zero_(SourceLoc loc) { return fill_(0, loc); }
-
-Tensor &Tensor::fill_(Scalar s, SourceLoc loc) {
-  const TensorImpl &t = implOf(*this, loc);
-  checkScalarFits(s, t.dtype, "fill_", loc);
+namespace {
+/// fill_ and zero_ (named apart: their grad_fns are FillBackward0 and
+/// ZeroBackward0).
+Tensor &fillWith(Tensor &self, Scalar s, const char *op, const SourceLoc &loc) {
+  const TensorImpl &t = implOf(self, loc);
+  checkScalarFits(s, t.dtype, op, loc);
   if (layout::hasInternalOverlap(t.layout)) {
     // PyTorch fills an expanded view (each element gets the one value):
     // write through the view with its stride-0 dims collapsed to size 1.
     TensorImpl collapsed = t;
+    // (Written as t: the copy has t's autograd identity.)
+    if (!collapsed.gradBase)
+      collapsed.gradBase = const_cast<TensorImpl *>(&t);
     for (size_t d = 0; d < collapsed.layout.sizes.size(); ++d)
       if (collapsed.layout.strides[d] == 0)
         collapsed.layout.sizes[d] = 1;
-    recordWrite(collapsed, scalarTensor(s, t.dtype, loc), loc, "fill_");
-    return *this;
+    recordWrite(collapsed, scalarTensor(s, t.dtype, loc), loc, op);
+    return self;
   }
-  recordWrite(t, scalarTensor(s, t.dtype, loc), loc, "fill_");
-  return *this;
+  recordWrite(t, scalarTensor(s, t.dtype, loc), loc, op);
+  return self;
+}
+} // namespace
+
+Tensor &Tensor::zero_(SourceLoc loc) {
+  return fillWith(*this, 0, "zero_", loc);
+}
+
+Tensor &Tensor::fill_(Scalar s, SourceLoc loc) {
+  return fillWith(*this, s, "fill_", loc);
 }
 
 Tensor &Tensor::copy_(const Tensor &src, SourceLoc loc) {

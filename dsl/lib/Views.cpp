@@ -17,17 +17,26 @@ namespace {
 Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
                 const SourceLoc &loc) {
   const TensorImpl &src = *in.impl();
+  if (std::string_view(op) != "detach")
+    checkViewRead(src, loc); // (PyTorch reads the base's grad_fn here)
   auto impl = std::make_shared<TensorImpl>();
   impl->dtype = src.dtype;
   impl->layout = std::move(l);
   impl->root = src.root;
-  impl->requiresGrad = requiresGradOf(src);
-  impl->noGradView = !gradEnabled();
-  // A view made in no-grad mode records no edge: a leaf of its own (PyTorch:
-  // requires_grad as its base, is_leaf, no grad_fn).
-  impl->isLeaf = impl->noGradView || !impl->requiresGrad;
-  if (!impl->noGradView)
-    impl->gradBase = src.gradBase ? src.gradBase : in.impl().get();
+  // A view's requires_grad follows its base (`gradBase`); its own flag is
+  // set only by requires_grad_() on it, which makes it a leaf of its own.
+  impl->requiresGrad = false;
+  bool gradMode = gradEnabled();
+  // PyTorch's CreationMeta::NO_GRAD_MODE, inherited by views of the view.
+  impl->noGradView = !gradMode || (src.gradBase && src.noGradView);
+  impl->isLeaf = true;
+  impl->gradBase = src.gradBase ? src.gradBase : in.impl().get();
+  impl->viewVersion = src.root->version;
+  // PyTorch gives the view a grad_fn only when the op is recorded: grad
+  // mode on and the input requiring grad. A view made in no-grad mode, or
+  // before its base required grad, has none (a leaf through which no
+  // gradient flows) until the root is written in place.
+  impl->viewGradFn = gradMode && requiresGradOf(src);
   impl->viewOp = op;
   impl->viewArgs = std::move(args);
   impl->base = in.impl();

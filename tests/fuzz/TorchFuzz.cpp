@@ -443,10 +443,11 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
   if (op == "sum" || op == "mean" || op == "amax" || op == "amin") {
     Shape dims = w.size() > 4 ? L(1) : Shape{};
     bool keep = w.size() > 5 && I(2) != 0;
+    bool all = w.size() <= 4; // sum() rather than sum(dims): SumBackward0
     if (op == "sum")
-      return T(0).sum(dims, keep);
+      return all ? T(0).sum() : T(0).sum(dims, keep);
     if (op == "mean")
-      return T(0).mean(dims, keep);
+      return all ? T(0).mean() : T(0).mean(dims, keep);
     if (op == "amax")
       return T(0).amax(dims, keep);
     return T(0).amin(dims, keep);

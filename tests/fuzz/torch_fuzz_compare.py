@@ -50,7 +50,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     `grad-fn-regenerated`, not failing. Any other grad_fn name
 #     difference is `grad-fn`. The _version of values autograd made
 #     (`grad`, `grad_of`, and views of them) and their layouts and storage
-#     are not compared (PyTorch may return an expanded tensor).
+#     are not compared (PyTorch may return an expanded tensor), nor, once
+#     requires_grad_() was called on one of them, their requires_grad and
+#     is_leaf (PyTorch's results of one grad() may view one tensor).
 #  8. matmul, and reshape/flatten that copy, are composite in PyTorch: the
 #     grad_fn of their result is that of the last op of the decomposition
 #     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...). A grad_fn name
@@ -189,6 +191,12 @@ def compare(lines, tout, sout, shadow):
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
     layout_diff = set()  # values whose layout differs by compute-layout
+    # requires_grad_ on a grad result: PyTorch's results of one grad() may
+    # be expanded views of one tensor (difference 7), which then follow it.
+    grad_rg_changed = any(
+        op_name(l) == "requires_grad_" and refs(l) and
+        refs(l)[0] < len(meta.gradval) and meta.gradval[refs(l)[0]]
+        for l in lines)
     for i, (t, s) in enumerate(zip(tv, sv)):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
@@ -196,7 +204,8 @@ def compare(lines, tout, sout, shadow):
         # A flip made in no-grad mode: a view of a tensor requiring grad in
         # strata, a plain copy in PyTorch (difference 1).
         flip_ng = meta.flip_ng[i]
-        if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng:
+        if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng and \
+                not (meta.gradval[i] and grad_rg_changed):
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "

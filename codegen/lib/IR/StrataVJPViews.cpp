@@ -188,6 +188,20 @@ Value GradBuilder::scatterAddFlat(Value g, const layout::Layout &l, int64_t n) {
       return b.create<StridedViewOp>(loc, StridedTensorType::get(element, l),
                                      zeros);
     });
+  // Stride-0 dims (expand) read one element many times: their sum goes
+  // there, so sum them first (what is left is often a plain scatter).
+  SmallVector<int64_t> broadcast;
+  layout::Layout reduced = l;
+  for (int64_t d = 0; d < l.dim(); ++d)
+    if (l.strides[d] == 0 && l.sizes[d] > 1) {
+      broadcast.push_back(d);
+      reduced.sizes[d] = 1;
+    }
+  if (!broadcast.empty())
+    return scatterAddFlat(b.create<SumOp>(loc, g,
+                                          b.getDenseI64ArrayAttr(broadcast),
+                                          b.getUnitAttr()),
+                          reduced, n);
   // Overlap: g[i] goes to flat[addr(i)] for every i, summed: a one-hot
   // reduction. addr is arange(n) read through l (each element's index).
   Type f64 = b.getF64Type();
@@ -200,7 +214,9 @@ Value GradBuilder::scatterAddFlat(Value g, const layout::Layout &l, int64_t n) {
   Value column = b.create<UnsqueezeOp>(loc, addr, b.getI64IntegerAttr(rank));
   Value hit = b.create<EqOp>(loc, column, index);
   Value gc = b.create<UnsqueezeOp>(loc, g, b.getI64IntegerAttr(rank));
-  Value spread = mul(maskOf(hit, element), gc);
+  // A select, not a product with a 0/1 mask: 0 * inf would be NaN.
+  Value spread =
+      b.create<WhereOp>(loc, hit, gc, fill(0.0, element, ArrayRef<int64_t>{}));
   SmallVector<int64_t> dims;
   for (int64_t d = 0; d < rank; ++d)
     dims.push_back(d);

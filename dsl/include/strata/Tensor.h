@@ -261,11 +261,17 @@ public:
   Tensor sigmoid(SourceLoc loc = SourceLoc::current()) const;
   /// tanh x.
   Tensor tanh(SourceLoc loc = SourceLoc::current()) const;
-  /// Sum over dims (all when empty); integers sum to i64.
-  Tensor sum(const Shape &dims = {}, bool keepdim = false,
+  /// Sum of every element (PyTorch's sum(): grad_fn SumBackward0);
+  /// integers sum to i64.
+  Tensor sum(SourceLoc loc = SourceLoc::current()) const;
+  /// Sum over dims (all when empty: PyTorch's sum(dim), SumBackward1);
+  /// integers sum to i64.
+  Tensor sum(const Shape &dims, bool keepdim = false,
              SourceLoc loc = SourceLoc::current()) const;
-  /// Mean over dims (floating point only).
-  Tensor mean(const Shape &dims = {}, bool keepdim = false,
+  /// Mean of every element (floating point only; MeanBackward0).
+  Tensor mean(SourceLoc loc = SourceLoc::current()) const;
+  /// Mean over dims (all when empty; floating point only; MeanBackward1).
+  Tensor mean(const Shape &dims, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;
   /// Maximum over dims.
   Tensor amax(const Shape &dims = {}, bool keepdim = false,
