@@ -70,7 +70,7 @@ const Node *shown(const Node *n) {
     if (!v->requiresGrad || v->op == Op::Write)
       break;
     // A cast inserted by promotion is not a node of PyTorch's graph.
-    while (v->op == Op::Cast && !v->gradInputs.empty() &&
+    while (v->op == Op::Cast && !v->userCast && !v->gradInputs.empty() &&
            v->gradInputs[0].node->requiresGrad)
       v = v->gradInputs[0].node.get();
     return v;
@@ -351,7 +351,7 @@ void strata::detail::checkInplace(const TensorImpl &dest,
   bool destGrad = requiresGradOf(dest);
   if (!destGrad && !requiresGradOf(value))
     return;
-  if (dest.gradBase && dest.noGradView)
+  if (isDiffView(dest) && dest.noGradView)
     fail(std::string(op) +
              ": A view was created in no_grad mode and is being modified "
              "inplace with grad mode enabled. Given that this use case is "
@@ -363,16 +363,22 @@ void strata::detail::checkInplace(const TensorImpl &dest,
          "make the view and the in-place write in the same grad mode", loc);
   if (!destGrad)
     return;
-  if (isLeafOf(dest))
+  // PyTorch's check_inplace: a view of a leaf first, then a leaf as its
+  // grad_fn field stands (a view's grad_fn is regenerated only when read,
+  // so a view made before its base required grad is still a leaf here).
+  if (isDiffView(dest) && isLeafOf(*dest.gradBase))
+    fail(std::string(op) + ": a view of a leaf Variable that requires grad "
+                           "is being used in an in-place operation.",
+         "write into x.detach() or under strata::NoGradGuard", loc);
+  bool leaf = isDiffView(dest)
+                  ? dest.isLeaf && !dest.viewGradFn && !dest.regenChain
+                  : isLeafOf(dest);
+  if (leaf)
     fail(std::string(op) + ": a leaf Variable that requires grad is being "
                            "used in an in-place operation.",
          "write into x.detach() or under strata::NoGradGuard, or do it "
          "before requires_grad_()",
          loc);
-  if (leafOf(dest))
-    fail(std::string(op) + ": a view of a leaf Variable that requires grad "
-                           "is being used in an in-place operation.",
-         "write into x.detach() or under strata::NoGradGuard", loc);
 }
 
 void strata::detail::recordGradWrite(const TensorImpl &dest,
@@ -454,7 +460,8 @@ GradFnPtr fnOfVersion(NodePtr n) {
     NodePtr owner =
         s == n.get() ? n : const_cast<Node *>(s)->shared_from_this();
     // Casts from promotion are transparent.
-    while (owner->op == Op::Cast && !owner->gradInputs.empty() &&
+    while (owner->op == Op::Cast && !owner->userCast &&
+           !owner->gradInputs.empty() &&
            owner->gradInputs[0].node->requiresGrad)
       owner = owner->gradInputs[0].node;
     return std::make_shared<GradFn>(owner, std::weak_ptr<TensorImpl>());

@@ -165,7 +165,10 @@ struct Graph {
              "`logical_not()` operator instead.",
              "convert the exponent to a floating dtype before pow", loc);
     }
-    if (n->gradFreed && !n->saved.empty())
+    // (CopySlices releases the op it wraps: a second pass always fails.)
+    if (n->gradFreed &&
+        (!n->saved.empty() ||
+         (n->op == Op::Write && n->viewWrite && !n->passHistory)))
       fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
     for (const Node::Saved &s : n->saved)
       if (auto r = s.root.lock();
@@ -406,12 +409,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::set<const TensorImpl *> reachedLeaves;
   std::set<const ViewChain *> reachedChains;
   auto reachEdge = [&](const Operand &in) {
+    if (in.noGrad)
+      return;
     if (auto leaf = leafOfEdge(in))
       reachedLeaves.insert(leaf.get());
     else if (!constantEdge(in))
       reached.insert(historyOf(in).get());
-    else
-      return;
+    // A view's grad_fn gets its gradient even when nothing below it does
+    // (its base stopped requiring grad): grad() with respect to it works.
     for (const ViewChain *c = in.view.get(); c; c = c->next.get())
       if (!reachedChains.insert(c).second)
         break; // (its tail is in already)
@@ -463,6 +468,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::map<size_t, std::vector<size_t>> perturbLeaf;
   std::map<const ViewChain *, std::vector<size_t>> perturbChain;
   std::vector<int64_t> targetPerturb(targets.size(), -1);
+  // A tensor whose elements share memory (expand, overlapping unfold or
+  // as_strided) has a gradient per element, not per storage element: not
+  // expressible by strata's storage-level gradients yet (docs/design.md).
+  auto checkOverlap = [&](const TensorImpl &t) {
+    if (layout::mayOverlap(t.layout))
+      fail("strata cannot differentiate with respect to a tensor whose "
+           "elements overlap in memory (sizes " +
+               layout::formatList(t.layout.sizes) + ", strides " +
+               layout::formatList(t.layout.strides) + ")",
+           "differentiate with respect to a clone() of it (the clone is "
+           "dense), or to the tensor it was expanded from",
+           loc);
+  };
+  for (const Target &t : targets)
+    checkOverlap(*t.impl);
   auto perturbTarget = [&](size_t ti) {
     Target &t = targets[ti];
     if (isLeafOf(*t.impl))
@@ -521,13 +541,15 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       targetImpls.insert(t.impl.get());
     std::set<const Node *> needed;
     auto leads = [&](const Operand &in) {
+      if (in.noGrad)
+        return false;
+      for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+        if (perturbChain.count(c))
+          return true;
       if (constantEdge(in) && !leafOfEdge(in))
         return false;
       if (auto leaf = leafOfEdge(in); leaf && targetImpls.count(leaf.get()))
         return true;
-      for (const ViewChain *c = in.view.get(); c; c = c->next.get())
-        if (perturbChain.count(c))
-          return true;
       return perturbOp.count(historyOf(in).get()) > 0 ||
              needed.count(historyOf(in).get()) > 0;
     };
@@ -555,7 +577,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           retained.push_back(std::move(t));
     }
     for (const auto &t : retained) {
-      if (targetImpls.count(t.get()) || isLeafOf(*t))
+      if (isLeafOf(*t)) // (an input that retains its grad gets it too)
         continue;
       Operand e = operandOf(*t);
       e.noGrad = false;
@@ -576,6 +598,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       }
       if (!runs)
         continue;
+      checkOverlap(*t);
       targets.push_back({t, nullptr});
       targetPerturb.push_back(-1);
       perturbTarget(targets.size() - 1);
@@ -616,6 +639,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (n->op == Op::Write && inputs.size() > 1)
         written.insert(inputs[1].node.get());
       for (const Operand &in : inputs) {
+        if (!in.noGrad && in.view && !perturbChain.empty())
+          written.insert(in.node.get()); // (a perturbed read writes it)
         if (!g.isConst.count(in.node.get()) || leafOfEdge(in) ||
             !constantEdge(in) || in.layout.numel() == 0)
           continue;

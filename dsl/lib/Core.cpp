@@ -519,6 +519,7 @@ bool Tensor::requires_grad(SourceLoc loc) const {
 bool Tensor::is_leaf(SourceLoc loc) const {
   const TensorImpl &t = checked(loc);
   TraceLock lock;
+  viewChainOf(t); // (reading is_leaf regenerates a view's grad_fn)
   return isLeafOf(t);
 }
 int64_t Tensor::_version(SourceLoc loc) const {

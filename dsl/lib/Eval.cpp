@@ -590,8 +590,7 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     if (!root || !root->home)
       continue;
     for (const Node *a : slice.args)
-      if (a->keepData && a->buffer == root->home &&
-          a->root.lock() == root)
+      if (a->keepData && a->buffer == root->home && a->root.lock() == root)
         const_cast<Node *>(a)->buffer =
             copyBuffer(root->home, root->home->device(), loc);
   }

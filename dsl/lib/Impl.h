@@ -114,6 +114,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// A sum or mean given a dim list (PyTorch's sum.dim_IntList, even an
   /// empty one: SumBackward1), not sum() (SumBackward0).
   bool dimList = false;
+  /// A cast the user asked for (to(dtype): ToCopyBackward0), not one that
+  /// promotion inserted (no node of PyTorch's graph).
+  bool userCast = false;
   double a = 0, b = 0;
   /// With `exact`: the fill value / arange start and step as int64 (an
   /// integer or bool fill, an integer arange), which doubles cannot hold.

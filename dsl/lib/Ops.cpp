@@ -339,10 +339,6 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
          "the value written must broadcast to the destination's shape", loc);
   int8_t device =
       joinDevices(dest.root->current->device, s.root->current->device, loc);
-  // A leaf's data still pending (a requires_grad_() over a computed value)
-  // is computed before it is overwritten: backward() reads it.
-  if (!dest.root->current->buffer && !dest.root->current->gradLeaf.expired())
-    evaluate({&dest}, loc);
   Tensor converted = castTo(src, dest.dtype, loc);
   auto node = std::make_shared<Node>();
   node->device = device;
@@ -351,6 +347,10 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   node->dtype = dest.dtype;
   node->rootNumel = dest.root->numel;
   markGradLeaf(converted.impl());
+  // A leaf's data still pending (a requires_grad_() over a computed value)
+  // is computed before it is overwritten: backward() reads it.
+  if (!dest.root->current->buffer && !dest.root->current->gradLeaf.expired())
+    evaluate({&dest}, loc);
   node->inputs = {operandOf(*converted.impl()), operandOf(dest)};
   node->root = dest.root;
   node->loc = loc;
@@ -510,7 +510,12 @@ Tensor strata::detail::contiguousCopy(const Tensor &t, const SourceLoc &loc) {
 
 Tensor Tensor::to(DType dtype, SourceLoc loc) const {
   implOf(*this, loc);
-  return castTo(*this, dtype, loc);
+  Tensor r = castTo(*this, dtype, loc);
+  if (r.impl() != impl()) {
+    TraceLock lock;
+    r.impl()->root->current->userCast = true; // a node of PyTorch's graph
+  }
+  return r;
 }
 
 Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
@@ -631,14 +636,26 @@ Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
 }
 } // namespace
 
+namespace {
+/// PyTorch checks an in-place op before it computes anything; strata
+/// computes the value first (reading the destination, which regenerates a
+/// view's grad_fn), so it checks here first too.
+void checkInplaceFirst(const Tensor &self, const Tensor *other, const char *op,
+                       const SourceLoc &loc) {
+  const TensorImpl &t = implOf(self, loc);
+  TraceLock lock;
+  checkInplace(t, other ? implOf(*other, loc) : t, op, loc);
+}
+} // namespace
+
 #define STRATA_INPLACE(method, name, kind)                                     \
   Tensor &Tensor::method(const Tensor &o, SourceLoc loc) {                     \
-    implOf(*this, loc);                                                        \
+    checkInplaceFirst(*this, &o, #method, loc);                                \
     return inPlace(*this, binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc), \
                    #method, loc, &o);                                          \
   }                                                                            \
   Tensor &Tensor::method(Scalar s, SourceLoc loc) {                            \
-    implOf(*this, loc);                                                        \
+    checkInplaceFirst(*this, nullptr, #method, loc);                           \
     return inPlace(*this,                                                      \
                    binary(name, kind, Arg{this, {}}, Arg{nullptr, s}, loc),    \
                    #method, loc);                                              \
@@ -689,6 +706,6 @@ Tensor &Tensor::copy_(const Tensor &src, SourceLoc loc) {
 }
 
 Tensor &Tensor::relu_(SourceLoc loc) {
-  implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "relu_", loc);
   return inPlace(*this, relu(loc), "relu_", loc);
 }

@@ -45,6 +45,19 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   return Tensor(std::move(impl));
 }
 
+/// `copy` (a fresh copy) seen with `sizes`: PyTorch's _unsafe_view, not a
+/// view (no base; in-place writes into it rebase nothing).
+Tensor unsafeView(const Tensor &copy, const Shape &sizes,
+                  const SourceLoc &loc) {
+  Tensor v = copy.view(sizes, loc);
+  TensorImpl &t = *v.impl();
+  t.requiresGrad = requiresGradOf(*copy.impl());
+  t.isLeaf = copy.impl()->isLeaf;
+  t.gradBase = nullptr;
+  t.viewGradFn = false;
+  return v;
+}
+
 const layout::Layout &lay(const Tensor &t, const SourceLoc &loc) {
   return implOf(t, loc).layout;
 }
@@ -64,7 +77,7 @@ Tensor Tensor::reshape(const Shape &shape, SourceLoc loc) const {
   auto mv = check(layout::reshape(lay(*this, loc), shape), loc);
   if (!mv.needsCopy)
     return makeView(*this, mv.layout, "reshape", shape, loc);
-  return contiguousCopy(*this, loc).view(shape, loc);
+  return unsafeView(contiguousCopy(*this, loc), shape, loc);
 }
 
 Tensor Tensor::t(SourceLoc loc) const {
@@ -140,7 +153,7 @@ Tensor Tensor::flatten(int64_t s, int64_t e, SourceLoc loc) const {
     return *this;
   if (!mv.needsCopy)
     return makeView(*this, mv.layout, "flatten", {s, e}, loc);
-  return contiguousCopy(*this, loc).view(mv.layout.sizes, loc);
+  return unsafeView(contiguousCopy(*this, loc), mv.layout.sizes, loc);
 }
 
 Tensor Tensor::as_strided(const Shape &sizes, const Shape &strides,

@@ -420,6 +420,8 @@ class Generator:
 
     def ag_requires_grad(self):
         j = self.pick()
+        if self.an.gradval[j]:
+            return  # grad() results may view one tensor (difference 7)
         flag = " 0" if self.r.random() < 0.2 else \
             (" 1" if self.r.random() < 0.3 else "")
         self.line(f"requires_grad_ %{j}{flag}")

@@ -22,27 +22,7 @@ using namespace strata::ir::vjp;
 namespace layout = strata::layout;
 
 namespace {
-/// True unless `l` provably addresses every element at its own storage
-/// index: sorted by |stride|, each stride must exceed the extent of the
-/// smaller dims. (layout::hasInternalOverlap only sees stride 0, as
-/// PyTorch's has_internal_overlap, which is enough to reject a write but not
-/// to scatter without summing.)
-bool mayOverlap(const layout::Layout &l) {
-  if (l.numel() <= 1)
-    return false;
-  std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
-  for (int64_t d = 0; d < l.dim(); ++d)
-    if (l.sizes[d] > 1)
-      dims.push_back({std::abs(l.strides[d]), l.sizes[d]});
-  llvm::sort(dims);
-  int64_t extent = 0;
-  for (auto [stride, size] : dims) {
-    if (stride <= extent)
-      return true;
-    extent += stride * (size - 1);
-  }
-  return false;
-}
+using layout::mayOverlap;
 /// True when `l` addresses each of the `n` elements of its root exactly
 /// once (a permutation of the root, maybe with flips): its gradient is a
 /// read of the view's gradient in the root's order, no scatter.

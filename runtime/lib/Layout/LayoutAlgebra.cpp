@@ -11,6 +11,7 @@
 #include "strata/Layout/LayoutAlgebra.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -293,6 +294,23 @@ bool strata::layout::hasInternalOverlap(const Layout &l) {
   for (int64_t d = 0; d < l.dim(); ++d)
     if (l.strides[d] == 0 && l.sizes[d] > 1)
       return true;
+  return false;
+}
+
+bool strata::layout::mayOverlap(const Layout &l) {
+  if (l.numel() <= 1)
+    return false;
+  std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
+  for (int64_t d = 0; d < l.dim(); ++d)
+    if (l.sizes[d] > 1)
+      dims.push_back({std::abs(l.strides[d]), l.sizes[d]});
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= extent)
+      return true;
+    extent += stride * (size - 1);
+  }
   return false;
 }
 

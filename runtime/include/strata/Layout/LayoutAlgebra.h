@@ -107,6 +107,10 @@ Layout contiguous(IntList sizes, int64_t offset = 0);
 bool isContiguous(const Layout &l);
 /// PyTorch's has_internal_overlap == YES: some dim has stride 0 and size > 1.
 bool hasInternalOverlap(const Layout &l);
+/// True unless `l` provably addresses every element at its own storage
+/// index: sorted by |stride|, each stride must exceed the extent of the
+/// smaller dims (expand, overlapping unfold and as_strided say true).
+bool mayOverlap(const Layout &l);
 /// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is
 /// contiguous (size-1 dims ignored; negative strides never are).
 bool isNonOverlappingAndDense(const Layout &l);
