@@ -37,18 +37,32 @@ func.func @expand(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>) -> !s
 
 // -----
 
-// Overlapping as_strided: a one-hot scatter-add over the storage indices.
+// Overlapping as_strided: a one-hot scatter-add over the storage indices,
+// selecting (not multiplying by a 0/1 mask: 0 * inf would be NaN).
 // CHECK-LABEL: func.func @as_strided_overlap
 // CHECK: %[[I:.*]] = strata.arange start 0.0{{.*}} step 1.0{{.*}} : !strata.tensor<6xf64
 // CHECK: %[[A:.*]] = strata.strided_view %[[I]] {{.*}} -> !strata.tensor<3x3xf64, strided<[1, 1], offset: 0>>
 // CHECK: %[[U:.*]] = strata.unsqueeze %[[A]] dim 2
 // CHECK: %[[H:.*]] = strata.eq %[[U]], %[[I]]
-// CHECK: %[[M:.*]] = strata.cast %[[H]]
-// CHECK: %[[P:.*]] = strata.mul %[[M]], %{{.*}}
+// CHECK-NOT: strata.mul
+// CHECK: %[[P:.*]] = strata.where %[[H]], %{{.*}}, %{{.*}}
 // CHECK: strata.sum %[[P]] dims [0, 1] : !strata.tensor<3x3x6xf32{{.*}} -> !strata.tensor<6xf32, strided<[1], offset: 0>>
 func.func @as_strided_overlap(%x: !strata.tensor<6xf32, strided<[1], offset: 0>>) -> !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
   %a = strata.as_strided %x sizes [3, 3] strides [1, 1] offset 0 : !strata.tensor<6xf32, strided<[1], offset: 0>> -> !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>>
   return %a : !strata.tensor<3x3xf32, strided<[1, 1], offset: 0>>
+}
+
+// -----
+
+// An as_strided with a stride-0 dim: that dim is summed first, and what is
+// left scatters without a one-hot reduction.
+// CHECK-LABEL: func.func @as_strided_broadcast
+// CHECK: strata.sum %arg1 dims [0] keepdim
+// CHECK-NOT: strata.eq
+// CHECK: strata.write
+func.func @as_strided_broadcast(%x: !strata.tensor<6xf32, strided<[1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[0, 1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %a = strata.as_strided %x sizes [3, 2] strides [0, 1] offset 0 : !strata.tensor<6xf32, strided<[1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[0, 1], offset: 0>>
+  return %a : !strata.tensor<3x2xf32, strided<[0, 1], offset: 0>>
 }
 
 // -----
