@@ -471,15 +471,37 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // A tensor whose elements share memory (expand, overlapping unfold or
   // as_strided) has a gradient per element, not per storage element: not
   // expressible by strata's storage-level gradients yet (docs/design.md).
+  // A leaf requiring grad whose elements overlap but which is read only
+  // as itself (detach().requires_grad_() of an expand, summed): passed as
+  // a dense tensor of its elements, its gradient is per element.
+  std::set<const TensorImpl *> denseLeaves;
+  auto readOnlyAsItself = [&](const TensorImpl &t) {
+    auto ok = [&](const Operand &in) {
+      return leafOfEdge(in).get() != &t || (!in.view && in.layout == t.layout);
+    };
+    for (const Operand &e : outEdges)
+      if (!ok(e))
+        return false;
+    for (const NodePtr &n : g.ops)
+      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+        if (!ok(in))
+          return false;
+    return true;
+  };
   auto checkOverlap = [&](const TensorImpl &t) {
-    if (layout::mayOverlap(t.layout))
-      fail("strata cannot differentiate with respect to a tensor whose "
-           "elements overlap in memory (sizes " +
-               layout::formatList(t.layout.sizes) + ", strides " +
-               layout::formatList(t.layout.strides) + ")",
-           "differentiate with respect to a clone() of it (the clone is "
-           "dense), or to the tensor it was expanded from",
-           loc);
+    if (!layout::mayOverlap(t.layout))
+      return;
+    if (isLeafOf(t) && readOnlyAsItself(t)) {
+      denseLeaves.insert(&t);
+      return;
+    }
+    fail("strata cannot differentiate with respect to a tensor whose "
+         "elements overlap in memory (sizes " +
+             layout::formatList(t.layout.sizes) + ", strides " +
+             layout::formatList(t.layout.strides) + ")",
+         "differentiate with respect to a clone() of it (the clone is "
+         "dense), or to the tensor it was expanded from",
+         loc);
   };
   for (const Target &t : targets)
     checkOverlap(*t.impl);
@@ -690,6 +712,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::vector<std::string> leafName;
   for (const Graph::LeafArg &a : g.leafArgs) {
     addWrt();
+    if (denseLeaves.count(a.leaf.get())) {
+      // Its elements, dense (see denseLeaves).
+      NoGradGuard noGrad;
+      Tensor dense = Tensor(a.leaf).detach(loc).contiguous(loc);
+      std::string name = "%a" + std::to_string(args.size());
+      sig += (sig.empty() ? "" : ", ") + name + ": " +
+             tensorTypeText(layout::contiguous(a.leaf->layout.sizes),
+                            a.leaf->dtype);
+      const Shape &sz = a.leaf->layout.sizes;
+      args.push_back(jit::JitValue::fresh(
+          toJitDType(a.leaf->dtype), std::vector<int64_t>(sz.begin(), sz.end()),
+          dense.to_vector<double>(loc)));
+      leafName.push_back(name);
+      continue;
+    }
     leafName.push_back(storageArg(a.node.get(), a.node->buffer));
   }
   for (size_t p = 0; p < perturbs.size(); ++p) {
@@ -826,6 +863,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::map<std::pair<std::string, std::vector<size_t>>, std::string>
       perturbedReads;
   auto read = [&](const Operand &in) {
+    if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get()))
+      return std::make_pair(
+          leafName[g.leafIndex.at({in.node.get(), leaf.get()})],
+          tensorTypeText(layout::contiguous(in.layout.sizes), leaf->dtype));
     Value v = sourceOf(in);
     if (!perturbChain.empty() && in.view && !in.noGrad) {
       std::vector<const ViewChain *> chain;
@@ -1008,7 +1049,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     } else {
       for (size_t k = 0; k < g.leafArgs.size(); ++k)
         if (g.leafArgs[k].leaf == t.impl) {
-          Tensor p = project(wrtGrads[k], t.impl->layout, loc);
+          Tensor p = denseLeaves.count(t.impl.get())
+                         ? wrtGrads[k].reshape(t.impl->layout.sizes, loc)
+                         : project(wrtGrads[k], t.impl->layout, loc);
           sum = sum.defined() ? sum + p : p;
         }
     }
