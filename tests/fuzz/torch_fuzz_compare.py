@@ -45,10 +45,10 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     functional). Value mismatches of what reads that storage afterwards
 #     are class `inplace-alias`, not failing.
 #  7. A view whose base was written in place after the view was made (or
-#     through another view) gets a regenerated grad_fn: PyTorch 1.13 names
-#     it AsStridedBackward0 (it replays views as as_strided), strata by the
-#     view op (SelectBackward0, ...; what PyTorch's view replay gives). The
-#     gradients are the same; such a name difference is class
+#     through another view) gets a regenerated grad_fn, AsStridedBackward0
+#     in both (one per version). Where PyTorch regenerates a view strata
+#     does not see as one (a view of a gradient backward() adopted as a
+#     leaf's .grad, difference 10), the name difference is class
 #     `grad-fn-regenerated`, not failing. Any other grad_fn name
 #     difference is `grad-fn`. The _version of values autograd made
 #     (`grad`, `grad_of`, and views of them) and their layouts and storage
