@@ -89,7 +89,11 @@ std::ostream &strata::operator<<(std::ostream &os, const Device &d) {
 
 //===--- Storage ----------------------------------------------------------===//
 
-void *Storage::data_ptr() const { return buffer_ ? buffer_->data() : nullptr; }
+void *Storage::data_ptr(SourceLoc loc) const {
+  if (root_)
+    detail::settleStorage(*root_, loc);
+  return buffer_ ? buffer_->data() : nullptr;
+}
 int64_t Storage::nbytes() const {
   return buffer_ ? static_cast<int64_t>(buffer_->nbytes()) : 0;
 }
@@ -558,25 +562,16 @@ Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
 Storage Tensor::storage(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
-  eval(loc);
-  return Storage(t.root->home, elementSize(t.dtype));
+  settleStorage(*t.root, loc);
+  return Storage(t.root->home, elementSize(t.dtype), t.root);
 }
 
 void *Tensor::data_ptr(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
-  eval(loc);
+  settleStorage(*t.root, loc);
   if (!t.root->home || !t.root->home->data())
     return nullptr;
-  if (t.root->home->device() == runtime::DeviceKind::CUDA) {
-    // A device address (as PyTorch's), valid once the stream is done.
-    // Without a driver strata never ran anything on it (memory wrapped
-    // through DLPack): the address is all there is to give.
-    std::string error;
-    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
-      if (error = driver->synchronize(); !error.empty())
-        fail(error, "", loc);
-  }
   return t.root->home->data() + t.layout.offset * elementSize(t.dtype);
 }
 

@@ -329,6 +329,11 @@ void countProgramRun(int64_t kernels, bool compiled);
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
+/// Makes `root`'s storage safe to hand out as raw memory (data_ptr(),
+/// storage(), DLPack): evaluates its current version and every pending
+/// reader of any version of it, and waits for a CUDA stream. What is
+/// recorded afterwards sees writes made through the memory meanwhile.
+void settleStorage(StorageRoot &root, const SourceLoc &loc);
 /// Throws strata::Error unless `d` can be used: the CPU, or cuda:0 with a
 /// driver and a GPU (the runtime's "no CUDA device: ..." reason otherwise).
 void checkDevice(const Device &d, const SourceLoc &loc);
