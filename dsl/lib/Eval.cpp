@@ -75,10 +75,11 @@ int debugLevel() {
   return level;
 }
 
+/// A prepared program and what running it needs (not its source: a
+/// cached program keeps only what runs, docs/design.md "Memory").
 struct Program {
   std::unique_ptr<jit::PreparedFunction> fn;
   std::vector<bool> donated;
-  std::string source;
 };
 
 /// Prepared programs by structure (bounded, least recently used out;
@@ -519,12 +520,11 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
       key,
       [&] {
         auto program = std::make_unique<Program>();
-        program->source = recipe.source;
         program->donated = recipe.donated;
         auto start = std::chrono::steady_clock::now();
         std::string error;
         program->fn =
-            jit::PreparedFunction::fromSource(program->source, "main", error);
+            jit::PreparedFunction::fromSource(recipe.source, "main", error);
         if (!program->fn)
           fail("strata could not compile this program: " + error,
                "this is a strata bug; set STRATA_DEBUG=3 to see the program",
@@ -539,7 +539,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
                       .count(),
                   formatLoc(loc).c_str());
         if (debugLevel() >= 3)
-          fprintf(stderr, "%s", program->source.c_str());
+          fprintf(stderr, "%s", recipe.source.c_str());
         countStats([](EvalStats &s) { ++s.compiles; });
         return program;
       },
