@@ -4,13 +4,29 @@
 // (1) a learning-rate schedule, `w = w - lr * g` with a new lr each step;
 // (2) mini-batches by `narrow` at random offsets, `x.narrow(0, o, 256)
 // .sum(0)`; (3) a training step on such mini-batches, `((x.narrow(0, o,
-// 64) matmul w) relu).sum()` and its backward. Prints, per workload, the
+// 64) matmul w) relu).sum()` and its backward; (4) a write at a random
+// offset, `x.narrow(0, o, 256).add_(1)`, evaluated every step; (5) rows of
+// a leaf requiring grad at random offsets (an embedding's lookup),
+// `(w.narrow(0, o, 64) * c).sum()` and its backward, whose gradient is
+// written at the offset. Prints, per workload, the
 // programs compiled on the first step and over the remaining steps
 // (eval_stats().compiles; target 0 after the first) and the median time per
 // step, checked against plain C++.
 //
+//
+// `strata-bench-values --memory N` measures what prepared programs cost
+// instead (docs/performance.md, "Memory per prepared program"): heap bytes
+// and RSS per cached program over 200 distinct one-kernel programs (the
+// program cache and the kernel cache large enough to keep them all), what
+// evicting them gives back, then RSS after every tenth of N distinct
+// programs with the caches at their default bounds. Each program's value
+// is checked (sum of 2k + 1 over k < n is n^2).
+//
 //===----------------------------------------------------------------------===//
+#include "strata/JIT/Jit.h"
 #include "strata/strata.h"
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace strata;
@@ -54,9 +71,93 @@ void print(const char *name, const Result &r, int steps) {
          r.ok ? "yes" : "NO");
 }
 
+/// Resident set size in bytes (/proc/self/statm).
+int64_t rssBytes() {
+  long pages = 0, resident = 0;
+  if (FILE *f = fopen("/proc/self/statm", "r")) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  return static_cast<int64_t>(resident) * 4096;
+}
+
+/// Heap bytes in use (glibc's allocator, all arenas).
+int64_t heapBytes() {
+  malloc_trim(0);
+  struct mallinfo2 m = mallinfo2();
+  return static_cast<int64_t>(m.uordblks + m.hblkhd);
+}
+
+/// Distinct program `i`: a one-kernel program over i + 1 elements whose
+/// structure (its size) no other i has. True when its value is right.
+bool distinctProgram(int64_t i) {
+  const int64_t n = i + 1;
+  double got = (arange(n, kFloat64) * 2 + 1).sum().item<double>();
+  return got == double(n) * double(n); // sum of 2k + 1 over k < n
+}
+
+int memoryMode(int64_t n) {
+  const int64_t kHeld = 200;
+  bool ok = true;
+  int64_t next = 0;
+  // Warm up: the first programs load MLIR's and LLVM's own state.
+  for (int i = 0; i < 20; ++i)
+    ok &= distinctProgram(next++);
+  set_program_cache_capacity(kHeld + 50);
+  jit::setKernelCacheCapacity(100000);
+  int64_t heap0 = heapBytes(), rss0 = rssBytes();
+  int64_t size0 = program_cache_size();
+  for (int64_t i = 0; i < kHeld; ++i)
+    ok &= distinctProgram(next++);
+  int64_t held = program_cache_size() - size0;
+  int64_t heap1 = heapBytes(), rss1 = rssBytes();
+  int64_t kernelBytes = jit::loadedKernelBytes();
+  printf("| %lld distinct one-kernel programs held (program and kernel "
+         "caches) | heap +%.1f KB per program | RSS +%.1f KB per program "
+         "| %lld kernels loaded, %.1f KB of objects |\n",
+         static_cast<long long>(held), (heap1 - heap0) / 1024.0 / held,
+         (rss1 - rss0) / 1024.0 / held,
+         static_cast<long long>(jit::loadedKernels()), kernelBytes / 1024.0);
+  // Evict the programs only (their kernels stay cached), then the kernels.
+  set_program_cache_capacity(1);
+  int64_t heap2 = heapBytes();
+  jit::setKernelCacheCapacity(1);
+  int64_t heap3 = heapBytes(), rss3 = rssBytes();
+  printf("| evicted | programs gave back %.1f KB each | their kernels "
+         "%.1f KB each | RSS now +%.1f MB over the start (%lld kernels "
+         "loaded) |\n",
+         (heap1 - heap2) / 1024.0 / held, (heap2 - heap3) / 1024.0 / held,
+         (rss3 - rss0) / 1048576.0,
+         static_cast<long long>(jit::loadedKernels()));
+  // RSS over n distinct programs at the default bounds.
+  set_program_cache_capacity(256);
+  jit::setKernelCacheCapacity(0);
+  printf("| distinct programs run | program cache | kernels loaded | heap MB "
+         "| RSS MB |\n|---:|---:|---:|---:|---:|\n");
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 1; i <= n; ++i) {
+    // Sizes cycle past the bounds, so entries are evicted and reloaded.
+    ok &= distinctProgram(kHeld + 20 + (i - 1));
+    if (i % std::max<int64_t>(n / 10, 1) == 0)
+      printf("| %lld | %lld | %lld | %.1f | %.1f |\n",
+             static_cast<long long>(i),
+             static_cast<long long>(program_cache_size()),
+             static_cast<long long>(jit::loadedKernels()),
+             heapBytes() / 1048576.0, rssBytes() / 1048576.0);
+  }
+  printf("%lld programs in %.1f s; values %s\n", static_cast<long long>(n),
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+             .count(),
+         ok ? "match" : "DO NOT MATCH");
+  return ok ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 2 && std::string(argv[1]) == "--memory")
+    return memoryMode(atoll(argv[2]));
   int steps = argc > 1 ? atoi(argv[1]) : 300;
   const int64_t n = 1 << 16;
   manual_seed(1);
@@ -135,6 +236,56 @@ int main(int argc, char **argv) {
     });
     print("mini-batch step: `((x.narrow(0, o, 64) matmul w) relu).sum()` "
           "+ backward (4096x64, w 64x32 f32)",
+          r, steps);
+  }
+  {
+    const int64_t rows = 4096, cols = 64, batch = 256;
+    Tensor x = rand({rows, cols});
+    x.eval();
+    std::vector<float> xv = x.to_vector<float>();
+    std::mt19937 rng(7);
+    Result r = measure(steps, [&](int) {
+      int64_t o = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+      x.narrow(0, o, batch).add_(1);
+      x.eval();
+      // The written rows and one row on each side (untouched).
+      const float *p = x.data_ptr<float>();
+      bool ok = true;
+      for (int64_t i = std::max<int64_t>(o - 1, 0) * cols;
+           i < std::min(o + batch + 1, rows) * cols; ++i) {
+        if (i >= o * cols && i < (o + batch) * cols)
+          xv[i] += 1;
+        ok &= p[i] == xv[i];
+      }
+      return ok;
+    });
+    print("random-offset write: `x.narrow(0, o, 256).add_(1)` (4096x64 f32)", r,
+          steps);
+  }
+  {
+    const int64_t rows = 4096, cols = 64, batch = 64;
+    Tensor w = rand({rows, cols}).requires_grad_();
+    Tensor c = rand({batch, cols});
+    std::vector<float> cv = c.to_vector<float>();
+    std::mt19937 rng(8);
+    Result r = measure(steps, [&](int) {
+      int64_t o = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+      Tensor loss = (w.narrow(0, o, batch) * c).sum();
+      loss.backward();
+      // d loss / d w = c at rows o..o+B, zero elsewhere.
+      std::vector<float> g = w.grad().to_vector<float>();
+      Tensor(w.grad()).zero_();
+      bool ok = true;
+      for (int64_t i = 0; i < rows * cols; ++i) {
+        int64_t row = i / cols;
+        float want =
+            row >= o && row < o + batch ? cv[(row - o) * cols + i % cols] : 0;
+        ok &= g[i] == want;
+      }
+      return ok;
+    });
+    print("leaf rows backward: `(w.narrow(0, o, 64) * c).sum()` + backward "
+          "(w 4096x64 f32 requiring grad)",
           r, steps);
   }
   return 0;

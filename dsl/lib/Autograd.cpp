@@ -200,12 +200,16 @@ bool strata::detail::isLeafOf(const TensorImpl &t) {
   return isDiffView(t) ? !viewHasGradFn(t) : t.isLeaf;
 }
 
+bool strata::detail::gradGoesNowhere(const TensorImpl &t,
+                                     const ViewChain *chain) {
+  return isDiffView(t) &&
+         (chain ? chain->cut : !(t.requiresGrad && isLeafOf(t)));
+}
+
 void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
   // A view without a grad_fn, or made of one, is an edge to nothing: its
   // gradient is dropped, as PyTorch's (the view is no leaf of its own).
-  bool dead = isDiffView(t) &&
-              (o.view ? o.view->cut : !(t.requiresGrad && isLeafOf(t)));
-  o.noGrad = !requiresGradOf(t) || dead;
+  o.noGrad = !requiresGradOf(t) || gradGoesNowhere(t, o.view.get());
   if (!o.noGrad) {
     if (o.view && !o.view->leafView.expired())
       o.leaf = o.view->leafView;
@@ -300,6 +304,14 @@ void strata::detail::recordGradNode(Node &node) {
       save(1);
     if (rg(1))
       save(0);
+  } else if (is(node, "div") && isNumber(in[0])) {
+    // number / t is t.reciprocal() * number in PyTorch, which saves the
+    // reciprocal, not t: t's old value is kept, unchecked.
+    size_t before = node.saved.size();
+    if (rg(1))
+      save(1);
+    if (node.saved.size() > before)
+      node.saved.back().version = Node::kSavedCopy;
   } else if (is(node, "div")) {
     if (rg(0) || rg(1))
       save(1);
@@ -425,6 +437,11 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   write.requiresGrad = true;
   write.gradInputs = write.inputs;
   write.writer = autogradIdentity(dest).weak_from_this();
+  // A retained tensor written in place itself retains the new history
+  // (PyTorch moves its retain_grad hook); through a view it keeps the old.
+  if (dest.autograd && dest.autograd->retainGrad && !isDiffView(dest))
+    const_cast<TensorImpl &>(dest).autograd->retainedAt =
+        write.shared_from_this();
   // The destination, and the bases it is a view of, now depend on the
   // value: no longer leaves (PyTorch's CopySlices on the base).
   for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})
@@ -502,8 +519,39 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
     return {fnOfRead(node_, view_->next, leaf_)};
   if (!node_)
     return out;
-  for (const Operand &in : node_->gradInputs)
-    out.push_back(fnOfEdge(in));
+  const Node &n = *node_;
+  const std::vector<Operand> &in = n.gradInputs;
+  if (n.op == Op::Write && in.size() == 2) {
+    // PyTorch's order: the destination's old history first. CopySlices
+    // then lists the edges of the op it wraps but its first (the view);
+    // CopyBackwards the source; Fill/ZeroBackward nothing more.
+    Operand dest = in[1];
+    dest.view = nullptr; // (the base's history, not the view's)
+    out.push_back(fnOfEdge(dest));
+    std::string_view op = n.inplaceOp ? n.inplaceOp : "copy_";
+    if (n.viewWrite) {
+      const Node *v = in[0].node.get();
+      if (op != "copy_" && op != "fill_" && op != "zero_" && v->requiresGrad &&
+          v->gradInputs.size() > 1) {
+        for (size_t i = 1; i < v->gradInputs.size(); ++i)
+          out.push_back(fnOfEdge(v->gradInputs[i]));
+      } else if (op == "copy_") {
+        out.push_back(fnOfEdge(in[0]));
+      }
+    } else if (op == "copy_") {
+      out.push_back(fnOfEdge(in[0]));
+    }
+    return out;
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    // Operands PyTorch takes as a Scalar, or does not differentiate, are
+    // no edge of its node: where's condition, pow's and rsub's number.
+    if ((is(n, "where") && i == 0) ||
+        (is(n, "pow") && i == 1 && isNumber(in[i])) ||
+        (is(n, "sub") && i == 0 && isNumber(in[i])))
+      continue;
+    out.push_back(fnOfEdge(in[i]));
+  }
   return out;
 }
 
@@ -595,6 +643,7 @@ bool Tensor::retains_grad(SourceLoc loc) const {
 GradFnPtr Tensor::grad_fn(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
+  checkViewRead(t, loc); // (PyTorch regenerates it here, or refuses)
   if (isLeafOf(t))
     return nullptr;
   Operand o = operandOf(t);

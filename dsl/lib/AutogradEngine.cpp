@@ -16,6 +16,7 @@
 #include "strata/Autograd.h"
 
 #include "strata/JIT/Jit.h"
+#include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
 #include <atomic>
@@ -234,6 +235,15 @@ struct Graph {
   }
 };
 
+/// The version a retained non-view tensor retains the gradient of (null:
+/// its current one).
+NodePtr retainedNode(const TensorImpl &t) {
+  if (t.gradBase || !t.autograd)
+    return nullptr;
+  NodePtr n = t.autograd->retainedAt.lock();
+  return n && n->requiresGrad ? n : nullptr;
+}
+
 /// A target of differentiation: a leaf, or a non-leaf's version.
 struct Target {
   std::shared_ptr<TensorImpl> impl;
@@ -254,6 +264,56 @@ Tensor fromJit(jit::JitValue &v, DType dtype, const SourceLoc &loc) {
       from_vector<double>(v.elements(), sizes, TensorOptions(DType::F64), loc)
           .to(dtype, loc);
   return onCuda ? t.to(Device::cuda(), loc) : t;
+}
+
+/// Makes `v`, the gradient of a storage window at element `start` (a
+/// leaf passed as the window its reads reach), the gradient of the whole
+/// storage of `numel` elements: zero outside the window.
+void widenGradient(jit::JitValue &v, int64_t start, int64_t numel,
+                   const SourceLoc &loc) {
+  const int64_t es = jit::elementSize(v.dtype);
+  const int64_t size = static_cast<int64_t>(v.buffer->nbytes()) / es;
+  const bool wasCuda = v.buffer->device() == runtime::DeviceKind::CUDA;
+  bool onCuda = wasCuda;
+  if (v.offset != 0 || v.sizes != std::vector<int64_t>{size} ||
+      v.strides != std::vector<int64_t>{1}) {
+    // Not the window's storage as it is (no such result seen so far): its
+    // elements, in a host buffer of their own.
+    if (wasCuda)
+      v.buffer = hostBuffer(v.buffer, loc);
+    v = jit::JitValue::storage(v.dtype, v.elements());
+    onCuda = false;
+  }
+  std::string error;
+  runtime::StoragePtr whole = runtime::Storage::tryCreate(
+      static_cast<size_t>(numel * es), error, v.buffer->device());
+  if (!whole)
+    fail(error, "free tensors you no longer need or call empty_cache()", loc);
+  if (onCuda) {
+    namespace cu = runtime::cuda;
+    auto dev = [](const runtime::StoragePtr &b, int64_t at) {
+      return reinterpret_cast<cu::DevicePtr>(b->data() + at);
+    };
+    if (cu::Driver *driver = cu::Driver::get(error)) {
+      error = driver->fillBytes(dev(whole, 0), 0, whole->nbytes());
+      if (error.empty() && v.buffer->nbytes())
+        error = driver->copyOnDevice(dev(whole, start * es), dev(v.buffer, 0),
+                                     v.buffer->nbytes());
+    }
+    if (!error.empty())
+      fail(error, "", loc);
+  } else {
+    std::memset(whole->data(), 0, whole->nbytes());
+    if (v.buffer->nbytes())
+      std::memcpy(whole->data() + start * es, v.buffer->data(),
+                  v.buffer->nbytes());
+  }
+  v.buffer = wasCuda && !onCuda
+                 ? copyBuffer(whole, runtime::DeviceKind::CUDA, loc)
+                 : std::move(whole);
+  v.sizes = {numel};
+  v.strides = {1};
+  v.offset = 0;
 }
 
 /// Makes `v`, the value of output `o` computed by a gradient program, the
@@ -334,6 +394,10 @@ void Tensor::retain_grad(SourceLoc loc) const {
   if (impl.autograd->retainGrad)
     return; // once: a second call must not accumulate twice
   impl.autograd->retainGrad = true;
+  if (!t.gradBase) {
+    Operand e = operandOf(t);
+    impl.autograd->retainedAt = historyOf(e);
+  }
   std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
 }
@@ -375,7 +439,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     }
     Operand edge = operandOf(o);
     edge.noGrad = false; // (backward in no-grad mode differentiates too)
-    if (!edge.leaf.lock() && !edge.node->requiresGrad)
+    if ((!edge.leaf.lock() && !edge.node->requiresGrad) ||
+        gradGoesNowhere(o, edge.view.get()))
       fail("element " + std::to_string(i) +
                " of tensors does not require grad and does not have a "
                "grad_fn",
@@ -445,10 +510,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const auto &t : retained) {
       Operand e = operandOf(*t);
       e.noGrad = false;
+      NodePtr at = retainedNode(*t);
       if (e.view          ? reachedChains.count(e.view.get()) > 0
           : leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
+          : at            ? reached.count(at.get()) > 0
                           : reached.count(historyOf(e).get()) > 0)
-        targets.push_back({t, nullptr});
+        targets.push_back({t, at});
     }
   }
   // Non-leaf targets (and views of leaves): a zero tensor added to their
@@ -511,7 +578,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       return;
     Operand e = operandOf(*t.impl);
     e.noGrad = false;
-    const Node *n = historyOf(e).get();
+    const Node *n = t.node ? t.node.get() : historyOf(e).get();
     bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
     if (e.view) {
@@ -603,7 +670,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         continue;
       Operand e = operandOf(*t);
       e.noGrad = false;
-      const Node *h = historyOf(e).get();
+      NodePtr at = retainedNode(*t);
+      const Node *h = at ? at.get() : historyOf(e).get();
       bool runs;
       if (e.view) {
         runs = reachedChains.count(e.view.get()) > 0;
@@ -621,7 +689,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (!runs)
         continue;
       checkOverlap(*t);
-      targets.push_back({t, nullptr});
+      targets.push_back({t, at});
       targetPerturb.push_back(-1);
       perturbTarget(targets.size() - 1);
     }
@@ -676,29 +744,63 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (!written.count(n))
         window[n] = readWindow(r.first, r.second, n->rootNumel, onCuda);
   }
+  // A leaf's data is passed as the window its reads reach too, its
+  // gradient being the window's, made storage-sized after the run
+  // (widenGradient): a mini-batch of a leaf's rows, `w.narrow(0, k, B)`
+  // (an embedding's lookup), writes its gradient at a run-time offset and
+  // is one program for every k. A leaf perturbed for a non-leaf target (a
+  // view of it) is passed whole. Size -1: whole.
+  std::vector<std::pair<int64_t, int64_t>> leafWindow(g.leafArgs.size(),
+                                                      {0, -1});
+  {
+    std::vector<std::pair<int64_t, int64_t>> reach(g.leafArgs.size(),
+                                                   {INT64_MAX, -1});
+    auto reachLeaf = [&](const Operand &in) {
+      auto leaf = leafOfEdge(in);
+      if (!leaf || in.layout.numel() == 0)
+        return;
+      auto [lo, hi] = layout::indexRange(in.layout);
+      auto &r = reach[g.leafIndex.at({in.node.get(), leaf.get()})];
+      r = {std::min(r.first, lo), std::max(r.second, hi)};
+    };
+    for (const NodePtr &n : g.ops)
+      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+        reachLeaf(in);
+    for (const Operand &e : outEdges)
+      reachLeaf(e);
+    // (Not a leaf whose reads a view target perturbs: the perturbation is
+    // written into the whole storage; nor one passed dense.)
+    for (size_t k = 0; k < g.leafArgs.size(); ++k)
+      if (reach[k].second >= 0 && !perturbLeaf.count(k) &&
+          perturbChain.empty() && !denseLeaves.count(g.leafArgs[k].leaf.get()))
+        leafWindow[k] = readWindow(reach[k].first, reach[k].second,
+                                   g.leafArgs[k].node->rootNumel, onCuda);
+  }
   auto windowOf =
       [&](const Operand &in) -> const std::pair<int64_t, int64_t> * {
+    if (auto leaf = leafOfEdge(in)) {
+      const auto &w = leafWindow[g.leafIndex.at({in.node.get(), leaf.get()})];
+      return w.second >= 0 ? &w : nullptr;
+    }
     auto it = window.find(in.node.get());
-    return it == window.end() || leafOfEdge(in) || !constantEdge(in)
-               ? nullptr
-               : &it->second;
+    return it == window.end() || !constantEdge(in) ? nullptr : &it->second;
   };
   auto windowType = [&](const Node *n, int64_t size) {
     return "!strata.storage<" + std::to_string(size) + "x" + irType(n->dtype) +
            ">";
   };
+  // `w`: the window passed ({start, size}; null or size -1: whole).
   auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer,
-                        bool constant = false) {
+                        const std::pair<int64_t, int64_t> *w = nullptr) {
     std::string name = "%a" + std::to_string(args.size());
-    auto w = window.find(n);
-    bool windowed = constant && w != window.end();
-    int64_t size = windowed ? w->second.second : n->rootNumel;
+    bool windowed = w && w->second >= 0;
+    int64_t size = windowed ? w->second : n->rootNumel;
     sig += (sig.empty() ? "" : ", ") + name + ": " + windowType(n, size);
     jit::JitValue v;
     v.dtype = toJitDType(n->dtype);
     v.buffer = onCuda ? buffer : hostBuffer(buffer, loc);
     if (windowed)
-      v.buffer = storageWindow(v.buffer, n->dtype, w->second.first, size);
+      v.buffer = storageWindow(v.buffer, n->dtype, w->first, size);
     v.sizes = {size};
     v.strides = {1};
     v.isStorage = true;
@@ -710,8 +812,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
   };
   std::vector<std::string> leafName;
-  for (const Graph::LeafArg &a : g.leafArgs) {
+  for (size_t k = 0; k < g.leafArgs.size(); ++k) {
     addWrt();
+    const Graph::LeafArg &a = g.leafArgs[k];
     if (denseLeaves.count(a.leaf.get())) {
       // Its elements, dense (see denseLeaves).
       NoGradGuard noGrad;
@@ -727,7 +830,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       leafName.push_back(name);
       continue;
     }
-    leafName.push_back(storageArg(a.node.get(), a.node->buffer));
+    leafName.push_back(
+        storageArg(a.node.get(), a.node->buffer, &leafWindow[k]));
   }
   for (size_t p = 0; p < perturbs.size(); ++p) {
     addWrt();
@@ -742,8 +846,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         std::vector<double>(pt.layout.numel(), 0.0)));
   }
   std::map<const Node *, std::string> constName, recordedName;
-  for (const NodePtr &n : g.constArgs)
-    constName[n.get()] = storageArg(n.get(), n->buffer, true);
+  for (const NodePtr &n : g.constArgs) {
+    auto w = window.find(n.get());
+    constName[n.get()] = storageArg(n.get(), n->buffer,
+                                    w == window.end() ? nullptr : &w->second);
+  }
   for (const NodePtr &n : g.ops)
     if (n->requiresGrad && freshBuffer(*n))
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
@@ -1036,9 +1143,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     keepOutput(*outputs[i].impl(), r.values[i]);
   // Gradients of the wrt arguments, in order.
   std::vector<Tensor> wrtGrads;
-  for (size_t k = outputs.size(); k < r.values.size(); ++k)
+  for (size_t k = outputs.size(); k < r.values.size(); ++k) {
+    size_t leaf = k - outputs.size();
+    if (leaf < g.leafArgs.size() && leafWindow[leaf].second >= 0)
+      widenGradient(r.values[k], leafWindow[leaf].first,
+                    g.leafArgs[leaf].node->rootNumel, loc);
     wrtGrads.push_back(
         fromJit(r.values[k], static_cast<DType>(r.values[k].dtype), loc));
+  }
   std::vector<Tensor> out;
   NoGradGuard guard;
   for (size_t ti = 0; ti < targets.size(); ++ti) {
@@ -1104,6 +1216,9 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
                                  const std::vector<Tensor> &grad_outputs,
                                  bool retain_graph, SourceLoc loc) {
   TraceLock lock;
+  if (inputs.empty())
+    fail("grad requires non-empty inputs.",
+         "pass the tensors to differentiate with respect to", loc);
   std::vector<Target> targets;
   for (const Tensor &t : inputs) {
     const TensorImpl &impl = implOf(t, loc);

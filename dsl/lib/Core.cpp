@@ -89,7 +89,11 @@ std::ostream &strata::operator<<(std::ostream &os, const Device &d) {
 
 //===--- Storage ----------------------------------------------------------===//
 
-void *Storage::data_ptr() const { return buffer_ ? buffer_->data() : nullptr; }
+void *Storage::data_ptr(SourceLoc loc) const {
+  if (root_)
+    detail::settleStorage(*root_, loc);
+  return buffer_ ? buffer_->data() : nullptr;
+}
 int64_t Storage::nbytes() const {
   return buffer_ ? static_cast<int64_t>(buffer_->nbytes()) : 0;
 }
@@ -519,7 +523,8 @@ bool Tensor::requires_grad(SourceLoc loc) const {
 bool Tensor::is_leaf(SourceLoc loc) const {
   const TensorImpl &t = checked(loc);
   TraceLock lock;
-  viewChainOf(t); // (reading is_leaf regenerates a view's grad_fn)
+  checkViewRead(t, loc); // (reading is_leaf reads the grad_fn)
+  viewChainOf(t);        // (and regenerates a view's)
   return isLeafOf(t);
 }
 int64_t Tensor::_version(SourceLoc loc) const {
@@ -555,25 +560,16 @@ Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
 Storage Tensor::storage(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
-  eval(loc);
-  return Storage(t.root->home, elementSize(t.dtype));
+  settleStorage(*t.root, loc);
+  return Storage(t.root->home, elementSize(t.dtype), t.root);
 }
 
 void *Tensor::data_ptr(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
-  eval(loc);
+  settleStorage(*t.root, loc);
   if (!t.root->home || !t.root->home->data())
     return nullptr;
-  if (t.root->home->device() == runtime::DeviceKind::CUDA) {
-    // A device address (as PyTorch's), valid once the stream is done.
-    // Without a driver strata never ran anything on it (memory wrapped
-    // through DLPack): the address is all there is to give.
-    std::string error;
-    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
-      if (error = driver->synchronize(); !error.empty())
-        fail(error, "", loc);
-  }
   return t.root->home->data() + t.layout.offset * elementSize(t.dtype);
 }
 

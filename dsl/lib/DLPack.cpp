@@ -14,8 +14,6 @@
 
 #include "Impl.h"
 
-#include "strata/Runtime/CudaDriver.h"
-
 #include <dlpack/dlpack.h>
 
 using namespace strata;
@@ -155,19 +153,13 @@ Tensor strata::from_dlpack(DLManagedTensor *managed, SourceLoc loc) {
 
 DLManagedTensor *strata::to_dlpack(const Tensor &t, SourceLoc loc) {
   const TensorImpl &impl = implOf(t, loc);
-  t.eval(loc);
+  TraceLock lock;
+  // The consumer may read and write the memory at once (the legacy DLPack
+  // protocol has no stream): every pending reader and writer of the
+  // storage runs first and a CUDA stream is done (settleStorage).
+  settleStorage(*impl.root, loc);
   const bool onCuda =
       impl.root->home && impl.root->home->device() == runtime::DeviceKind::CUDA;
-  if (onCuda) {
-    // The legacy DLPack protocol has no stream: the consumer may read at
-    // once, on any stream, so strata's stream must be done. Without a
-    // driver strata never ran anything (the buffer was wrapped from
-    // another library), so there is nothing to wait for.
-    std::string error;
-    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
-      if (error = driver->synchronize(); !error.empty())
-        fail("to_dlpack: " + error, "", loc);
-  }
   auto *ctx = new ExportContext;
   ctx->keep = impl.root->home;
   ctx->shape = impl.layout.sizes;

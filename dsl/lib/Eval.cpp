@@ -23,8 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
+
 #include "Impl.h"
 #include "ProgramCache.h"
+#include <map>
 
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -37,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -74,10 +77,11 @@ int debugLevel() {
   return level;
 }
 
+/// A prepared program and what running it needs (not its source: a
+/// cached program keeps only what runs, docs/design.md "Memory").
 struct Program {
   std::unique_ptr<jit::PreparedFunction> fn;
   std::vector<bool> donated;
-  std::string source;
 };
 
 /// Prepared programs by structure (bounded, least recently used out;
@@ -267,22 +271,48 @@ void Slice::placeArgs(bool onCuda) {
   for (const Node *n : pending)
     if (n->op == Op::Write && n->inputs[1].node->buffer)
       donated[n->inputs[1].node->index] = true;
-  // The elements each argument's reads reach (empty reads reach none).
+  // The versions this program makes of a written argument's storage: its
+  // window is theirs too, so `x.narrow(0, k, n).add_(1)` is one program
+  // for every k (the write's offset is relative to the window, as a read's).
+  writeWindow.assign(pending.size(), -1);
+  for (const Node *n : pending)
+    if (n->op == Op::Write) {
+      const Node *old = n->inputs[1].node.get();
+      writeWindow[n->index] = old->buffer
+                                  ? (donated[old->index] ? old->index : -1)
+                                  : writeWindow[old->index];
+    }
+  // A window serves a written storage when the program's result can be
+  // put back into the home buffer at the window's start: the argument is
+  // the home buffer, and only the storage's current version is returned.
+  std::vector<bool> whole(args.size(), false);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (donated[i]) {
+      auto root = args[i]->root.lock();
+      whole[i] = !root || root->home != args[i]->buffer;
+    }
+  for (const Node *n : pending)
+    if (int32_t w = writeWindow[n->index]; w >= 0 && n->output) {
+      auto root = n->root.lock();
+      whole[w] = whole[w] || !root || root->current.get() != n;
+    }
+  // The elements each argument's reads and writes reach (empty views
+  // reach none).
   std::vector<int64_t> lo(args.size(), INT64_MAX), hi(args.size(), -1);
   for (const Node *n : pending)
     for (const Operand &in : n->inputs) {
-      const Node *a = in.node.get();
-      if (!a->buffer || in.layout.numel() == 0)
+      int32_t w = windowOf(in.node.get());
+      if (w < 0 || in.layout.numel() == 0)
         continue;
       auto [l, h] = layout::indexRange(in.layout);
-      lo[a->index] = std::min(lo[a->index], l);
-      hi[a->index] = std::max(hi[a->index], h);
+      lo[w] = std::min(lo[w], l);
+      hi[w] = std::max(hi[w], h);
     }
   windowStart.assign(args.size(), 0);
   windowSize.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     windowSize[i] = args[i]->rootNumel;
-    if (!donated[i] && hi[i] >= 0)
+    if (!whole[i] && hi[i] >= 0)
       std::tie(windowStart[i], windowSize[i]) =
           readWindow(lo[i], hi[i], args[i]->rootNumel, onCuda);
   }
@@ -310,12 +340,13 @@ strata::detail::storageWindow(const runtime::StoragePtr &buffer, DType t,
 
 int64_t Slice::readOffset(const Operand &in, bool windows) const {
   const Node *a = in.node.get();
-  if (!windows || !a->buffer)
+  int32_t w = windowOf(a);
+  if (!windows || w < 0)
     return in.layout.offset;
   // An empty view reads nothing: any offset is the same program.
   if (in.layout.numel() == 0)
     return 0;
-  return in.layout.offset - windowStart[a->index];
+  return in.layout.offset - windowStart[w];
 }
 
 namespace {
@@ -345,10 +376,6 @@ std::string storageType(int64_t n, DType t) {
 }
 /// Arguments and writes are storages; pending compute results are tensors.
 bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
-std::string valueType(const Node *n) {
-  return isStorage(n) ? storageType(n->rootNumel, n->dtype)
-                      : tensorType(n->resultLayout(), n->dtype);
-}
 std::string number(double v) {
   char buf[64];
   if (!std::isfinite(v)) {
@@ -396,7 +423,7 @@ std::string Slice::key() const {
     push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
                   (n->output ? 32 : 0) | (n->exact ? 64 : 0));
     pushList(key, n->sizes);
-    push(key, n->rootNumel);
+    push(key, storageSize(n));
     pushList(key, n->dims);
     push(key, bits(n->a));
     push(key, bits(n->b));
@@ -418,13 +445,11 @@ std::string Slice::source(std::vector<const Node *> &outputs,
   auto name = [](const Node *n) {
     return (n->buffer ? "%a" : "%v") + std::to_string(n->index);
   };
-  // An argument's storage type is its window's (the whole storage in a
+  // A storage's type is its window's (the whole storage in a
   // self-contained dump).
-  auto typeOf = [&](const Node *n) {
-    if (!n->buffer)
-      return valueType(n);
-    return storageType(valueArgs ? windowSize[n->index] : n->rootNumel,
-                       n->dtype);
+  auto valueType = [&](const Node *n) {
+    return isStorage(n) ? storageType(storageSize(n, valueArgs), n->dtype)
+                        : tensorType(n->resultLayout(), n->dtype);
   };
   int tmp = 0;
   auto read = [&](const Operand &in) {
@@ -436,11 +461,11 @@ std::string Slice::source(std::vector<const Node *> &outputs,
     l.offset = readOffset(in, valueArgs);
     std::string type = tensorType(l, src->dtype);
     body += "    " + t + " = strata.strided_view " + name(src) + " : " +
-            typeOf(src) + " -> " + type + "\n";
+            valueType(src) + " -> " + type + "\n";
     return std::make_pair(t, type);
   };
   for (const Node *a : args)
-    sig += std::string(sig.empty() ? "" : ", ") + name(a) + ": " + typeOf(a);
+    sig += std::string(sig.empty() ? "" : ", ") + name(a) + ": " + valueType(a);
   std::string scalarSig;
   for (const Node *n : pending) {
     if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
@@ -497,12 +522,11 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
       key,
       [&] {
         auto program = std::make_unique<Program>();
-        program->source = recipe.source;
         program->donated = recipe.donated;
         auto start = std::chrono::steady_clock::now();
         std::string error;
         program->fn =
-            jit::PreparedFunction::fromSource(program->source, "main", error);
+            jit::PreparedFunction::fromSource(recipe.source, "main", error);
         if (!program->fn)
           fail("strata could not compile this program: " + error,
                "this is a strata bug; set STRATA_DEBUG=3 to see the program",
@@ -517,7 +541,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
                       .count(),
                   formatLoc(loc).c_str());
         if (debugLevel() >= 3)
-          fprintf(stderr, "%s", program->source.c_str());
+          fprintf(stderr, "%s", recipe.source.c_str());
         countStats([](EvalStats &s) { ++s.compiles; });
         return program;
       },
@@ -611,11 +635,36 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
   for (Node *n : slice.pending)
     if (n->output)
       outputs.push_back(n);
+  // The newest version of each root this program returns: it alone lives
+  // in the root's home buffer; an older version returned too (saved for
+  // backward, `p` in `p.mul_(b)`) keeps a buffer of its own, which the
+  // newer version's copy into home must not overwrite.
+  std::map<const StorageRoot *, uint64_t> newest;
+  for (const Node *n : outputs)
+    if (auto root = n->root.lock()) {
+      uint64_t &s = newest[root.get()];
+      s = std::max(s, n->seq);
+    }
   for (size_t i = 0; i < outputs.size(); ++i) {
     Node *n = outputs[i];
     runtime::StoragePtr buffer = std::move(result.values[i].buffer);
     auto root = n->root.lock();
-    if (root && root->home && root->home != buffer) {
+    if (root && newest[root.get()] != n->seq &&
+        !(root->home && buffer->data() >= root->home->data() &&
+          buffer->data() < root->home->data() + root->home->nbytes())) {
+      n->buffer = std::move(buffer);
+      continue;
+    }
+    // A written window is the home buffer's bytes from its start on.
+    int32_t w = n->op == Op::Write ? slice.writeWindow[n->index] : -1;
+    size_t at =
+        w >= 0
+            ? static_cast<size_t>(slice.windowStart[w] * elementSize(n->dtype))
+            : 0;
+    if (root && root->home && root->home != buffer &&
+        buffer->data() == root->home->data() + at) {
+      buffer = root->home; // written in place
+    } else if (root && root->home && root->home != buffer) {
       if (buffer->nbytes() &&
           (root->home->device() == runtime::DeviceKind::CUDA ||
            buffer->device() == runtime::DeviceKind::CUDA)) {
@@ -626,13 +675,13 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
         cu::Driver *driver = cu::Driver::get(error);
         if (driver)
           error = driver->copyOnDevice(
-              reinterpret_cast<cu::DevicePtr>(root->home->data()),
+              reinterpret_cast<cu::DevicePtr>(root->home->data() + at),
               reinterpret_cast<cu::DevicePtr>(buffer->data()),
               buffer->nbytes());
         if (!error.empty())
           fail(error, "", loc);
       } else if (buffer->nbytes()) {
-        memcpy(root->home->data(), buffer->data(), buffer->nbytes());
+        memcpy(root->home->data() + at, buffer->data(), buffer->nbytes());
       }
       countStats([](EvalStats &s) { ++s.copyBacks; });
       buffer = root->home;
@@ -651,34 +700,45 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
 
 } // namespace
 
-void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
-                              const SourceLoc &loc) {
+namespace {
+
+/// The pending nodes an evaluation must run; called again each time the
+/// trace lock was released (another thread may have run or added some).
+using CollectRoots = std::function<std::vector<NodePtr>()>;
+
+/// Evaluates the nodes `collect` returns in one program per device.
+void evaluateRoots(const CollectRoots &collect, const SourceLoc &loc) {
   TraceLock lock;
   // A program compiled outside the lock, for the slice of `compiledKey`.
   std::shared_ptr<Program> compiled;
   std::string compiledKey;
   bool compiledHit = false;
   for (;;) {
-    std::vector<Node *> roots;
-    for (const TensorImpl *t : tensors)
-      if (!t->root->current->buffer)
-        roots.push_back(t->root->current.get());
-    if (roots.empty())
+    std::vector<NodePtr> pendingRoots = collect();
+    if (pendingRoots.empty())
       return; // (perhaps another thread evaluated them meanwhile)
     // One program runs on one device: CPU and CUDA roots evaluate apart.
     bool anyCuda = false, allCuda = true;
-    for (const Node *r : roots) {
+    for (const NodePtr &r : pendingRoots) {
       anyCuda |= r->device == kDevCUDA;
       allCuda &= r->device == kDevCUDA;
     }
     if (anyCuda && !allCuda) {
-      std::vector<const TensorImpl *> cpu, cuda;
-      for (const TensorImpl *t : tensors)
-        (t->root->current->device == kDevCUDA ? cuda : cpu).push_back(t);
-      evaluate(cpu, loc);
-      evaluate(cuda, loc);
+      for (bool cuda : {false, true})
+        evaluateRoots(
+            [&collect, cuda] {
+              std::vector<NodePtr> some = collect();
+              std::erase_if(some, [cuda](const NodePtr &n) {
+                return (n->device == kDevCUDA) != cuda;
+              });
+              return some;
+            },
+            loc);
       return;
     }
+    std::vector<Node *> roots;
+    for (const NodePtr &r : pendingRoots)
+      roots.push_back(r.get());
     Slice slice(roots);
     std::string key = slice.key();
     std::shared_ptr<Program> prepared;
@@ -703,6 +763,57 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
     }
     runSlice(slice, *prepared, hit, loc);
     return;
+  }
+}
+
+} // namespace
+
+void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
+                              const SourceLoc &loc) {
+  evaluateRoots(
+      [&tensors] {
+        std::vector<NodePtr> roots;
+        for (const TensorImpl *t : tensors)
+          if (!t->root->current->buffer)
+            roots.push_back(t->root->current);
+        return roots;
+      },
+      loc);
+}
+
+void strata::detail::settleStorage(StorageRoot &root, const SourceLoc &loc) {
+  TraceLock lock;
+  evaluateRoots(
+      [&root] {
+        // The current version, and every pending reader of any version
+        // (pending writes of other storages that read this one included):
+        // afterwards nothing pending reads the home buffer, so a write
+        // through the pointer handed out reaches only what is recorded
+        // after it, as in eager PyTorch.
+        std::vector<NodePtr> roots;
+        if (!root.current->buffer)
+          roots.push_back(root.current);
+        for (const std::weak_ptr<Node> &w : root.readers)
+          if (NodePtr r = w.lock(); r && !r->buffer)
+            roots.push_back(std::move(r));
+        return roots;
+      },
+      loc);
+  // The evaluated readers are dropped from the list now, not at its next
+  // prune: a loop that takes a pointer per step keeps it short.
+  std::erase_if(root.readers, [](const std::weak_ptr<Node> &w) {
+    NodePtr n = w.lock();
+    return !n || n->buffer;
+  });
+  root.readersPruneAt = std::max<size_t>(32, 2 * root.readers.size());
+  if (root.home && root.home->device() == runtime::DeviceKind::CUDA) {
+    // A device address (as PyTorch's) is valid once the stream is done.
+    // Without a driver strata never ran anything on it (memory wrapped
+    // through DLPack): there is nothing to wait for.
+    std::string error;
+    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
+      if (error = driver->synchronize(); !error.empty())
+        fail(error, "", loc);
   }
 }
 

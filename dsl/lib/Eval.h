@@ -19,18 +19,25 @@ struct Slice {
   /// `pending` (not creation: the key then does not depend on which input
   /// was made first).
   std::vector<Node *> args;
-  /// Per argument: written by the slice (its whole buffer is passed and
-  /// donated), else read only.
+  /// Per argument: written by the slice (donated: the program may write
+  /// its window in place), else read only.
   std::vector<bool> donated;
   /// Per argument: the window of its storage passed to the program, in
-  /// elements. A read-only argument is passed from the smallest to the
-  /// largest element the slice reads (the start rounded down to 4
-  /// elements on CUDA, whose vector loads rely on that alignment), so a
-  /// view's offset into its storage is not in the key; a written one, or
-  /// one read only through empty views, is passed whole (start 0).
+  /// elements: from the smallest to the largest element the slice reads
+  /// or writes of it (the start rounded down to 4 elements on CUDA, whose
+  /// vector loads rely on that alignment), so a view's offset into its
+  /// storage is not in the key. A written argument's window also covers
+  /// every read and write of the versions the program makes of it; one
+  /// read only through empty views, or written where the window cannot
+  /// serve (not its storage's home buffer, an older version returned), is
+  /// passed whole (start 0).
   std::vector<int64_t> windowStart, windowSize;
   /// Pending nodes, in order.
   std::vector<Node *> pending;
+  /// Per pending node: for a write of a donated argument's storage
+  /// (directly or after other such writes), that argument's index, whose
+  /// window the write's result is; -1 otherwise.
+  std::vector<int32_t> writeWindow;
   /// Readers pulled in (held while evaluating).
   std::vector<NodePtr> keepAlive;
   /// Scalars passed as arguments (after the storages): pending 0-d fills
@@ -48,6 +55,17 @@ struct Slice {
   /// The offset of read `in` in what the program receives: relative to its
   /// argument's window, or absolute (a pending source, or `windows` false).
   int64_t readOffset(const Operand &in, bool windows = true) const;
+  /// The argument whose window `n`'s storage is (an argument itself, or a
+  /// write of a donated one), or -1.
+  int32_t windowOf(const Node *n) const {
+    return n->buffer ? n->index : writeWindow[n->index];
+  }
+  /// Elements of the storage value `n` in the program (its window's with
+  /// `windows`, else its root's).
+  int64_t storageSize(const Node *n, bool windows = true) const {
+    int32_t w = windowOf(n);
+    return windows && w >= 0 ? windowSize[w] : n->rootNumel;
+  }
 
 private:
   void visit(Node *n);

@@ -224,6 +224,10 @@ struct StorageRoot {
 struct AutogradMeta {
   Tensor grad;
   bool retainGrad = false;
+  /// For a retained tensor that is not a view: the version whose history
+  /// it retains (PyTorch hooks the grad_fn it has at retain_grad(), moved
+  /// by in-place ops on the tensor itself, not by writes through views).
+  std::weak_ptr<Node> retainedAt;
 };
 
 /// A tensor: dtype, layout over a root, grad flags, and how it was made.
@@ -368,6 +372,11 @@ void countProgramRun(int64_t kernels, bool compiled);
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
+/// Makes `root`'s storage safe to hand out as raw memory (data_ptr(),
+/// storage(), DLPack): evaluates its current version and every pending
+/// reader of any version of it, and waits for a CUDA stream. What is
+/// recorded afterwards sees writes made through the memory meanwhile.
+void settleStorage(StorageRoot &root, const SourceLoc &loc);
 /// Throws strata::Error unless `d` can be used: the CPU, or cuda:0 with a
 /// driver and a GPU (the runtime's "no CUDA device: ..." reason otherwise).
 void checkDevice(const Device &d, const SourceLoc &loc);
@@ -453,6 +462,10 @@ void recordGradNode(Node &node);
 /// and that version was not computed from a tensor requiring grad (what the
 /// grad_fn of a view of a leaf shows as AccumulateGrad).
 void markGradLeaf(const std::shared_ptr<TensorImpl> &t);
+/// Whether a read of `t` through view chain `chain` (viewChainOf(t)) is
+/// an edge to nothing: a view without grad_fn that is no leaf of its own,
+/// or one made of such a view (PyTorch's gradient_edge is invalid).
+bool gradGoesNowhere(const TensorImpl &t, const ViewChain *chain);
 /// Sets the autograd edge of `o`, a read of `t` (Operand::leaf, noGrad).
 void setGradEdge(Operand &o, const TensorImpl &t);
 /// Called before an op reads `t` in grad mode: PyTorch refuses a view made

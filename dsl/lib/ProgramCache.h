@@ -4,9 +4,12 @@
 // (AutogradEngine.cpp) each keep the programs they prepared, keyed by the
 // program's structure, in one of these: a map with a least-recently-used
 // bound (`STRATA_PROGRAM_CACHE_SIZE`, default 256; `set_program_cache_
-// capacity`). A prepared program holds its own MLIR context and plan
-// (about 2.4 MB), so a process that runs many distinct programs must let old
-// ones go. Evicting a program never frees it under a caller: values are
+// capacity`). A prepared program holds its plan (buffer slots, kernel entry
+// points, launch shapes) and its lowered IR as text (parsed back only for
+// a CUDA run or a dump), not an MLIR context: a few KB each
+// (docs/design.md "Memory"). A key is held as its BLAKE3 digest (32 bytes),
+// not its text, whose size grows with the program (a gradient program's key
+// is its source). Evicting a program never frees it under a caller: values are
 // shared_ptrs, and a thread that is preparing or running an evicted program
 // keeps it alive until it is done. Threads asking for the same key at once
 // prepare it once (they wait on the key's own mutex, not the map's).
@@ -25,7 +28,17 @@
 #include <string>
 #include <unordered_map>
 
+#include "llvm/Support/BLAKE3.h"
+
 namespace strata::detail {
+
+/// What a ProgramCache keeps of a key: its 256-bit BLAKE3 digest (two
+/// distinct programs collide with probability 2^-128).
+inline std::string programKeyDigest(const std::string &key) {
+  auto d = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(key.data()), key.size()));
+  return std::string(d.begin(), d.end());
+}
 
 /// The capacity every ProgramCache uses (shared; read on each insert).
 inline std::atomic<int64_t> &programCacheCapacity() {
@@ -43,9 +56,10 @@ public:
   /// The program for `key`: found (`hit`), or made by `make` (which may
   /// throw: nothing is cached then). Holds no lock while another key is
   /// prepared.
-  std::shared_ptr<T> get(const std::string &key,
+  std::shared_ptr<T> get(const std::string &text,
                          const std::function<std::unique_ptr<T>()> &make,
                          bool &hit) {
+    const std::string key = programKeyDigest(text);
     std::shared_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -70,7 +84,8 @@ public:
 
   /// The program for `key` if it is prepared and nobody is preparing it
   /// now (never waits); null otherwise.
-  std::shared_ptr<T> find(const std::string &key) {
+  std::shared_ptr<T> find(const std::string &text) {
+    const std::string key = programKeyDigest(text);
     std::shared_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(mutex);

@@ -4,7 +4,9 @@
 // kernel printed in its local scope (as the CPU kernel cache keys). On
 // disk: <cache dir>/<xxhash64(key)>.ptx, in the CPU objects' disk cache
 // (DiskCache.cpp: the same format, checks, bound and private directory); a
-// rejected entry is recompiled and replaced.
+// rejected entry is recompiled and replaced. In memory: the key's BLAKE3
+// digest -> launch info and PTX, least recently used evicted past
+// kMaxPtxEntries (the CPU kernel cache's default bound).
 // NVRTC is loaded at run time with dlopen (as the driver is), so a program
 // linked with strata starts without libnvrtc; without the toolkit at build
 // time, or without the library at run time, every compile fails with a
@@ -19,6 +21,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +30,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -43,11 +47,45 @@ struct Entry {
   std::string ptx;
 };
 
+/// The most kernels' PTX kept in memory (each a few to tens of KB).
+constexpr size_t kMaxPtxEntries = 4096;
+
 struct PtxCache {
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> entries;
+  /// By key digest; `position` in `lru`.
+  struct Slot {
+    std::shared_ptr<Entry> entry;
+    std::list<std::string>::iterator position;
+  };
+  std::unordered_map<std::string, Slot> entries;
+  std::list<std::string> lru; // most recently used first
   CacheStats stats;
+
+  /// Adds `entry` as the most recently used; evicts past the capacity
+  /// (caller holds `mutex`).
+  void insert(const std::string &digest, std::shared_ptr<Entry> entry) {
+    auto it = entries.find(digest);
+    if (it != entries.end()) {
+      lru.splice(lru.begin(), lru, it->second.position);
+      it->second.entry = std::move(entry);
+      return;
+    }
+    lru.push_front(digest);
+    entries.emplace(digest, Slot{std::move(entry), lru.begin()});
+    while (lru.size() > kMaxPtxEntries) {
+      entries.erase(lru.back());
+      lru.pop_back();
+      ++stats.evictions;
+    }
+  }
 };
+
+/// What the memory cache keeps of a key (it holds the printed kernel).
+std::string keyDigest(const std::string &key) {
+  auto d = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(key.data()), key.size()));
+  return std::string(d.begin(), d.end());
+}
 
 PtxCache &cache() {
   static PtxCache c;
@@ -292,13 +330,15 @@ bool strata::jit::kernelPTX(mlir::Operation *kernel, const std::string &arch,
     kernel->print(os, mlir::OpPrintingFlags().useLocalScope());
   }
   PtxCache &c = cache();
+  const std::string digest = keyDigest(key);
   {
     std::lock_guard<std::mutex> lock(c.mutex);
-    auto it = c.entries.find(key);
+    auto it = c.entries.find(digest);
     if (it != c.entries.end()) {
       ++c.stats.memoryHits;
-      info = it->second->info;
-      ptx = it->second->ptx;
+      c.lru.splice(c.lru.begin(), c.lru, it->second.position);
+      info = it->second.entry->info;
+      ptx = it->second.entry->ptx;
       return true;
     }
   }
@@ -324,7 +364,7 @@ bool strata::jit::kernelPTX(mlir::Operation *kernel, const std::string &arch,
   }
   ptx = entry->ptx;
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.entries.emplace(key, std::move(entry));
+  c.insert(digest, std::move(entry));
   return true;
 }
 
@@ -339,7 +379,8 @@ void strata::jit::resetCudaCacheStats() {
 }
 
 void strata::jit::clearCudaMemoryCache() {
-  std::unordered_map<std::string, std::shared_ptr<Entry>> dropped;
+  std::unordered_map<std::string, PtxCache::Slot> dropped;
   std::lock_guard<std::mutex> lock(cache().mutex);
   dropped.swap(cache().entries);
+  cache().lru.clear();
 }

@@ -16,6 +16,7 @@
 #include "strata/Target/CUDA/KernelToCUDA.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -71,7 +72,10 @@ struct Loaded {
   void *fn = nullptr, *finish = nullptr;
 };
 
-/// Modules loaded in this process, by PTX text.
+/// Modules loaded in this process, by the BLAKE3 digest of their PTX (the
+/// text itself is tens of KB). A loaded module stays loaded: the map grows
+/// with the distinct kernels the process runs on the GPU (docs/design.md
+/// "Memory").
 std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
   static std::mutex mutex;
   static std::unordered_map<std::string, Loaded> modules;
@@ -79,8 +83,11 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
   std::string ptx, error;
   if (!kernelPTX(kernel, arch, out.info, ptx, error))
     return error;
+  auto hash = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(ptx.data()), ptx.size()));
+  std::string digest(hash.begin(), hash.end());
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = modules.find(ptx);
+  auto it = modules.find(digest);
   if (it != modules.end()) {
     out = it->second;
     return "";
@@ -93,7 +100,7 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
       !(error = driver.getFunction(module, out.info.finishName, out.finish))
            .empty())
     return error;
-  modules.emplace(ptx, out);
+  modules.emplace(std::move(digest), out);
   return "";
 }
 

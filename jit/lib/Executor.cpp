@@ -30,6 +30,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -218,6 +219,10 @@ private:
   bool addKernel(KernelOp kernel);
   void markDeadWrites();
   llvm::DenseMap<mlir::Value, unsigned> slots;
+
+public:
+  /// Frees what only build() needs (its map of the function's values).
+  void dropBuildState() { slots.shrink_and_clear(); }
 };
 
 bool Plan::addKernel(KernelOp kernel) {
@@ -571,14 +576,38 @@ RunResult strata::jit::runSource(const std::string &source,
   return runFunction(func, args, options);
 }
 
+/// What a prepared function keeps: the plan, which is all run() needs,
+/// and the lowered module printed as text. The MLIR context the function
+/// was lowered in (its dialects, uniqued types and attributes: about 2.4 MB
+/// for a one-kernel program) goes when fromSource returns; function() and
+/// loweredIR() parse the text back into a context of their own on first
+/// use (a CUDA run, a dump), which is then kept. A cached CPU program costs
+/// its plan and its text (docs/design.md "Memory").
 struct strata::jit::PreparedFunction::Impl {
-  /// No thread pool: a program has one function, lowered on the calling
+  Plan plan;
+  std::string funcName;
+  /// The lowered module with its locations (diagnostics name user code).
+  std::string lowered;
+  std::once_flag parsed;
+  /// No thread pool: a program has one function, parsed on the calling
   /// thread (a pool per cached program would hold idle threads and their
   /// locks for as long as the program lives).
-  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  Plan plan;
   mlir::Operation *func = nullptr;
+
+  /// Parses `lowered` once; `func` stays null if that fails.
+  void parse() {
+    std::call_once(parsed, [this] {
+      context = std::make_unique<mlir::MLIRContext>(
+          mlir::MLIRContext::Threading::DISABLED);
+      loadDialects(*context);
+      module = strata::ir::parseSourceString(lowered, context.get());
+      if (module)
+        if (auto f = module->lookupSymbol<mlir::func::FuncOp>(funcName))
+          func = f;
+    });
+  }
 };
 
 strata::jit::PreparedFunction::PreparedFunction(std::unique_ptr<Impl> impl)
@@ -590,20 +619,26 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
                                           const std::string &funcName,
                                           std::string &error) {
   auto impl = std::make_unique<Impl>();
-  impl->module = lower(impl->context, source, error);
-  if (!impl->module)
+  impl->funcName = funcName;
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  mlir::OwningOpRef<mlir::ModuleOp> module = lower(context, source, error);
+  if (!module)
     return nullptr;
-  auto func = impl->module->lookupSymbol<mlir::func::FuncOp>(funcName);
+  auto func = module->lookupSymbol<mlir::func::FuncOp>(funcName);
   if (!func) {
     error = "no function @" + funcName;
     return nullptr;
   }
-  impl->func = func;
   impl->plan.build(func);
   if (!impl->plan.error.empty()) {
     error = impl->plan.error;
     return nullptr;
   }
+  impl->plan.dropBuildState();
+  llvm::raw_string_ostream os(impl->lowered);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  os.flush();
+  impl->lowered.shrink_to_fit();
   return std::unique_ptr<PreparedFunction>(
       new PreparedFunction(std::move(impl)));
 }
@@ -618,10 +653,15 @@ int strata::jit::PreparedFunction::numKernels() const {
 }
 
 mlir::Operation *strata::jit::PreparedFunction::function() const {
+  impl->parse();
+  if (!impl->func)
+    llvm::report_fatal_error("strata: a prepared function's lowered IR does "
+                             "not parse back (a printer/parser mismatch)");
   return impl->func;
 }
 
 std::string strata::jit::PreparedFunction::loweredIR() const {
+  function();
   std::string text;
   llvm::raw_string_ostream os(text);
   impl->module->print(os);

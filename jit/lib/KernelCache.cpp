@@ -2,7 +2,7 @@
 //
 // Key: compiler version + target triple + CPU + features + options + the
 // kernel printed in its local scope (its operand layouts, loops and body).
-// In memory: key -> shared future of the compiled kernel, so concurrent
+// In memory: key digest -> shared future of the compiled kernel, so concurrent
 // requests for one key compile once. The memory cache is bounded
 // (STRATA_KERNEL_CACHE_SIZE kernels, least recently used evicted); each
 // kernel lives in its own JITDylib, removed (its code freed) when the last
@@ -27,6 +27,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
@@ -463,13 +464,18 @@ KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
     return nullptr;
   }
   std::string key = kernelKey(jit, kernel);
+  // The memory cache keeps the key's BLAKE3 digest, not the key (the
+  // printed kernel and the host's feature string: several KB a kernel).
+  auto hash = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(key.data()), key.size()));
+  const std::string digest(hash.begin(), hash.end());
   std::promise<KernelHandle> promise;
   std::shared_future<KernelHandle> future;
   uint64_t id = 0;
   bool mine = false;
   {
     std::lock_guard<std::mutex> lock(jit.mutex);
-    auto it = jit.kernels.find(key);
+    auto it = jit.kernels.find(digest);
     if (it != jit.kernels.end()) {
       future = it->second.future;
       ++jit.stats.memoryHits;
@@ -478,7 +484,7 @@ KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
     } else {
       future = promise.get_future().share();
       id = ++jit.nextId;
-      jit.kernels.emplace(key, Jit::Entry{future, id, false, {}});
+      jit.kernels.emplace(digest, Jit::Entry{future, id, false, {}});
       mine = true;
     }
   }
@@ -488,15 +494,15 @@ KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
     // destructor removes a JITDylib.
     std::vector<std::shared_future<KernelHandle>> evicted;
     std::lock_guard<std::mutex> lock(jit.mutex);
-    auto it = jit.kernels.find(key);
+    auto it = jit.kernels.find(digest);
     bool stillOurs = it != jit.kernels.end() && it->second.id == id;
     if (!fn) {
       if (stillOurs)
         jit.kernels.erase(it); // a later call retries
-      jit.errors[key] = error;
+      jit.errors[digest] = error;
     } else if (stillOurs) {
       it->second.ready = true;
-      jit.lru.push_front(key);
+      jit.lru.push_front(digest);
       it->second.lru = jit.lru.begin();
       evictOverCapacity(jit, evicted);
     }
@@ -506,7 +512,7 @@ KernelHandle strata::jit::detail::getKernel(mlir::Operation *kernel,
   KernelHandle fn = future.get();
   if (!fn) {
     std::lock_guard<std::mutex> lock(jit.mutex);
-    error = jit.errors[key];
+    error = jit.errors[digest];
   }
   return fn;
 }

@@ -488,3 +488,126 @@ TEST(Gradcheck, TransposedProductStep) {
       in);
   EXPECT_TRUE(r.ok) << r.message;
 }
+
+// Evaluating a tensor between recording an in-place op on it and backward
+// must not change the gradient: the op saved the destination's value from
+// before the write (PyTorch 1.13's values in the comments).
+TEST(Autograd, EvaluationBeforeBackwardKeepsSavedValues) {
+  auto grads = [](bool evalFirst, int which) {
+    Tensor b = from_vector<float>({1, 2, 3}).requires_grad_();
+    Tensor p;
+    switch (which) {
+    case 0: // p = full(2); p.mul_(b): b.grad = 2
+      p = full({3}, 2.0f);
+      p.mul_(b);
+      break;
+    case 1: // p = ones * 4; p.div_(b): b.grad = -4 / b^2
+      p = ones({3}) * 4;
+      p.div_(b);
+      break;
+    case 2: // a write through a view of a pending tensor
+      p = full({4}, 3.0f);
+      p.narrow(0, 1, 3).mul_(b);
+      break;
+    default: // a detached pending non-leaf written with a grad operand
+      p = (from_vector<float>({1, 1, 1}) * 2).detach();
+      p.mul_(b);
+      break;
+    }
+    if (evalFirst)
+      p.eval();
+    p.sum().backward();
+    return b.grad().to_vector<float>();
+  };
+  std::vector<std::vector<float>> expected = {
+      {2, 2, 2}, {-4, -1, -4.0f / 9}, {3, 3, 3}, {2, 2, 2}};
+  for (int which = 0; which < 4; ++which)
+    for (bool evalFirst : {false, true}) {
+      SCOPED_TRACE("program " + std::to_string(which) +
+                   (evalFirst ? " evaluated first" : ""));
+      std::vector<float> g = grads(evalFirst, which);
+      ASSERT_EQ(g.size(), expected[which].size());
+      for (size_t i = 0; i < g.size(); ++i)
+        EXPECT_NEAR(g[i], expected[which][i], 1e-6);
+    }
+}
+
+// A leaf whose elements overlap in memory (detach().requires_grad_() of an
+// expand), read as itself: one gradient per element, with the leaf's own
+// (dense) strides (PyTorch: y.grad is all 2s, strides (4, 1)); read
+// through a further view it is a clear error (errors.md A17).
+TEST(Autograd, OverlappingLeafReadAsItself) {
+  for (bool pending : {true, false}) {
+    Tensor base =
+        pending ? ones({3, 1}) : from_vector<float>({1, 1, 1}, {3, 1});
+    Tensor y = base.expand({3, 4}).detach().requires_grad_();
+    (y * 2).sum().backward();
+    EXPECT_EQ(y.grad().sizes(), (Shape{3, 4}));
+    EXPECT_EQ(y.grad().strides(), (Shape{4, 1}));
+    for (float v : y.grad().to_vector<float>())
+      EXPECT_EQ(v, 2.0f);
+  }
+  Tensor z = ones({1}).expand({3}).detach().requires_grad_();
+  EXPECT_THROW((z.select(0, 1) * 2).backward(), Error);
+}
+
+// retain_grad() hooks the grad_fn the tensor has: an in-place op on the
+// tensor itself moves it to the new history, a write through a view of it
+// does not (PyTorch 1.13's values; /tmp scripts in the commit message).
+TEST(Autograd, RetainedBaseWrittenThroughAView) {
+  Tensor x = from_vector<float>({1, 2, 3, 4}).requires_grad_();
+  Tensor b = from_vector<float>({2, 2}).requires_grad_();
+  Tensor base = x * 1;
+  base.retain_grad();
+  base.narrow(0, 1, 2).mul_(b);
+  (base * base).sum().backward();
+  EXPECT_EQ(base.grad().to_vector<float>(), (std::vector<float>{2, 16, 24, 8}));
+  Tensor x2 = from_vector<float>({1, 2, 3}).requires_grad_();
+  Tensor y = x2 * 1;
+  y.retain_grad();
+  y.add_(1);
+  (y * y).sum().backward();
+  EXPECT_EQ(y.grad().to_vector<float>(), (std::vector<float>{4, 6, 8}));
+}
+
+// next_functions in PyTorch's order and without the operands PyTorch takes
+// as a Scalar or does not differentiate.
+TEST(Autograd, NextFunctionsAsPyTorch) {
+  auto names = [](const Tensor &t) {
+    std::vector<std::string> out;
+    for (const GradFnPtr &f : t.grad_fn()->next_functions())
+      out.push_back(f ? f->name() : "None");
+    return out;
+  };
+  using V = std::vector<std::string>;
+  Tensor x = from_vector<float>({1, 2, 3, 4}).requires_grad_();
+  Tensor bb = full({}, 3.0f).requires_grad_();
+  Tensor base = x * 1;
+  base.select(0, 1).mul_(bb);
+  EXPECT_EQ(names(base), (V{"MulBackward0", "AccumulateGrad"}));
+  Tensor z = zeros({4}).copy_(x);
+  EXPECT_EQ(z.grad_fn()->name(), "CopyBackwards");
+  EXPECT_EQ(names(z), (V{"None", "AccumulateGrad"}));
+  EXPECT_EQ(names(x.pow(2)), (V{"AccumulateGrad"}));
+  EXPECT_EQ(names(where(x > 2, x, x * 2)),
+            (V{"AccumulateGrad", "MulBackward0"}));
+  Tensor r = 1 - x;
+  EXPECT_EQ(r.grad_fn()->name(), "RsubBackward1");
+  EXPECT_EQ(names(r), (V{"AccumulateGrad"}));
+}
+
+// PyTorch's errors: grad() without inputs; reading the grad_fn of a view
+// made in no-grad mode after its base was written with grad mode on.
+TEST(Autograd, GradFnOfAStaleNoGradView) {
+  Tensor x = from_vector<float>({1, 2, 3, 4}).requires_grad_();
+  EXPECT_THROW(grad({(x * 2).sum()}, {}), Error);
+  Tensor y = x * 1;
+  Tensor v;
+  {
+    NoGradGuard guard;
+    v = y.narrow(0, 0, 2);
+  }
+  y.narrow(0, 0, 2).mul_(x.narrow(0, 2, 2));
+  EXPECT_THROW(v.grad_fn(), Error);
+  EXPECT_THROW(v.is_leaf(), Error);
+}

@@ -289,6 +289,10 @@ bool runStatement(Env &env, const std::vector<std::string> &w) {
     env.ref(w.at(1)).retain_grad();
     return true;
   }
+  if (w[0] == "eval") { // evaluation points must not change any result
+    env.ref(w.at(1)).eval();
+    return true;
+  }
   if (w[0] == "no_grad") {
     if (!env.noGrad)
       env.noGrad = std::make_unique<NoGradGuard>();
@@ -597,10 +601,15 @@ void report(Env &env) {
     } catch (const std::exception &e) {
       values = "ERR " + oneLine(e.what());
     }
+    std::string rl = "!"; // is_leaf reads the grad_fn, which may refuse
+    try {
+      rl = std::string(t.requires_grad() ? "1" : "0") +
+           (t.is_leaf() ? "1" : "0");
+    } catch (const std::exception &) {
+    }
     std::cout << "V " << i << " " << dt << " " << formatList(t.sizes()) << " "
               << formatList(strides) << " " << offset << " " << alias << " "
-              << (t.requires_grad() ? "1" : "0") << (t.is_leaf() ? "1" : "0")
-              << " " << values << "\n";
+              << rl << " " << values << "\n";
   }
   for (size_t i = 0; i < env.values.size(); ++i) {
     const Tensor &t = env.values[i];

@@ -75,6 +75,12 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     alone, and does everywhere else); strata does not. A leaf's .grad
 #     defined only in PyTorch, in a program with a CopySlices and no
 #     backward(), is class `grad-copyslices`, not failing.
+# 12. An error PyTorch raises as an "INTERNAL ASSERT FAILED" (a PyTorch
+#     bug, e.g. a requires-grad matmul with an empty integer operand) is
+#     class `torch-internal-assert`, not failing.
+# Open, failing unless allowed: `overlap-target`, strata's clear error for
+# differentiating with respect to a tensor whose elements overlap in memory
+# (errors.md A17; torch-open.txt), which PyTorch computes.
 # Candidates the lead may declare intentional (--allow NAME): not allowed by
 # default, so they are reported. None at present. (`compute-layout`, a
 # compute result that is contiguous in strata where PyTorch keeps the
@@ -83,7 +89,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
               "grad-values"}  # .grad() mismatches, seen only after backward
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
-               "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices"}
+               "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
+               "torch-internal-assert"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -167,6 +174,8 @@ def compare(lines, tout, sout, shadow):
             vk = len(value_lines(lines[:k]))
             deferred = vk < len(sout["values"]) and "error" in sout["values"][vk]
             kind = "error-deferred" if deferred else "error-torch-raises"
+            if "INTERNAL ASSERT FAILED" in te[1]:
+                kind = "torch-internal-assert"  # intentional difference 12
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: PyTorch raises ({te[1]}), strata "
                           + ("only when evaluating it" if deferred else
@@ -179,6 +188,9 @@ def compare(lines, tout, sout, shadow):
                 kind = "flip-view"  # PyTorch views its flip copy
             elif ins and ins[0] < len(meta.flip_ng) and meta.flip_ng[ins[0]]:
                 kind = "flip-view"  # a no-grad flip: a copy in PyTorch
+            elif se[1].startswith("strata cannot differentiate with respect "
+                                  "to a tensor whose elements overlap"):
+                kind = "overlap-target"  # open: errors.md A17
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \

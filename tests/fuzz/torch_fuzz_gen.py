@@ -418,6 +418,13 @@ class Generator:
         if self.r.random() < 0.2:
             self.line(f"retain_grad %{j}")
 
+    def maybe_eval(self):
+        """Now and then evaluate a value (a no-op in PyTorch): results and
+        gradients must not depend on when strata evaluates."""
+        vals = self.an.env.values
+        if vals and not self.done and self.r.random() < 0.08:
+            self.line(f"eval %{self.r.randrange(len(vals))}")
+
     def ag_requires_grad(self):
         j = self.pick()
         if self.an.gradval[j]:
@@ -545,6 +552,7 @@ class Generator:
             line = getattr(self, kind)()
             if line and not self.done:
                 self.try_line(line)
+            self.maybe_eval()
         if not self.done and self.r.random() < 0.7:
             self.ag_backward()
         return self.an.lines
@@ -575,6 +583,7 @@ class Generator:
             line = getattr(self, kind)()
             if line and not self.done:
                 self.try_line(line)
+            self.maybe_eval()
         if not self.done and self.grad:
             vals = self.an.env.values
             cands = [k for k, v in enumerate(vals) if v.requires_grad]

@@ -53,7 +53,7 @@ VIEW_OPS = {"view", "t", "transpose", "permute", "narrow", "select", "index",
             "as_strided", "diagonal", "unfold", "flip", "detach"}
 VIEW_OR_COPY = {"reshape", "flatten", "contiguous", "to"}
 STATEMENTS = {"backward", "requires_grad_", "retain_grad", "no_grad",
-              "enable_grad"}
+              "enable_grad", "eval"}
 GRAD_VALUES = {"grad", "grad_of"}  # values autograd made
 INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_", "relu_"}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
@@ -172,6 +172,9 @@ class TorchEnv:
             return
         if w[0] == "retain_grad":
             self.arg(w[1]).retain_grad()
+            return
+        if w[0] == "eval":  # strata evaluates a pending value; eager: no-op
+            self.arg(w[1])
             return
         if w[0] in ("no_grad", "enable_grad"):
             if len(w) != 1:

@@ -30,6 +30,8 @@ class Storage;
 namespace detail {
 /// A tensor's implementation (dsl/lib/Impl.h).
 struct TensorImpl;
+/// The versions of a storage (dsl/lib/Impl.h).
+struct StorageRoot;
 } // namespace detail
 /// A node of the autograd graph (strata/Autograd.h).
 class GradFn;
@@ -40,8 +42,11 @@ class Storage {
 public:
   /// An undefined storage.
   Storage() = default;
-  /// The first byte (null for an empty storage).
-  void *data_ptr() const;
+  /// The first byte (null for an empty storage). Every pending reader and
+  /// writer of the storage runs first, so the memory holds its current
+  /// contents and a write through the pointer is seen by what is recorded
+  /// after (not by what was recorded before: that has already run).
+  void *data_ptr(SourceLoc loc = SourceLoc::current()) const;
   /// Size in bytes.
   int64_t nbytes() const;
   /// Number of elements.
@@ -58,11 +63,15 @@ public:
   bool is_alias_of(const Storage &o) const { return buffer_ == o.buffer_; }
 
   /// For the implementation.
-  Storage(std::shared_ptr<runtime::Storage> buffer, int64_t elementSize)
-      : buffer_(std::move(buffer)), elementSize_(elementSize) {}
+  Storage(std::shared_ptr<runtime::Storage> buffer, int64_t elementSize,
+          std::shared_ptr<detail::StorageRoot> root = nullptr)
+      : buffer_(std::move(buffer)), root_(std::move(root)),
+        elementSize_(elementSize) {}
 
 private:
   std::shared_ptr<runtime::Storage> buffer_;
+  /// The trace's view of the buffer: data_ptr() settles it (null: none).
+  std::shared_ptr<detail::StorageRoot> root_;
   int64_t elementSize_ = 1;
 };
 
@@ -131,9 +140,14 @@ public:
 
   //===--- Storage and data pointer (evaluate if pending)
   //------------------===//
-  /// The storage (evaluates a pending root).
+  /// The storage (evaluates a pending root and its pending readers).
   Storage storage(SourceLoc loc = SourceLoc::current()) const;
-  /// storage().data_ptr() + storage_offset() * element_size().
+  /// storage().data_ptr() + storage_offset() * element_size(). Raw memory
+  /// is handed out only after every pending reader and writer of the
+  /// storage (of any of its versions, through any view) has run: a write
+  /// through the pointer is seen by what is recorded after it and by
+  /// nothing recorded before, as in eager PyTorch. Write before recording
+  /// more reads of the storage (they run later, lazily).
   void *data_ptr(SourceLoc loc = SourceLoc::current()) const;
   /// data_ptr() as T* (T must match dtype()).
   template <typename T> T *data_ptr(SourceLoc loc = SourceLoc::current()) const;

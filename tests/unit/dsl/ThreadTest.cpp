@@ -383,3 +383,37 @@ TEST_F(Threads, OneWriterSevenReadersSeeWholeWrites) {
   for (float e : x.to_vector<float>())
     ASSERT_EQ(e, float(kWrites));
 }
+
+// Eight threads fill their own buffer through data_ptr() each step and
+// record a step reading it and one shared tensor; each also takes the
+// shared tensor's pointer, which runs the other threads' pending steps
+// (they read it). Every step sees its own thread's data of that step
+// (eager: the write comes before the step, the next write after it).
+TEST_F(Threads, EightThreadsWriteThroughDataPointers) {
+  constexpr int kSteps = 30;
+  constexpr int64_t kN = 64;
+  Tensor shared = from_vector(input(0, 0, 2, kN), {kN});
+  std::vector<float> sv = shared.to_vector<float>();
+  std::atomic<int> wrong{0};
+  runAtOnce([&](int t) {
+    Tensor a = zeros({kN});
+    std::vector<Tensor> steps;
+    std::vector<float> want;
+    for (int step = 0; step < kSteps; ++step) {
+      float *p = a.data_ptr<float>();
+      double sum = 0;
+      for (int64_t i = 0; i < kN; ++i) {
+        p[i] = static_cast<float>(t * 1000 + step * 10 + i % 7);
+        sum += double(float(p[i] * 2.0f) + sv[i]);
+      }
+      steps.push_back((a * 2 + shared).sum());
+      want.push_back(static_cast<float>(sum));
+      const float *s = shared.data_ptr<float>(); // runs others' steps
+      wrong += s[kN - 1] != sv[kN - 1];
+    }
+    for (int step = 0; step < kSteps; ++step)
+      wrong += std::abs(steps[step].item<float>() - want[step]) >
+               1e-5 * (1 + std::abs(want[step]));
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
