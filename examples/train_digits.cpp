@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -197,6 +198,7 @@ int main(int argc, char **argv) {
         trainStep(xb, yb);
       }
       reset_eval_stats();
+      std::clock_t cpuStart = std::clock(); // all threads of the process
       auto start = std::chrono::steady_clock::now();
       float last = 0;
       for (int64_t s = 0; s < cfg.timeSteps; ++s) {
@@ -207,11 +209,14 @@ int main(int argc, char **argv) {
                       std::chrono::steady_clock::now() - start)
                       .count() /
                   static_cast<double>(cfg.timeSteps);
+      double cpuMs = 1e3 * static_cast<double>(std::clock() - cpuStart) /
+                     CLOCKS_PER_SEC / static_cast<double>(cfg.timeSteps);
       EvalStats st = eval_stats();
-      std::printf("strata: %.3f ms/step (batch %lld, %lld steps, %s), "
+      std::printf("strata: %.3f ms/step wall, %.3f ms/step CPU (batch %lld, "
+                  "%lld steps, %s), "
                   "%.1f programs and %.1f kernels per step, %lld compiles "
                   "after warm-up, last loss %.4f\n",
-                  ms, static_cast<long long>(cfg.batch),
+                  ms, cpuMs, static_cast<long long>(cfg.batch),
                   static_cast<long long>(cfg.timeSteps), cfg.optimizer.c_str(),
                   static_cast<double>(st.programs) / cfg.timeSteps,
                   static_cast<double>(st.kernels) / cfg.timeSteps,
