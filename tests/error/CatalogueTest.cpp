@@ -311,6 +311,82 @@ TEST(ErrorCatalogue, Interop) {
     fs::remove(p);
 }
 
+// torch::nn and torch::optim (strata/nn.h, strata/optim.h): PyTorch's
+// messages, located at the user's call (a layer called through its holder
+// too).
+TEST(ErrorCatalogue, NnAndOptim) {
+  namespace F = nn::functional;
+  Tensor x = ones({3, 5}), w = ones({4}).requires_grad_();
+  Tensor t = from_vector(std::vector<int64_t>{1, 2, 3});
+  Tensor t7 = from_vector(std::vector<int64_t>{1, 2, 7});
+  Tensor t32 = from_vector(std::vector<int32_t>{1, 2, 3});
+  Tensor t2 = from_vector(std::vector<int64_t>{1, 2});
+  Tensor probs = ones({3, 5}).to(kInt64);
+  nn::Linear fc(5, 10);
+  nn::LayerNorm ln(nn::LayerNormOptions({4}));
+  nn::Embedding emb(10, 3);
+  nn::Sequential seq(nn::Linear(4, 3));
+  std::string dir = tempPath("nn-params"), bad = tempPath("nn-bad");
+  nn::save(seq, dir);
+  nn::Sequential other(nn::Linear(4, 2));
+  nn::Sequential missingFile(nn::Linear(4, 3), nn::Linear(3, 3));
+  std::ofstream(bad) << "a file, not a directory";
+  struct Holder : nn::Module {
+    Holder() { register_parameter("w", ones({2})); }
+  } holder;
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("N01", "expected scalar type Long but found Int", F::cross_entropy(x, t32)),
+    CASE("N02", "Expected input batch_size (3) to match target batch_size (2).", F::cross_entropy(x, t2)),
+    CASE("N03", "Target 7 is out of bounds.", F::nll_loss(x, t7)),
+    CASE("N04", "Expected floating point type for target with class probabilities, got Long", F::cross_entropy(x, probs)),
+    CASE("N05", "ignore_index is not supported for floating point target", F::cross_entropy(x, x, F::CrossEntropyFuncOptions().ignore_index(1))),
+    CASE("N06", "label_smoothing must be between 0.0 and 1.0. Got: 1.5", F::cross_entropy(x, t, F::CrossEntropyFuncOptions().label_smoothing(1.5))),
+    CASE("N07", "weight tensor should be defined either for all 5 classes or no classes but got weight tensor of shape: [4]", F::cross_entropy(x, t, F::CrossEntropyFuncOptions().weight(ones({4})))),
+    CASE("N08", "Expected target size [2, 4], got [2, 3]", F::nll_loss(ones({2, 5, 4}), zeros({2, 3}, kInt64))),
+    CASE("N09", "Expected 1 or more dimensions (got 0)", F::nll_loss(ones({}), zeros({}, kInt64))),
+    CASE("N10", "0D or 1D target tensor expected, multi-target not supported", F::nll_loss(x, zeros({3, 2}, kInt64))),
+    CASE("N11", "size mismatch (got input: [5], target: [1])", F::nll_loss(ones({5}), zeros({1}, kInt64))),
+    CASE("N12", "\"nll_loss_out_frame\" not implemented for 'Long'", F::nll_loss(probs, t)),
+    CASE("N13", "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'", t.softmax(0)),
+    CASE("N14", "log_softmax: Dimension out of range (expected to be in range of [-2, 1], but got 2)", x.log_softmax(2)),
+    CASE("N15", "\"mse_cpu\" not implemented for 'Long'", F::mse_loss(t, t)),
+    CASE("N16", "Target size ([3, 4]) must be the same as input size ([3, 5])", F::binary_cross_entropy_with_logits(x, ones({3, 4}))),
+    CASE("N17", "result type Float can't be cast to the desired output type Long", F::binary_cross_entropy_with_logits(t, t)),
+    CASE("N18", "dropout probability has to be between 0 and 1, but got 1.5", F::dropout(x, 1.5)),
+    CASE("N19", "dropout probability has to be between 0 and 1, but got -0.1", nn::DropoutImpl(-0.1)),
+    CASE("N20", "mat1 and mat2 shapes cannot be multiplied (3x4 and 5x10)", fc(ones({3, 4}))),
+    CASE("N21", "Linear: Trying to create tensor with negative dimension -1", nn::LinearImpl(-1, 3)),
+    CASE("N22", "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3]", ln(ones({2, 3}))),
+    CASE("N23", "Expected weight to be of same shape as normalized_shape, but got weight of shape [3] and normalized_shape = [4]", F::layer_norm(ones({2, 4}), F::LayerNormFuncOptions({4}).weight(ones({3})))),
+    CASE("N24", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)", emb(ones({2}))),
+    CASE("N25", "index out of range in self", emb(from_vector(std::vector<int64_t>{1, 12}))),
+    CASE("N26", "Parameter 'w' already defined", holder.register_parameter("w", ones({2}))),
+    CASE("N27", "Parameter name must not contain a dot (got 'a.b')", holder.register_parameter("a.b", ones({2}))),
+    CASE("N28", "Parameter name must not be empty", holder.register_parameter("", ones({2}))),
+    CASE("N29", "Submodule '0' already defined", seq->register_module("0", nn::Linear(1, 1))),
+    CASE("N30", "Submodule name must not contain a dot (got 'a.b')", seq->register_module("a.b", nn::Linear(1, 1))),
+    CASE("N31", "Submodule name must not be empty", seq->register_module("", nn::Linear(1, 1))),
+    CASE("N32", "Submodule 'x' is null", seq->register_module("x", nn::Linear(nullptr))),
+    CASE("N33", "save: cannot create directory '", nn::save(seq, bad + "/sub")),
+    CASE("N34", "load: no file for parameter '1.weight'", nn::load(missingFile, dir)),
+    CASE("N35", "load: parameter '0.weight' is [2, 4] torch.float32 but", nn::load(other, dir)),
+    CASE("N36", "optimizer got an empty parameter list", optim::SGD({}, optim::SGDOptions(0.1))),
+    CASE("N37", "can't optimize a non-leaf Tensor", optim::SGD({w * 2}, optim::SGDOptions(0.1))),
+    CASE("N38", "Invalid learning rate: -1", optim::SGD({w}, optim::SGDOptions(-1))),
+    CASE("N39", "Invalid momentum value: -0.5", optim::SGD({w}, optim::SGDOptions(0.1).momentum(-0.5))),
+    CASE("N40", "Invalid weight_decay value: -1", optim::Adam({w}, optim::AdamOptions().weight_decay(-1))),
+    CASE("N41", "Nesterov momentum requires a momentum and zero dampening", optim::SGD({w}, optim::SGDOptions(0.1).nesterov(true))),
+    CASE("N42", "Invalid beta parameter at index 1: 1", optim::Adam({w}, optim::AdamOptions().betas({0.9, 1.0}))),
+    CASE("N43", "Invalid epsilon value: -1", optim::AdamW({w}, optim::AdamWOptions().eps(-1))),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+  fs::remove_all(dir);
+  fs::remove(bad);
+}
+
 // Errors that need a CUDA device to be reached (run on a GPU machine).
 TEST(ErrorCatalogue, NeedsAGpu) {
   Tensor g;

@@ -295,6 +295,10 @@ public:
               SourceLoc loc = SourceLoc::current()) const;
   /// torch.matmul.
   Tensor matmul(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// exp(x) / sum(exp(x)) along dim, stable (nn::functional::softmax).
+  Tensor softmax(int64_t dim, SourceLoc loc = SourceLoc::current()) const;
+  /// log(softmax(x)) along dim, stable (nn::functional::log_softmax).
+  Tensor log_softmax(int64_t dim, SourceLoc loc = SourceLoc::current()) const;
 
   //===--- In place (a write through this view; bumps the version) --------===//
   /// this += o.

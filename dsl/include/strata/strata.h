@@ -16,6 +16,8 @@
 #include "strata/Tensor.h"
 #include "strata/Types.h"
 #include "strata/Version.h"
+#include "strata/nn.h"
+#include "strata/optim.h"
 
 namespace strata {
 /// The library version, "major.minor.patch" (STRATA_VERSION_STRING of the
