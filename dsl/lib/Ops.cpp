@@ -721,25 +721,76 @@ Tensor Tensor::to(DType dtype, SourceLoc loc) const {
   return castTo(*this, dtype, loc);
 }
 
-Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
-                     SourceLoc loc) {
+namespace {
+/// where with tensors or numbers (PyTorch's result_type over both).
+Tensor whereArgs(const Tensor &cond, const Arg &a, const Arg &b,
+                 const SourceLoc &loc) {
   const TensorImpl &c = implOf(cond, loc);
-  implOf(a, loc);
-  implOf(b, loc);
+  if (a.tensor)
+    implOf(*a.tensor, loc);
+  if (b.tensor)
+    implOf(*b.tensor, loc);
   if (c.dtype != DType::Bool)
     fail("where expected condition to be a boolean tensor, but got a tensor "
          "with dtype " +
              toString(c.dtype),
          "compare first (x > 0) or convert with .to(strata::kBool)", loc);
-  Shape s1 = check(
-      layout::broadcastShapes(c.layout.sizes, a.impl()->layout.sizes, "where"),
-      loc);
-  Shape shape =
-      check(layout::broadcastShapes(s1, b.impl()->layout.sizes, "where"), loc);
-  DType common = resultType({Arg{&a, {}}, Arg{&b, {}}});
-  Tensor x = castTo(a, common, loc), y = castTo(b, common, loc);
+  Shape none;
+  const Shape &sa = a.tensor ? a.tensor->impl()->layout.sizes : none;
+  const Shape &sb = b.tensor ? b.tensor->impl()->layout.sizes : none;
+  Shape s1 = check(layout::broadcastShapes(c.layout.sizes, sa, "where"), loc);
+  Shape shape = check(layout::broadcastShapes(s1, sb, "where"), loc);
+  DType common = resultType({a, b});
+  Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   return record(Op::Where, "where", common, std::move(shape), {&cond, &x, &y},
                 loc);
+}
+} // namespace
+
+Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{&a, {}}, Arg{&b, {}}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, Scalar a, const Tensor &b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{nullptr, a}, Arg{&b, {}}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, const Tensor &a, Scalar b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{&a, {}}, Arg{nullptr, b}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, Scalar a, Scalar b, SourceLoc loc) {
+  return whereArgs(cond, Arg{nullptr, a}, Arg{nullptr, b}, loc);
+}
+
+Tensor Tensor::isnan(SourceLoc loc) const {
+  implOf(*this, loc);
+  return ne(*this, loc); // only NaN differs from itself; never an integer
+}
+
+Tensor Tensor::isinf(SourceLoc loc) const {
+  if (!isFloatingPoint(implOf(*this, loc).dtype))
+    return ne(*this, loc); // all false
+  return abs(loc).eq(scalarTensor(Scalar(INFINITY), dtype(loc), loc), loc);
+}
+
+Tensor Tensor::isfinite(SourceLoc loc) const {
+  if (!isFloatingPoint(implOf(*this, loc).dtype))
+    return eq(*this, loc); // all true
+  // NaN < inf is false, as NaN is not finite.
+  return abs(loc).lt(scalarTensor(Scalar(INFINITY), dtype(loc), loc), loc);
+}
+
+Tensor Tensor::masked_fill(const Tensor &mask, Scalar value,
+                           SourceLoc loc) const {
+  implOf(*this, loc);
+  checkScalarFits(value, impl()->dtype, "masked_fill", loc);
+  // The result keeps this tensor's dtype (the value is converted).
+  return strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this,
+                       loc);
 }
 
 Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {
@@ -919,7 +970,6 @@ STRATA_UNARY_INPLACE(ceil)
 STRATA_UNARY_INPLACE(round)
 STRATA_UNARY_INPLACE(trunc)
 STRATA_UNARY_INPLACE(silu)
-STRATA_UNARY_INPLACE(logical_not)
 STRATA_UNARY_INPLACE(bitwise_not)
 STRATA_UNARY_INPLACE(neg)
 STRATA_UNARY_INPLACE(abs)
@@ -929,6 +979,20 @@ STRATA_UNARY_INPLACE(sqrt)
 STRATA_UNARY_INPLACE(sigmoid)
 STRATA_UNARY_INPLACE(tanh)
 #undef STRATA_UNARY_INPLACE
+
+Tensor &Tensor::masked_fill_(const Tensor &mask, Scalar value,
+                             SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, masked_fill(mask, value, loc), "masked_fill_", loc);
+}
+
+Tensor &Tensor::logical_not_(SourceLoc loc) {
+  implOf(*this, loc);
+  // Not differentiable (derivatives.yaml): PyTorch writes even into a leaf
+  // that requires grad, as under no_grad.
+  NoGradGuard noGrad;
+  return inPlace(*this, logical_not(loc), "logical_not_", loc);
+}
 
 Tensor &Tensor::gelu_(const std::string &approximate, SourceLoc loc) {
   implOf(*this, loc);

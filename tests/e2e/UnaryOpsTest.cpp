@@ -419,6 +419,32 @@ TEST(UnaryOps, BitwiseAndLogicalAgainstPyTorch) {
         "bitwise_not.float");
 }
 
+TEST(UnaryOps, NanInfMaskedFillWhereWithNumbers) {
+  Tensor special =
+      from_vector<float>({NAN, INFINITY, -INFINITY, 0.0f, -1.5f, 2.0f}, {2, 3});
+  expectClose(special.isnan(), "isnan.f32");
+  expectClose(special.isinf(), "isinf.f32");
+  expectClose(special.isfinite(), "isfinite.f32");
+  expectClose(ints().isnan(), "isnan.i64");
+  expectClose(ints().isinf(), "isinf.i64");
+  expectClose(ints().isfinite(), "isfinite.i64");
+  Tensor mask = from_vector<int64_t>({1, 0, 1, 0}, {4}).to(DType::Bool);
+  Tensor x = inputOf("sin").requires_grad_();
+  Tensor y = x.masked_fill(mask, -7.5);
+  expectClose(y, "masked_fill.f32");
+  (y * weights({3, 4})).sum().backward();
+  expectClose(x.grad(), "masked_fill.grad");
+  expectClose(ints().masked_fill(mask, 2.7), "masked_fill.i64");
+  Tensor z = inputOf("sin");
+  z.masked_fill_(mask, -7.5);
+  expectClose(z, "masked_fill.f32");
+  Tensor m = bools();
+  expectClose(where(m, 1.5, ints()), "where.scalar_tensor");
+  expectClose(where(m, ints(), 2), "where.tensor_scalar");
+  expectClose(where(m, 1, 2), "where.int_int");
+  expectClose(where(m, 1.0, 2), "where.float_int");
+}
+
 TEST(UnaryOps, ErrorsPointAtTheUsersLine) {
   int line = 0;
   try {

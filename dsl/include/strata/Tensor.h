@@ -356,6 +356,16 @@ public:
                      SourceLoc loc = SourceLoc::current()) const;
   /// Bitwise xor with a scalar.
   Tensor bitwise_xor(Scalar s, SourceLoc loc = SourceLoc::current()) const;
+  /// x != x: true at NaN (bool; integers are never NaN).
+  Tensor isnan(SourceLoc loc = SourceLoc::current()) const;
+  /// |x| == inf (bool; false for integers).
+  Tensor isinf(SourceLoc loc = SourceLoc::current()) const;
+  /// Neither NaN nor infinite (bool; true for integers).
+  Tensor isfinite(SourceLoc loc = SourceLoc::current()) const;
+  /// `value` (converted to this dtype) where `mask` (bool, broadcast) is
+  /// true, this elsewhere; the gradient passes where the mask is false.
+  Tensor masked_fill(const Tensor &mask, Scalar value,
+                     SourceLoc loc = SourceLoc::current()) const;
   /// Sum over dims (all when empty); integers sum to i64.
   Tensor sum(const Shape &dims = {}, bool keepdim = false,
              SourceLoc loc = SourceLoc::current()) const;
@@ -463,6 +473,9 @@ public:
   /// gelu() in place.
   Tensor &gelu_(const std::string &approximate = "none",
                 SourceLoc loc = SourceLoc::current());
+  /// masked_fill() in place (the mask broadcasts to this tensor).
+  Tensor &masked_fill_(const Tensor &mask, Scalar value,
+                       SourceLoc loc = SourceLoc::current());
   /// clamp() in place.
   Tensor &clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi,
                  SourceLoc loc = SourceLoc::current());
