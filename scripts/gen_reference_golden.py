@@ -202,10 +202,14 @@ class Func:
         return v
 
     def unary(self, op, x):
+        F = torch.nn.functional
+        fn = {"gelu": F.gelu, "silu": F.silu, "softplus": F.softplus,
+              "gelu_tanh": lambda v: F.gelu(v, approximate="tanh")}.get(
+                  op, getattr(torch, op, None))
         if x.dt in ("f32", "f64"):
-            t = getattr(torch, op)(x.data.double())
+            t = fn(x.data.double())
         else:
-            t = getattr(torch, op)(x.data)
+            t = fn(x.data)
         return self._fresh(op, [x], "", t, x.dt)
 
     def binary(self, op, a, b):
@@ -213,7 +217,9 @@ class Func:
               "div": torch.div, "pow": torch.pow, "maximum": torch.maximum,
               "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
               "lt": torch.lt, "le": torch.le, "gt": torch.gt,
-              "ge": torch.ge}[op]
+              "ge": torch.ge, "bitwise_and": torch.bitwise_and,
+              "bitwise_or": torch.bitwise_or,
+              "bitwise_xor": torch.bitwise_xor}[op]
         wide = a.dt in ("f32", "f64")
         t = fn(a.data.double(), b.data.double()) if wide else fn(a.data,
                                                                  b.data)
@@ -557,6 +563,82 @@ def elementwise():
     big = f.fill(2147483647, [3], "i32")
     f.ret(f.binary("add", big, f.strided_view(s, [3], [1], 0)),
           f.cast(f.fill(4294967298, [], "i64"), "i32"))
+    return fs
+
+
+# --- the unary ops of StrataUnaryOps.td ----------------------------------------
+
+FLOAT_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+               "tanh", "exp", "exp2", "expm1", "log", "log2", "log10",
+               "log1p", "sqrt", "rsqrt", "reciprocal", "erf", "sigmoid",
+               "gelu", "gelu_tanh", "silu", "softplus")
+ANY_UNARY = ("neg", "abs", "square", "sign", "floor", "ceil", "round",
+             "trunc", "relu")
+
+
+@test_file("unary.mlir", "Every unary op of StrataUnaryOps.td over a "
+           "transposed f32 input, an f64 stride-0 one, special values and "
+           "integers; bitwise ops on integers and bool.")
+def unary_ops():
+    fs, fn = collect()
+
+    f = fn("float_unary_f32")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [3, 4], [8, 2], 0)  # every other element
+    # (i - 11) / 12: in (-1, 1), none 0 (log's NaN is fine).
+    x = f.binary("div", f.binary("sub", a, f.fill(11.0, [])),
+                 f.fill(12.0, []))
+    f.ret(*[f.unary(op, x) for op in FLOAT_UNARY])
+
+    f = fn("float_unary_f64_broadcast")
+    s = f.storage_arg(4, "f64")
+    e = f.strided_view(s, [3, 4], [0, 1], 0)  # stride 0: rows repeat
+    x = f.binary("add", e, f.fill(0.25, [], "f64"))  # 0.25 1.25 2.25 3.25
+    f.ret(*[f.unary(op, x) for op in FLOAT_UNARY])
+
+    f = fn("any_unary_f32_halves")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [12], [-1], 11)  # negative stride
+    # (i - 6) / 2: -3, -2.5, ..., 2.5 (round half to even)
+    x = f.binary("div", f.binary("sub", a, f.fill(6.0, [])),
+                 f.fill(2.0, []))
+    f.ret(*[f.unary(op, x) for op in ANY_UNARY])
+
+    f = fn("special_values")
+    s = f.storage_arg(6)
+    a = f.strided_view(s, [6], [1], 0)
+    # 0 1 2 3 4 5 -> 0, inf, -inf, nan, 30, -30
+    z = f.binary("sub", a, a)
+    one = f.binary("add", z, f.fill(1.0, []))
+    inf = f.binary("div", one, z)
+    x = f.where(f.binary("eq", a, f.fill(1.0, [])), inf, z)
+    x = f.where(f.binary("eq", a, f.fill(2.0, [])), f.unary("neg", inf), x)
+    x = f.where(f.binary("eq", a, f.fill(3.0, [])),
+                f.binary("sub", inf, inf), x)
+    x = f.where(f.binary("eq", a, f.fill(4.0, [])), f.fill(30.0, []), x)
+    x = f.where(f.binary("eq", a, f.fill(5.0, [])), f.fill(-30.0, []), x)
+    f.ret(*[f.unary(op, x) for op in FLOAT_UNARY + ANY_UNARY])
+
+    f = fn("int_unary")
+    s = f.storage_arg(12, "i64")
+    b = f.strided_view(s, [2, 3], [6, 2], 0)
+    x = f.binary("sub", b, f.fill(3, [], "i64"))
+    f.ret(*[f.unary(op, x) for op in ("neg", "abs", "square", "sign",
+                                       "floor", "ceil", "round", "trunc",
+                                       "relu", "bitwise_not")])
+
+    f = fn("bitwise")
+    s = f.storage_arg(8, "i32")
+    a = f.strided_view(s, [2, 4], [4, 1], 0)
+    b = f.binary("sub", f.strided_view(s, [4], [-2], 7),
+                 f.fill(4, [], "i32"))  # 3 1 -1 -3
+    m = f.strided_view(f.storage_arg(4, "i1"), [4], [1], 0)
+    m2 = f.strided_view(f.storage_arg(16, "i1"), [2, 4], [8, 2], 0)
+    f.ret(*[f.binary(op, a, b) for op in ("bitwise_and", "bitwise_or",
+                                           "bitwise_xor")],
+          *[f.binary(op, m, m2) for op in ("bitwise_and", "bitwise_or",
+                                            "bitwise_xor")],
+          f.unary("bitwise_not", m2), f.unary("sign", m2))
     return fs
 
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 using namespace strata;
 using namespace strata::detail;
@@ -45,6 +46,24 @@ std::optional<DType> combine(std::optional<DType> higher,
   if (*higher == DType::Bool || isFloatingPoint(*lower))
     return promoteTypes(*higher, *lower);
   return higher;
+}
+
+/// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
+/// for" messages print it.
+const char *torchTypeName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "Float";
+  case DType::F64:
+    return "Double";
+  case DType::I32:
+    return "Int";
+  case DType::I64:
+    return "Long";
+  case DType::Bool:
+    return "Bool";
+  }
+  return "?";
 }
 
 /// An operand of a binary op: a tensor, or a scalar (wrapped number).
@@ -118,7 +137,7 @@ Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc) {
   return scalarTensor(*a.scalar, dtype, loc);
 }
 
-enum class Kind { Arith, Div, Compare, MinMax, Pow };
+enum class Kind { Arith, Div, Compare, MinMax, Pow, Bitwise };
 
 Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
               const SourceLoc &loc) {
@@ -164,6 +183,12 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
       (b.scalar->toLong() < INT32_MIN || b.scalar->toLong() > INT32_MAX))
     fail("value cannot be converted to type int without overflow",
          "an int32 tensor's exponent must fit in int32", loc);
+  if (kind == Kind::Bitwise && isFloatingPoint(common))
+    fail("\"" + std::string(name) + "_cpu\" not implemented for '" +
+             torchTypeName(common) + "'",
+         "bitwise ops take integer or bool tensors; use logical_and/or/xor "
+         "for the truth values of floats",
+         loc);
   if (kind == Kind::Div && !isFloatingPoint(common))
     common = DType::F32; // true division
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
@@ -190,6 +215,87 @@ Tensor unary(const Tensor &in, const char *name, bool floating,
   Tensor x =
       floating && !isFloatingPoint(t.dtype) ? castTo(in, DType::F32, loc) : in;
   return record(Op::Unary, name, x.impl()->dtype, t.layout.sizes, {&x}, loc);
+}
+
+/// Fails as PyTorch's dispatch does for a kernel without `t`'s dtype.
+void notImplementedFor(const char *kernel, DType t, const char *hint,
+                       const SourceLoc &loc) {
+  fail("\"" + std::string(kernel) + "\" not implemented for '" +
+           torchTypeName(t) + "'",
+       hint, loc);
+}
+
+/// A unary op PyTorch computes only for floating-point tensors (its kernel
+/// `kernel` does not take integers or bool).
+Tensor floatOnly(const Tensor &in, const char *name, const char *kernel,
+                 const SourceLoc &loc) {
+  DType t = implOf(in, loc).dtype;
+  if (!isFloatingPoint(t))
+    notImplementedFor(kernel, t, "convert first: x.to(strata::kFloat32)", loc);
+  return unary(in, name, false, loc);
+}
+
+/// floor/ceil/round/trunc: integers are kept, bool refused.
+Tensor rounding(const Tensor &in, const char *name, const SourceLoc &loc) {
+  DType t = implOf(in, loc).dtype;
+  if (t == DType::Bool)
+    notImplementedFor((std::string(name) + "_vml_cpu").c_str(), t,
+                      "convert the mask to an integer or float type first",
+                      loc);
+  return unary(in, name, false, loc);
+}
+
+/// x where `cond` is false, `value` (a scalar of x's dtype) where true.
+Tensor replaceWhere(const Tensor &cond, const Scalar &value, const Tensor &x,
+                    const SourceLoc &loc) {
+  return where(cond, scalarTensor(value, x.impl()->dtype, loc), x, loc);
+}
+
+/// PyTorch's clamp with scalar bounds: the result type promotes with the
+/// bounds; where-selects so the gradient passes where lo <= x <= hi (and
+/// a NaN x stays NaN).
+Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
+                 std::optional<Scalar> hi, const SourceLoc &loc) {
+  implOf(in, loc);
+  if (!lo && !hi)
+    fail("torch.clamp: At least one of 'min' or 'max' must not be None",
+         "give a lower bound, an upper bound or both", loc);
+  std::vector<Arg> args{Arg{&in, {}}};
+  if (lo)
+    args.push_back(Arg{nullptr, *lo});
+  if (hi)
+    args.push_back(Arg{nullptr, *hi});
+  DType t = resultType(args);
+  if (t == DType::Bool)
+    notImplementedFor("clamp_cpu", t, "convert the mask first", loc);
+  Tensor x = castTo(in, t, loc);
+  if (lo)
+    x = replaceWhere(
+        binary("lt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *lo}, loc), *lo,
+        x, loc);
+  if (hi)
+    x = replaceWhere(
+        binary("gt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc), *hi,
+        x, loc);
+  return x;
+}
+
+Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
+                    std::optional<double> posinf, std::optional<double> neginf,
+                    const SourceLoc &loc) {
+  DType t = implOf(in, loc).dtype;
+  if (!isFloatingPoint(t))
+    return in.clone(loc); // nothing to replace
+  double big = t == DType::F32 ? std::numeric_limits<float>::max()
+                               : std::numeric_limits<double>::max();
+  auto is = [&](double v) {
+    return binary("eq", Kind::Compare, Arg{&in, {}}, Arg{nullptr, Scalar(v)},
+                  loc);
+  };
+  Tensor isNan = binary("ne", Kind::Compare, Arg{&in, {}}, Arg{&in, {}}, loc);
+  Tensor x = replaceWhere(isNan, Scalar(nan.value_or(0.0)), in, loc);
+  x = replaceWhere(is(INFINITY), Scalar(posinf.value_or(big)), x, loc);
+  return replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc);
 }
 
 Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
@@ -405,7 +511,122 @@ STRATA_UNARY(sqrt, true)
 STRATA_UNARY(relu, false)
 STRATA_UNARY(sigmoid, true)
 STRATA_UNARY(tanh, true)
+STRATA_UNARY(sin, true)
+STRATA_UNARY(cos, true)
+STRATA_UNARY(tan, true)
+STRATA_UNARY(asin, true)
+STRATA_UNARY(acos, true)
+STRATA_UNARY(atan, true)
+STRATA_UNARY(sinh, true)
+STRATA_UNARY(cosh, true)
+STRATA_UNARY(exp2, true)
+STRATA_UNARY(expm1, true)
+STRATA_UNARY(log2, true)
+STRATA_UNARY(log10, true)
+STRATA_UNARY(log1p, true)
+STRATA_UNARY(rsqrt, true)
+STRATA_UNARY(reciprocal, true)
+STRATA_UNARY(erf, true)
+STRATA_UNARY(sign, false)
 #undef STRATA_UNARY
+
+Tensor Tensor::square(SourceLoc loc) const {
+  // PyTorch's pow(x, 2): bool squares as int64.
+  if (implOf(*this, loc).dtype == DType::Bool)
+    return unary(castTo(*this, DType::I64, loc), "square", false, loc);
+  return unary(*this, "square", false, loc);
+}
+
+Tensor Tensor::floor(SourceLoc loc) const {
+  return rounding(*this, "floor", loc);
+}
+Tensor Tensor::ceil(SourceLoc loc) const {
+  return rounding(*this, "ceil", loc);
+}
+Tensor Tensor::round(SourceLoc loc) const {
+  return rounding(*this, "round", loc);
+}
+Tensor Tensor::trunc(SourceLoc loc) const {
+  return rounding(*this, "trunc", loc);
+}
+
+Tensor Tensor::silu(SourceLoc loc) const {
+  return floatOnly(*this, "silu", "silu_cpu", loc);
+}
+
+Tensor Tensor::softplus(SourceLoc loc) const {
+  return floatOnly(*this, "softplus", "softplus_cpu", loc);
+}
+
+Tensor Tensor::gelu(const std::string &approximate, SourceLoc loc) const {
+  if (approximate != "none" && approximate != "tanh")
+    fail("approximate argument must be either none or tanh.",
+         "gelu(\"none\") (exact, the default) or gelu(\"tanh\")", loc);
+  return floatOnly(*this, approximate == "tanh" ? "gelu_tanh" : "gelu",
+                   "GeluKernelImpl", loc);
+}
+
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi,
+                     SourceLoc loc) const {
+  return clampImpl(*this, lo, hi, loc);
+}
+
+Tensor Tensor::clamp_min(Scalar lo, SourceLoc loc) const {
+  return clampImpl(*this, lo, std::nullopt, loc);
+}
+
+Tensor Tensor::clamp_max(Scalar hi, SourceLoc loc) const {
+  return clampImpl(*this, std::nullopt, hi, loc);
+}
+
+Tensor Tensor::nan_to_num(std::optional<double> nan,
+                          std::optional<double> posinf,
+                          std::optional<double> neginf, SourceLoc loc) const {
+  return nanToNumImpl(*this, nan, posinf, neginf, loc);
+}
+
+Tensor Tensor::bitwise_not(SourceLoc loc) const {
+  DType t = implOf(*this, loc).dtype;
+  if (isFloatingPoint(t))
+    notImplementedFor("bitwise_not_cpu", t,
+                      "bitwise ops take integer or bool tensors; use "
+                      "logical_not() for the truth value of floats",
+                      loc);
+  return unary(*this, "bitwise_not", false, loc);
+}
+
+Tensor Tensor::logical_not(SourceLoc loc) const {
+  implOf(*this, loc);
+  return castTo(*this, DType::Bool, loc).bitwise_not(loc);
+}
+
+#define STRATA_LOGICAL(method, name)                                           \
+  Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
+    implOf(*this, loc);                                                        \
+    implOf(o, loc);                                                            \
+    Tensor a = castTo(*this, DType::Bool, loc),                                \
+           b = castTo(o, DType::Bool, loc);                                    \
+    return binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc);         \
+  }
+STRATA_LOGICAL(logical_and, "bitwise_and")
+STRATA_LOGICAL(logical_or, "bitwise_or")
+STRATA_LOGICAL(logical_xor, "bitwise_xor")
+#undef STRATA_LOGICAL
+
+#define STRATA_BITWISE(method)                                                 \
+  Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
+    implOf(*this, loc);                                                        \
+    return binary(#method, Kind::Bitwise, Arg{this, {}}, Arg{&o, {}}, loc);    \
+  }                                                                            \
+  Tensor Tensor::method(Scalar s, SourceLoc loc) const {                       \
+    implOf(*this, loc);                                                        \
+    return binary(#method, Kind::Bitwise, Arg{this, {}}, Arg{nullptr, s},      \
+                  loc);                                                        \
+  }
+STRATA_BITWISE(bitwise_and)
+STRATA_BITWISE(bitwise_or)
+STRATA_BITWISE(bitwise_xor)
+#undef STRATA_BITWISE
 
 #define STRATA_REDUCE(method)                                                  \
   Tensor Tensor::method(const Shape &dims, bool keepdim, SourceLoc loc)        \
@@ -518,25 +739,76 @@ Tensor Tensor::to(DType dtype, SourceLoc loc) const {
   return r;
 }
 
-Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
-                     SourceLoc loc) {
+namespace {
+/// where with tensors or numbers (PyTorch's result_type over both).
+Tensor whereArgs(const Tensor &cond, const Arg &a, const Arg &b,
+                 const SourceLoc &loc) {
   const TensorImpl &c = implOf(cond, loc);
-  implOf(a, loc);
-  implOf(b, loc);
+  if (a.tensor)
+    implOf(*a.tensor, loc);
+  if (b.tensor)
+    implOf(*b.tensor, loc);
   if (c.dtype != DType::Bool)
     fail("where expected condition to be a boolean tensor, but got a tensor "
          "with dtype " +
              toString(c.dtype),
          "compare first (x > 0) or convert with .to(strata::kBool)", loc);
-  Shape s1 = check(
-      layout::broadcastShapes(c.layout.sizes, a.impl()->layout.sizes, "where"),
-      loc);
-  Shape shape =
-      check(layout::broadcastShapes(s1, b.impl()->layout.sizes, "where"), loc);
-  DType common = resultType({Arg{&a, {}}, Arg{&b, {}}});
-  Tensor x = castTo(a, common, loc), y = castTo(b, common, loc);
+  Shape none;
+  const Shape &sa = a.tensor ? a.tensor->impl()->layout.sizes : none;
+  const Shape &sb = b.tensor ? b.tensor->impl()->layout.sizes : none;
+  Shape s1 = check(layout::broadcastShapes(c.layout.sizes, sa, "where"), loc);
+  Shape shape = check(layout::broadcastShapes(s1, sb, "where"), loc);
+  DType common = resultType({a, b});
+  Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   return record(Op::Where, "where", common, std::move(shape), {&cond, &x, &y},
                 loc);
+}
+} // namespace
+
+Tensor strata::where(const Tensor &cond, const Tensor &a, const Tensor &b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{&a, {}}, Arg{&b, {}}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, Scalar a, const Tensor &b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{nullptr, a}, Arg{&b, {}}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, const Tensor &a, Scalar b,
+                     SourceLoc loc) {
+  return whereArgs(cond, Arg{&a, {}}, Arg{nullptr, b}, loc);
+}
+
+Tensor strata::where(const Tensor &cond, Scalar a, Scalar b, SourceLoc loc) {
+  return whereArgs(cond, Arg{nullptr, a}, Arg{nullptr, b}, loc);
+}
+
+Tensor Tensor::isnan(SourceLoc loc) const {
+  implOf(*this, loc);
+  return ne(*this, loc); // only NaN differs from itself; never an integer
+}
+
+Tensor Tensor::isinf(SourceLoc loc) const {
+  if (!isFloatingPoint(implOf(*this, loc).dtype))
+    return ne(*this, loc); // all false
+  return abs(loc).eq(scalarTensor(Scalar(INFINITY), dtype(loc), loc), loc);
+}
+
+Tensor Tensor::isfinite(SourceLoc loc) const {
+  if (!isFloatingPoint(implOf(*this, loc).dtype))
+    return eq(*this, loc); // all true
+  // NaN < inf is false, as NaN is not finite.
+  return abs(loc).lt(scalarTensor(Scalar(INFINITY), dtype(loc), loc), loc);
+}
+
+Tensor Tensor::masked_fill(const Tensor &mask, Scalar value,
+                           SourceLoc loc) const {
+  implOf(*this, loc);
+  checkScalarFits(value, impl()->dtype, "masked_fill", loc);
+  // The result keeps this tensor's dtype (the value is converted).
+  return strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this,
+                       loc);
 }
 
 Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {
@@ -708,4 +980,88 @@ Tensor &Tensor::copy_(const Tensor &src, SourceLoc loc) {
 Tensor &Tensor::relu_(SourceLoc loc) {
   checkInplaceFirst(*this, nullptr, "relu_", loc);
   return inPlace(*this, relu(loc), "relu_", loc);
+}
+
+// The in-place forms: the op, then a write into this view (PyTorch's
+// "result type Float can't be cast to the desired output type Long" for
+// an integer tensor whose op gives floats).
+#define STRATA_UNARY_INPLACE(method)                                           \
+  Tensor &Tensor::method##_(SourceLoc loc) {                                   \
+    implOf(*this, loc);                                                        \
+    return inPlace(*this, method(loc), #method "_", loc);                      \
+  }
+STRATA_UNARY_INPLACE(sin)
+STRATA_UNARY_INPLACE(cos)
+STRATA_UNARY_INPLACE(tan)
+STRATA_UNARY_INPLACE(asin)
+STRATA_UNARY_INPLACE(acos)
+STRATA_UNARY_INPLACE(atan)
+STRATA_UNARY_INPLACE(sinh)
+STRATA_UNARY_INPLACE(cosh)
+STRATA_UNARY_INPLACE(exp2)
+STRATA_UNARY_INPLACE(expm1)
+STRATA_UNARY_INPLACE(log2)
+STRATA_UNARY_INPLACE(log10)
+STRATA_UNARY_INPLACE(log1p)
+STRATA_UNARY_INPLACE(rsqrt)
+STRATA_UNARY_INPLACE(reciprocal)
+STRATA_UNARY_INPLACE(erf)
+STRATA_UNARY_INPLACE(square)
+STRATA_UNARY_INPLACE(sign)
+STRATA_UNARY_INPLACE(floor)
+STRATA_UNARY_INPLACE(ceil)
+STRATA_UNARY_INPLACE(round)
+STRATA_UNARY_INPLACE(trunc)
+STRATA_UNARY_INPLACE(silu)
+STRATA_UNARY_INPLACE(bitwise_not)
+STRATA_UNARY_INPLACE(neg)
+STRATA_UNARY_INPLACE(abs)
+STRATA_UNARY_INPLACE(exp)
+STRATA_UNARY_INPLACE(log)
+STRATA_UNARY_INPLACE(sqrt)
+STRATA_UNARY_INPLACE(sigmoid)
+STRATA_UNARY_INPLACE(tanh)
+#undef STRATA_UNARY_INPLACE
+
+Tensor &Tensor::masked_fill_(const Tensor &mask, Scalar value,
+                             SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, masked_fill(mask, value, loc), "masked_fill_", loc);
+}
+
+Tensor &Tensor::logical_not_(SourceLoc loc) {
+  implOf(*this, loc);
+  // Not differentiable (derivatives.yaml): PyTorch writes even into a leaf
+  // that requires grad, as under no_grad.
+  NoGradGuard noGrad;
+  return inPlace(*this, logical_not(loc), "logical_not_", loc);
+}
+
+Tensor &Tensor::gelu_(const std::string &approximate, SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, gelu(approximate, loc), "gelu_", loc);
+}
+
+Tensor &Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi,
+                       SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, clamp(lo, hi, loc), "clamp_", loc);
+}
+
+Tensor &Tensor::clamp_min_(Scalar lo, SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, clamp_min(lo, loc), "clamp_min_", loc);
+}
+
+Tensor &Tensor::clamp_max_(Scalar hi, SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, clamp_max(hi, loc), "clamp_max_", loc);
+}
+
+Tensor &Tensor::nan_to_num_(std::optional<double> nan,
+                            std::optional<double> posinf,
+                            std::optional<double> neginf, SourceLoc loc) {
+  implOf(*this, loc);
+  return inPlace(*this, nan_to_num(nan, posinf, neginf, loc), "nan_to_num_",
+                 loc);
 }

@@ -173,6 +173,11 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O21", "amin(): Expected reduction dim to be specified for input.numel() == 0.", zeros({2, 0}).amin()),
     CASE("O22", "copy_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.", Tensor y = ones({2, 2}); y.copy_(y.t())),
     CASE("O23", "fill_: value cannot be converted to type int without overflow", ones({2}, kInt32).fill_(3e9)),
+    CASE("O24", "\"bitwise_and_cpu\" not implemented for 'Float'", ones({2}).bitwise_and(ones({2}))),
+    CASE("O25", "\"GeluKernelImpl\" not implemented for 'Long'", arange(3, kInt64).gelu()),
+    CASE("O26", "\"floor_vml_cpu\" not implemented for 'Bool'", ones({2}, kBool).floor()),
+    CASE("O27", "torch.clamp: At least one of 'min' or 'max' must not be None", ones({2}).clamp(std::nullopt, std::nullopt)),
+    CASE("O28", "approximate argument must be either none or tanh.", ones({2}).gelu("exact")),
   };
   // clang-format on
   for (const Case &c : cases)

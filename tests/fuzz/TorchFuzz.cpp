@@ -37,7 +37,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -309,6 +311,85 @@ bool runStatement(Env &env, const std::vector<std::string> &w) {
 /// per input for grad, else one).
 std::vector<Tensor> runLine(Env &env, const std::vector<std::string> &w);
 
+/// The unary, clamp and bitwise ops of issue 20 (UNARY20 and BINARY20 in
+/// torch_fuzz_lang.py); none for another op.
+std::optional<Tensor> runUnary20(const std::string &op,
+                                 const std::vector<std::string> &w, Env &env) {
+  using Unary = Tensor (Tensor::*)(SourceLoc) const;
+  using InPlace = Tensor &(Tensor::*)(SourceLoc);
+  static const std::map<std::string, std::pair<Unary, InPlace>> unary = {
+      {"sin", {&Tensor::sin, &Tensor::sin_}},
+      {"cos", {&Tensor::cos, &Tensor::cos_}},
+      {"tan", {&Tensor::tan, &Tensor::tan_}},
+      {"asin", {&Tensor::asin, &Tensor::asin_}},
+      {"acos", {&Tensor::acos, &Tensor::acos_}},
+      {"atan", {&Tensor::atan, &Tensor::atan_}},
+      {"sinh", {&Tensor::sinh, &Tensor::sinh_}},
+      {"cosh", {&Tensor::cosh, &Tensor::cosh_}},
+      {"exp2", {&Tensor::exp2, &Tensor::exp2_}},
+      {"expm1", {&Tensor::expm1, &Tensor::expm1_}},
+      {"log2", {&Tensor::log2, &Tensor::log2_}},
+      {"log10", {&Tensor::log10, &Tensor::log10_}},
+      {"log1p", {&Tensor::log1p, &Tensor::log1p_}},
+      {"rsqrt", {&Tensor::rsqrt, &Tensor::rsqrt_}},
+      {"reciprocal", {&Tensor::reciprocal, &Tensor::reciprocal_}},
+      {"erf", {&Tensor::erf, &Tensor::erf_}},
+      {"square", {&Tensor::square, &Tensor::square_}},
+      {"sign", {&Tensor::sign, &Tensor::sign_}},
+      {"floor", {&Tensor::floor, &Tensor::floor_}},
+      {"ceil", {&Tensor::ceil, &Tensor::ceil_}},
+      {"round", {&Tensor::round, &Tensor::round_}},
+      {"trunc", {&Tensor::trunc, &Tensor::trunc_}},
+      {"silu", {&Tensor::silu, &Tensor::silu_}},
+      {"softplus", {&Tensor::softplus, nullptr}}, // PyTorch has no softplus_
+      {"logical_not", {&Tensor::logical_not, &Tensor::logical_not_}},
+      {"bitwise_not", {&Tensor::bitwise_not, &Tensor::bitwise_not_}}};
+  auto arg = [&](size_t i) -> const std::string & { return w.at(3 + i); };
+  auto T = [&](size_t i) -> const Tensor & { return env.ref(arg(i)); };
+  auto mut = [&](size_t i) -> Tensor & {
+    return const_cast<Tensor &>(env.ref(arg(i)));
+  };
+  auto bound = [&](size_t i) -> std::optional<Scalar> {
+    if (arg(i) == "none")
+      return std::nullopt;
+    return toScalar(arg(i));
+  };
+  bool inPlace = op.size() > 1 && op.back() == '_';
+  std::string base = inPlace ? op.substr(0, op.size() - 1) : op;
+  if (auto it = unary.find(base);
+      it != unary.end() && (!inPlace || it->second.second)) {
+    if (inPlace)
+      return (mut(0).*it->second.second)(SourceLoc::current());
+    return (T(0).*it->second.first)(SourceLoc::current());
+  }
+  if (base == "gelu")
+    return inPlace ? mut(0).gelu_(arg(1)) : T(0).gelu(arg(1));
+  if (base == "clamp")
+    return inPlace ? mut(0).clamp_(bound(1), bound(2))
+                   : T(0).clamp(bound(1), bound(2));
+  if (op == "clamp_min")
+    return T(0).clamp_min(toScalar(arg(1)));
+  if (op == "clamp_max")
+    return T(0).clamp_max(toScalar(arg(1)));
+  if (op == "nan_to_num")
+    return T(0).nan_to_num();
+#define STRATA_BITWISE(name)                                                   \
+  if (op == #name)                                                             \
+    return isScalarToken(arg(1)) ? T(0).name(toScalar(arg(1)))                 \
+                                 : T(0).name(T(1));
+  STRATA_BITWISE(bitwise_and)
+  STRATA_BITWISE(bitwise_or)
+  STRATA_BITWISE(bitwise_xor)
+#undef STRATA_BITWISE
+  if (op == "logical_and")
+    return T(0).logical_and(T(1));
+  if (op == "logical_or")
+    return T(0).logical_or(T(1));
+  if (op == "logical_xor")
+    return T(0).logical_xor(T(1));
+  return std::nullopt;
+}
+
 /// Runs one `%i = op ...` line but grad; returns the value it defines.
 Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
   const std::string &op = w[2];
@@ -527,6 +608,8 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
     return mut(0).copy_(T(1));
   if (op == "relu_")
     return mut(0).relu_();
+  if (std::optional<Tensor> r = runUnary20(op, w, env))
+    return *r;
   throw ParseError("unknown op '" + op + "'");
 }
 

@@ -19,6 +19,12 @@ statements below (backward, requires_grad_, ...) none:
        unfold <t> d size step, contiguous|clone|detach <t>
   %i = add_|sub_|mul_|div_ <t> <u|scalar>, fill_ <t> <scalar>, zero_ <t>,
        copy_ <t> <u>, relu_ <t>          (the result is <t> itself)
+  %i = <u> <t>, <u>_ <t>             u in UNARY20 (sin ... bitwise_not;
+       in place: the result is <t> itself), gelu|gelu_ <t> none|tanh,
+       clamp|clamp_ <t> <scalar|none> <scalar|none>,
+       clamp_min|clamp_max <t> <scalar>, nan_to_num <t>,
+       bitwise_and|bitwise_or|bitwise_xor <t> <u|scalar>,
+       logical_and|logical_or|logical_xor <t> <u>
   backward <t> [<g>] [retain]        t.backward(g, retain_graph=...)
 Autograd lines (docs/reliability.md, "The autograd vocabulary"):
   requires_grad_ <t> [0|1]           in place (default 1); defines nothing
@@ -55,9 +61,27 @@ VIEW_OR_COPY = {"reshape", "flatten", "contiguous", "to"}
 STATEMENTS = {"backward", "requires_grad_", "retain_grad", "no_grad",
               "enable_grad", "eval"}
 GRAD_VALUES = {"grad", "grad_of"}  # values autograd made
-INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_", "relu_"}
+# The unary ops of issue 20 (method names of Tensor in both languages).
+UNARY20 = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+           "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
+           "erf", "square", "sign", "floor", "ceil", "round", "trunc", "silu",
+           "softplus", "logical_not", "bitwise_not")
+BINARY20 = ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+            "logical_or", "logical_xor")
+INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_",
+           "relu_", "gelu_", "clamp_"} | {u + "_" for u in UNARY20
+                                          if u != "softplus"}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
-            "div_"}
+            "div_"} | {u + s for u in ("sin", "cos", "tan", "asin", "acos",
+                                       "atan", "sinh", "cosh", "exp2",
+                                       "expm1", "log2", "log10", "log1p",
+                                       "rsqrt", "reciprocal", "erf", "silu",
+                                       "softplus", "gelu")
+                       for s in ("", "_")}
+# Float results that step (a rounding difference in the input can move
+# them by a whole unit): decided by rounded floats, as DISCRETE.
+STEPS = {u + s for u in ("floor", "ceil", "round", "trunc", "sign")
+         for s in ("", "_")}
 REDUCING = {"sum", "mean", "matmul"}
 DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge"}
 
@@ -266,6 +290,21 @@ class TorchEnv:
             r = getattr(V(a[0]), op)(V(a[1]))
         elif op == "fill_":
             r = V(a[0]).fill_(V(a[1]))
+        elif op in ("silu", "silu_", "softplus"):
+            r = getattr(torch.nn.functional, op.rstrip("_"))(
+                V(a[0]), **({"inplace": True} if op == "silu_" else {}))
+            r = V(a[0]) if op == "silu_" else r
+        elif op in UNARY20 or (op[:-1] in UNARY20 and op.endswith("_")):
+            r = getattr(V(a[0]), op)()
+        elif op == "gelu":
+            r = torch.nn.functional.gelu(V(a[0]), approximate=a[1])
+        elif op == "gelu_":
+            r = torch.ops.aten.gelu_(V(a[0]), approximate=a[1])
+        elif op in ("clamp", "clamp_"):
+            lo, hi = [None if x == "none" else V(x) for x in a[1:3]]
+            r = getattr(V(a[0]), op)(lo, hi)
+        elif op in ("clamp_min", "clamp_max", "nan_to_num") or op in BINARY20:
+            r = getattr(V(a[0]), op)(*[V(x) for x in a[1:]])
         else:
             raise KeyError(f"unknown op {op}")
         self.values.append(r)
@@ -394,6 +433,8 @@ class Analyzer:
         if (op in DISCRETE or op in ("to", "where") or op == "copy_") and \
                 (rf or od):
             fz = fz or not is_float or op == "where"
+        if op in STEPS and (rf or od):
+            fz = True
         if fl:
             self.flip_groups.add(group)
         self.flip.append(fl)

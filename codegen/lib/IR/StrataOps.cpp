@@ -10,10 +10,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
+#include "strata/IR/ScalarBuilder.h"
+#include "VJPBuilders.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace strata::ir;
@@ -59,6 +65,10 @@ static void printScalarValue(OpAsmPrinter &printer, Operation *,
     printer.printAttributeWithoutType(value);
 }
 
+#include "strata/IR/StrataElementwiseInterface.cpp.inc"
+
+// The scalar formulas and VJPs of StrataUnaryOps.td use <cmath> and the
+// GradBuilder (VJPBuilders.h).
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.cpp.inc"
 
@@ -107,22 +117,24 @@ Value strata::ir::createContiguousCopy(OpBuilder &b, Location loc, Value v) {
 
 LogicalResult
 strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
-                           ValueRange operands,
+                           ValueRange operands, UnaryDType rule,
                            SmallVectorImpl<Type> &inferred) {
   auto type = tensorType(operands[0]);
   if (!type)
     return emitOptionalError(loc, "expected a strata tensor operand");
   StringRef name = shortName(opName);
   Type element = type.getElementType();
-  bool needsFloat = name == "exp" || name == "log" || name == "sqrt" ||
-                    name == "sigmoid" || name == "tanh";
-  if (needsFloat && !isFloat(element))
+  if (rule == UnaryDType::Float && !isFloat(element))
     return emitOptionalError(loc, name, " expects a floating-point tensor, got ",
                              dtypeName(element),
                              "; cast it first (strata.cast to f32 or f64)");
-  if (isBool(element) && name != "abs")
+  if (rule == UnaryDType::Number && isBool(element))
     return emitOptionalError(loc, name, " is not defined for bool tensors; "
                                         "cast to an integer or float first");
+  if (rule == UnaryDType::Integral && isFloat(element))
+    return emitOptionalError(loc, name, " expects an integer or bool tensor, "
+                                        "got ",
+                             dtypeName(element));
   inferred.push_back(elementwiseType(element, type.getShape(), {type}));
   return success();
 }
@@ -130,7 +142,7 @@ strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
 LogicalResult
 strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
                             ValueRange operands, bool isCompare,
-                            SmallVectorImpl<Type> &inferred) {
+                            bool isIntegral, SmallVectorImpl<Type> &inferred) {
   auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
   if (!lhs || !rhs)
     return emitOptionalError(loc, "expected strata tensor operands");
@@ -146,6 +158,10 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
   if (arithmetic && isBool(element))
     return emitOptionalError(loc, name, " is not defined for bool tensors; "
                                         "cast to an integer or float first");
+  if (isIntegral && isFloat(element))
+    return emitOptionalError(loc, name, " expects integer or bool tensors, "
+                                        "got ",
+                             dtypeName(element));
   if (name == "div" && !isFloat(element))
     return emitOptionalError(loc, "div of ", dtypeName(element),
                              " tensors is true division in PyTorch; cast "

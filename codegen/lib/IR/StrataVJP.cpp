@@ -1,6 +1,6 @@
 //===- StrataVJP.cpp - VJPs of the compute ops ----------------------------===//
 //
-// The reverse-mode rule of each elementwise op, where, cast, reduction and
+// The reverse-mode rule of each binary elementwise op, where, cast, reduction and
 // matmul, written as strata IR (so the gradient program is fused and
 // compiled like any other). Broadcast operands get their gradient summed
 // back to their own shape (sumTo). Rules and tie-breaking follow PyTorch's
@@ -43,64 +43,7 @@ Type elementOf(Value v) { return tensorOf(v).getElementType(); }
 
 namespace strata::ir::vjp {
 
-//===--- Unary
-//---------------------------------------------------------------===//
-
-LogicalResult rule(NegOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  give(gb, out, op.getInput(), gb.neg(g[0]));
-  return success();
-}
-
-LogicalResult rule(AbsOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  Value x = op.getInput();
-  Type t = elementOf(x);
-  Value zero = gb.fill(0.0, t);
-  Value sign = gb.sub(gb.maskOf(gb.b.create<GtOp>(gb.loc, x, zero), t),
-                      gb.maskOf(gb.b.create<LtOp>(gb.loc, x, zero), t));
-  give(gb, out, x, gb.mul(g[0], sign));
-  return success();
-}
-
-LogicalResult rule(ExpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  give(gb, out, op.getInput(), gb.mul(g[0], op.getResult()));
-  return success();
-}
-
-LogicalResult rule(LogOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  give(gb, out, op.getInput(), gb.div(g[0], op.getInput()));
-  return success();
-}
-
-LogicalResult rule(SqrtOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  give(gb, out, op.getInput(), gb.div(g[0], gb.scale(op.getResult(), 2.0)));
-  return success();
-}
-
-LogicalResult rule(ReluOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  Type t = elementOf(op.getInput());
-  // PyTorch's threshold_backward: result <= 0 ? 0 : g, a select (a NaN or
-  // inf incoming gradient at a clipped point gives 0, not 0 * inf; a NaN
-  // result passes the gradient, as NaN <= 0 is false).
-  Value zero = gb.fill(0.0, t);
-  Value clipped = gb.b.create<LeOp>(gb.loc, op.getResult(), zero);
-  give(gb, out, op.getInput(),
-       gb.b.create<WhereOp>(gb.loc, clipped, zero, g[0]));
-  return success();
-}
-
-LogicalResult rule(SigmoidOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  Value y = op.getResult();
-  Value oneMinus = gb.sub(gb.fill(1.0, elementOf(y)), y);
-  give(gb, out, op.getInput(), gb.mul(g[0], gb.mul(y, oneMinus)));
-  return success();
-}
-
-LogicalResult rule(TanhOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  Value y = op.getResult();
-  Value d = gb.sub(gb.fill(1.0, elementOf(y)), gb.mul(y, y));
-  give(gb, out, op.getInput(), gb.mul(g[0], d));
-  return success();
-}
+// The unary ops' rules are in StrataUnaryOps.td (ODS-generated buildVJP).
 
 //===--- Binary
 //--------------------------------------------------------------===//
@@ -267,14 +210,6 @@ LogicalResult rule(MatmulOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
 } // namespace strata::ir::vjp
 
 void strata::ir::attachVJPModels(MLIRContext &ctx) {
-  NegOp::attachInterface<Model<NegOp>>(ctx);
-  AbsOp::attachInterface<Model<AbsOp>>(ctx);
-  ExpOp::attachInterface<Model<ExpOp>>(ctx);
-  LogOp::attachInterface<Model<LogOp>>(ctx);
-  SqrtOp::attachInterface<Model<SqrtOp>>(ctx);
-  ReluOp::attachInterface<Model<ReluOp>>(ctx);
-  SigmoidOp::attachInterface<Model<SigmoidOp>>(ctx);
-  TanhOp::attachInterface<Model<TanhOp>>(ctx);
   AddOp::attachInterface<Model<AddOp>>(ctx);
   SubOp::attachInterface<Model<SubOp>>(ctx);
   MulOp::attachInterface<Model<MulOp>>(ctx);

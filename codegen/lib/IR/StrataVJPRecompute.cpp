@@ -27,10 +27,7 @@ namespace layout = strata::layout;
 namespace {
 
 bool isElementwise(Operation *op) {
-  return op &&
-         isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
-             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
-             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
+  return isa_and_nonnull<ElementwiseOpInterface>(op);
 }
 
 /// For each dim of a read `l` of a dense tensor `root` (offset 0, its dims

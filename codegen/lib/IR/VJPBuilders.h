@@ -30,6 +30,10 @@ struct GradBuilder {
   mlir::Value mul(mlir::Value x, mlir::Value y);
   mlir::Value div(mlir::Value x, mlir::Value y);
   mlir::Value neg(mlir::Value x);
+  /// Unary op `OpT` of `x`.
+  template <typename OpT> mlir::Value op(mlir::Value x) {
+    return b.create<OpT>(loc, x);
+  }
   /// `x * c` for a scalar constant `c`.
   mlir::Value scale(mlir::Value x, double c);
   /// `strata.cast` of `x` to `element` (no-op when it already is).

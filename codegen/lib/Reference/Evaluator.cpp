@@ -143,37 +143,6 @@ double nanMin(double a, double b) {
 
 enum class ReduceKind { Sum, Mean, Max, Min };
 
-// The scalar function of each elementwise op, on its operands' elements
-// (broadcast); the result is rounded to the result dtype on store.
-double scalar(NegOp, ArrayRef<double> x) { return -x[0]; }
-double scalar(AbsOp, ArrayRef<double> x) { return std::fabs(x[0]); }
-double scalar(ExpOp, ArrayRef<double> x) { return std::exp(x[0]); }
-double scalar(LogOp, ArrayRef<double> x) { return std::log(x[0]); }
-double scalar(SqrtOp, ArrayRef<double> x) { return std::sqrt(x[0]); }
-double scalar(ReluOp, ArrayRef<double> x) {
-  return x[0] > 0 || std::isnan(x[0]) ? x[0] : 0.0; // relu(nan) is nan.
-}
-double scalar(SigmoidOp, ArrayRef<double> x) {
-  return 1 / (1 + std::exp(-x[0]));
-}
-double scalar(TanhOp, ArrayRef<double> x) { return std::tanh(x[0]); }
-double scalar(AddOp, ArrayRef<double> x) { return x[0] + x[1]; }
-double scalar(SubOp, ArrayRef<double> x) { return x[0] - x[1]; }
-double scalar(MulOp, ArrayRef<double> x) { return x[0] * x[1]; }
-double scalar(DivOp, ArrayRef<double> x) { return x[0] / x[1]; }
-double scalar(PowOp, ArrayRef<double> x) { return std::pow(x[0], x[1]); }
-double scalar(MaximumOp, ArrayRef<double> x) { return nanMax(x[0], x[1]); }
-double scalar(MinimumOp, ArrayRef<double> x) { return nanMin(x[0], x[1]); }
-double scalar(EqOp, ArrayRef<double> x) { return x[0] == x[1]; }
-double scalar(NeOp, ArrayRef<double> x) { return x[0] != x[1]; }
-double scalar(LtOp, ArrayRef<double> x) { return x[0] < x[1]; }
-double scalar(LeOp, ArrayRef<double> x) { return x[0] <= x[1]; }
-double scalar(GtOp, ArrayRef<double> x) { return x[0] > x[1]; }
-double scalar(GeOp, ArrayRef<double> x) { return x[0] >= x[1]; }
-double scalar(WhereOp, ArrayRef<double> x) { return x[0] != 0 ? x[1] : x[2]; }
-// A cast is only the rounding to the result dtype.
-double scalar(CastOp, ArrayRef<double> x) { return x[0]; }
-
 class Evaluator {
 public:
   FailureOr<std::vector<RefValue>> run(func::FuncOp func,
@@ -189,8 +158,7 @@ private:
 
   LogicalResult view(Operation *op, Value source);
   LogicalResult copy(Value input, Value result);
-  LogicalResult elementwise(Operation *op,
-                            double (*fn)(ArrayRef<double> operands));
+  LogicalResult elementwise(ElementwiseOpInterface op);
   LogicalResult reduce(Operation *op, ReduceKind kind, ArrayRef<int64_t> dims);
   LogicalResult matmul(MatmulOp op);
   LogicalResult write(WriteOp op);
@@ -324,13 +292,9 @@ LogicalResult Evaluator::eval(Operation *op) {
       // reshape/flatten/contiguous reach here only when they copy.
       .Case<ReshapeOp, FlattenOp, ContiguousOp, CopyOp>(
           [&](auto o) { return copy(o.getInput(), o.getResult()); })
-      .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
-            AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp, NeOp,
-            LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>([&](auto o) {
-        using OpT = decltype(o);
-        return elementwise(o,
-                           [](ArrayRef<double> x) { return scalar(OpT(), x); });
-      })
+      // The scalar function of each elementwise op, on its operands'
+      // elements (broadcast); the result is rounded to its dtype on store.
+      .Case([&](ElementwiseOpInterface o) { return elementwise(o); })
       .Case([&](SumOp o) { return reduce(o, ReduceKind::Sum, o.getDims()); })
       .Case([&](MeanOp o) { return reduce(o, ReduceKind::Mean, o.getDims()); })
       .Case([&](AmaxOp o) { return reduce(o, ReduceKind::Max, o.getDims()); })
@@ -374,8 +338,8 @@ LogicalResult Evaluator::copy(Value input, Value result) {
                                             in.elements()));
 }
 
-LogicalResult Evaluator::elementwise(Operation *op,
-                                     double (*fn)(ArrayRef<double>)) {
+LogicalResult Evaluator::elementwise(ElementwiseOpInterface iface) {
+  Operation *op = iface;
   auto type = tensorType(op->getResult(0));
   SmallVector<const RefValue *> in;
   for (Value v : op->getOperands())
@@ -385,7 +349,7 @@ LogicalResult Evaluator::elementwise(Operation *op,
   forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index) {
     for (size_t k = 0; k < in.size(); ++k)
       x[k] = readBroadcast(*in[k], index);
-    data.push_back(fn(x));
+    data.push_back(iface.evalScalar(x));
   });
   return set(op->getResult(0),
              RefValue::freshLaidOut(type.getElementType(), type.getLayout(),

@@ -29,6 +29,7 @@
 //   and writes both gradients, each in its argument's layout.)
 //
 //===----------------------------------------------------------------------===//
+#include "strata/IR/ScalarBuilder.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Transforms/KernelPasses.h"
 
@@ -51,15 +52,9 @@ using namespace strata::ir;
 
 namespace {
 
-bool isElementwise(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
-             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
-             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp>(op);
-}
+bool isElementwise(Operation *op) { return isa<ElementwiseOpInterface>(op); }
 
-bool isReduction(Operation *op) {
-  return isa<SumOp, MeanOp, AmaxOp, AminOp>(op);
-}
+bool isReduction(Operation *op) { return isa<ReductionOpInterface>(op); }
 
 StridedTensorType tensorType(Value v) {
   return v.getType().cast<StridedTensorType>();
@@ -97,200 +92,10 @@ bool isInlined(Operation *op) {
   return space && *space == tensorType(op->getResult(0)).getShape();
 }
 
-/// Scalar arithmetic of one element type (f32, f64, i1, i32, i64).
-struct Scalar {
-  OpBuilder &b;
-  Location loc;
-
-  Value constant(Type t, double v) {
-    if (auto f = t.dyn_cast<FloatType>())
-      return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
-    if (t.isInteger(1)) // as strata.cast: any nonzero value (or NaN) is true
-      return b.create<arith::ConstantOp>(loc, b.getBoolAttr(v != 0));
-    return b.create<arith::ConstantOp>(
-        loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
-  }
-
-  /// A fill's value as a constant of `t`: an i64 attribute exactly (wrapping
-  /// into i32 as PyTorch's integer ops do), an f64 one as constant(t, v).
-  Value constant(Type t, Attribute v) {
-    auto i = v.dyn_cast<IntegerAttr>();
-    if (!i)
-      return constant(t, v.cast<FloatAttr>().getValueAsDouble());
-    if (auto f = t.dyn_cast<FloatType>())
-      return constant(t, static_cast<double>(i.getInt()));
-    if (t.isInteger(1))
-      return b.create<arith::ConstantOp>(loc, b.getBoolAttr(i.getInt() != 0));
-    return b.create<arith::ConstantOp>(
-        loc,
-        b.getIntegerAttr(t, i.getValue().trunc(t.getIntOrFloatBitWidth())));
-  }
-
-  /// strata.cast semantics: float->int truncates, anything->i1 is `!= 0`.
-  Value convert(Value x, Type to) {
-    Type from = x.getType();
-    if (from == to)
-      return x;
-    bool fromFloat = from.isa<FloatType>(), toFloat = to.isa<FloatType>();
-    if (to.isInteger(1))
-      return fromFloat ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE,
-                                                 x, constant(from, 0))
-                             .getResult()
-                       : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
-                                                 x, constant(from, 0))
-                             .getResult();
-    if (fromFloat && toFloat)
-      return to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
-                 ? b.create<arith::ExtFOp>(loc, to, x).getResult()
-                 : b.create<arith::TruncFOp>(loc, to, x).getResult();
-    if (fromFloat)
-      return b.create<arith::FPToSIOp>(loc, to, x);
-    if (toFloat)
-      return from.isInteger(1)
-                 ? b.create<arith::UIToFPOp>(loc, to, x).getResult()
-                 : b.create<arith::SIToFPOp>(loc, to, x).getResult();
-    if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
-      return from.isInteger(1)
-                 ? b.create<arith::ExtUIOp>(loc, to, x).getResult()
-                 : b.create<arith::ExtSIOp>(loc, to, x).getResult();
-    return b.create<arith::TruncIOp>(loc, to, x);
-  }
-
-  Value compare(StringRef name, Value x, Value y) {
-    Type t = x.getType();
-    if (t.isa<FloatType>()) {
-      auto p = llvm::StringSwitch<arith::CmpFPredicate>(name)
-                   .Case("eq", arith::CmpFPredicate::OEQ)
-                   .Case("ne", arith::CmpFPredicate::UNE)
-                   .Case("lt", arith::CmpFPredicate::OLT)
-                   .Case("le", arith::CmpFPredicate::OLE)
-                   .Case("gt", arith::CmpFPredicate::OGT)
-                   .Default(arith::CmpFPredicate::OGE);
-      return b.create<arith::CmpFOp>(loc, p, x, y);
-    }
-    bool u = t.isInteger(1);
-    auto p =
-        llvm::StringSwitch<arith::CmpIPredicate>(name)
-            .Case("eq", arith::CmpIPredicate::eq)
-            .Case("ne", arith::CmpIPredicate::ne)
-            .Case("lt",
-                  u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
-            .Case("le",
-                  u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
-            .Case("gt",
-                  u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
-            .Default(u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
-    return b.create<arith::CmpIOp>(loc, p, x, y);
-  }
-
-  /// The scalar of elementwise op `op` given its operands' scalars.
-  Value apply(Operation *op, ArrayRef<Value> in) {
-    Type t = in.back().getType();
-    bool f = t.isa<FloatType>();
-    bool i1 = t.isInteger(1);
-    StringRef name = op->getName().stripDialect();
-    if (name == "eq" || name == "ne" || name == "lt" || name == "le" ||
-        name == "gt" || name == "ge")
-      return compare(name, in[0], in[1]);
-    return llvm::TypeSwitch<Operation *, Value>(op)
-        .Case([&](NegOp) -> Value {
-          return f ? b.create<arith::NegFOp>(loc, in[0]).getResult()
-                   : b.create<arith::SubIOp>(loc, constant(t, 0), in[0])
-                         .getResult();
-        })
-        .Case([&](AbsOp) -> Value {
-          if (i1)
-            return in[0];
-          return f ? b.create<math::AbsFOp>(loc, in[0]).getResult()
-                   : b.create<math::AbsIOp>(loc, in[0]).getResult();
-        })
-        .Case([&](ExpOp) { return b.create<math::ExpOp>(loc, in[0]); })
-        .Case([&](LogOp) { return b.create<math::LogOp>(loc, in[0]); })
-        .Case([&](SqrtOp) { return b.create<math::SqrtOp>(loc, in[0]); })
-        .Case([&](TanhOp) { return b.create<math::TanhOp>(loc, in[0]); })
-        .Case([&](SigmoidOp) -> Value {
-          Value e = b.create<math::ExpOp>(
-              loc, b.create<arith::NegFOp>(loc, in[0]).getResult());
-          Value one = constant(t, 1);
-          return b.create<arith::DivFOp>(
-              loc, one, b.create<arith::AddFOp>(loc, one, e).getResult());
-        })
-        .Case([&](ReluOp) -> Value {
-          Value zero = constant(t, 0);
-          if (!f)
-            return b.create<arith::MaxSIOp>(loc, in[0], zero);
-          // NaN stays NaN, as in PyTorch.
-          Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT,
-                                              in[0], zero);
-          return b.create<arith::SelectOp>(loc, neg, zero, in[0]);
-        })
-        .Case([&](AddOp) -> Value {
-          if (i1) // PyTorch: true + true is true
-            return b.create<arith::OrIOp>(loc, in[0], in[1]);
-          return f ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
-                   : b.create<arith::AddIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](SubOp) -> Value {
-          return f ? b.create<arith::SubFOp>(loc, in[0], in[1]).getResult()
-                   : b.create<arith::SubIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](MulOp) -> Value {
-          if (i1)
-            return b.create<arith::AndIOp>(loc, in[0], in[1]);
-          return f ? b.create<arith::MulFOp>(loc, in[0], in[1]).getResult()
-                   : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](DivOp) { return b.create<arith::DivFOp>(loc, in[0], in[1]); })
-        .Case([&](PowOp) -> Value {
-          // An f32 power by a scalar f32 cannot hold (2^24 + 1 rounds to
-          // an even exponent and loses the sign): in f64, as PyTorch keeps
-          // the scalar exponent exact.
-          if (auto fill = op->getOperand(1).getDefiningOp<FillOp>();
-              fill && f && fill.getType().getRank() == 0) {
-            double e = fill.getValueAsDouble();
-            if (e == 0.5 || e == -0.5) {
-              // PyTorch's pow_tensor_scalar: sqrt and rsqrt (so pow(-inf,
-              // 0.5) is NaN, where C's pow gives inf).
-              Value r = b.create<math::SqrtOp>(loc, in[0]);
-              return e > 0 ? r
-                           : b.create<arith::DivFOp>(loc, constant(t, 1), r)
-                                 .getResult();
-            }
-            if (t.isF32() && static_cast<double>(static_cast<float>(e)) != e) {
-              Type f64 = b.getF64Type();
-              Value x = b.create<arith::ExtFOp>(loc, f64, in[0]);
-              Value p = b.create<math::PowFOp>(loc, x, constant(f64, e));
-              return b.create<arith::TruncFOp>(loc, t, p);
-            }
-          }
-          return f ? b.create<math::PowFOp>(loc, in[0], in[1]).getResult()
-                   : b.create<math::IPowIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](MaximumOp) -> Value {
-          if (f)
-            return b.create<arith::MaxFOp>(loc, in[0], in[1]);
-          return i1 ? b.create<arith::MaxUIOp>(loc, in[0], in[1]).getResult()
-                    : b.create<arith::MaxSIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](MinimumOp) -> Value {
-          if (f)
-            return b.create<arith::MinFOp>(loc, in[0], in[1]);
-          return i1 ? b.create<arith::MinUIOp>(loc, in[0], in[1]).getResult()
-                    : b.create<arith::MinSIOp>(loc, in[0], in[1]).getResult();
-        })
-        .Case([&](WhereOp) {
-          return b.create<arith::SelectOp>(loc, in[0], in[1], in[2]);
-        })
-        .Case([&](CastOp c) {
-          Value v = convert(in[0], tensorType(c.getResult()).getElementType());
-          if (c->hasAttr(strata::kCascadeAttrName))
-            if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-              ext->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
-          return v;
-        })
-        .Default([](Operation *) { return Value(); });
-  }
-};
+/// The scalar of elementwise op `op` given its operands' scalars.
+Value applyScalar(ScalarBuilder &s, Operation *op, ArrayRef<Value> in) {
+  return cast<ElementwiseOpInterface>(op).buildScalar(s, in);
+}
 
 /// Builds one kernel: its body block, its inputs (broadcast to the space).
 class KernelBuilder {
@@ -329,7 +134,7 @@ public:
         SmallVector<Value> operands;
         for (Value o : def->getOperands())
           operands.push_back(scalars.lookup(o));
-        s = scalar.apply(def, operands);
+        s = applyScalar(scalar, def, operands);
       } else {
         inputs.push_back(broadcast(u, space));
         s = body->addArgument(tensorType(u).getElementType(), root->getLoc());
@@ -409,7 +214,7 @@ public:
   SmallVector<int64_t> space;
   Block *body;
   OpBuilder outer, inner;
-  Scalar scalar;
+  ScalarBuilder scalar;
   SmallVector<Value> inputs;
   DenseMap<Value, Value> scalars;
 };
@@ -526,7 +331,7 @@ KernelOp buildKernel(Operation *op) {
     SmallVector<Value> operands;
     for (Value o : op->getOperands())
       operands.push_back(kb.emit(o));
-    return kb.finish({kb.scalar.apply(op, operands)}, {type});
+    return kb.finish({applyScalar(kb.scalar, op, operands)}, {type});
   }
   if (isReduction(op))
     return buildReduction(op);

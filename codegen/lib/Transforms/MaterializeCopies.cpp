@@ -69,10 +69,8 @@ namespace {
 /// Compute ops that read each operand through its own strides and whose
 /// result type does not depend on the operands' layouts.
 bool readsStridedInput(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReluOp, SigmoidOp, TanhOp,
-             AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp,
-             NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp, CastOp, SumOp, MeanOp,
-             AmaxOp, AminOp, MatmulOp, CopyOp>(op);
+  return isa<ElementwiseOpInterface, ReductionOpInterface, MatmulOp, CopyOp>(
+      op);
 }
 
 /// A copy op: `copy`, or a `contiguous` of a non-contiguous value.

@@ -69,6 +69,15 @@ Tensor randn_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
 /// cond ? a : b with broadcasting.
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b,
              SourceLoc loc = SourceLoc::current());
+/// cond ? a : b with a number (PyTorch's type promotion with numbers).
+Tensor where(const Tensor &cond, Scalar a, const Tensor &b,
+             SourceLoc loc = SourceLoc::current());
+/// cond ? a : b with a number.
+Tensor where(const Tensor &cond, const Tensor &a, Scalar b,
+             SourceLoc loc = SourceLoc::current());
+/// cond ? a : b of two numbers (f32 for a float, i64 for integers).
+Tensor where(const Tensor &cond, Scalar a, Scalar b,
+             SourceLoc loc = SourceLoc::current());
 /// Elementwise maximum.
 Tensor maximum(const Tensor &a, const Tensor &b,
                SourceLoc loc = SourceLoc::current());

@@ -227,3 +227,36 @@ func.func @cast_layout(%a: !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>) 
   %r = strata.cast %a : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>> -> !strata.tensor<4x3xf64, strided<[3, 1], offset: 0>>
   return
 }
+
+// -----
+
+// The dtype rules of StrataUnaryOps.td and the integral binary ops.
+func.func @sin_of_int(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{sin expects a floating-point tensor, got i64; cast it first}}
+  %0 = strata.sin %a : !strata.tensor<3xi64, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @floor_of_bool(%a: !strata.tensor<3xi1, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{floor is not defined for bool tensors; cast to an integer or float first}}
+  %0 = strata.floor %a : !strata.tensor<3xi1, strided<[1], offset: 0>> -> !strata.tensor<3xi1, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @bitwise_not_of_float(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{bitwise_not expects an integer or bool tensor, got f32}}
+  %0 = strata.bitwise_not %a : !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @bitwise_and_of_float(%a: !strata.tensor<3xf64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{bitwise_and expects integer or bool tensors, got f64}}
+  %0 = strata.bitwise_and %a, %a : !strata.tensor<3xf64, strided<[1], offset: 0>>, !strata.tensor<3xf64, strided<[1], offset: 0>> -> !strata.tensor<3xf64, strided<[1], offset: 0>>
+  return
+}

@@ -13,13 +13,8 @@
 
 #include <utility>
 
-namespace strata::ir {
-/// (target value, gradient contribution) pairs produced by one VJP.
-using GradContributions =
-    llvm::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>>;
-} // namespace strata::ir
-
-#include "strata/IR/StrataAutodiffInterface.h.inc"
+// GradContributions and VJPOpInterface come from StrataDialect.h: the
+// unary ops implement the interface in ODS (StrataUnaryOps.td).
 
 namespace strata::ir {
 /// Attaches the VJP models to every differentiable strata op (called when

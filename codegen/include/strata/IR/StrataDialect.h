@@ -17,27 +17,49 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <utility>
+
 #include "strata/IR/StrataDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "strata/IR/StrataTypes.h.inc"
 
 namespace strata::ir {
+struct ScalarBuilder;
+
+/// The (target, gradient) pairs a VJP rule contributes.
+using GradContributions =
+    llvm::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>>;
+
+/// The element types a unary op takes (StrataUnaryOps.td); the result has
+/// the operand's.
+enum class UnaryDType {
+  Float,    ///< f32/f64 only (the DSL casts integers to f32 first)
+  Number,   ///< anything but i1
+  Any,      ///< any element type
+  Integral, ///< integers and i1
+};
+
 // Shared result-type inference of the elementwise and reduction op families
 // (defined in StrataOps.cpp, called from ODS-generated code).
 mlir::LogicalResult inferUnaryType(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName,
-                                   mlir::ValueRange operands,
+                                   mlir::ValueRange operands, UnaryDType rule,
                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
 mlir::LogicalResult inferBinaryType(std::optional<mlir::Location> loc,
                                     llvm::StringRef opName,
                                     mlir::ValueRange operands, bool isCompare,
+                                    bool isIntegral,
                                     llvm::SmallVectorImpl<mlir::Type> &inferred);
 mlir::LogicalResult inferReduceType(std::optional<mlir::Location> loc,
                                     llvm::StringRef opName, mlir::Value input,
                                     llvm::ArrayRef<int64_t> dims, bool keepdim,
                                     llvm::SmallVectorImpl<mlir::Type> &inferred);
 } // namespace strata::ir
+
+// The op families ops declare in ODS (VJP rules, elementwise and reduction).
+#include "strata/IR/StrataAutodiffInterface.h.inc"
+#include "strata/IR/StrataElementwiseInterface.h.inc"
 
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.h.inc"

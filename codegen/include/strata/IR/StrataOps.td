@@ -12,6 +12,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ViewLikeInterface.td"
 include "strata/IR/StrataAutodiffInterface.td"
+include "strata/IR/StrataElementwiseInterface.td"
 
 //===----------------------------------------------------------------------===//
 // View ops: metadata only, the result aliases the operand's storage root.
@@ -338,46 +339,15 @@ def Strata_CopyOp : Strata_Op<"copy", [
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
 }
 
-class Strata_UnaryOp<string mnemonic, string what>
-    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let summary = "Elementwise " # what;
-  let description = [{
-    Elementwise; the input may have any layout (stride 0, negative). The
-    result is a fresh tensor of the same shape and element type laid out as
-    PyTorch's TensorIterator lays it out: a dense input's strides are kept.
+include "strata/IR/StrataUnaryOps.td"
 
-    ```mlir
-    %y = strata.}] # mnemonic # [{ %x
-        : !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-        -> !strata.tensor<4x3xf32, strided<[1, 4], offset: 0>>
-    ```
-  }];
-  let arguments = (ins Strata_Tensor:$input);
-  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
-  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
-  let extraClassDefinition = [{
-    ::mlir::LogicalResult $cppClass::inferReturnTypes(
-        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
-        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
-        ::mlir::RegionRange regions,
-        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
-      return ::strata::ir::inferUnaryType(location, getOperationName(),
-                                          operands, inferred);
-    }
-  }];
-}
-
-def Strata_NegOp : Strata_UnaryOp<"neg", "negation">;
-def Strata_AbsOp : Strata_UnaryOp<"abs", "absolute value">;
-def Strata_ExpOp : Strata_UnaryOp<"exp", "exponential">;
-def Strata_LogOp : Strata_UnaryOp<"log", "natural logarithm">;
-def Strata_SqrtOp : Strata_UnaryOp<"sqrt", "square root">;
-def Strata_ReluOp : Strata_UnaryOp<"relu", "max(x, 0)">;
-def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "logistic sigmoid">;
-def Strata_TanhOp : Strata_UnaryOp<"tanh", "hyperbolic tangent">;
-
-class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
-    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+/// `scalar` and `reference` are as in StrataUnaryOps.td with `in` (both
+/// operands' scalars, or doubles) for `x`; compare ops need neither.
+/// `integral` ops take integer and bool operands only.
+class Strata_BinaryOp<string mnemonic, string what, bit compare = 0,
+                      bit integral = 0>
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>,
+                           DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with broadcasting";
   let description = [{
     Both operands have the same element type (insert `strata.cast` to mix
@@ -398,6 +368,8 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
   let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
+  code scalar = "";
+  code reference = "";
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
@@ -406,27 +378,123 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0>
         ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
       return ::strata::ir::inferBinaryType(location, getOperationName(),
                                            operands, }] # !if(compare, "true", "false") # [{,
+                                           }] # !if(integral, "true", "false") # [{,
                                            inferred);
+    }
+    ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
+                                         ::llvm::ArrayRef<::mlir::Value> in) {
+      ::mlir::Type t = in.back().getType();
+      bool isF = t.isa<::mlir::FloatType>(), i1 = t.isInteger(1);
+      (void)isF, (void)i1;
+      }] # !if(compare, "return s.compare(\"" # mnemonic # "\", in[0], in[1]);",
+               scalar) # [{
+    }
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) {
+      }] # reference # [{
     }
   }];
 }
 
-def Strata_AddOp : Strata_BinaryOp<"add", "addition">;
-def Strata_SubOp : Strata_BinaryOp<"sub", "subtraction">;
-def Strata_MulOp : Strata_BinaryOp<"mul", "multiplication">;
-def Strata_DivOp : Strata_BinaryOp<"div", "division">;
-def Strata_PowOp : Strata_BinaryOp<"pow", "power">;
-def Strata_MaximumOp : Strata_BinaryOp<"maximum", "maximum">;
-def Strata_MinimumOp : Strata_BinaryOp<"minimum", "minimum">;
-def Strata_EqOp : Strata_BinaryOp<"eq", "==", 1>;
-def Strata_NeOp : Strata_BinaryOp<"ne", "!=", 1>;
-def Strata_LtOp : Strata_BinaryOp<"lt", "<", 1>;
-def Strata_LeOp : Strata_BinaryOp<"le", "<=", 1>;
-def Strata_GtOp : Strata_BinaryOp<"gt", ">", 1>;
-def Strata_GeOp : Strata_BinaryOp<"ge", ">=", 1>;
+def Strata_AddOp : Strata_BinaryOp<"add", "addition"> {
+  let scalar = [{
+    if (i1) // PyTorch: true + true is true
+      return s.create<arith::OrIOp>(in[0], in[1]);
+    return isF ? s.create<arith::AddFOp>(in[0], in[1])
+               : s.create<arith::AddIOp>(in[0], in[1]);
+  }];
+  let reference = [{ return in[0] + in[1]; }];
+}
+def Strata_SubOp : Strata_BinaryOp<"sub", "subtraction"> {
+  let scalar = [{
+    return isF ? s.create<arith::SubFOp>(in[0], in[1])
+               : s.create<arith::SubIOp>(in[0], in[1]);
+  }];
+  let reference = [{ return in[0] - in[1]; }];
+}
+def Strata_MulOp : Strata_BinaryOp<"mul", "multiplication"> {
+  let scalar = [{
+    if (i1)
+      return s.create<arith::AndIOp>(in[0], in[1]);
+    return isF ? s.create<arith::MulFOp>(in[0], in[1])
+               : s.create<arith::MulIOp>(in[0], in[1]);
+  }];
+  let reference = [{ return in[0] * in[1]; }];
+}
+def Strata_DivOp : Strata_BinaryOp<"div", "division"> {
+  let scalar = [{ return s.create<arith::DivFOp>(in[0], in[1]); }];
+  let reference = [{ return in[0] / in[1]; }];
+}
+def Strata_PowOp : Strata_BinaryOp<"pow", "power"> {
+  let scalar = [{ return s.pow(getOperation(), in[0], in[1]); }];
+  let reference = [{ return std::pow(in[0], in[1]); }];
+}
+def Strata_MaximumOp : Strata_BinaryOp<"maximum", "maximum"> {
+  let scalar = [{
+    if (isF)
+      return s.create<arith::MaxFOp>(in[0], in[1]);
+    return i1 ? s.create<arith::MaxUIOp>(in[0], in[1])
+              : s.create<arith::MaxSIOp>(in[0], in[1]);
+  }];
+  let reference = [{
+    return std::isnan(in[0]) || std::isnan(in[1]) ? NAN
+                                                  : std::max(in[0], in[1]);
+  }];
+}
+def Strata_MinimumOp : Strata_BinaryOp<"minimum", "minimum"> {
+  let scalar = [{
+    if (isF)
+      return s.create<arith::MinFOp>(in[0], in[1]);
+    return i1 ? s.create<arith::MinUIOp>(in[0], in[1])
+              : s.create<arith::MinSIOp>(in[0], in[1]);
+  }];
+  let reference = [{
+    return std::isnan(in[0]) || std::isnan(in[1]) ? NAN
+                                                  : std::min(in[0], in[1]);
+  }];
+}
+def Strata_EqOp : Strata_BinaryOp<"eq", "==", 1> {
+  let reference = [{ return in[0] == in[1]; }];
+}
+def Strata_NeOp : Strata_BinaryOp<"ne", "!=", 1> {
+  let reference = [{ return in[0] != in[1]; }];
+}
+def Strata_LtOp : Strata_BinaryOp<"lt", "<", 1> {
+  let reference = [{ return in[0] < in[1]; }];
+}
+def Strata_LeOp : Strata_BinaryOp<"le", "<=", 1> {
+  let reference = [{ return in[0] <= in[1]; }];
+}
+def Strata_GtOp : Strata_BinaryOp<"gt", ">", 1> {
+  let reference = [{ return in[0] > in[1]; }];
+}
+def Strata_GeOp : Strata_BinaryOp<"ge", ">=", 1> {
+  let reference = [{ return in[0] >= in[1]; }];
+}
+def Strata_BitwiseAndOp : Strata_BinaryOp<"bitwise_and", "bitwise and", 0, 1> {
+  let scalar = [{ return s.create<arith::AndIOp>(in[0], in[1]); }];
+  let reference = [{
+    return static_cast<double>(static_cast<int64_t>(in[0]) &
+                               static_cast<int64_t>(in[1]));
+  }];
+}
+def Strata_BitwiseOrOp : Strata_BinaryOp<"bitwise_or", "bitwise or", 0, 1> {
+  let scalar = [{ return s.create<arith::OrIOp>(in[0], in[1]); }];
+  let reference = [{
+    return static_cast<double>(static_cast<int64_t>(in[0]) |
+                               static_cast<int64_t>(in[1]));
+  }];
+}
+def Strata_BitwiseXorOp : Strata_BinaryOp<"bitwise_xor", "bitwise xor", 0, 1> {
+  let scalar = [{ return s.create<arith::XOrIOp>(in[0], in[1]); }];
+  let reference = [{
+    return static_cast<double>(static_cast<int64_t>(in[0]) ^
+                               static_cast<int64_t>(in[1]));
+  }];
+}
 
 def Strata_WhereOp : Strata_Op<"where", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Select elementwise: cond ? a : b, with broadcasting";
   let description = [{
     ```mlir
@@ -443,9 +511,19 @@ def Strata_WhereOp : Strata_Op<"where", [
     $cond `,` $lhs `,` $rhs attr-dict `:` qualified(type($cond)) `,` qualified(type($lhs)) `,`
     qualified(type($rhs)) `->` qualified(type($result))
   }];
+  let extraClassDefinition = [{
+    ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
+                                         ::llvm::ArrayRef<::mlir::Value> in) {
+      return s.select(in[0], in[1], in[2]);
+    }
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) {
+      return in[0] != 0 ? in[1] : in[2];
+    }
+  }];
 }
 
-def Strata_CastOp : Strata_Op<"cast", []> {
+def Strata_CastOp : Strata_Op<"cast", [
+    DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Convert the element type (PyTorch's to(dtype))";
   let description = [{
     The result is a fresh tensor of the same shape with the result type's
@@ -463,10 +541,19 @@ def Strata_CastOp : Strata_Op<"cast", []> {
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
+                                         ::llvm::ArrayRef<::mlir::Value> in) {
+      return s.cast(getOperation(), in[0]);
+    }
+    // Only the rounding to the result dtype, which the store does.
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) { return in[0]; }
+  }];
 }
 
 class Strata_ReduceOp<string mnemonic, string what>
-    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>,
+                           Strata_ReductionOpInterface]> {
   let summary = what # " over dimensions (all when none are listed)";
   let description = [{
     Reduces over `dims` (all dimensions when empty); `keepdim` keeps them

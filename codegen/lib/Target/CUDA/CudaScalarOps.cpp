@@ -45,6 +45,16 @@ std::string cuda::toMemory(mlir::Type t, const std::string &expr) {
   return t.isInteger(1) ? "(unsigned char)" + expr : expr;
 }
 
+/// The math dialect ops whose CUDA function is the libm name (+ "f").
+static bool isLibmFunction(llvm::StringRef name) {
+  static const llvm::StringRef names[] = {
+      "math.exp",   "math.exp2",  "math.expm1", "math.log",  "math.log2",
+      "math.log10", "math.log1p", "math.sqrt",  "math.sin",  "math.cos",
+      "math.tan",   "math.atan",  "math.atan2", "math.tanh", "math.erf",
+      "math.floor", "math.ceil",  "math.trunc"};
+  return llvm::is_contained(names, name);
+}
+
 static std::string floatLiteral(double v, bool isF32) {
   if (std::isnan(v))
     return isF32 ? "__int_as_float(0x7fc00000)"
@@ -346,9 +356,17 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
     } else if (name == "arith.trunci") {
       e = rt.isInteger(1) ? "((" + in(0) + " & 1) != 0)"
                           : "(" + t + ")" + in(0);
-    } else if (name == "math.exp" || name == "math.log" ||
-               name == "math.sqrt" || name == "math.tanh") {
-      e = name.substr(5).str() + f + "(" + in(0) + ")";
+    } else if (name == "arith.xori") {
+      e = in(0) + " ^ " + in(1);
+    } else if (name == "math.rsqrt") {
+      e = "(" + t + ")1 / sqrt" + f + "(" + in(0) + ")";
+    } else if (name == "math.roundeven") { // half to even, as rint
+      e = "rint" + f + "(" + in(0) + ")";
+    } else if (isLibmFunction(name)) { // CUDA's math library, same names
+      e = name.substr(5).str() + f + "(" + in(0);
+      for (unsigned i = 1; i < op.getNumOperands(); ++i)
+        e += ", " + in(i);
+      e += ")";
     } else if (name == "math.absf") {
       e = "fabs" + f + "(" + in(0) + ")";
     } else if (name == "math.powf") {

@@ -256,16 +256,39 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return b.CreateZExt(in(0), rt);
   if (name == "arith.trunci")
     return b.CreateTrunc(in(0), rt);
-  if (name == "math.exp")
-    return unaryCall(llvm::Intrinsic::exp, in(0));
-  if (name == "math.log")
-    return unaryCall(llvm::Intrinsic::log, in(0));
-  if (name == "math.sqrt")
-    return unaryCall(llvm::Intrinsic::sqrt, in(0));
-  if (name == "math.absf")
-    return unaryCall(llvm::Intrinsic::fabs, in(0));
-  if (name == "math.tanh")
-    return libmCall("tanhf", "tanh", {in(0)});
+  if (name == "arith.xori")
+    return b.CreateXor(in(0), in(1));
+  // The math dialect's float functions: LLVM intrinsics where LLVM has one
+  // (inline instructions or its libm call), else the libm function itself.
+  static const std::pair<llvm::StringRef, llvm::Intrinsic::ID> intrinsics[] = {
+      {"math.exp", llvm::Intrinsic::exp},
+      {"math.exp2", llvm::Intrinsic::exp2},
+      {"math.log", llvm::Intrinsic::log},
+      {"math.log2", llvm::Intrinsic::log2},
+      {"math.log10", llvm::Intrinsic::log10},
+      {"math.sqrt", llvm::Intrinsic::sqrt},
+      {"math.absf", llvm::Intrinsic::fabs},
+      {"math.sin", llvm::Intrinsic::sin},
+      {"math.cos", llvm::Intrinsic::cos},
+      {"math.floor", llvm::Intrinsic::floor},
+      {"math.ceil", llvm::Intrinsic::ceil},
+      {"math.roundeven", llvm::Intrinsic::roundeven},
+      {"math.trunc", llvm::Intrinsic::trunc}};
+  for (auto [mathName, id] : intrinsics)
+    if (name == mathName)
+      return unaryCall(id, in(0));
+  static const llvm::StringRef libm[] = {"tanh",  "tan",   "atan", "atan2",
+                                         "expm1", "log1p", "erf"};
+  for (llvm::StringRef f : libm)
+    if (name.drop_front(5) == f && name.startswith("math.")) {
+      llvm::SmallVector<Value *, 2> args;
+      for (unsigned i = 0; i < op.getNumOperands(); ++i)
+        args.push_back(in(i));
+      return libmCall((f + "f").str(), f, args);
+    }
+  if (name == "math.rsqrt") // 1 / sqrt(x), correctly rounded steps
+    return b.CreateFDiv(llvm::ConstantFP::get(rt, 1.0),
+                        unaryCall(llvm::Intrinsic::sqrt, in(0)));
   if (name == "math.powf")
     return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, in(0), in(1));
   if (name == "math.absi") {

@@ -1,0 +1,135 @@
+//===- ScalarBuilder.cpp - arith/math IR for one element of a kernel ------===//
+#include "strata/IR/ScalarBuilder.h"
+#include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/KernelPasses.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace strata::ir;
+
+Value ScalarBuilder::constant(Type t, double v) {
+  if (auto f = t.dyn_cast<FloatType>())
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
+  if (t.isInteger(1)) // as strata.cast: any nonzero value (or NaN) is true
+    return b.create<arith::ConstantOp>(loc, b.getBoolAttr(v != 0));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
+}
+
+Value ScalarBuilder::constant(Type t, Attribute v) {
+  auto i = v.dyn_cast<IntegerAttr>();
+  if (!i)
+    return constant(t, v.cast<FloatAttr>().getValueAsDouble());
+  if (t.isa<FloatType>())
+    return constant(t, static_cast<double>(i.getInt()));
+  if (t.isInteger(1))
+    return b.create<arith::ConstantOp>(loc, b.getBoolAttr(i.getInt() != 0));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(t, i.getValue().trunc(t.getIntOrFloatBitWidth())));
+}
+
+Value ScalarBuilder::convert(Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  bool fromFloat = from.isa<FloatType>(), toFloat = to.isa<FloatType>();
+  if (to.isInteger(1))
+    return fromFloat ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE,
+                                               x, constant(from, 0))
+                           .getResult()
+                     : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x,
+                                               constant(from, 0))
+                           .getResult();
+  if (fromFloat && toFloat)
+    return to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtFOp>(loc, to, x).getResult()
+               : b.create<arith::TruncFOp>(loc, to, x).getResult();
+  if (fromFloat)
+    return b.create<arith::FPToSIOp>(loc, to, x);
+  if (toFloat)
+    return from.isInteger(1) ? b.create<arith::UIToFPOp>(loc, to, x).getResult()
+                             : b.create<arith::SIToFPOp>(loc, to, x).getResult();
+  if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+    return from.isInteger(1) ? b.create<arith::ExtUIOp>(loc, to, x).getResult()
+                             : b.create<arith::ExtSIOp>(loc, to, x).getResult();
+  return b.create<arith::TruncIOp>(loc, to, x);
+}
+
+Value ScalarBuilder::compare(StringRef name, Value x, Value y) {
+  Type t = x.getType();
+  if (t.isa<FloatType>()) {
+    auto p = llvm::StringSwitch<arith::CmpFPredicate>(name)
+                 .Case("eq", arith::CmpFPredicate::OEQ)
+                 .Case("ne", arith::CmpFPredicate::UNE)
+                 .Case("lt", arith::CmpFPredicate::OLT)
+                 .Case("le", arith::CmpFPredicate::OLE)
+                 .Case("gt", arith::CmpFPredicate::OGT)
+                 .Default(arith::CmpFPredicate::OGE);
+    return b.create<arith::CmpFOp>(loc, p, x, y);
+  }
+  bool u = t.isInteger(1);
+  auto p = llvm::StringSwitch<arith::CmpIPredicate>(name)
+               .Case("eq", arith::CmpIPredicate::eq)
+               .Case("ne", arith::CmpIPredicate::ne)
+               .Case("lt", u ? arith::CmpIPredicate::ult
+                             : arith::CmpIPredicate::slt)
+               .Case("le", u ? arith::CmpIPredicate::ule
+                             : arith::CmpIPredicate::sle)
+               .Case("gt", u ? arith::CmpIPredicate::ugt
+                             : arith::CmpIPredicate::sgt)
+               .Default(u ? arith::CmpIPredicate::uge
+                          : arith::CmpIPredicate::sge);
+  return b.create<arith::CmpIOp>(loc, p, x, y);
+}
+
+Value ScalarBuilder::select(Value cond, Value x, Value y) {
+  return b.create<arith::SelectOp>(loc, cond, x, y);
+}
+
+Value ScalarBuilder::inF64(Value x, llvm::function_ref<Value(Value)> fn) {
+  Type t = x.getType();
+  if (!t.isF32())
+    return fn(x);
+  Value wide = b.create<arith::ExtFOp>(loc, b.getF64Type(), x);
+  return b.create<arith::TruncFOp>(loc, t, fn(wide));
+}
+
+Value ScalarBuilder::pow(Operation *op, Value x, Value y) {
+  Type t = x.getType();
+  bool f = t.isa<FloatType>();
+  // An f32 power by a scalar f32 cannot hold (2^24 + 1 rounds to an even
+  // exponent and loses the sign): in f64, as PyTorch keeps the scalar
+  // exponent exact.
+  if (auto fill = op->getOperand(1).getDefiningOp<FillOp>();
+      fill && f && fill.getType().getRank() == 0) {
+    double e = fill.getValueAsDouble();
+    if (e == 0.5 || e == -0.5) {
+      // PyTorch's pow_tensor_scalar: sqrt and rsqrt (so pow(-inf, 0.5) is
+      // NaN, where C's pow gives inf).
+      Value r = b.create<math::SqrtOp>(loc, x);
+      return e > 0 ? r
+                   : b.create<arith::DivFOp>(loc, constant(t, 1), r)
+                         .getResult();
+    }
+    if (t.isF32() && static_cast<double>(static_cast<float>(e)) != e) {
+      Type f64 = b.getF64Type();
+      Value wide = b.create<arith::ExtFOp>(loc, f64, x);
+      Value p = b.create<math::PowFOp>(loc, wide, constant(f64, e));
+      return b.create<arith::TruncFOp>(loc, t, p);
+    }
+  }
+  return f ? b.create<math::PowFOp>(loc, x, y).getResult()
+           : b.create<math::IPowIOp>(loc, x, y).getResult();
+}
+
+Value ScalarBuilder::cast(Operation *op, Value x) {
+  auto type = op->getResult(0).getType().cast<StridedTensorType>();
+  Value v = convert(x, type.getElementType());
+  if (op->hasAttr(strata::kCascadeAttrName))
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      ext->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
+  return v;
+}
