@@ -30,7 +30,19 @@ bool is(const Node &n, const char *name) {
 
 /// The ops whose backward reads the result (PyTorch saves `result`).
 bool savesResult(const Node &n) {
-  for (const char *s : {"exp", "sqrt", "tanh", "sigmoid", "relu"})
+  for (const char *s : {"exp", "sqrt", "tanh", "sigmoid", "relu", "tan", "exp2",
+                        "expm1", "rsqrt", "reciprocal"})
+    if (is(n, s))
+      return true;
+  return false;
+}
+
+/// The unary ops whose backward reads their input (PyTorch saves `self`,
+/// derivatives.yaml).
+bool savesInput(const Node &n) {
+  for (const char *s : {"log", "abs", "sin", "cos", "asin", "acos", "atan",
+                        "sinh", "cosh", "log2", "log10", "log1p", "erf", "gelu",
+                        "gelu_tanh", "silu", "softplus", "square"})
     if (is(n, s))
       return true;
   return false;
@@ -89,17 +101,55 @@ bool isNumber(const Operand &o) {
 
 std::string nameOf(const Node &n) {
   static const std::pair<const char *, const char *> names[] = {
-      {"add", "AddBackward0"},         {"sub", "SubBackward0"},
-      {"mul", "MulBackward0"},         {"div", "DivBackward0"},
-      {"neg", "NegBackward0"},         {"abs", "AbsBackward0"},
-      {"exp", "ExpBackward0"},         {"log", "LogBackward0"},
-      {"sqrt", "SqrtBackward0"},       {"relu", "ReluBackward0"},
-      {"sigmoid", "SigmoidBackward0"}, {"tanh", "TanhBackward0"},
-      {"amax", "AmaxBackward0"},       {"amin", "AminBackward0"},
-      {"where", "WhereBackward0"},     {"maximum", "MaximumBackward0"},
-      {"minimum", "MinimumBackward0"}, {"cast", "ToCopyBackward0"},
-      {"copy", "CloneBackward0"},      {"contiguous", "CloneBackward0"}};
+      {"add", "AddBackward0"},
+      {"sub", "SubBackward0"},
+      {"mul", "MulBackward0"},
+      {"div", "DivBackward0"},
+      {"neg", "NegBackward0"},
+      {"abs", "AbsBackward0"},
+      {"exp", "ExpBackward0"},
+      {"log", "LogBackward0"},
+      {"sqrt", "SqrtBackward0"},
+      {"relu", "ReluBackward0"},
+      {"sigmoid", "SigmoidBackward0"},
+      {"tanh", "TanhBackward0"},
+      {"amax", "AmaxBackward0"},
+      {"amin", "AminBackward0"},
+      {"where", "WhereBackward0"},
+      {"maximum", "MaximumBackward0"},
+      {"minimum", "MinimumBackward0"},
+      {"cast", "ToCopyBackward0"},
+      {"copy", "CloneBackward0"},
+      {"contiguous", "CloneBackward0"},
+      {"sin", "SinBackward0"},
+      {"cos", "CosBackward0"},
+      {"tan", "TanBackward0"},
+      {"asin", "AsinBackward0"},
+      {"acos", "AcosBackward0"},
+      {"atan", "AtanBackward0"},
+      {"sinh", "SinhBackward0"},
+      {"cosh", "CoshBackward0"},
+      {"exp2", "Exp2Backward0"},
+      {"expm1", "Expm1Backward0"},
+      {"log2", "Log2Backward0"},
+      {"log10", "Log10Backward0"},
+      {"log1p", "Log1PBackward0"},
+      {"rsqrt", "RsqrtBackward0"},
+      {"reciprocal", "ReciprocalBackward0"},
+      {"square", "PowBackward0"}, // torch.square is pow(x, 2)
+      {"sign", "SignBackward0"},
+      {"floor", "FloorBackward0"},
+      {"ceil", "CeilBackward0"},
+      {"round", "RoundBackward0"},
+      {"trunc", "TruncBackward0"},
+      {"erf", "ErfBackward0"},
+      {"gelu", "GeluBackward0"},
+      {"gelu_tanh", "GeluBackward0"},
+      {"silu", "SiluBackward0"},
+      {"softplus", "SoftplusBackward0"}};
   const auto &in = n.gradInputs;
+  if (n.compositeName)
+    return n.compositeName;
   if (n.op == Op::Write) {
     if (n.viewWrite)
       return "CopySlices";
@@ -327,7 +377,7 @@ void strata::detail::recordGradNode(Node &node) {
   } else if (is(node, "maximum") || is(node, "minimum")) {
     save(0);
     save(1);
-  } else if (is(node, "log") || is(node, "abs")) {
+  } else if (savesInput(node)) {
     save(0);
   } else if (is(node, "amax") || is(node, "amin")) {
     save(0);

@@ -117,6 +117,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// A cast the user asked for (to(dtype): ToCopyBackward0), not one that
   /// promotion inserted (no node of PyTorch's graph).
   bool userCast = false;
+  /// The grad_fn name of a composite the DSL built of other ops (clamp is
+  /// where(x < lo, lo, x): ClampBackward1, not WhereBackward0).
+  const char *compositeName = nullptr;
   double a = 0, b = 0;
   /// With `exact`: the fill value / arange start and step as int64 (an
   /// integer or bool fill, an integer arange), which doubles cannot hold.

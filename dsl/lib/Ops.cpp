@@ -245,6 +245,14 @@ Tensor rounding(const Tensor &in, const char *name, const SourceLoc &loc) {
   return unary(in, name, false, loc);
 }
 
+/// `t`, whose last op is the end of a composite PyTorch names `name`.
+Tensor composite(Tensor t, const char *name) {
+  TraceLock lock;
+  if (t.impl()->root->current->requiresGrad)
+    t.impl()->root->current->compositeName = name;
+  return t;
+}
+
 /// x where `cond` is false, `value` (a scalar of x's dtype) where true.
 Tensor replaceWhere(const Tensor &cond, const Scalar &value, const Tensor &x,
                     const SourceLoc &loc) {
@@ -255,7 +263,8 @@ Tensor replaceWhere(const Tensor &cond, const Scalar &value, const Tensor &x,
 /// bounds; where-selects so the gradient passes where lo <= x <= hi (and
 /// a NaN x stays NaN).
 Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
-                 std::optional<Scalar> hi, const SourceLoc &loc) {
+                 std::optional<Scalar> hi, const SourceLoc &loc,
+                 const char *gradFn) {
   implOf(in, loc);
   if (!lo && !hi)
     fail("torch.clamp: At least one of 'min' or 'max' must not be None",
@@ -277,7 +286,7 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
     x = replaceWhere(
         binary("gt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc), *hi,
         x, loc);
-  return x;
+  return composite(x, gradFn);
 }
 
 Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
@@ -295,7 +304,9 @@ Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
   Tensor isNan = binary("ne", Kind::Compare, Arg{&in, {}}, Arg{&in, {}}, loc);
   Tensor x = replaceWhere(isNan, Scalar(nan.value_or(0.0)), in, loc);
   x = replaceWhere(is(INFINITY), Scalar(posinf.value_or(big)), x, loc);
-  return replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc);
+  return composite(
+      replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc),
+      "NanToNumBackward0");
 }
 
 Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
@@ -568,15 +579,15 @@ Tensor Tensor::gelu(const std::string &approximate, SourceLoc loc) const {
 
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi,
                      SourceLoc loc) const {
-  return clampImpl(*this, lo, hi, loc);
+  return clampImpl(*this, lo, hi, loc, "ClampBackward1");
 }
 
 Tensor Tensor::clamp_min(Scalar lo, SourceLoc loc) const {
-  return clampImpl(*this, lo, std::nullopt, loc);
+  return clampImpl(*this, lo, std::nullopt, loc, "ClampMinBackward0");
 }
 
 Tensor Tensor::clamp_max(Scalar hi, SourceLoc loc) const {
-  return clampImpl(*this, std::nullopt, hi, loc);
+  return clampImpl(*this, std::nullopt, hi, loc, "ClampMaxBackward0");
 }
 
 Tensor Tensor::nan_to_num(std::optional<double> nan,
@@ -807,8 +818,9 @@ Tensor Tensor::masked_fill(const Tensor &mask, Scalar value,
   implOf(*this, loc);
   checkScalarFits(value, impl()->dtype, "masked_fill", loc);
   // The result keeps this tensor's dtype (the value is converted).
-  return strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this,
-                       loc);
+  return composite(
+      strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this, loc),
+      "MaskedFillBackward0");
 }
 
 Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {
@@ -988,6 +1000,7 @@ Tensor &Tensor::relu_(SourceLoc loc) {
 #define STRATA_UNARY_INPLACE(method)                                           \
   Tensor &Tensor::method##_(SourceLoc loc) {                                   \
     implOf(*this, loc);                                                        \
+    checkInplaceFirst(*this, nullptr, #method "_", loc);                       \
     return inPlace(*this, method(loc), #method "_", loc);                      \
   }
 STRATA_UNARY_INPLACE(sin)
@@ -1023,9 +1036,9 @@ STRATA_UNARY_INPLACE(sigmoid)
 STRATA_UNARY_INPLACE(tanh)
 #undef STRATA_UNARY_INPLACE
 
-Tensor &Tensor::masked_fill_(const Tensor &mask, Scalar value,
-                             SourceLoc loc) {
+Tensor &Tensor::masked_fill_(const Tensor &mask, Scalar value, SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "masked_fill_", loc);
   return inPlace(*this, masked_fill(mask, value, loc), "masked_fill_", loc);
 }
 
@@ -1034,27 +1047,32 @@ Tensor &Tensor::logical_not_(SourceLoc loc) {
   // Not differentiable (derivatives.yaml): PyTorch writes even into a leaf
   // that requires grad, as under no_grad.
   NoGradGuard noGrad;
+  checkInplaceFirst(*this, nullptr, "logical_not_", loc);
   return inPlace(*this, logical_not(loc), "logical_not_", loc);
 }
 
 Tensor &Tensor::gelu_(const std::string &approximate, SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "gelu_", loc);
   return inPlace(*this, gelu(approximate, loc), "gelu_", loc);
 }
 
 Tensor &Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi,
                        SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "clamp_", loc);
   return inPlace(*this, clamp(lo, hi, loc), "clamp_", loc);
 }
 
 Tensor &Tensor::clamp_min_(Scalar lo, SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "clamp_min_", loc);
   return inPlace(*this, clamp_min(lo, loc), "clamp_min_", loc);
 }
 
 Tensor &Tensor::clamp_max_(Scalar hi, SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "clamp_max_", loc);
   return inPlace(*this, clamp_max(hi, loc), "clamp_max_", loc);
 }
 
@@ -1062,6 +1080,7 @@ Tensor &Tensor::nan_to_num_(std::optional<double> nan,
                             std::optional<double> posinf,
                             std::optional<double> neginf, SourceLoc loc) {
   implOf(*this, loc);
+  checkInplaceFirst(*this, nullptr, "nan_to_num_", loc);
   return inPlace(*this, nan_to_num(nan, posinf, neginf, loc), "nan_to_num_",
                  loc);
 }

@@ -168,8 +168,11 @@ class Generator:
         j = self.pick()
         op = r.choice(UNARY20 + ("gelu", "clamp", "clamp_min", "clamp_max",
                                  "nan_to_num"))
+        # (In place only where the generator writes in place: not into
+        # flip-derived values, intentional difference 1.)
         inplace = "_" if op not in ("clamp_min", "clamp_max", "nan_to_num",
-                                    "softplus") and r.random() < 0.2 else ""
+                                    "softplus") and r.random() < 0.2 and \
+            self.an.inplace_ok(j) else ""
         if op == "gelu":
             return self.new(f"gelu{inplace} %{j} {r.choice(['none', 'tanh'])}")
         if op == "clamp":
