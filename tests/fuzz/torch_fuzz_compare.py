@@ -19,7 +19,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     tensor that requires grad in strata, a plain copy in PyTorch); an
 #     error strata alone raises on one is `flip-view` too. Neither is the
 #     requires_grad/is_leaf of a flip-derived value in a program calling
-#     requires_grad_() (a view follows its base's flag, a copy does not).
+#     requires_grad_() (a view follows its base's flag, a copy does not),
+#     nor the grad_fn of contiguous/reshape/flatten of one (PyTorch's dense
+#     flip returns itself: FlipBackward0; strata copies: CloneBackward0).
 #     `view` of a flip-derived value that strata rejects (negative strides
 #     do not merge) while PyTorch views its contiguous copy is class
 #     `flip-view`, not failing; no as_strided of one (it addresses the
@@ -243,6 +245,9 @@ def compare(lines, tout, sout, shadow):
             elif op == "matmul" or (op in ("reshape", "flatten") and
                                     meta.group[i] == i):
                 kind = "grad-fn-composite"  # intentional difference 8
+            elif op in ("contiguous", "reshape", "flatten") and \
+                    refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:
+                kind = "flip-view"  # PyTorch's flip is dense: returns self
             found.append((f"{kind}:{sig}", f"{where}: grad_fn "
                           f"{s['grad_fn']} vs PyTorch {t['grad_fn']}"))
         adopted = meta.group[i] in meta.adopted  # difference 10
