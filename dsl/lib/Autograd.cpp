@@ -171,8 +171,6 @@ std::string nameOf(const Node &n) {
     return number(1)   ? "PowBackward0"
            : number(0) ? "PowBackward2"
                        : "PowBackward1";
-  if (is(n, "div") && number(0))
-    return "MulBackward0"; // number / t is t.reciprocal() * number
   if (is(n, "sub") && number(0))
     return "RsubBackward1"; // number - t is rsub(t, number)
   if (is(n, "matmul") && in.size() == 2) {
@@ -354,14 +352,6 @@ void strata::detail::recordGradNode(Node &node) {
       save(1);
     if (rg(1))
       save(0);
-  } else if (is(node, "div") && isNumber(in[0])) {
-    // number / t is t.reciprocal() * number in PyTorch, which saves the
-    // reciprocal, not t: t's old value is kept, unchecked.
-    size_t before = node.saved.size();
-    if (rg(1))
-      save(1);
-    if (node.saved.size() > before)
-      node.saved.back().version = Node::kSavedCopy;
   } else if (is(node, "div")) {
     if (rg(0) || rg(1))
       save(1);

@@ -873,8 +873,14 @@ STRATA_COMPARE(>=, "ge")
 STRATA_ROPERATOR(+, "add", Kind::Arith)
 STRATA_ROPERATOR(-, "sub", Kind::Arith)
 STRATA_ROPERATOR(*, "mul", Kind::Arith)
-STRATA_ROPERATOR(/, "div", Kind::Div)
 #undef STRATA_ROPERATOR
+
+// LibTorch's (and Python's) number / t is t.reciprocal() * number: its
+// layout, grad_fn (MulBackward0 over ReciprocalBackward0) and saved tensor
+// (the reciprocal) are theirs.
+Tensor strata::operator/(Scalar s, const Tensor &a) {
+  return a.reciprocal(s.loc()) * s;
+}
 
 Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
 
