@@ -26,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -536,39 +537,40 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::map<const ViewChain *, std::vector<size_t>> perturbChain;
   std::vector<int64_t> targetPerturb(targets.size(), -1);
   // A tensor whose elements share memory (expand, overlapping unfold or
-  // as_strided) has a gradient per element, not per storage element: not
-  // expressible by strata's storage-level gradients yet (docs/design.md).
-  // A leaf requiring grad whose elements overlap but which is read only
-  // as itself (detach().requires_grad_() of an expand, summed): passed as
-  // a dense tensor of its elements, its gradient is per element.
+  // as_strided) has a gradient per element, not per storage element: its
+  // elements are made dense and the views read through it are replayed
+  // over them (replayView). A leaf: passed as a dense tensor of its
+  // elements (denseLeaves). A view with a grad_fn: its read through the
+  // chain is `view + p`, a fresh dense tensor, and the views above it are
+  // replayed on that (denseChains). Checked before anything runs
+  // (checkDense): where a view above cannot be replayed (an as_strided),
+  // or a write goes through it, the error says so.
   std::set<const TensorImpl *> denseLeaves;
-  auto readOnlyAsItself = [&](const TensorImpl &t) {
-    auto ok = [&](const Operand &in) {
-      return leafOfEdge(in).get() != &t || (!in.view && in.layout == t.layout);
-    };
-    for (const Operand &e : outEdges)
-      if (!ok(e))
-        return false;
-    for (const NodePtr &n : g.ops)
-      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
-        if (!ok(in))
-          return false;
-    return true;
+  std::set<const ViewChain *> denseChains;
+  std::vector<std::pair<const TensorImpl *, const ViewChain *>> denseTargets;
+  auto overlapError = [&](const TensorImpl &t, const std::string &why) {
+    fail("strata cannot differentiate with respect to a tensor whose "
+         "elements overlap in memory (sizes " +
+             layout::formatList(t.layout.sizes) + ", strides " +
+             layout::formatList(t.layout.strides) + ") when " + why,
+         "differentiate with respect to a clone() of it (the clone is "
+         "dense), or to the tensor it was expanded from",
+         loc);
   };
   auto checkOverlap = [&](const TensorImpl &t) {
     if (!layout::mayOverlap(t.layout))
       return;
-    if (isLeafOf(t) && readOnlyAsItself(t)) {
+    if (isLeafOf(t)) {
       denseLeaves.insert(&t);
+      denseTargets.push_back({&t, nullptr});
       return;
     }
-    fail("strata cannot differentiate with respect to a tensor whose "
-         "elements overlap in memory (sizes " +
-             layout::formatList(t.layout.sizes) + ", strides " +
-             layout::formatList(t.layout.strides) + ")",
-         "differentiate with respect to a clone() of it (the clone is "
-         "dense), or to the tensor it was expanded from",
-         loc);
+    Operand e = operandOf(t);
+    e.noGrad = false;
+    if (!e.view)
+      overlapError(t, "it is no view of a tensor requiring grad");
+    denseChains.insert(e.view.get());
+    denseTargets.push_back({&t, e.view.get()});
   };
   for (const Target &t : targets)
     checkOverlap(*t.impl);
@@ -692,6 +694,95 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       targets.push_back({t, at});
       targetPerturb.push_back(-1);
       perturbTarget(targets.size() - 1);
+    }
+  }
+  // The reads of dense targets (see denseLeaves), step by step: each view
+  // of the chain above `stop` replayed on layout `l` (-1), each perturbed
+  // one followed by its perturbations (`view + p`: a fresh dense tensor).
+  struct DenseStep {
+    layout::Layout at;
+    int64_t perturb;
+  };
+  auto afterAdd = [](const layout::Layout &l) {
+    std::vector<layout::Layout> ins{l, layout::contiguous(l.sizes)};
+    return layout::elementwiseResult(ins, l.sizes);
+  };
+  auto denseSteps =
+      [&](const Operand &in, const ViewChain *stop,
+          layout::Layout l) -> std::optional<std::vector<DenseStep>> {
+    std::vector<const ViewChain *> chain;
+    const ViewChain *c = in.view.get();
+    for (; c && c != stop; c = c->next.get())
+      chain.push_back(c);
+    if (c != stop)
+      return std::nullopt;
+    std::vector<DenseStep> steps;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      auto r = replayView(**it, l);
+      if (!r)
+        return std::nullopt;
+      l = std::move(*r);
+      steps.push_back({l, -1});
+      if (auto f = perturbChain.find(*it); f != perturbChain.end())
+        for (size_t p : f->second) {
+          l = afterAdd(l);
+          steps.push_back({l, static_cast<int64_t>(p)});
+        }
+    }
+    if (l.sizes != in.layout.sizes)
+      return std::nullopt;
+    return steps;
+  };
+  // The dense chain a read goes through first (from its base), if any.
+  auto firstDense = [&](const Operand &in) -> const ViewChain * {
+    const ViewChain *first = nullptr;
+    for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+      if (denseChains.count(c))
+        first = c;
+    return first;
+  };
+  if (!denseLeaves.empty() || !denseChains.empty()) {
+    auto targetOf = [&](const ViewChain *c) -> const TensorImpl & {
+      for (const auto &[t, chain] : denseTargets)
+        if (chain == c)
+          return *t;
+      return *denseTargets.front().first;
+    };
+    auto checkRead = [&](const Operand &in, bool written) {
+      if (in.noGrad)
+        return;
+      if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get())) {
+        const TensorImpl &t = *leaf;
+        if (written)
+          overlapError(t, "it is written in place");
+        if (!in.view
+                ? in.layout != t.layout
+                : !denseSteps(in, nullptr, layout::contiguous(t.layout.sizes)))
+          overlapError(t, "a view of it cannot be replayed over its elements "
+                          "(an as_strided of it, or a view strides cannot "
+                          "express on them)");
+        return;
+      }
+      const ViewChain *dc = firstDense(in);
+      if (!dc)
+        return;
+      const TensorImpl &t = targetOf(dc);
+      if (written)
+        overlapError(t, "a view of it is written in place");
+      layout::Layout l = t.layout;
+      for (size_t k = 0; k < perturbChain.at(dc).size(); ++k)
+        l = afterAdd(l);
+      if (!denseSteps(in, dc, l))
+        overlapError(t, "a view of it cannot be replayed over its elements "
+                        "(an as_strided of it, or a view strides cannot "
+                        "express on them)");
+    };
+    for (const Operand &e : outEdges)
+      checkRead(e, false);
+    for (const NodePtr &n : g.ops) {
+      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      for (size_t i = 0; i < inputs.size(); ++i)
+        checkRead(inputs[i], n->op == Op::Write && i == 1);
     }
   }
   // Without retain_graph the ops run free what they saved (PyTorch frees
@@ -969,20 +1060,77 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // (source value, perturbations): reads through one view share one.
   std::map<std::pair<std::string, std::vector<size_t>>, std::string>
       perturbedReads;
+  /// The layout of the last read when it was made dense (its consumer's
+  /// result layout follows it: see relayout).
+  std::optional<layout::Layout> denseRead;
+  /// Emits the steps (denseSteps) reading `in` from dense value `name` of
+  /// layout `l` (its buffer's); returns the read's name and type.
+  auto emitDense = [&](const Operand &in, const ViewChain *stop,
+                       std::string name, layout::Layout l, DType dtype) {
+    auto steps = denseSteps(in, stop, l);
+    if (!steps) // (checked before: see checkDense)
+      fail("strata cannot replay a view over a dense copy",
+           "this is a strata bug", loc);
+    layout::Layout at = l; // the value read so far, in name's buffer
+    for (const DenseStep &s : *steps) {
+      if (s.perturb < 0) {
+        at = s.at;
+        continue;
+      }
+      if (at != l) {
+        std::string v = fresh("t");
+        body += "    " + v + " = strata.strided_view " + name + " : " +
+                tensorTypeText(l, dtype) + " -> " + tensorTypeText(at, dtype) +
+                "\n";
+        name = v;
+      }
+      std::string q = fresh("q");
+      body += "    " + q + " = strata.add " + name + ", %p" +
+              std::to_string(s.perturb) + " : " + tensorTypeText(at, dtype) +
+              ", " + tensorTypeText(layout::contiguous(at.sizes), dtype) +
+              " -> " + tensorTypeText(s.at, dtype) + "\n";
+      name = q;
+      l = at = s.at;
+    }
+    if (at != l) {
+      std::string v = fresh("t");
+      body += "    " + v + " = strata.strided_view " + name + " : " +
+              tensorTypeText(l, dtype) + " -> " + tensorTypeText(at, dtype) +
+              "\n";
+      name = v;
+    }
+    denseRead = at;
+    return std::make_pair(name, tensorTypeText(at, dtype));
+  };
+  // The dense value of a dense chain's target read from `v` (its view
+  // plus its perturbations), by (value, chain).
+  std::map<std::pair<std::string, const ViewChain *>,
+           std::pair<std::string, layout::Layout>>
+      denseStarts;
   auto read = [&](const Operand &in) {
-    if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get()))
-      return std::make_pair(
-          leafName[g.leafIndex.at({in.node.get(), leaf.get()})],
-          tensorTypeText(layout::contiguous(in.layout.sizes), leaf->dtype));
+    if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get())) {
+      const std::string &name =
+          leafName[g.leafIndex.at({in.node.get(), leaf.get()})];
+      layout::Layout dense = layout::contiguous(leaf->layout.sizes);
+      if (!in.view) {
+        denseRead = dense;
+        return std::make_pair(name, tensorTypeText(dense, leaf->dtype));
+      }
+      return emitDense(in, nullptr, name, dense, leaf->dtype);
+    }
     Value v = sourceOf(in);
     if (!perturbChain.empty() && in.view && !in.noGrad) {
       std::vector<const ViewChain *> chain;
       for (const ViewChain *c = in.view.get(); c; c = c->next.get())
         chain.push_back(c);
       std::vector<size_t> list; // the base's view first
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        if (auto f = perturbChain.find(*it); f != perturbChain.end())
+      const ViewChain *dense = nullptr;
+      for (auto it = chain.rbegin(); it != chain.rend() && !dense; ++it) {
+        if (denseChains.count(*it))
+          dense = *it;
+        else if (auto f = perturbChain.find(*it); f != perturbChain.end())
           list.insert(list.end(), f->second.begin(), f->second.end());
+      }
       if (!list.empty()) {
         auto [it, first] =
             perturbedReads.emplace(std::make_pair(v.name, list), "");
@@ -992,6 +1140,32 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         }
         v.name = it->second;
         v.storage = true;
+      }
+      if (dense) {
+        const Node *n = v.shape;
+        auto [it, first] =
+            denseStarts.emplace(std::make_pair(v.name, dense),
+                                std::make_pair("", layout::Layout{}));
+        if (first) {
+          const std::vector<size_t> &ps = perturbChain.at(dense);
+          layout::Layout l = perturbs[ps.front()].layout;
+          auto [name, type] = viewOf(
+              v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n, l);
+          for (size_t p : ps) {
+            layout::Layout sl = afterAdd(l);
+            std::string q = fresh("q");
+            body += "    " + q + " = strata.add " + name + ", %p" +
+                    std::to_string(p) + " : " + type + ", " +
+                    tensorTypeText(layout::contiguous(l.sizes), n->dtype) +
+                    " -> " + tensorTypeText(sl, n->dtype) + "\n";
+            name = q;
+            type = tensorTypeText(sl, n->dtype);
+            l = sl;
+          }
+          it->second = {name, l};
+        }
+        return emitDense(in, dense, it->second.first, it->second.second,
+                         n->dtype);
       }
     }
     const Node *n = v.shape;
@@ -1003,17 +1177,62 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     return viewOf(v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n,
                   in.layout);
   };
+  /// Defines `def`: value `v` of dense layout `from` laid out as dense
+  /// layout `to` (same sizes, both offset 0): its dims permuted into `to`'s
+  /// order, made row-major, seen as `to`.
+  auto relayout = [&](const std::string &v, const layout::Layout &from,
+                      const layout::Layout &to, DType dtype,
+                      const std::string &def) {
+    Shape perm(to.sizes.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+      return to.strides[a] > to.strides[b];
+    });
+    layout::Layout permuted =
+        check(layout::permute(from, perm), loc, "this is a strata bug");
+    layout::Layout rowMajor = layout::contiguous(permuted.sizes);
+    std::string p = def + "p", c = def + "m";
+    body += "    " + p + " = strata.strided_view " + v + " : " +
+            tensorTypeText(from, dtype) + " -> " +
+            tensorTypeText(permuted, dtype) + "\n";
+    body += "    " + c + " = strata.contiguous " + p + " : " +
+            tensorTypeText(permuted, dtype) + " -> " +
+            tensorTypeText(rowMajor, dtype) + "\n";
+    body += "    " + def + " = strata.strided_view " + c + " : " +
+            tensorTypeText(rowMajor, dtype) + " -> " +
+            tensorTypeText(to, dtype) + "\n";
+  };
   int vi = 0;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
     std::string name = "%v" + std::to_string(vi++);
     const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
     OperandTexts ins;
-    for (const Operand &in : inputs)
+    std::vector<layout::Layout> readLayouts;
+    bool anyDense = false;
+    for (const Operand &in : inputs) {
+      denseRead.reset();
       ins.push_back(read(in));
+      anyDense |= denseRead.has_value();
+      readLayouts.push_back(denseRead ? *denseRead : in.layout);
+    }
     std::string result = typeOf(n);
     auto rec = recordedName.find(n);
     std::string def = rec == recordedName.end() ? name : name + "c";
+    bool laidOut = false;
+    if (anyDense && !n->isStorageValue() && !n->passHistory) {
+      // A dense read's layout is not the recorded one: where the result's
+      // layout follows its inputs', compute it from what is read, then
+      // lay it out as recorded (its readers' layouts address that).
+      layout::Layout inferred{n->sizes, resultStrides(*n, readLayouts), 0};
+      if (inferred != n->resultLayout()) {
+        std::string made = def + "r";
+        body += "    " + made + " = " +
+                opText(*n, ins, tensorTypeText(inferred, n->dtype)) + "\n";
+        relayout(made, inferred, n->resultLayout(), n->dtype, def);
+        laidOut = true;
+      }
+    }
     if (n->passHistory) {
       // An untracked write: its value (recorded, or the write again
       // without grad) read as the old version, whose history it continues.
@@ -1038,7 +1257,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       opValue[n] = {name, storage, storage ? n : old.shape};
       continue;
     }
-    body += "    " + def + " = " + opText(*n, ins, result) + "\n";
+    if (!laidOut)
+      body += "    " + def + " = " + opText(*n, ins, result) + "\n";
     bool storage = n->isStorageValue();
     if (rec != recordedName.end()) {
       // Its value is the one the forward computed (a strata.recorded).

@@ -323,35 +323,35 @@ void strata::detail::cutDeepChain(const TensorImpl &t, const SourceLoc &loc) {
     evaluate({&t}, loc);
 }
 
-namespace {
-/// The strides PyTorch gives the result of `n` (offset 0): elementwise ops
-/// follow their inputs (TensorIterator), clone() and to(dtype) keep a dense
-/// input's strides (preserve_format), everything else is contiguous
-/// (contiguous(), reshape copies, reductions, matmul, factories).
-Shape resultStrides(const Node &n) {
+Shape strata::detail::resultStrides(const Node &n,
+                                    std::vector<layout::Layout> ins) {
   switch (n.op) {
   case Op::Unary:
   case Op::Binary:
-  case Op::Where: {
-    std::vector<layout::Layout> ins;
-    for (const Operand &in : n.inputs)
-      ins.push_back(in.layout);
+  case Op::Where:
     // pow by a number (a 0-d fill, strata.fill in the IR) is PyTorch's
     // pow(Tensor, Scalar), a unary TensorIterator (StrataOps.cpp agrees).
     if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0 &&
         n.inputs[1].node->op == Op::Fill)
       ins.pop_back();
     return layout::elementwiseResult(ins, n.sizes).strides;
-  }
   case Op::Cast:
-    return layout::preserveFormat(n.inputs[0].layout).strides;
+    return layout::preserveFormat(ins[0]).strides;
   case Op::Copy:
     if (std::string_view(n.name) == "copy")
-      return layout::preserveFormat(n.inputs[0].layout).strides;
+      return layout::preserveFormat(ins[0]).strides;
     return layout::contiguousStrides(n.sizes);
   default:
     return layout::contiguousStrides(n.sizes);
   }
+}
+
+namespace {
+Shape recordedStrides(const Node &n) {
+  std::vector<layout::Layout> ins;
+  for (const Operand &in : n.inputs)
+    ins.push_back(in.layout);
+  return strata::detail::resultStrides(n, std::move(ins));
 }
 } // namespace
 
@@ -359,7 +359,7 @@ Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
                                   bool requiresGrad) {
   TraceLock lock;
   setDepth(*node);
-  node->strides = resultStrides(*node);
+  node->strides = recordedStrides(*node);
   if (!node->inputs.empty()) {
     // A 0-d CPU tensor joins an op on cuda:0 as a number would (PyTorch's
     // CPU scalars: `cuda_t * torch.tensor(2.5)` runs on the GPU).

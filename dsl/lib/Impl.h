@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -328,6 +329,12 @@ T check(layout::Result<T> &&r, const SourceLoc &loc,
 const TensorImpl &implOf(const Tensor &t, const SourceLoc &loc);
 /// The read of `t`'s current contents; registers the reader later.
 Operand operandOf(const TensorImpl &t);
+/// The strides PyTorch gives the result of `n` (offset 0) when its inputs
+/// have layouts `ins`: elementwise ops follow their inputs (TensorIterator),
+/// clone() and to(dtype) keep a dense input's strides (preserve_format),
+/// everything else is contiguous (contiguous(), reshape copies, reductions,
+/// matmul, factories).
+Shape resultStrides(const Node &n, std::vector<layout::Layout> ins);
 /// A tensor over a fresh root whose current version is `node` (a compute
 /// node, contiguous); registers `node` as a reader of its inputs' roots.
 Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);
@@ -454,6 +461,14 @@ bool isLeafOf(const TensorImpl &t);
 /// The views `t` was made by when it requires grad (null otherwise): the
 /// identity of its grad_fn, one per view and version of its root.
 std::shared_ptr<const ViewChain> viewChainOf(const TensorImpl &t);
+/// View op `c` (its op and arguments) applied to layout `in` instead of
+/// the layout it was made from: how a view is replayed over a dense copy of
+/// a tensor whose elements overlap in memory (the gradient with respect to
+/// an expand is per element). Null where the op cannot be replayed (an
+/// as_strided addresses storage, not its input; a view strides cannot
+/// express on `in`).
+std::optional<layout::Layout> replayView(const ViewChain &c,
+                                         const layout::Layout &in);
 /// Whether a differentiable view has a grad_fn (PyTorch's
 /// VariableHooks::grad_fn): it was given one when made, or its root was
 /// written since and its base requires grad.

@@ -223,3 +223,55 @@ Tensor Tensor::to(Device d, SourceLoc loc) const {
   return makeLeaf(std::move(buffer), t.dtype, t.layout.sizes,
                   TensorOptions(t.dtype).device(d), "to", loc);
 }
+
+std::optional<layout::Layout>
+strata::detail::replayView(const ViewChain &c, const layout::Layout &in) {
+  using R = layout::Result<layout::Layout>;
+  auto value = [](R &&r) -> std::optional<layout::Layout> {
+    if (!r.ok())
+      return std::nullopt;
+    return std::move(r.value());
+  };
+  auto view = [](layout::Result<layout::MaybeView> &&r)
+      -> std::optional<layout::Layout> {
+    if (!r.ok() || r.value().needsCopy)
+      return std::nullopt;
+    return std::move(r.value().layout);
+  };
+  std::string_view op = c.op;
+  const Shape &a = c.args;
+  auto arg = [&](size_t i) { return i < a.size() ? a[i] : 0; };
+  if (op == "view")
+    return value(layout::view(in, a));
+  if (op == "reshape")
+    return view(layout::reshape(in, a));
+  if (op == "flatten" && a.size() == 2)
+    return view(layout::flatten(in, a[0], a[1]));
+  if (op == "t")
+    return value(layout::t(in));
+  if (op == "transpose" && a.size() == 2)
+    return value(layout::transpose(in, a[0], a[1]));
+  if (op == "permute")
+    return value(layout::permute(in, a));
+  if (op == "narrow" && a.size() == 3)
+    return value(layout::narrow(in, a[0], a[1], a[2]));
+  if (op == "select" && a.size() == 2)
+    return value(layout::select(in, a[0], a[1]));
+  if (op == "slice" && a.size() == 4)
+    return value(layout::slice(
+        in, a[0], a[1], a[2] == INT64_MAX ? std::nullopt : std::optional(a[2]),
+        a[3]));
+  if (op == "expand")
+    return value(layout::expand(in, a));
+  if (op == "squeeze")
+    return value(layout::squeeze(in, a));
+  if (op == "unsqueeze" && a.size() == 1)
+    return value(layout::unsqueeze(in, arg(0)));
+  if (op == "diagonal" && a.size() == 3)
+    return value(layout::diagonal(in, a[0], a[1], a[2]));
+  if (op == "unfold" && a.size() == 3)
+    return value(layout::unfold(in, a[0], a[1], a[2]));
+  if (op == "flip")
+    return value(layout::flip(in, a));
+  return std::nullopt; // as_strided (and a regenerated view's chain)
+}

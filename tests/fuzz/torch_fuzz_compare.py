@@ -84,7 +84,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     class `torch-internal-assert`, not failing.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
-# (errors.md A17; torch-open.txt), which PyTorch computes.
+# through an as_strided of it or an in-place write into it (errors.md A17;
+# torch-open.txt), which PyTorch computes.
 # Candidates the lead may declare intentional (--allow NAME): not allowed by
 # default, so they are reported. None at present. (`compute-layout`, a
 # compute result that is contiguous in strata where PyTorch keeps the
