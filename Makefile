@@ -11,7 +11,10 @@ JOBS ?= $(shell nproc)
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 BUILD_DIR ?= build-sanitize
-CMAKE_FLAGS += -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# -O1 -g1 (line tables): what ASan's reports need, built in about half the
+# time of RelWithDebInfo's -O2 -g (CI runs both builds).
+CMAKE_FLAGS += -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 else
 BUILD_DIR ?= build
 CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
