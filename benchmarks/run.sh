@@ -21,5 +21,10 @@ fi
 "$bin/strata-bench-values"
 # Cost against program length, n = 10^2 .. 10^5, beside PyTorch eager.
 "$bin/strata-bench-linear" --markdown "$build_dir/linear-cost.md"
+# matmul GFLOP/s through OpenBLAS and through the compiled kernel, beside
+# PyTorch eager and NumPy.
+"$bin/strata-bench-matmul" --markdown "$build_dir/matmul.md"
+STRATA_BLAS=0 "$bin/strata-bench-matmul" --label kernels --no-torch \
+  --sizes 128,256,512 --markdown "$build_dir/matmul-kernels.md"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"

@@ -14,6 +14,7 @@
 // passes, cache-key printing and hashing.
 //
 //===----------------------------------------------------------------------===//
+#include "Gemm.h"
 #include "JitInternal.h"
 #include "strata/IR/Parse.h"
 #include "strata/IR/StrataDialect.h"
@@ -40,6 +41,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 using namespace strata::jit;
 using namespace strata::ir;
@@ -168,6 +170,8 @@ struct Step {
   /// Keeps fn's code loaded while this plan lives (evicted or not).
   strata::jit::detail::KernelHandle kernel;
   strata::codegen::KernelLaunchInfo info;
+  /// A matrix product run by BLAS instead of fn (Gemm.h).
+  std::optional<strata::jit::detail::GemmCall> gemm;
   std::vector<unsigned> inputSlots;
   std::vector<ResultSpec> results;
   int destSlot = -1;
@@ -198,7 +202,8 @@ struct Plan {
   std::vector<Step> steps;
   unsigned numSlots = 0;
   int numKernels = 0;
-  std::string error; // set when the function cannot run
+  int numBlasKernels = 0; // of them, run by BLAS
+  std::string error;      // set when the function cannot run
 
   void build(mlir::func::FuncOp func);
   RunResult run(const std::vector<JitValue> &args,
@@ -279,7 +284,9 @@ bool Plan::addKernel(KernelOp kernel) {
   if (mlir::Value dest = kernel.getDest())
     step.destSlot = slotOf(dest);
   step.info = strata::codegen::getLaunchInfo(kernel);
-  if (step.info.numPoints != 0) {
+  if (step.info.numPoints != 0 && strata::jit::detail::blasAvailable())
+    step.gemm = strata::jit::detail::matchGemm(kernel);
+  if (step.info.numPoints != 0 && !step.gemm) {
     std::string compileError;
     step.kernel = strata::jit::detail::getKernel(kernel, compileError);
     if (!step.kernel)
@@ -291,6 +298,7 @@ bool Plan::addKernel(KernelOp kernel) {
     slots[result] = step.results[r].slot;
   steps.push_back(std::move(step));
   ++numKernels;
+  numBlasKernels += step.gemm.has_value();
   return true;
 }
 
@@ -435,7 +443,7 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
           return result;
         out.sizes = spec.sizes;
         out.strides = spec.strides;
-        if (!spec.combiner.empty())
+        if (!spec.combiner.empty() && !step.gemm) // (BLAS writes every one)
           fillIdentity(out, spec.combiner);
       }
       buffers.push_back(out.buffer->data());
@@ -443,6 +451,16 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
     }
     if (step.destSlot >= 0)
       buffers.push_back(values[step.destSlot].buffer->data());
+    if (step.gemm) {
+      auto start = std::chrono::steady_clock::now();
+      strata::jit::detail::runGemm(*step.gemm, buffers[0], buffers[1],
+                                   buffers[2], options.numThreads);
+      if (options.kernelSeconds)
+        *options.kernelSeconds += std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count();
+      continue;
+    }
     if (!step.fn)
       continue;
     const auto &info = step.info;
@@ -650,6 +668,10 @@ RunResult strata::jit::PreparedFunction::run(const std::vector<JitValue> &args,
 
 int strata::jit::PreparedFunction::numKernels() const {
   return impl->plan.numKernels;
+}
+
+int strata::jit::PreparedFunction::numBlasKernels() const {
+  return impl->plan.numBlasKernels;
 }
 
 mlir::Operation *strata::jit::PreparedFunction::function() const {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -239,4 +240,30 @@ LogicalResult KernelOp::verify() {
                               "space";
   }
   return success();
+}
+
+bool strata::ir::isMatrixProduct(KernelOp kernel) {
+  if (kernel.getInputs().size() != 2 || kernel.getNumResults() != 1 ||
+      kernel.getDest() || kernel.getIndexed() ||
+      kernel.getCombiner(0) != "sum" || kernel.getReducedDims().size() != 1)
+    return false;
+  auto type = kernel.getResult(0).getType().dyn_cast<StridedTensorType>();
+  if (!type ||
+      !(type.getElementType().isF32() || type.getElementType().isF64()))
+    return false;
+  for (mlir::Value in : kernel.getInputs())
+    if (in.getType().cast<StridedTensorType>().getElementType() !=
+        type.getElementType())
+      return false;
+  mlir::Block &body = kernel.getBodyBlock();
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
+    return false;
+  auto mul = llvm::dyn_cast<mlir::arith::MulFOp>(body.front());
+  auto yield = llvm::dyn_cast<YieldOp>(body.back());
+  if (!mul || !yield || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != mul.getResult())
+    return false;
+  mlir::Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
 }

@@ -426,7 +426,8 @@ constexpr int kMaxPermutations = 720;
 /// reduced), no indices, loops not yet chosen.
 bool isSiblingCandidate(KernelOp k) {
   return !k.getDest() && !k.getIndexed() && !k.getLoopSizes() &&
-         k.getNumResults() > 0 && k.getNumResults() <= kMaxSiblingResults;
+         !isMatrixProduct(k) && k.getNumResults() > 0 &&
+         k.getNumResults() <= kMaxSiblingResults;
 }
 
 /// B's input `in` seen over A's space: B's dim i is A's dim perm[i].

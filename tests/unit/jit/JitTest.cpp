@@ -194,6 +194,56 @@ TEST(JitMatmul, Shapes) {
       1, 1e-3);
 }
 
+// Matrix products run by BLAS (Gemm.cpp) where their strides allow it,
+// as kernels where not: every layout class against the reference, f32 and
+// f64, big enough for the row blocks the thread pool spreads.
+TEST(JitMatmul, BlasLayouts) {
+  for (std::string dt : {"f32", "f64"}) {
+    SCOPED_TRACE(dt);
+    Program p;
+    V a = p.arg({40, 56}, dt), b = p.arg({56, 72}, dt);
+    V at = p.arg({56, 40}, dt), bt = p.arg({72, 56}, dt);
+    V v = p.arg({56}, dt), ba = p.arg({3, 40, 56}, dt);
+    V bb = p.arg({3, 56, 72}, dt), wide = p.arg({40, 112}, dt);
+    std::vector<V> results = {
+        p.matmul(a, b, {40, 72}),                     // row-major both
+        p.matmul(p.transpose(at, 0, 1), b, {40, 72}), // A transposed
+        p.matmul(a, p.transpose(bt, 0, 1), {40, 72}), // B transposed
+        p.matmul(p.transpose(at, 0, 1), p.transpose(bt, 0, 1), {40, 72}),
+        p.matmul(a, v, {40}),                               // matrix-vector
+        p.matmul(v, b, {72}),                               // vector-matrix
+        p.matmul(v, v, {}),                                 // dot
+        p.matmul(ba, b, {3, 40, 72}),                       // batch x matrix
+        p.matmul(ba, bb, {3, 40, 72}),                      // batch x batch
+        p.matmul(a, bb, {3, 40, 72}),                       // broadcast A
+        p.matmul(p.slice(wide, 1, 0, 112, 2), b, {40, 72}), // stride 2: loops
+        p.matmul(p.slice(a, 0, 1, 40, 3), b, {13, 72}),     // rows skipped
+    };
+    std::string source = p.text(results);
+    expectMatchesReference(source, 7, dt == "f32" ? 1e-4 : 1e-10);
+    std::string error;
+    auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+    ASSERT_TRUE(fn) << error;
+    const char *env = std::getenv("STRATA_BLAS");
+    // All but the product reading A with stride 2 along K.
+    EXPECT_EQ(fn->numKernels(), 12);
+    EXPECT_EQ(fn->numBlasKernels(), env && std::string(env) == "0" ? 0 : 11);
+  }
+  // A plain product runs through BLAS when OpenBLAS is there (the install
+  // script installs it; STRATA_BLAS=0 turns it off).
+  Program p;
+  V a = p.arg({8, 4}), b = p.arg({4, 5});
+  std::string error;
+  auto fn = jit::PreparedFunction::fromSource(p.text({p.matmul(a, b, {8, 5})}),
+                                              "main", error);
+  ASSERT_TRUE(fn) << error;
+  const char *env = std::getenv("STRATA_BLAS");
+  if (env && std::string(env) == "0")
+    EXPECT_EQ(fn->numBlasKernels(), 0);
+  else
+    EXPECT_EQ(fn->numBlasKernels(), 1) << "libopenblas.so.0 not loaded";
+}
+
 TEST(JitWrite, ThroughViews) {
   Program p;
   V s = p.storageArg(24);

@@ -46,15 +46,14 @@ mlir::LogicalResult inferUnaryType(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName,
                                    mlir::ValueRange operands, UnaryDType rule,
                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
-mlir::LogicalResult inferBinaryType(std::optional<mlir::Location> loc,
-                                    llvm::StringRef opName,
-                                    mlir::ValueRange operands, bool isCompare,
-                                    bool isIntegral,
-                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
-mlir::LogicalResult inferReduceType(std::optional<mlir::Location> loc,
-                                    llvm::StringRef opName, mlir::Value input,
-                                    llvm::ArrayRef<int64_t> dims, bool keepdim,
-                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult
+inferBinaryType(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                mlir::ValueRange operands, bool isCompare, bool isIntegral,
+                llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult
+inferReduceType(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                mlir::Value input, llvm::ArrayRef<int64_t> dims, bool keepdim,
+                llvm::SmallVectorImpl<mlir::Type> &inferred);
 } // namespace strata::ir
 
 // The op families ops declare in ODS (VJP rules, elementwise and reduction).
@@ -89,6 +88,11 @@ mlir::Value createContiguousCopy(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value v);
 /// "f32", "i64", "bool" ... for messages.
 std::string dtypeName(mlir::Type elementType);
+/// A kernel that is one matrix product per point of its other dims: two
+/// f32 or f64 inputs, a body yielding their product, one result summing it
+/// over one dim (--strata-fuse's kernel for strata.matmul). A tuned BLAS
+/// runs it (jit/lib/Gemm.cpp), so sibling fusion leaves it alone.
+bool isMatrixProduct(KernelOp kernel);
 } // namespace strata::ir
 
 #endif // STRATA_IR_STRATADIALECT_H

@@ -187,6 +187,9 @@ public:
                 const RunOptions &options = {}) const;
   /// Number of strata.kernel ops the function runs.
   int numKernels() const;
+  /// Of those, the matrix products a tuned BLAS runs (OpenBLAS loaded at
+  /// run time; STRATA_BLAS in docs/environment.md) instead of compiled code.
+  int numBlasKernels() const;
   /// The lowered func.func (for runFunctionCuda; owned by this object,
   /// parsed from the kept text on the first call, then kept).
   mlir::Operation *function() const;
