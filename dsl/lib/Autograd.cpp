@@ -560,6 +560,11 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
   if (!node_)
     return out;
   const Node &n = *node_;
+  if (n.compositeName && !n.compositeInputs.empty()) {
+    for (const Operand &o : n.compositeInputs)
+      out.push_back(fnOfEdge(o));
+    return out;
+  }
   const std::vector<Operand> &in = n.gradInputs;
   if (n.op == Op::Write && in.size() == 2) {
     // PyTorch's order: the destination's old history first. CopySlices

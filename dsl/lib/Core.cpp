@@ -236,11 +236,13 @@ strata::detail::Node::~Node() {
   if (tReleased) {
     release(inputs, *tReleased);
     release(gradInputs, *tReleased);
+    release(compositeInputs, *tReleased);
     return;
   }
   std::vector<NodePtr> released;
   release(inputs, released);
   release(gradInputs, released);
+  release(compositeInputs, released);
   tReleased = &released;
   while (!released.empty()) {
     NodePtr n = std::move(released.back());

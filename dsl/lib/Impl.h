@@ -121,6 +121,9 @@ struct Node : std::enable_shared_from_this<Node> {
   /// The grad_fn name of a composite the DSL built of other ops (clamp is
   /// where(x < lo, lo, x): ClampBackward1, not WhereBackward0).
   const char *compositeName = nullptr;
+  /// A composite's inputs as PyTorch's node has them (its grad_fn's
+  /// next_functions): clamp's input, not the where and compares inside.
+  std::vector<Operand> compositeInputs;
   double a = 0, b = 0;
   /// With `exact`: the fill value / arange start and step as int64 (an
   /// integer or bool fill, an integer arange), which doubles cannot hold.

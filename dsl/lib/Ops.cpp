@@ -7,6 +7,7 @@
 // into the view, which makes a new version of the view's storage root.
 //
 //===----------------------------------------------------------------------===//
+#include "Composite.h"
 #include "Impl.h"
 
 #include <algorithm>
@@ -245,14 +246,6 @@ Tensor rounding(const Tensor &in, const char *name, const SourceLoc &loc) {
   return unary(in, name, false, loc);
 }
 
-/// `t`, whose last op is the end of a composite PyTorch names `name`.
-Tensor composite(Tensor t, const char *name) {
-  TraceLock lock;
-  if (t.impl()->root->current->requiresGrad)
-    t.impl()->root->current->compositeName = name;
-  return t;
-}
-
 /// x where `cond` is false, `value` (a scalar of x's dtype) where true.
 Tensor replaceWhere(const Tensor &cond, const Scalar &value, const Tensor &x,
                     const SourceLoc &loc) {
@@ -286,7 +279,7 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
     x = replaceWhere(
         binary("gt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc), *hi,
         x, loc);
-  return composite(x, gradFn);
+  return composite(x, gradFn, {&in});
 }
 
 Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
@@ -306,7 +299,7 @@ Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
   x = replaceWhere(is(INFINITY), Scalar(posinf.value_or(big)), x, loc);
   return composite(
       replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc),
-      "NanToNumBackward0");
+      "NanToNumBackward0", {&in});
 }
 
 Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
@@ -348,6 +341,19 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
 bool canCast(DType from, DType to) { return category(from) <= category(to); }
 
 } // namespace
+
+Tensor strata::detail::composite(Tensor t, const char *name,
+                                 std::initializer_list<const Tensor *> inputs) {
+  TraceLock lock;
+  Node &n = *t.impl()->root->current;
+  if (!n.requiresGrad)
+    return t;
+  n.compositeName = name;
+  n.compositeInputs.clear();
+  for (const Tensor *in : inputs)
+    n.compositeInputs.push_back(operandOf(*in->impl()));
+  return t;
+}
 
 //===--- Shared recording helpers -----------------------------------------===//
 
@@ -820,7 +826,7 @@ Tensor Tensor::masked_fill(const Tensor &mask, Scalar value,
   // The result keeps this tensor's dtype (the value is converted).
   return composite(
       strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this, loc),
-      "MaskedFillBackward0");
+      "MaskedFillBackward0", {this});
 }
 
 Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {

@@ -649,3 +649,40 @@ TEST(Autograd, GradFnOfAStaleNoGradView) {
   EXPECT_THROW(v.grad_fn(), Error);
   EXPECT_THROW(v.is_leaf(), Error);
 }
+
+// Ops built of other ops show PyTorch's one node: its name and its inputs
+// as next_functions, not the where and compares inside (PyTorch 1.13:
+// x.clamp(0, 2).grad_fn.next_functions == ((AccumulateGrad, 0),)).
+TEST(Autograd, CompositeOpsShowPyTorchsNode) {
+  Tensor x = from_vector<double>({-1, 0.5, 3, 2, -2, 1}, {2, 3});
+  x.requires_grad_();
+  auto node = [](const Tensor &t) {
+    std::vector<std::string> out{t.grad_fn()->name()};
+    for (const GradFnPtr &f : t.grad_fn()->next_functions())
+      out.push_back(f ? f->name() : "None");
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(node(x.clamp(0, 2)), (V{"ClampBackward1", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.clamp_min(0)), (V{"ClampMinBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.clamp_max(0)), (V{"ClampMaxBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.masked_fill(x > 0, 1.0)),
+            (V{"MaskedFillBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.nan_to_num()), (V{"NanToNumBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.softmax(1)), (V{"SoftmaxBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node(x.log_softmax(1)),
+            (V{"LogSoftmaxBackward0", "AccumulateGrad"}));
+  EXPECT_EQ(node((x * 2).clamp(0, 1)), (V{"ClampBackward1", "MulBackward0"}));
+  // The gradient still flows through what the composite is made of.
+  Tensor s = x.softmax(1);
+  (s * from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3})).sum().backward();
+  std::vector<double> sv = s.to_vector<double>(),
+                      g = x.grad().to_vector<double>();
+  for (int r = 0; r < 2; ++r) {
+    double dot = 0;
+    for (int c = 0; c < 3; ++c)
+      dot += sv[r * 3 + c] * (r * 3 + c + 1);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(g[r * 3 + c], sv[r * 3 + c] * (r * 3 + c + 1 - dot), 1e-12);
+  }
+}

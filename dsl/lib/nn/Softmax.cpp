@@ -8,6 +8,7 @@
 // composition; the forward is three fusable reductions/maps.
 //
 //===----------------------------------------------------------------------===//
+#include "../Composite.h"
 #include "Common.h"
 
 using namespace strata;
@@ -28,13 +29,16 @@ Tensor shifted(const Tensor &x, int64_t &dim, const char *op,
 Tensor strata::nn::functional::softmax(const Tensor &input, int64_t dim,
                                        SourceLoc loc) {
   Tensor e = shifted(input, dim, "softmax", loc).exp(loc);
-  return e.div(e.sum({dim}, true, loc), loc);
+  return detail::composite(e.div(e.sum({dim}, true, loc), loc),
+                           "SoftmaxBackward0", {&input});
 }
 
 Tensor strata::nn::functional::log_softmax(const Tensor &input, int64_t dim,
                                            SourceLoc loc) {
   Tensor s = shifted(input, dim, "log_softmax", loc);
-  return s.sub(s.exp(loc).sum({dim}, true, loc).log(loc), loc);
+  return detail::composite(
+      s.sub(s.exp(loc).sum({dim}, true, loc).log(loc), loc),
+      "LogSoftmaxBackward0", {&input});
 }
 
 Tensor Tensor::softmax(int64_t dim, SourceLoc loc) const {

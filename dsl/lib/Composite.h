@@ -1,0 +1,24 @@
+//===- Composite.h - an op built of other ops, named as PyTorch's node ---===//
+//
+// The one trace hook the ops composed of public API (nn/, the composite
+// ops) use: the grad_fn of their last op takes PyTorch's name and inputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DSL_LIB_COMPOSITE_H
+#define STRATA_DSL_LIB_COMPOSITE_H
+
+#include "strata/Tensor.h"
+
+#include <initializer_list>
+
+namespace strata::detail {
+/// `t`, whose last op ends a composite the DSL built of other ops, which
+/// PyTorch records as one node named `name` (ClampBackward1) reading
+/// `inputs`: its grad_fn gets that name and those next_functions (the
+/// where and compares inside are not shown). Nothing when `t` does not
+/// require grad.
+Tensor composite(Tensor t, const char *name,
+                 std::initializer_list<const Tensor *> inputs);
+} // namespace strata::detail
+
+#endif // STRATA_DSL_LIB_COMPOSITE_H
