@@ -362,3 +362,12 @@ void strata::empty_cache(Device device, SourceLoc loc) {
   }
   runtime::CpuAllocator::global().emptyCache();
 }
+
+// What the random in-place ops and from_blob (Random.cpp, FromBlob.cpp)
+// share with the factories.
+uint64_t strata::detail::randomBits() { return next64(); }
+double strata::detail::randomUniform() { return uniform(); }
+void strata::detail::checkFactorySizes(const Shape &sizes, const char *op,
+                                       DType dtype, const SourceLoc &loc) {
+  checkSizes(sizes, op, loc, dtype);
+}

@@ -361,6 +361,20 @@ void checkRequiresGrad(const TensorOptions &options, DType dtype,
 Tensor makeLeaf(runtime::StoragePtr buffer, DType dtype, const Shape &sizes,
                 const TensorOptions &options, const char *origin,
                 const SourceLoc &loc);
+/// The global generator of rand/randn (manual_seed): 64 random bits, and
+/// a double uniform in [0, 1).
+uint64_t randomBits();
+double randomUniform();
+/// A factory's sizes: none negative ("Trying to create tensor with negative
+/// dimension"), their product within int64 for `dtype`'s element size.
+void checkFactorySizes(const Shape &sizes, const char *op, DType dtype,
+                       const SourceLoc &loc);
+/// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
+/// for" messages print it.
+const char *torchTypeName(DType t);
+/// PyTorch's `"<kernel>" not implemented for '<type>'` error.
+[[noreturn]] void notImplementedFor(const char *kernel, DType t,
+                                    const char *hint, const SourceLoc &loc);
 /// Allocates `nbytes` or throws strata::Error with the allocator's message.
 runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
 /// A pending 0-d fill (how scalars enter programs): `value` converted to

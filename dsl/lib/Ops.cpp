@@ -49,24 +49,6 @@ std::optional<DType> combine(std::optional<DType> higher,
   return higher;
 }
 
-/// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
-/// for" messages print it.
-const char *torchTypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "Float";
-  case DType::F64:
-    return "Double";
-  case DType::I32:
-    return "Int";
-  case DType::I64:
-    return "Long";
-  case DType::Bool:
-    return "Bool";
-  }
-  return "?";
-}
-
 /// An operand of a binary op: a tensor, or a scalar (wrapped number).
 struct Arg {
   const Tensor *tensor = nullptr;
@@ -218,14 +200,6 @@ Tensor unary(const Tensor &in, const char *name, bool floating,
   return record(Op::Unary, name, x.impl()->dtype, t.layout.sizes, {&x}, loc);
 }
 
-/// Fails as PyTorch's dispatch does for a kernel without `t`'s dtype.
-void notImplementedFor(const char *kernel, DType t, const char *hint,
-                       const SourceLoc &loc) {
-  fail("\"" + std::string(kernel) + "\" not implemented for '" +
-           torchTypeName(t) + "'",
-       hint, loc);
-}
-
 /// A unary op PyTorch computes only for floating-point tensors (its kernel
 /// `kernel` does not take integers or bool).
 Tensor floatOnly(const Tensor &in, const char *name, const char *kernel,
@@ -341,6 +315,32 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
 bool canCast(DType from, DType to) { return category(from) <= category(to); }
 
 } // namespace
+
+/// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
+/// for" messages print it.
+const char *strata::detail::torchTypeName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "Float";
+  case DType::F64:
+    return "Double";
+  case DType::I32:
+    return "Int";
+  case DType::I64:
+    return "Long";
+  case DType::Bool:
+    return "Bool";
+  }
+  return "?";
+}
+
+/// Fails as PyTorch's dispatch does for a kernel without `t`'s dtype.
+void strata::detail::notImplementedFor(const char *kernel, DType t,
+                                       const char *hint, const SourceLoc &loc) {
+  fail("\"" + std::string(kernel) + "\" not implemented for '" +
+           torchTypeName(t) + "'",
+       hint, loc);
+}
 
 Tensor strata::detail::composite(Tensor t, const char *name,
                                  std::initializer_list<const Tensor *> inputs) {

@@ -201,6 +201,29 @@ TEST(ErrorCatalogue, Factories) {
     expectCase(c);
 }
 
+TEST(ErrorCatalogue, RandomAndFromBlob) {
+  float blob[4] = {};
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("R01", "random_ expects 'from' to be less than 'to', but got from=5 >= to=5", randint(5, 5, {2})),
+    CASE("R02", "to - 1 is out of bounds for bool", randint(0, 3, {2}, kBool)),
+    CASE("R03", "n is too large for result tensor type: 'Float'", randperm((int64_t{1} << 24) + 2, kFloat32)),
+    CASE("R04", "\"check_uniform_bounds\" not implemented for 'Long'", zeros({3}, kInt64).uniform_()),
+    CASE("R05", "\"normal_kernel_cpu\" not implemented for 'Bool'", zeros({3}, kBool).normal_()),
+    CASE("R06", "uniform_ expects to return a [from, to) range, but found from=2 > to=1", zeros({3}).uniform_(2, 1)),
+    CASE("R07", "normal expects std >= 0.0, but found std -1", zeros({3}).normal_(0, -1)),
+    CASE("R08", "bernoulli_ expects p to be in [0, 1], but got p=2", zeros({3}).bernoulli_(2)),
+    CASE("R09", "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'", from_vector<int64_t>({1, 0}).bernoulli()),
+    CASE("R10", "Expected p_in >= 0 && p_in <= 1 to be true, but got false.", from_vector<float>({0.5f, 2}).bernoulli()),
+    CASE("R11", "from_blob: 1 strides for 2 sizes", from_blob(blob, {2, 2}, Shape{2})),
+    CASE("R12", "from_blob: negative stride -1 in [-1]", from_blob(blob, {2}, Shape{-1})),
+    CASE("R13", "from_blob: a null pointer for 2 elements", from_blob(nullptr, {2})),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
 TEST(ErrorCatalogue, Autograd) {
   Tensor x = ones({2}, requires_grad());
   Tensor unused = ones({2}, requires_grad());

@@ -5,6 +5,7 @@
 #include "strata/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -39,6 +40,44 @@ Tensor randn(const Shape &sizes, TensorOptions options = {},
              SourceLoc loc = SourceLoc::current());
 /// Seeds the generator of rand/randn.
 void manual_seed(uint64_t seed);
+/// Integers uniform in [low, high) (int64 unless the options say another
+/// dtype), from the global generator. high <= low is an error, as PyTorch's.
+Tensor randint(int64_t high, const Shape &sizes, TensorOptions options = {},
+               SourceLoc loc = SourceLoc::current());
+/// Integers uniform in [low, high): randint(0, high, sizes) above.
+Tensor randint(int64_t low, int64_t high, const Shape &sizes,
+               TensorOptions options = {},
+               SourceLoc loc = SourceLoc::current());
+/// A random permutation of 0 .. n-1 (int64 unless the options say another
+/// dtype), from the global generator.
+Tensor randperm(int64_t n, TensorOptions options = {},
+                SourceLoc loc = SourceLoc::current());
+/// 1 with probability p[i], else 0, per element (p's dtype; p in [0, 1]).
+Tensor bernoulli(const Tensor &p, SourceLoc loc = SourceLoc::current());
+/// A tensor over memory strata does not own (LibTorch's from_blob): no
+/// copy; `data` must stay valid while any tensor or view of it lives (or
+/// pass `deleter`, called once with `data` when the last one is gone).
+/// Contiguous unless `strides` are given (non-negative). In-place ops on
+/// it write the memory; what strata writes there is there once the tensor
+/// is read (data_ptr(), item(), to_vector(), eval()). float32 unless the
+/// options say another dtype; a CUDA device means `data` is a device
+/// address.
+Tensor from_blob(void *data, const Shape &sizes, TensorOptions options = {},
+                 SourceLoc loc = SourceLoc::current());
+/// from_blob with element strides (non-negative).
+Tensor from_blob(void *data, const Shape &sizes, const Shape &strides,
+                 TensorOptions options = {},
+                 SourceLoc loc = SourceLoc::current());
+/// from_blob that calls `deleter(data)` when the last tensor over it dies.
+Tensor from_blob(void *data, const Shape &sizes,
+                 const std::function<void(void *)> &deleter,
+                 TensorOptions options = {},
+                 SourceLoc loc = SourceLoc::current());
+/// from_blob with strides and a deleter.
+Tensor from_blob(void *data, const Shape &sizes, const Shape &strides,
+                 const std::function<void(void *)> &deleter,
+                 TensorOptions options = {},
+                 SourceLoc loc = SourceLoc::current());
 /// A tensor holding `values` (row-major) with `sizes` (empty: 1-D); the dtype
 /// follows T (float f32, double f64, int32_t i32, int64_t i64, bool) unless
 /// the options give one.

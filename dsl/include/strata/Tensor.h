@@ -428,6 +428,19 @@ public:
   Tensor &fill_(Scalar s, SourceLoc loc = SourceLoc::current());
   /// Copies (broadcast, converted) `src` into this view.
   Tensor &copy_(const Tensor &src, SourceLoc loc = SourceLoc::current());
+  /// Random values written in place from the global generator (manual_seed),
+  /// as PyTorch's initializers: uniform in [from, to), normal(mean, std)
+  /// (floating dtypes only), 1 with probability p else 0 (any dtype).
+  /// Through views too; a leaf requiring grad needs a NoGradGuard.
+  Tensor &uniform_(double from = 0, double to = 1,
+                   SourceLoc loc = SourceLoc::current());
+  /// Normal(mean, std) values written in place (floating dtypes).
+  Tensor &normal_(double mean = 0, double std = 1,
+                  SourceLoc loc = SourceLoc::current());
+  /// 1 with probability p, else 0, written in place (any dtype).
+  Tensor &bernoulli_(double p = 0.5, SourceLoc loc = SourceLoc::current());
+  /// 1 with probability (*this)[i], else 0 (strata::bernoulli(*this)).
+  Tensor bernoulli(SourceLoc loc = SourceLoc::current()) const;
   /// max(this, 0) in place.
   Tensor &relu_(SourceLoc loc = SourceLoc::current());
   /// sin() in place.
