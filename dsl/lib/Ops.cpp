@@ -7,7 +7,7 @@
 // into the view, which makes a new version of the view's storage root.
 //
 //===----------------------------------------------------------------------===//
-#include "Composite.h"
+#include "CompositeNode.h"
 #include "Impl.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 // composition; the forward is three fusable reductions/maps.
 //
 //===----------------------------------------------------------------------===//
-#include "../Composite.h"
+#include "../CompositeNode.h"
 #include "Common.h"
 
 using namespace strata;

@@ -1,11 +1,11 @@
-//===- Composite.h - an op built of other ops, named as PyTorch's node ---===//
+//===- CompositeNode.h - an op built of others, named as PyTorch's node -===//
 //
 // The one trace hook the ops composed of public API (nn/, the composite
 // ops) use: the grad_fn of their last op takes PyTorch's name and inputs.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STRATA_DSL_LIB_COMPOSITE_H
-#define STRATA_DSL_LIB_COMPOSITE_H
+#ifndef STRATA_DSL_LIB_COMPOSITENODE_H
+#define STRATA_DSL_LIB_COMPOSITENODE_H
 
 #include "strata/Tensor.h"
 
@@ -21,4 +21,4 @@ Tensor composite(Tensor t, const char *name,
                  std::initializer_list<const Tensor *> inputs);
 } // namespace strata::detail
 
-#endif // STRATA_DSL_LIB_COMPOSITE_H
+#endif // STRATA_DSL_LIB_COMPOSITENODE_H
