@@ -118,6 +118,19 @@ def idiom_cases():
     case("iadd_int_tensor", inplace("+", None), [ints(2, 3), ints(3, dtype=torch.int32)])
     case("imul_int_scalar", inplace("*", 3), [ints(2, 3, dtype=torch.int32)])
     case("idiv_f32_int", inplace("/", None), [rn(2, 3, dtype=torch.float32), ints(3, lo=1)])
+
+    def iadd_row(x, y):
+        c = x.clone()
+        c[0] += y
+        return c
+
+    def imul_t(x, y):
+        c = x.clone()
+        t = c.t()
+        t *= y
+        return c
+    case("iadd_view_row", iadd_row, [a, b])
+    case("imul_view_t", imul_t, [a, rn(2)])
     x = rn(3, 4)
     case("sum_dim1", lambda t: t.sum(1), [x])
     case("sum_dim_neg_keep", lambda t: t.sum(-1, True), [x])

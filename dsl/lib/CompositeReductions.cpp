@@ -13,8 +13,11 @@
 //   and the first NaN wins, as PyTorch's); an amin over
 //   where(hit, position, size).
 // - max/min over a dim: the values select the indexed element
-//   (where(position == index, x, 0).sum(dim)), so the gradient goes to that
-//   element only, as PyTorch's value_selecting_reduction_backward.
+//   (where(position == index, x, -0.0).sum(dim)), so the gradient goes to
+//   that element only, as PyTorch's value_selecting_reduction_backward.
+// - norm: p = 2 is safeSqrt(sum(x * x)); other p compute the norm of a copy
+//   of x whose masked rows (norm 0, or NaN for +-inf) read a constant, as
+//   PyTorch's norm_backward masks them.
 // - any/all: counts of nonzero elements compared with 0, so empty
 //   reductions give PyTorch's false/true.
 //
@@ -138,7 +141,8 @@ std::tuple<Tensor, Tensor> valuesIndices(const Tensor &x, int64_t dim,
   Tensor values;
   if (isFloatingPoint(x.dtype(loc))) {
     Tensor at = positionsAlong(x, x.size(d, loc), d, rank, loc).eq(index, loc);
-    values = where(at, x, scalarOf(x, 0, x.dtype(loc), loc), loc)
+    // -0.0 is the identity of + for every x (a -0.0 maximum stays -0.0).
+    values = where(at, x, scalarOf(x, -0.0, x.dtype(loc), loc), loc)
                  .sum({d}, keepdim, loc);
   } else { // no gradient: the extremum itself, in the input's dtype
     values = isMax ? x.amax({d}, keepdim, loc) : x.amin({d}, keepdim, loc);

@@ -75,6 +75,17 @@ void idiomCases(std::map<std::string, Fn> &m) {
   m["iadd_int_tensor"] = inplace('+', std::nullopt);
   m["imul_int_scalar"] = inplace('*', Scalar(3));
   m["idiv_f32_int"] = inplace('/', std::nullopt);
+  m["iadd_view_row"] = [](auto &in) -> Outs {
+    Tensor c = in[0].clone();
+    c[0] += in[1]; // a write through a view, as `c[0] += y` in LibTorch
+    return {c};
+  };
+  m["imul_view_t"] = [](auto &in) -> Outs {
+    Tensor c = in[0].clone();
+    Tensor t = c.t();
+    t *= in[1];
+    return {c};
+  };
   m["sum_dim1"] = [](auto &in) -> Outs { return {in[0].sum(1)}; };
   m["sum_dim_neg_keep"] = [](auto &in) -> Outs {
     return {in[0].sum(-1, true)};
@@ -526,6 +537,93 @@ TEST(Ops, MatchPyTorch) {
   }
   for (auto &[name, fn] : table)
     EXPECT_TRUE(seen.count(name)) << name << " has no golden case";
+}
+
+/// gradcheck of `fn` at `inputs` (float64), with the worst element shown.
+void expectGradcheck(
+    const std::string &what,
+    const std::function<Tensor(const std::vector<Tensor> &)> &fn,
+    const std::vector<Tensor> &inputs) {
+  GradcheckResult r = gradcheck(fn, inputs);
+  EXPECT_TRUE(r.ok) << what << ": " << r.message;
+}
+
+Tensor r64(const Shape &s) { return randn(s, kFloat64).eval(); }
+
+// The gradients against central finite differences, independently of
+// PyTorch: a composition whose derivative is wrong fails here too.
+TEST(Ops, GradientsMatchFiniteDifferences) {
+  manual_seed(11);
+  expectGradcheck("cat",
+                  [](auto &in) {
+                    return cat({in[0].t(), in[1]}, 1) * 1.5;
+                  },
+                  {r64({3, 2}), r64({2, 4})});
+  expectGradcheck("stack",
+                  [](auto &in) {
+                    return stack({in[0], in[1].exp()}, -1);
+                  },
+                  {r64({2, 3}), r64({2, 3})});
+  expectGradcheck("split",
+                  [](auto &in) {
+                    auto p = in[0].split(2, 1);
+                    return p[0].sum({1}, false) * p[1].sum({1}, false) +
+                           p[2].squeeze(1);
+                  },
+                  {r64({3, 5})});
+  expectGradcheck("unbind",
+                  [](auto &in) {
+                    auto r = in[0].unbind(1);
+                    return r[0] * r[1] - r[2];
+                  },
+                  {r64({2, 3})});
+  expectGradcheck("repeat",
+                  [](auto &in) {
+                    return in[0].t().repeat({2, 1, 3});
+                  },
+                  {r64({2, 3})});
+  expectGradcheck("roll",
+                  [](auto &in) {
+                    return in[0].roll({1, -2}, {0, 1});
+                  },
+                  {r64({3, 4})});
+  expectGradcheck("tril", [](auto &in) { return in[0].tril(-1) * 2; },
+                  {r64({2, 3, 3})});
+  expectGradcheck("var", [](auto &in) { return in[0].var({1}, 0, true); },
+                  {r64({3, 4})});
+  expectGradcheck("std",
+                  [](auto &in) {
+                    return in[0].std({0, 1}, true);
+                  },
+                  {r64({3, 4})});
+  expectGradcheck("logsumexp", [](auto &in) { return in[0].logsumexp(-1); },
+                  {(r64({3, 4}) * 10).eval()});
+  expectGradcheck("norm2", [](auto &in) { return in[0].norm(2, {1}); },
+                  {r64({3, 4})});
+  expectGradcheck("norm3", [](auto &in) { return in[0].norm(3); },
+                  {r64({3, 4})});
+  expectGradcheck("norm_inf",
+                  [](auto &in) { return in[0].norm(INFINITY, {0}); },
+                  {r64({3, 4})});
+  expectGradcheck("max_dim",
+                  [](auto &in) { return std::get<0>(in[0].max(1, true)); },
+                  {r64({3, 4})});
+  expectGradcheck("min_dim",
+                  [](auto &in) { return std::get<0>(in[0].t().min(0)); },
+                  {r64({3, 4})});
+}
+
+// The ops fuse: a cat of two computed tensors and a reduction of it run as
+// one program, with no evaluation while recording.
+TEST(Ops, ComposedOpsAreRecordedNotRun) {
+  Tensor a = randn({64, 8}), b = randn({32, 8});
+  reset_eval_stats();
+  Tensor y = cat({a.exp(), b.sin()}).logsumexp(1);
+  Tensor v = y.var();
+  Tensor idx = std::get<1>(cat({a, b}).max(0));
+  EXPECT_EQ(eval_stats().programs, 0);
+  eval({v, idx});
+  EXPECT_EQ(eval_stats().programs, 1);
 }
 
 } // namespace

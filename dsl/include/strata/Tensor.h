@@ -37,6 +37,7 @@ struct StorageRoot;
 } // namespace detail
 /// A node of the autograd graph (strata/Autograd.h).
 class GradFn;
+/// A tensor operand with the user's source location (defined below).
 struct LocatedTensor;
 
 /// An integer (not bool) used as one dim: `x.sum(1)` as LibTorch, whose
