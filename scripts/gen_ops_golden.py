@@ -239,6 +239,10 @@ def factory_cases():
     case("linspace_f64", lambda: torch.linspace(-2.5, 7, 7, dtype=torch.float64))
     case("linspace_15_f32", lambda: torch.linspace(-3, 11, 15))
     case("linspace_down", lambda: torch.linspace(4, -4, 6))
+    # Long enough for PyTorch's vectorized kernel (a per-vector base, then
+    # base + step * lane): within the float tolerance of strata's formula.
+    case("linspace_50_f32", lambda: torch.linspace(-3, 11, 50))
+    case("linspace_101_f64", lambda: torch.linspace(-3.3, 11.7, 101, dtype=torch.float64))
     case("linspace_i64", lambda: torch.linspace(0, 10, 5, dtype=torch.int64))
     case("linspace_i32_down", lambda: torch.linspace(10, 0, 7, dtype=torch.int32))
     case("linspace_one", lambda: torch.linspace(3, 9, 1))

@@ -227,6 +227,10 @@ void factoryCases(std::map<std::string, Fn> &m) {
   };
   m["linspace_15_f32"] = [](auto &) -> Outs { return {linspace(-3, 11, 15)}; };
   m["linspace_down"] = [](auto &) -> Outs { return {linspace(4, -4, 6)}; };
+  m["linspace_50_f32"] = [](auto &) -> Outs { return {linspace(-3, 11, 50)}; };
+  m["linspace_101_f64"] = [](auto &) -> Outs {
+    return {linspace(-3.3, 11.7, 101, kFloat64)};
+  };
   m["linspace_i64"] = [](auto &) -> Outs {
     return {linspace(0, 10, 5, kInt64)};
   };
