@@ -358,6 +358,8 @@ def reduction_cases():
         case(f"{f}_all", lambda t: getattr(t, f)(), [x])
         case(f"{f}_all_ties", lambda t: getattr(t, f)(), [torch.tensor([[1., 3.], [3., 0.]], dtype=torch.float64)])
         case(f"{f}_all_i64", lambda t: getattr(t, f)(), [ity])
+        case(f"{f}_all_nan", lambda t: getattr(t, f)(),
+             [torch.tensor([[1., NAN], [NAN, 0.]], dtype=torch.float64)])
         case(f"{f}_other", lambda t, u: getattr(t, f)(u), [x, rn(4)])
 
 

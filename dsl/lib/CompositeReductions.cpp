@@ -18,6 +18,8 @@
 // - norm: p = 2 is safeSqrt(sum(x * x)); other p compute the norm of a copy
 //   of x whose masked rows (norm 0, or NaN for +-inf) read a constant, as
 //   PyTorch's norm_backward masks them.
+// - max()/min() of everything: amax/amin, except that a NaN result shares
+//   its gradient among the NaNs (PyTorch's evenly_distribute_backward).
 // - any/all: counts of nonzero elements compared with 0, so empty
 //   reductions give PyTorch's false/true.
 //
@@ -157,7 +159,24 @@ Tensor fullExtremum(const Tensor &x, bool isMax, const SourceLoc &loc) {
                     "input.numel() == 0. Specify the reduction dim with the "
                     "'dim' argument.",
                 "reduce over a dim, or check numel() first", loc);
-  return isMax ? x.amax({}, false, loc) : x.amin({}, false, loc);
+  auto extremum = [&](const Tensor &t) {
+    return isMax ? t.amax({}, false, loc) : t.amin({}, false, loc);
+  };
+  if (!isFloatingPoint(x.dtype(loc)))
+    return extremum(x);
+  // PyTorch's evenly_distribute_backward: the gradient is shared by the
+  // elements equal to the result (amax's), or by the NaNs when the result
+  // is NaN (where amax's would be NaN everywhere). The NaN branch is the
+  // mean of the NaN elements (NaN, its gradient 1/count each); the other
+  // branch reads 0 instead of x when there is a NaN.
+  DType t = x.dtype(loc);
+  Tensor nans = x.detach(loc).isnan(loc);
+  Tensor hasNan = nans.any(loc);
+  Tensor count = nans.sum({}, false, loc).clamp_min(1, loc);
+  Tensor nanMean =
+      where(nans, x, scalarOf(x, 0, t, loc), loc).sum({}, false, loc) / count;
+  Tensor plain = extremum(where(hasNan, scalarOf(x, 0, t, loc), x, loc));
+  return where(hasNan, nanMean, plain, loc);
 }
 
 /// Whether elements are nonzero, counted along dims and compared.

@@ -405,7 +405,7 @@ void reductionCases(std::map<std::string, Fn> &m) {
     m[g + "_f32"] = [ext](auto &in) { return ext(in[0], -1); };
     for (const char *n : {"_scalar", "_empty_rows"})
       m[g + n] = [ext](auto &in) { return ext(in[0], 0); };
-    for (const char *n : {"_all", "_all_ties", "_all_i64"})
+    for (const char *n : {"_all", "_all_ties", "_all_i64", "_all_nan"})
       m[g + n] = [isMax](auto &in) -> Outs {
         return {isMax ? in[0].max() : in[0].min()};
       };

@@ -647,7 +647,8 @@ public:
   /// Index of the minimum (as argmax).
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
                 SourceLoc loc = SourceLoc::current()) const;
-  /// The maximum of every element (amax(); NaN propagates).
+  /// The maximum of every element (amax(); NaN propagates, and its
+  /// gradient is shared by the NaNs, as PyTorch's).
   Tensor max(SourceLoc loc = SourceLoc::current()) const;
   /// (values, indices) of the maximum along dim; indices as argmax, and the
   /// gradient of the values goes to that index only, as PyTorch's.
