@@ -318,8 +318,13 @@ Tensor strata::full_like(const Tensor &t, Scalar value, SourceLoc loc) {
 Tensor strata::full_like(const Tensor &t, Scalar value, TensorOptions options,
                          SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  // LibTorch merges the options into t's: an unset dtype is t's, and so is
+  // the device unless a CUDA one is given (TensorOptions cannot tell an
+  // explicit CPU from the default).
   TensorOptions o =
-      options.dtype(options.has_dtype() ? options.dtype() : t.dtype(loc));
+      options.dtype(options.has_dtype() ? options.dtype() : t.dtype(loc))
+          .device(options.device().is_cuda() ? options.device()
+                                             : t.device(loc));
   Tensor r = full(sizes, value, o.requires_grad(false), loc);
   if (options.requires_grad())
     r.requires_grad_(true, loc);

@@ -60,7 +60,7 @@ Tensor ones_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
 Tensor full_like(const Tensor &t, Scalar value,
                  SourceLoc loc = SourceLoc::current());
 /// full like t with other options (dtype, device, requires_grad): an unset
-/// dtype is t's, as torch::full_like(t, value, options).
+/// dtype is t's, and so is the device unless a CUDA one is given.
 Tensor full_like(const Tensor &t, Scalar value, TensorOptions options,
                  SourceLoc loc = SourceLoc::current());
 /// zeros like t with other options.
