@@ -315,6 +315,29 @@ Tensor strata::full_like(const Tensor &t, Scalar value, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
   return full(sizes, value, t.options(loc).requires_grad(false), loc);
 }
+Tensor strata::full_like(const Tensor &t, Scalar value, TensorOptions options,
+                         SourceLoc loc) {
+  const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
+  // LibTorch merges the options into t's: an unset dtype is t's, and so is
+  // the device unless a CUDA one is given (TensorOptions cannot tell an
+  // explicit CPU from the default).
+  TensorOptions o =
+      options.dtype(options.has_dtype() ? options.dtype() : t.dtype(loc))
+          .device(options.device().is_cuda() ? options.device()
+                                             : t.device(loc));
+  Tensor r = full(sizes, value, o.requires_grad(false), loc);
+  if (options.requires_grad())
+    r.requires_grad_(true, loc);
+  return r;
+}
+Tensor strata::zeros_like(const Tensor &t, TensorOptions options,
+                          SourceLoc loc) {
+  return full_like(t, 0, options, loc);
+}
+Tensor strata::ones_like(const Tensor &t, TensorOptions options,
+                         SourceLoc loc) {
+  return full_like(t, 1, options, loc);
+}
 Tensor strata::rand_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
   return rand(sizes, t.options(loc).requires_grad(false), loc);

@@ -415,6 +415,53 @@ TEST(ErrorCatalogue, NnAndOptim) {
   fs::remove(bad);
 }
 
+// The composed ops (dsl/lib/ShapeOps.cpp, CompositeReductions.cpp,
+// RangeFactories.cpp).
+TEST(ErrorCatalogue, ComposedOps) {
+  Tensor x = ones({2, 3}), z = full({}, 1.5), b = ones({2}, kBool);
+  Tensor row = ones({2, 0});
+  Tensor idx = arange(6).view({2, 3}).eval();
+  Tensor neg = (arange(3) - 1).eval();
+  // clang-format off
+  std::vector<Case> cases = {
+    CASE("C01", "torch.cat(): expected a non-empty list of Tensors", cat({})),
+    CASE("C02", "zero-dimensional tensor (at position 0) cannot be concatenated", cat({z, z})),
+    CASE("C03", "Tensors must have same number of dimensions: got 2 and 3", cat({x, ones({2, 3, 1})})),
+    CASE("C04", "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor number 1 in the list.", cat({x, ones({3, 3})}, 1)),
+    CASE("C05", "stack expects a non-empty TensorList", stack({})),
+    CASE("C06", "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [2, 4] at entry 1", stack({x, ones({2, 4})})),
+    CASE("C07", "split expects at least a 1-dimensional tensor", z.split(1)),
+    CASE("C08", "split expects split_size be non-negative, but got split_size=-1", x.split(-1)),
+    CASE("C09", "split_size can only be 0 if dimension size is 0, but got dimension size of 2", x.split(0)),
+    CASE("C10", "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[1, -1, 1]", x.split({1, -1, 1}, 1)),
+    CASE("C11", "split_with_sizes expects split_sizes to sum exactly to 3 (input tensor's size at dimension 1), but got split_sizes=[1, 1]", x.split({1, 1}, 1)),
+    CASE("C12", "chunk expects at least a 1-dimensional tensor", z.chunk(2)),
+    CASE("C13", "chunk expects `chunks` to be greater than 0, got: 0", x.chunk(0)),
+    CASE("C14", "unbind: Dimension specified as 0 but tensor has no dimensions", z.unbind(0)),
+    CASE("C15", "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor", x.repeat({2})),
+    CASE("C16", "repeat: Trying to create tensor with negative dimension -2: [-2, 6]", x.repeat({-1, 2})),
+    CASE("C17", "shifts and dimensions must align. shifts: 2, dims:1", x.roll({1, 2}, {0})),
+    CASE("C18", "`shifts` required", x.roll(Shape{}, Shape{})),
+    CASE("C19", "one_hot is only applicable to index tensor.", one_hot(x)),
+    CASE("C20", "Class values must be non-negative.", one_hot(neg)),
+    CASE("C21", "Class values must be smaller than num_classes.", one_hot(idx, 3)),
+    CASE("C22", "Can not infer total number of classes from empty tensor.", one_hot(empty({0}, kInt64))),
+    CASE("C23", "n must be greater or equal to 0, got -1", eye(-1)),
+    CASE("C24", "m must be greater or equal to 0, got -1", eye(2, -1)),
+    CASE("C25", "number of steps must be non-negative", linspace(0, 1, -1)),
+    CASE("C26", "\"linspace_cpu\" not implemented for 'Bool'", linspace(0, 1, 5, kBool)),
+    CASE("C27", "std and var only support floating point and complex dtypes", idx.var()),
+    CASE("C28", "norm(): input dtype should be either floating point or complex. Got Long instead.", idx.norm()),
+    CASE("C29", "\"argmax_cpu\" not implemented for 'Bool'", b.argmax()),
+    CASE("C30", "argmax(): Expected reduction dim to be specified for input.numel() == 0.", row.argmax()),
+    CASE("C31", "argmax(): Expected reduction dim 1 to have non-zero size.", row.argmax(1)),
+    CASE("C32", "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.", row.max()),
+  };
+  // clang-format on
+  for (const Case &c : cases)
+    expectCase(c);
+}
+
 // Errors that need a CUDA device to be reached (run on a GPU machine).
 TEST(ErrorCatalogue, NeedsAGpu) {
   Tensor g;

@@ -98,10 +98,56 @@ Tensor ones_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
 /// full like t.
 Tensor full_like(const Tensor &t, Scalar value,
                  SourceLoc loc = SourceLoc::current());
+/// full like t with other options (dtype, device, requires_grad): an unset
+/// dtype is t's, and so is the device unless a CUDA one is given.
+Tensor full_like(const Tensor &t, Scalar value, TensorOptions options,
+                 SourceLoc loc = SourceLoc::current());
+/// zeros like t with other options.
+Tensor zeros_like(const Tensor &t, TensorOptions options,
+                  SourceLoc loc = SourceLoc::current());
+/// ones like t with other options.
+Tensor ones_like(const Tensor &t, TensorOptions options,
+                 SourceLoc loc = SourceLoc::current());
 /// rand like t.
 Tensor rand_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
 /// randn like t.
 Tensor randn_like(const Tensor &t, SourceLoc loc = SourceLoc::current());
+
+//===--- Range factories (dsl/lib/RangeFactories.cpp) ---------------------===//
+/// The n x n identity (f32 unless options give a dtype).
+Tensor eye(int64_t n, TensorOptions options = {},
+           SourceLoc loc = SourceLoc::current());
+/// n x m with ones on the main diagonal.
+Tensor eye(int64_t n, int64_t m, TensorOptions options = {},
+           SourceLoc loc = SourceLoc::current());
+/// `steps` values evenly spaced from start to end inclusive (f32 unless
+/// options give a dtype), with PyTorch's formula: the first half counted
+/// from start, the second from end, so both ends are exact.
+Tensor linspace(Scalar start, Scalar end, int64_t steps,
+                TensorOptions options = {},
+                SourceLoc loc = SourceLoc::current());
+/// base ** linspace(start, end, steps), the power taken in double.
+Tensor logspace(Scalar start, Scalar end, int64_t steps, double base = 10.0,
+                TensorOptions options = {},
+                SourceLoc loc = SourceLoc::current());
+
+//===--- Joining and one-hot (dsl/lib/ShapeOps.cpp) ----------------------===//
+/// The tensors joined along dim (PyTorch's type promotion; all sizes but
+/// dim's equal; 1-D empty tensors are skipped, as PyTorch's legacy rule).
+/// A new contiguous tensor: each input is copied into a view of it, so the
+/// gradient of each is its slice of the result's.
+Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0,
+           SourceLoc loc = SourceLoc::current());
+/// The tensors (of equal sizes) joined along a new dim.
+Tensor stack(const std::vector<Tensor> &tensors, int64_t dim = 0,
+             SourceLoc loc = SourceLoc::current());
+/// i64 class indices as one-hot rows: a new last dim of num_classes (-1:
+/// the largest index + 1, which evaluates the indices), i64 0/1. Indices
+/// outside [0, num_classes) raise PyTorch's errors when their values are
+/// already computed; a pending tensor is not evaluated for the check (an
+/// out-of-range index then gives a row of zeros).
+Tensor one_hot(const Tensor &tensor, int64_t num_classes = -1,
+               SourceLoc loc = SourceLoc::current());
 
 //===--- Free ops
 //-----------------------------------------------------------===//

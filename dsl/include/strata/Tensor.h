@@ -15,11 +15,13 @@
 #include "strata/Error.h"
 #include "strata/Types.h"
 
+#include <concepts>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace strata {
@@ -35,6 +37,14 @@ struct StorageRoot;
 } // namespace detail
 /// A node of the autograd graph (strata/Autograd.h).
 class GradFn;
+/// A tensor operand with the user's source location (defined below).
+struct LocatedTensor;
+
+/// An integer (not bool) used as one dim: `x.sum(1)` as LibTorch, whose
+/// IntArrayRef converts from one int. A template, so `sum({})` and `sum({1})`
+/// still pick the dim-list overload.
+template <typename I>
+concept IntegralDim = std::integral<I> && !std::same_as<I, bool>;
 
 /// The flat buffer behind a tensor (PyTorch's untyped storage plus its
 /// element type): it knows its element count and element size, not a shape.
@@ -525,6 +535,182 @@ public:
                       std::optional<double> posinf = std::nullopt,
                       std::optional<double> neginf = std::nullopt,
                       SourceLoc loc = SourceLoc::current());
+
+  //===--- Compound assignment (LibTorch's member operators) --------------===//
+  /// add_(o).
+  Tensor &operator+=(LocatedTensor o);
+  /// add_(s).
+  Tensor &operator+=(Scalar s);
+  /// sub_(o).
+  Tensor &operator-=(LocatedTensor o);
+  /// sub_(s).
+  Tensor &operator-=(Scalar s);
+  /// mul_(o).
+  Tensor &operator*=(LocatedTensor o);
+  /// mul_(s).
+  Tensor &operator*=(Scalar s);
+  /// div_(o).
+  Tensor &operator/=(LocatedTensor o);
+  /// div_(s).
+  Tensor &operator/=(Scalar s);
+
+  //===--- One-dim overloads of the reductions ----------------------------===//
+  /// sum({dim}, keepdim).
+  template <IntegralDim I>
+  Tensor sum(I dim, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const {
+    return sum(Shape{static_cast<int64_t>(dim)}, keepdim, loc);
+  }
+  /// mean({dim}, keepdim).
+  template <IntegralDim I>
+  Tensor mean(I dim, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const {
+    return mean(Shape{static_cast<int64_t>(dim)}, keepdim, loc);
+  }
+  /// amax({dim}, keepdim).
+  template <IntegralDim I>
+  Tensor amax(I dim, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const {
+    return amax(Shape{static_cast<int64_t>(dim)}, keepdim, loc);
+  }
+  /// amin({dim}, keepdim).
+  template <IntegralDim I>
+  Tensor amin(I dim, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const {
+    return amin(Shape{static_cast<int64_t>(dim)}, keepdim, loc);
+  }
+
+  //===--- Composite reductions (dsl/lib/CompositeReductions.cpp) ---------===//
+  /// Variance of every element, with Bessel's correction when `unbiased`
+  /// (floating point only; N - correction <= 0 gives inf or NaN, as PyTorch).
+  Tensor var(bool unbiased = true, SourceLoc loc = SourceLoc::current()) const;
+  /// Variance over dims (all when empty).
+  Tensor var(const Shape &dims, bool unbiased = true, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Variance over dims dividing by N - correction (default 1).
+  Tensor var(const Shape &dims, std::optional<int64_t> correction,
+             bool keepdim = false, SourceLoc loc = SourceLoc::current()) const;
+  /// An integer second argument is a correction (LibTorch would take it as
+  /// the bool `unbiased`, so var({0}, 2) would silently mean correction 1).
+  template <IntegralDim I>
+  Tensor var(const Shape &dims, I correction, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const {
+    return var(dims, std::optional<int64_t>(correction), keepdim, loc);
+  }
+  /// Variance over one dim: `x.var(1)` reduces dim 1 (as Python; LibTorch's
+  /// C++ would take the 1 as `unbiased`).
+  template <IntegralDim I>
+  Tensor var(I dim, bool unbiased = true, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const {
+    return var(Shape{static_cast<int64_t>(dim)}, unbiased, keepdim, loc);
+  }
+  /// sqrt(var()); the gradient is 0 where the result is 0, as PyTorch's.
+  Tensor std(bool unbiased = true, SourceLoc loc = SourceLoc::current()) const;
+  /// Standard deviation over dims (all when empty).
+  Tensor std(const Shape &dims, bool unbiased = true, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Standard deviation over dims dividing by N - correction.
+  Tensor std(const Shape &dims, std::optional<int64_t> correction,
+             bool keepdim = false, SourceLoc loc = SourceLoc::current()) const;
+  /// An integer second argument is a correction (see var).
+  template <IntegralDim I>
+  Tensor std(const Shape &dims, I correction, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const {
+    return std(dims, std::optional<int64_t>(correction), keepdim, loc);
+  }
+  /// Standard deviation over one dim.
+  template <IntegralDim I>
+  Tensor std(I dim, bool unbiased = true, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const {
+    return std(Shape{static_cast<int64_t>(dim)}, unbiased, keepdim, loc);
+  }
+  /// log(sum(exp(x))) over dims, shifted by the (detached) maximum so it
+  /// neither overflows nor underflows; rows of -inf give -inf. Integers and
+  /// bool give f32. An empty dim list reduces every dim (PyTorch 1.13 raises
+  /// unless keepdim).
+  Tensor logsumexp(const Shape &dims, bool keepdim = false,
+                   SourceLoc loc = SourceLoc::current()) const;
+  /// logsumexp over one dim.
+  template <IntegralDim I>
+  Tensor logsumexp(I dim, bool keepdim = false,
+                   SourceLoc loc = SourceLoc::current()) const {
+    return logsumexp(Shape{static_cast<int64_t>(dim)}, keepdim, loc);
+  }
+  /// The p-norm of every element: p = 2 (default), 1, 0 (nonzero count),
+  /// inf (max |x|), -inf (min |x|) or any other p, (sum |x|^p)^(1/p).
+  /// Floating point only; the gradient is 0 where a 2- or p-norm is 0.
+  Tensor norm(Scalar p = 2, SourceLoc loc = SourceLoc::current()) const;
+  /// The p-norm over dims (all when empty; p unset: 2).
+  Tensor norm(std::optional<Scalar> p, const Shape &dims, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// Whether any element is nonzero (bool; NaN counts as nonzero).
+  Tensor any(SourceLoc loc = SourceLoc::current()) const;
+  /// any() along dim.
+  Tensor any(int64_t dim, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Whether every element is nonzero (bool; true for an empty tensor).
+  Tensor all(SourceLoc loc = SourceLoc::current()) const;
+  /// all() along dim.
+  Tensor all(int64_t dim, bool keepdim = false,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Index (i64) of the maximum along dim, or in the flattened tensor
+  /// without one: the first occurrence, a NaN before any number.
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// Index of the minimum (as argmax).
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// The maximum of every element (amax(); NaN propagates, and its
+  /// gradient is shared by the NaNs, as PyTorch's).
+  Tensor max(SourceLoc loc = SourceLoc::current()) const;
+  /// (values, indices) of the maximum along dim; indices as argmax, and the
+  /// gradient of the values goes to that index only, as PyTorch's.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false,
+                                 SourceLoc loc = SourceLoc::current()) const;
+  /// maximum(*this, other).
+  Tensor max(const Tensor &other, SourceLoc loc = SourceLoc::current()) const;
+  /// The minimum of every element.
+  Tensor min(SourceLoc loc = SourceLoc::current()) const;
+  /// (values, indices) of the minimum along dim.
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false,
+                                 SourceLoc loc = SourceLoc::current()) const;
+  /// minimum(*this, other).
+  Tensor min(const Tensor &other, SourceLoc loc = SourceLoc::current()) const;
+
+  //===--- Shape ops (dsl/lib/ShapeOps.cpp) -------------------------------===//
+  /// Views of `split_size` elements along dim (the last may be shorter).
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0,
+                            SourceLoc loc = SourceLoc::current()) const;
+  /// Views of the given sizes along dim (split_with_sizes).
+  std::vector<Tensor> split(const Shape &split_sizes, int64_t dim = 0,
+                            SourceLoc loc = SourceLoc::current()) const;
+  /// Views of the given sizes along dim; they sum to the dim's size.
+  std::vector<Tensor>
+  split_with_sizes(const Shape &split_sizes, int64_t dim = 0,
+                   SourceLoc loc = SourceLoc::current()) const;
+  /// `chunks` views (fewer when the dim is short) of ceil(size / chunks).
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0,
+                            SourceLoc loc = SourceLoc::current()) const;
+  /// select(dim, i) for every i.
+  std::vector<Tensor> unbind(int64_t dim = 0,
+                             SourceLoc loc = SourceLoc::current()) const;
+  /// The tensor tiled `repeats[i]` times along dim i (new leading dims when
+  /// there are more repeats than dims); a contiguous copy.
+  Tensor repeat(const Shape &repeats,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// repeat() with leading 1s added to `dims` when it is shorter.
+  Tensor tile(const Shape &dims, SourceLoc loc = SourceLoc::current()) const;
+  /// Elements shifted cyclically along dims (flattened when dims is empty);
+  /// a copy.
+  Tensor roll(const Shape &shifts, const Shape &dims = {},
+              SourceLoc loc = SourceLoc::current()) const;
+  /// roll({shift}, {dim}), or of the flattened tensor without a dim.
+  Tensor roll(int64_t shift, std::optional<int64_t> dim = std::nullopt,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// Zeroes above diagonal `diagonal` of the last two dims.
+  Tensor tril(int64_t diagonal = 0, SourceLoc loc = SourceLoc::current()) const;
+  /// Zeroes below diagonal `diagonal` of the last two dims.
+  Tensor triu(int64_t diagonal = 0, SourceLoc loc = SourceLoc::current()) const;
 
   //===--- Inspection -----------------------------------------------------===//
   /// PyTorch's repr: "tensor([[0., 1.], [2., 3.]])" (evaluates).

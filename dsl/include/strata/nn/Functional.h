@@ -57,6 +57,10 @@ Tensor softmax(const Tensor &input, int64_t dim,
 Tensor log_softmax(const Tensor &input, int64_t dim,
                    SourceLoc loc = SourceLoc::current());
 
+/// strata::one_hot (torch::nn::functional::one_hot).
+Tensor one_hot(const Tensor &tensor, int64_t num_classes = -1,
+               SourceLoc loc = SourceLoc::current());
+
 /// Options of nll_loss (torch::nn::functional::NLLLossFuncOptions).
 struct NLLLossFuncOptions {
   /// Mean reduction.
