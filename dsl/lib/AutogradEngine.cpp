@@ -96,10 +96,22 @@ const NodePtr &historyOf(const Operand &in) {
   return in.history ? in.history : in.node;
 }
 
+/// An edge recorded to a leaf (AccumulateGrad) that since stopped requiring
+/// grad, or is gone: PyTorch's AccumulateGrad then accumulates nothing. It
+/// never becomes an edge to the history of the version the leaf read (a
+/// `d = s.detach().requires_grad_()` shares `s`'s version).
+bool deadLeafEdge(const Operand &in) {
+  const std::weak_ptr<TensorImpl> none;
+  bool recorded = in.leaf.owner_before(none) || none.owner_before(in.leaf);
+  return !in.noGrad && recorded && !leafOfEdge(in);
+}
+
 /// Whether no gradient flows through edge `in` (detach(), no-grad mode, a
-/// constant, or a version no tensor requiring grad computed).
+/// constant, a dead leaf edge, or a version no tensor requiring grad
+/// computed).
 bool constantEdge(const Operand &in) {
-  return in.noGrad || (!leafOfEdge(in) && !historyOf(in)->requiresGrad);
+  return in.noGrad || deadLeafEdge(in) ||
+         (!leafOfEdge(in) && !historyOf(in)->requiresGrad);
 }
 
 /// The recorded program from the outputs back to the leaves.
@@ -1047,7 +1059,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if (constantEdge(in) && constName.count(n))
       return {constName[n], true, n};
     Value v = opValue.at(n);
-    if (in.noGrad && n->requiresGrad) { // detach()
+    if ((in.noGrad || deadLeafEdge(in)) && n->requiresGrad) { // detach()
       auto [it, fresh_] = detachedName.emplace(n, "");
       if (fresh_) {
         it->second = fresh("d");

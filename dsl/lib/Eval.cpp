@@ -649,10 +649,14 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     Node *n = outputs[i];
     runtime::StoragePtr buffer = std::move(result.values[i].buffer);
     auto root = n->root.lock();
-    if (root && newest[root.get()] != n->seq &&
-        !(root->home && buffer->data() >= root->home->data() &&
-          buffer->data() < root->home->data() + root->home->nbytes())) {
-      n->buffer = std::move(buffer);
+    if (root && newest[root.get()] != n->seq) {
+      bool inHome = root->home && buffer->data() >= root->home->data() &&
+                    buffer->data() < root->home->data() + root->home->nbytes();
+      // Written in place into home (its window or all of it), which holds
+      // this version whole now: a copy of it, before the newer version
+      // (later in `outputs`: they run by seq) is copied into home.
+      n->buffer = inHome ? copyBuffer(root->home, root->home->device(), loc)
+                         : std::move(buffer);
       continue;
     }
     // A written window is the home buffer's bytes from its start on.

@@ -244,16 +244,35 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   DType t = resultType(args);
   if (t == DType::Bool)
     notImplementedFor("clamp_cpu", t, "convert the mask first", loc);
+  // PyTorch converts the bounds to the result type, raising where they
+  // overflow it (an int32 tensor clamped at 2^40).
+  for (const std::optional<Scalar> &b : {lo, hi})
+    if (b)
+      checkScalarFits(*b, t, "clamp", loc);
   Tensor x = castTo(in, t, loc);
+  Tensor v = x; // min(max(x, lo), hi): lo > hi gives hi, NaN stays NaN
   if (lo)
-    x = replaceWhere(
-        binary("lt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *lo}, loc), *lo,
-        x, loc);
+    v = replaceWhere(
+        binary("lt", Kind::Compare, Arg{&v, {}}, Arg{nullptr, *lo}, loc), *lo,
+        v, loc);
   if (hi)
-    x = replaceWhere(
-        binary("gt", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc), *hi,
-        x, loc);
-  return composite(x, gradFn, {&in});
+    v = replaceWhere(
+        binary("gt", Kind::Compare, Arg{&v, {}}, Arg{nullptr, *hi}, loc), *hi,
+        v, loc);
+  if (!gradEnabled() || !requiresGradOf(*x.impl()))
+    return v;
+  // PyTorch's gradient (clamp_backward): the incoming one where
+  // lo <= x <= hi, none elsewhere, NaN included (where(x > hi, hi, x)
+  // alone would pass it at NaN).
+  Tensor mask;
+  if (lo)
+    mask = binary("ge", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *lo}, loc);
+  if (hi) {
+    Tensor le =
+        binary("le", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc);
+    mask = lo ? mask.logical_and(le, loc) : le;
+  }
+  return composite(strata::where(mask, x, v.detach(loc), loc), gradFn, {&in});
 }
 
 Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
