@@ -259,6 +259,13 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
     v = replaceWhere(
         binary("gt", Kind::Compare, Arg{&v, {}}, Arg{nullptr, *hi}, loc), *hi,
         v, loc);
+  // A NaN bound makes every element NaN, as PyTorch's (its min/max
+  // propagate NaN); no comparison with NaN says so.
+  auto isNan = [](const std::optional<Scalar> &b) {
+    return b && !b->isIntegral() && std::isnan(b->toDouble());
+  };
+  if (isNan(lo) || isNan(hi))
+    v = binary("add", Kind::Arith, Arg{&v, {}}, Arg{nullptr, Scalar(NAN)}, loc);
   if (!gradEnabled() || !requiresGradOf(*x.impl()))
     return v;
   // PyTorch's gradient (clamp_backward): the incoming one where

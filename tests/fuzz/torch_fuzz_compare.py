@@ -246,7 +246,13 @@ def compare(lines, tout, sout, shadow):
                     s["grad_fn"] in VIEW_FNS and meta.group[i] != i:
                 kind = "grad-fn-regenerated"  # intentional difference 7
             elif op == "matmul" or (op in ("reshape", "flatten") and
-                                    meta.group[i] == i):
+                                    meta.group[i] == i) or \
+                    (op in ("contiguous", "flatten", "reshape") and
+                     refs(lines[ln]) and
+                     op_of(lines, def_line(lines, refs(lines[ln])[0])) ==
+                     "matmul"):
+                # (contiguous/flatten/reshape returning a matmul's result
+                # itself show its grad_fn too)
                 kind = "grad-fn-composite"  # intentional difference 8
             elif op in ("contiguous", "reshape", "flatten") and \
                     refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:
@@ -388,6 +394,14 @@ def compare_values(t, s, loose, slack):
 def value_lines(lines):
     """The line of each value (a grad line defines several)."""
     return [n for n, l in enumerate(lines) for _ in range(n_defs(l))]
+
+
+def def_line(lines, j):
+    """The index of the line defining value %j (None if none does)."""
+    for n, line in enumerate(lines):
+        if line.startswith(f"%{j} = "):
+            return n
+    return None
 
 
 def op_of(lines, n):
