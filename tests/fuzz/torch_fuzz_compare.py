@@ -78,7 +78,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     from in PyTorch 1.13 (a PyTorch defect: grad() must leave .grad
 #     alone, and does everywhere else); strata does not. A leaf's .grad
 #     defined only in PyTorch, in a program with a CopySlices and no
-#     backward(), is class `grad-copyslices`, not failing.
+#     backward(), is class `grad-copyslices`, not failing; so is a leaf's
+#     .grad value that differs in a program with a grad() and a CopySlices
+#     (PyTorch's grad() accumulated into it before a backward() added).
 # 12. An error PyTorch raises as an "INTERNAL ASSERT FAILED" (a PyTorch
 #     bug, e.g. a requires-grad matmul with an empty integer operand) is
 #     class `torch-internal-assert`, not failing.
@@ -344,6 +346,11 @@ def compare(lines, tout, sout, shadow):
     copyslices_grad = \
         not any(op_name(l) == "backward" for l in lines) and \
         any(t.get("grad_fn") == "CopySlices" for t in tv)
+    # With a backward() too, the .grad PyTorch's grad() accumulated adds to
+    # backward's: the values differ (difference 11).
+    copyslices_values = \
+        any(op_name(l) == "grad" for l in lines) and \
+        any(t.get("grad_fn") == "CopySlices" for t in tv)
     for i, g in tout["grads"].items():
         s = sout["grads"].get(i)
         where = f"grad of %{i}"
@@ -373,7 +380,8 @@ def compare(lines, tout, sout, shadow):
                                max(meta.scale + [1.0]), slack)
             if bad:
                 k, cls = bad
-                found.append(("grad-values" if cls != "float-order" else
+                found.append(("grad-copyslices" if copyslices_values else
+                              "grad-values" if cls != "float-order" else
                               "float-order:grad",
                               f"{where}: element {k}: strata {s['values'][k]!r}"
                               f" vs PyTorch {g['values'][k]!r}"))
