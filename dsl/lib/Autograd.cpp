@@ -62,11 +62,19 @@ const TensorImpl &autogradIdentity(const TensorImpl &t) {
 /// continues: `n`, or the version before the in-place writes other
 /// identities made with history (their history is theirs).
 const NodePtr &historyFor(const NodePtr &n, const TensorImpl &id) {
-  const NodePtr *h = &n;
-  while ((*h)->op == Op::Write && (*h)->requiresGrad && !(*h)->passHistory &&
-         (*h)->gradInputs.size() == 2 && (*h)->writer.lock().get() != &id)
+  // Skipped: writes through another autograd identity (across a detach()),
+  // and untracked writes (no-grad mode, passHistory): neither changes this
+  // identity's history. An untracked write right over that history is
+  // returned (it continues it). Iterative: 10^5 writes in a row.
+  const NodePtr *h = &n, *above = nullptr;
+  while ((*h)->op == Op::Write && (*h)->requiresGrad &&
+         (*h)->gradInputs.size() == 2) {
+    if (!(*h)->passHistory && (*h)->writer.lock().get() == &id)
+      break;
+    above = h;
     h = &(*h)->gradInputs[1].node;
-  return *h;
+  }
+  return above && (*above)->passHistory ? *above : *h;
 }
 
 /// The node whose grad_fn `n` shows: a full in-place write shows its op.
