@@ -25,7 +25,11 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     `view` of a flip-derived value that strata rejects (negative strides
 #     do not merge) while PyTorch views its contiguous copy is class
 #     `flip-view`, not failing; no as_strided of one (it addresses the
-#     storage, which PyTorch's flip does not share).
+#     storage, which PyTorch's flip does not share). The strides of a
+#     compute result reading a flip-derived view can differ too where a
+#     diagonal or unfold mixed the flipped dim's stride into another (its
+#     magnitude is the copy's stride minus, not plus, the other): class
+#     `flip-view`.
 #  2. Float values: PyTorch's assert_close defaults (f32 rtol 1.3e-6 atol
 #     1e-5; f64 rtol 1e-7 atol 1e-7) widened per element by 8x PyTorch's own
 #     error (|torch - the same program run in float64|): strata and PyTorch
@@ -294,6 +298,11 @@ def compare(lines, tout, sout, shadow):
                 if any(k < len(meta.gradval) and meta.gradval[k]
                        for k in refs(lines[ln])):
                     kind = "grad-layout-derived"  # difference 7
+                elif op not in VIEW_OPS and any(
+                        k < len(meta.flip) and meta.flip[k]
+                        for k in refs(lines[ln])):
+                    kind = "flip-view"  # difference 1: a flipped view's
+                    # strides mixed by a diagonal are not the dense copy's
                 if kind == "compute-layout":
                     layout_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
