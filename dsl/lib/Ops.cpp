@@ -472,12 +472,30 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   TraceLock lock;
   checkViewRead(*src.impl(), loc);
   checkInplace(dest, *src.impl(), op, loc);
-  if (layout::hasInternalOverlap(dest.layout))
+  // PyTorch refuses stride-0 destinations and computes the rest in its
+  // loop order, an element shared by two positions being written twice
+  // (an overlapping unfold's add_ adds twice there): strata's writes are
+  // functional, so no loop order gives that answer. Every destination
+  // with an element at two positions is refused (exactly: as_strided
+  // layouts the quick test cannot prove disjoint are checked index by
+  // index).
+  auto overlaps = [](const layout::Layout &l) {
+    if (layout::hasInternalOverlap(l))
+      return true;
+    if (!layout::mayOverlap(l))
+      return false;
+    std::vector<int64_t> at = layout::storageIndices(l);
+    std::sort(at.begin(), at.end());
+    return std::adjacent_find(at.begin(), at.end()) != at.end();
+  };
+  if (overlaps(dest.layout))
     fail(std::string(op) +
              ": unsupported operation: more than one element of the "
              "written-to tensor refers to a single memory location. Please "
              "clone() the tensor before performing the operation.",
-         "expanded (stride-0) tensors cannot be written: clone() first", loc);
+         "expanded (stride-0) and overlapping (unfold, as_strided) tensors "
+         "cannot be written: clone() first",
+         loc);
   const TensorImpl &s = *src.impl();
   Shape shape = check(
       layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op), loc);

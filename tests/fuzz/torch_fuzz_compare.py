@@ -88,6 +88,11 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 # 12. An error PyTorch raises as an "INTERNAL ASSERT FAILED" (a PyTorch
 #     bug, e.g. a requires-grad matmul with an empty integer operand) is
 #     class `torch-internal-assert`, not failing.
+# 13. An in-place write into a destination with an element at two
+#     positions that is not an expand (an overlapping unfold or as_strided):
+#     PyTorch writes that element twice, in its loop order; strata refuses
+#     every such destination (errors.md O10). Class `inplace-overlap`, not
+#     failing.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -101,7 +106,8 @@ GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
               "grad-values"}  # .grad() mismatches, seen only after backward
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
                "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
-               "torch-internal-assert", "grad-layout-derived"}
+               "torch-internal-assert", "grad-layout-derived",
+               "inplace-overlap"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -202,6 +208,9 @@ def compare(lines, tout, sout, shadow):
             elif se[1].startswith("strata cannot differentiate with respect "
                                   "to a tensor whose elements overlap"):
                 kind = "overlap-target"  # open: errors.md A17
+            elif "more than one element of the written-to tensor refers to " \
+                    "a single memory location" in se[1]:
+                kind = "inplace-overlap"  # difference 13
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
