@@ -307,6 +307,8 @@ strata::detail::viewChainOf(const TensorImpl &t) {
     chain->args = t.viewArgs;
     chain->loc = t.loc;
     const TensorImpl &base = *t.base;
+    if (std::string_view(t.viewOp) == "as_strided")
+      chain->asStridedInput = base.layout;
     chain->next = viewChainOf(base);
     if (chain->next) {
       chain->cut = chain->next->cut;

@@ -799,6 +799,50 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         checkRead(inputs[i], n->op == Op::Write && i == 1);
     }
   }
+  // Reads through an as_strided whose elements its input does not all
+  // address: PyTorch's as_strided backward passes the gradient only to the
+  // storage elements of its input's geometry (as_strided_backward), so
+  // `x.narrow(0, 4, 0).as_strided(...)` gives x no gradient. Such a read
+  // takes its value whole and its gradient through `where(mask, v,
+  // detach(v))`, the mask being the intersection of the inputs' elements.
+  // (Every other read, the common case, costs nothing.)
+  std::map<const Operand *, std::vector<int64_t>> readMask;
+  auto maskOf = [&](const Operand &in) {
+    if (in.noGrad || !in.view || in.layout.numel() == 0)
+      return;
+    std::vector<int64_t> allowed;
+    bool any = false;
+    for (const ViewChain *c = in.view.get(); c; c = c->next.get()) {
+      if (!c->asStridedInput)
+        continue;
+      std::vector<int64_t> at = layout::storageIndices(*c->asStridedInput);
+      std::sort(at.begin(), at.end());
+      at.erase(std::unique(at.begin(), at.end()), at.end());
+      if (!any)
+        allowed = std::move(at);
+      else {
+        std::vector<int64_t> both;
+        std::set_intersection(allowed.begin(), allowed.end(), at.begin(),
+                              at.end(), std::back_inserter(both));
+        allowed = std::move(both);
+      }
+      any = true;
+    }
+    if (!any)
+      return;
+    std::vector<int64_t> read = layout::storageIndices(in.layout);
+    bool covered = std::all_of(read.begin(), read.end(), [&](int64_t i) {
+      return std::binary_search(allowed.begin(), allowed.end(), i);
+    });
+    if (covered)
+      return;
+    readMask[&in] = std::move(allowed);
+  };
+  for (const Operand &e : outEdges)
+    maskOf(e);
+  for (const NodePtr &n : g.ops)
+    for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+      maskOf(in);
   // Without retain_graph the ops run free what they saved (PyTorch frees
   // the nodes its engine ran; grad() runs none below its inputs).
   if (!retain)
@@ -834,7 +878,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (n->op == Op::Write && inputs.size() > 1)
         written.insert(inputs[1].node.get());
       for (const Operand &in : inputs) {
-        if (!in.noGrad && in.view && !perturbChain.empty())
+        if (!in.noGrad && in.view &&
+            (!perturbChain.empty() || readMask.count(&in)))
           written.insert(in.node.get()); // (a perturbed read writes it)
         if (!g.isConst.count(in.node.get()) || leafOfEdge(in) ||
             !constantEdge(in) || in.layout.numel() == 0)
@@ -877,7 +922,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // written into the whole storage; nor one passed dense.)
     for (size_t k = 0; k < g.leafArgs.size(); ++k)
       if (reach[k].second >= 0 && !perturbLeaf.count(k) &&
-          perturbChain.empty() && !denseLeaves.count(g.leafArgs[k].leaf.get()))
+          perturbChain.empty() && readMask.empty() &&
+          !denseLeaves.count(g.leafArgs[k].leaf.get()))
         leafWindow[k] = readWindow(reach[k].first, reach[k].second,
                                    g.leafArgs[k].node->rootNumel, onCuda);
   }
@@ -1183,6 +1229,35 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       }
     }
     const Node *n = v.shape;
+    if (auto m = readMask.find(&in); m != readMask.end()) {
+      // (see readMask) The value whole, its gradient masked.
+      int64_t size = v.storage ? n->rootNumel
+                               : layout::requiredStorageSize(n->resultLayout());
+      std::vector<double> allowed(size, 0.0);
+      for (int64_t i : m->second)
+        if (i >= 0 && i < size)
+          allowed[i] = 1.0;
+      Shape flatSizes{size};
+      std::string flatType =
+          tensorTypeText(layout::contiguous(flatSizes), n->dtype);
+      std::string boolType =
+          tensorTypeText(layout::contiguous(flatSizes), DType::Bool);
+      std::string flat = fresh("f"), mask = "%a" + std::to_string(args.size());
+      sig += ", " + mask + ": " + boolType;
+      args.push_back(jit::JitValue::fresh(jit::DType::Bool, {size}, allowed));
+      body += "    " + flat + " = strata.strided_view " + v.name + " : " +
+              (v.storage ? storageType(n) : typeOf(n)) + " -> " + flatType +
+              "\n";
+      std::string d = fresh("d"), w = fresh("m");
+      body += "    " + d + " = strata.detach " + flat + " : " + flatType + "\n";
+      body += "    " + w + " = strata.where " + mask + ", " + flat + ", " + d +
+              " : " + boolType + ", " + flatType + ", " + flatType + " -> " +
+              flatType + "\n";
+      std::string r = fresh("t"), rt = tensorTypeText(in.layout, n->dtype);
+      body += "    " + r + " = strata.strided_view " + w + " : " + flatType +
+              " -> " + rt + "\n";
+      return std::make_pair(r, rt);
+    }
     if (const auto *w = windowOf(in)) {
       layout::Layout l = in.layout;
       l.offset = l.numel() ? l.offset - w->first : 0;

@@ -71,6 +71,10 @@ struct ViewChain {
   /// its own (requires_grad_() on a view without grad_fn): the gradient
   /// accumulates there.
   std::weak_ptr<TensorImpl> leafView;
+  /// For an as_strided: the layout of the tensor it was applied to (its
+  /// root's). PyTorch's as_strided backward passes the gradient only to the
+  /// storage elements that input addresses.
+  std::optional<layout::Layout> asStridedInput;
   /// Releases `next` without recursion.
   ~ViewChain();
 };
