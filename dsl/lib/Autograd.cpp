@@ -347,9 +347,17 @@ void strata::detail::recordGradNode(Node &node) {
   auto save = [&](size_t i) {
     if (i >= in.size())
       return;
-    if (auto r = in[i].node->root.lock()) {
+    // PyTorch saves the tensor the user passed, before type promotion
+    // (maximum(f32, i32) saves the int tensor): an in-place write to it
+    // is caught though the op read a cast of it.
+    const Operand *o = &in[i];
+    while (o->node->op == Op::Cast && !o->node->userCast &&
+           !o->node->inputs.empty())
+      o = &o->node->inputs[0];
+    if (auto r = o->node->root.lock()) {
       node.saved.push_back(
-          {r, r->version, in[i].layout.sizes, {}, static_cast<int>(i)});
+          {r, r->version, o->layout.sizes, {}, static_cast<int>(i)});
+      o->node->keepData = true;
       in[i].node->keepData = true;
     }
   };

@@ -63,7 +63,18 @@ strata::detail::ProgramCache<jit::PreparedFunction> &cache() {
 }
 
 std::string torchType(DType t) {
-  return t == DType::F64 ? "torch.DoubleTensor" : "torch.FloatTensor";
+  switch (t) {
+  case DType::F64:
+    return "torch.DoubleTensor";
+  case DType::I32:
+    return "torch.IntTensor";
+  case DType::I64:
+    return "torch.LongTensor";
+  case DType::Bool:
+    return "torch.BoolTensor";
+  default:
+    return "torch.FloatTensor";
+  }
 }
 
 const char *kSecondTime =
@@ -179,6 +190,15 @@ struct Graph {
              "`logical_not()` operator instead.",
              "convert the exponent to a floating dtype before pow", loc);
     }
+    // CopySlices of a write through a view with an element at two positions
+    // (fill_ and zero_ take one): PyTorch's backward refuses it.
+    if (n->op == Op::Write && n->viewWrite && n->overlapWrite)
+      fail("unsupported operation: more than one element of the written-to "
+           "tensor refers to a single memory location. Please clone() the "
+           "tensor before performing the operation.",
+           "write through a view whose elements are distinct (clone() the "
+           "expanded view first)",
+           loc);
     // (CopySlices releases the op it wraps: a second pass always fails.)
     if (n->gradFreed &&
         (!n->saved.empty() ||

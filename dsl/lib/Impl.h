@@ -185,6 +185,10 @@ struct Node : std::enable_shared_from_this<Node> {
   const char *inplaceOp = nullptr;
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
+  /// The write (a fill_ or zero_) went through a view with a stride-0 dim
+  /// (has_internal_overlap): PyTorch records it, and refuses to backward
+  /// through it.
+  bool overlapWrite = false;
   /// Autograd: for a write with history, the autograd identity written
   /// through (autogradIdentity of the destination): tensors of another
   /// identity over the same storage do not see it in their history.
@@ -379,6 +383,9 @@ const char *torchTypeName(DType t);
 /// PyTorch's `"<kernel>" not implemented for '<type>'` error.
 [[noreturn]] void notImplementedFor(const char *kernel, DType t,
                                     const char *hint, const SourceLoc &loc);
+/// Whether some element of `l` is at the storage index of another (stride
+/// 0, an overlapping unfold or as_strided): exact.
+bool elementsOverlap(const layout::Layout &l);
 /// Allocates `nbytes` or throws strata::Error with the allocator's message.
 runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
 /// A pending 0-d fill (how scalars enter programs): `value` converted to

@@ -453,6 +453,16 @@ bool strata::detail::fitsIn(const Scalar &value, DType dtype) {
   return true;
 }
 
+bool strata::detail::elementsOverlap(const layout::Layout &l) {
+  if (layout::hasInternalOverlap(l))
+    return true;
+  if (!layout::mayOverlap(l))
+    return false;
+  std::vector<int64_t> at = layout::storageIndices(l);
+  std::sort(at.begin(), at.end());
+  return std::adjacent_find(at.begin(), at.end()) != at.end();
+}
+
 void strata::detail::checkScalarFits(const Scalar &value, DType dtype,
                                      const char *op, const SourceLoc &loc) {
   if (fitsIn(value, dtype))
@@ -479,16 +489,9 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   // with an element at two positions is refused (exactly: as_strided
   // layouts the quick test cannot prove disjoint are checked index by
   // index).
-  auto overlaps = [](const layout::Layout &l) {
-    if (layout::hasInternalOverlap(l))
-      return true;
-    if (!layout::mayOverlap(l))
-      return false;
-    std::vector<int64_t> at = layout::storageIndices(l);
-    std::sort(at.begin(), at.end());
-    return std::adjacent_find(at.begin(), at.end()) != at.end();
-  };
-  if (overlaps(dest.layout))
+  // (fill_ and zero_ write one value: any order gives it.)
+  if (std::string_view(op) != "fill_" && std::string_view(op) != "zero_" &&
+      elementsOverlap(dest.layout))
     fail(std::string(op) +
              ": unsupported operation: more than one element of the "
              "written-to tensor refers to a single memory location. Please "
@@ -1023,6 +1026,7 @@ Tensor &fillWith(Tensor &self, Scalar s, const char *op, const SourceLoc &loc) {
       if (collapsed.layout.strides[d] == 0)
         collapsed.layout.sizes[d] = 1;
     recordWrite(collapsed, scalarTensor(s, t.dtype, loc), loc, op);
+    t.root->current->overlapWrite = true;
     return self;
   }
   recordWrite(t, scalarTensor(s, t.dtype, loc), loc, op);

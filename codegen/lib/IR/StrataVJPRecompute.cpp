@@ -119,8 +119,15 @@ struct Recompute {
     if (!isElementwise(def) || budget <= 0)
       return {};
     // A returned value is stored anyway: read it rather than recompute it.
-    if (llvm::any_of(root.getUsers(),
-                     [](Operation *u) { return isa<func::ReturnOp>(u); }))
+    // A recorded one (strata.recorded) too: removeMarkers replaces its
+    // reads by the value the forward computed, which a rebuilt op would
+    // not see (its inputs may have been written in place since).
+    if (llvm::any_of(root.getUsers(), [&](Operation *u) {
+          if (isa<func::ReturnOp>(u))
+            return true;
+          auto r = dyn_cast<RecordedOp>(u);
+          return r && !r.getValueOnly() && r.getRecompute() == root;
+        }))
       return {};
     auto type = tensorOf(root);
     if (!layout::isNonOverlappingAndDense(type.getLayout()) ||
