@@ -1110,10 +1110,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         std::string type =
             hist.storage ? storageType(hist.shape) : typeOf(hist.shape);
         std::string v = value.name;
-        if (!hist.storage) {
+        // (The value is a storage, or a tensor: an untracked write's value
+        // has its old version's type.)
+        std::string valueType =
+            value.storage ? storageType(n) : typeOf(value.shape);
+        if (!hist.storage && valueType != type) {
           v = fresh("s");
           body += "    " + v + " = strata.strided_view " + value.name + " : " +
-                  storageType(n) + " -> " + type + "\n";
+                  valueType + " -> " + type + "\n";
         }
         std::string r = fresh("h");
         body += "    " + r + " = strata.recorded " + hist.name + " as " + v +

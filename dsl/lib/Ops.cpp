@@ -264,7 +264,10 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   auto isNan = [](const std::optional<Scalar> &b) {
     return b && !b->isIntegral() && std::isnan(b->toDouble());
   };
-  if (isNan(lo) || isNan(hi))
+  // (PyTorch 1.13's clamp with one bound None keeps x at a NaN other
+  // bound; clamp_min, clamp_max and two bounds give NaN.)
+  bool oneOfClamp = std::string_view(gradFn) == "ClampBackward1" && !(lo && hi);
+  if (!oneOfClamp && (isNan(lo) || isNan(hi)))
     v = binary("add", Kind::Arith, Arg{&v, {}}, Arg{nullptr, Scalar(NAN)}, loc);
   if (!gradEnabled() || !requiresGradOf(*x.impl()))
     return v;
@@ -659,17 +662,37 @@ Tensor Tensor::bitwise_not(SourceLoc loc) const {
   return unary(*this, "bitwise_not", false, loc);
 }
 
+namespace {
+/// x's truth values laid out as a unary TensorIterator lays out its result
+/// (PyTorch's logical ops take x itself): a cast (preserve_format) keeps a
+/// dense input's strides as the iterator's fast path does; a non-dense
+/// input's order (size-1 dims included) comes from the general path, which
+/// `x != 0` takes (its 0-d operand orders nothing). NaN is true either way.
+Tensor truthOf(const Tensor &x, const SourceLoc &loc) {
+  const layout::Layout &l = x.impl()->layout;
+  if (layout::isContiguous(l) || layout::isNonOverlappingAndDense(l))
+    return castTo(x, DType::Bool, loc);
+  return binary("ne", Kind::Compare, Arg{&x, {}}, Arg{nullptr, Scalar(0)}, loc);
+}
+} // namespace
+
 Tensor Tensor::logical_not(SourceLoc loc) const {
   implOf(*this, loc);
-  return castTo(*this, DType::Bool, loc).bitwise_not(loc);
+  const layout::Layout &l = impl()->layout;
+  if (layout::isContiguous(l) || layout::isNonOverlappingAndDense(l))
+    return castTo(*this, DType::Bool, loc).bitwise_not(loc);
+  // One op, so the general path lays the result out as PyTorch's single
+  // iterator does (a cast then bitwise_not of its dense result would be
+  // contiguous where size-1 dims sort otherwise).
+  return binary("eq", Kind::Compare, Arg{this, {}}, Arg{nullptr, Scalar(0)},
+                loc);
 }
 
 #define STRATA_LOGICAL(method, name)                                           \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
     implOf(o, loc);                                                            \
-    Tensor a = castTo(*this, DType::Bool, loc),                                \
-           b = castTo(o, DType::Bool, loc);                                    \
+    Tensor a = truthOf(*this, loc), b = truthOf(o, loc);                       \
     return binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc);         \
   }
 STRATA_LOGICAL(logical_and, "bitwise_and")

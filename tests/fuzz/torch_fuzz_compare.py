@@ -93,6 +93,11 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     PyTorch writes that element twice, in its loop order; strata refuses
 #     every such destination (errors.md O10). Class `inplace-overlap`, not
 #     failing.
+# 14. requires_grad_(false) on a view whose base was written in place with
+#     grad since it was made: PyTorch regenerates the view's grad_fn only
+#     when it is first read, so it allows the call (a leaf) until then and
+#     refuses it after (a non-leaf); strata always refuses it. Class
+#     `grad-fn-lazy`, not failing.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -107,7 +112,7 @@ GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
                "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
                "torch-internal-assert", "grad-layout-derived",
-               "inplace-overlap"}
+               "inplace-overlap", "grad-fn-lazy"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -211,6 +216,9 @@ def compare(lines, tout, sout, shadow):
             elif "more than one element of the written-to tensor refers to " \
                     "a single memory location" in se[1]:
                 kind = "inplace-overlap"  # difference 13
+            elif op_of(lines, k) == "requires_grad_" and \
+                    "only change requires_grad flags of leaf" in se[1]:
+                kind = "grad-fn-lazy"  # difference 14
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: strata raises ({se[1]}), PyTorch does not"))
         elif te[0] > se[0] and op_of(lines, se[0]) == "view" and \
@@ -262,7 +270,7 @@ def compare(lines, tout, sout, shadow):
                 kind = "grad-fn-regenerated"  # intentional difference 7
             elif op == "matmul" or (op in ("reshape", "flatten") and
                                     meta.group[i] == i) or \
-                    (op in ("contiguous", "flatten", "reshape") and
+                    (op in ("contiguous", "flatten", "reshape", "to") and
                      refs(lines[ln]) and
                      op_of(lines, def_line(lines, refs(lines[ln])[0])) ==
                      "matmul"):

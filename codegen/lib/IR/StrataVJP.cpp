@@ -1,7 +1,7 @@
 //===- StrataVJP.cpp - VJPs of the compute ops ----------------------------===//
 //
-// The reverse-mode rule of each binary elementwise op, where, cast, reduction and
-// matmul, written as strata IR (so the gradient program is fused and
+// The reverse-mode rule of each binary elementwise op, where, cast, reduction
+// and matmul, written as strata IR (so the gradient program is fused and
 // compiled like any other). Broadcast operands get their gradient summed
 // back to their own shape (sumTo). Rules and tie-breaking follow PyTorch's
 // derivatives.yaml (maximum/minimum split ties evenly, amax/amin spread the
@@ -84,11 +84,13 @@ LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value dA = gb.mul(g[0], gb.mul(e, aPow));
   Value eZero = gb.b.create<EqOp>(gb.loc, e, zero);
   give(gb, out, a, gb.b.create<WhereOp>(gb.loc, eZero, zero, dA));
-  Value dE =
-      gb.mul(g[0], gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a)));
+  // (The incoming gradient multiplies the masked derivative, as PyTorch's
+  // grad * where(...): an infinite gradient at a zero base gives NaN.)
+  Value dE = gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a));
   Value atZero = gb.b.create<MulOp>(gb.loc, gb.b.create<EqOp>(gb.loc, a, zero),
                                     gb.b.create<GeOp>(gb.loc, e, zero));
-  give(gb, out, e, gb.b.create<WhereOp>(gb.loc, atZero, zero, dE));
+  give(gb, out, e,
+       gb.mul(g[0], gb.b.create<WhereOp>(gb.loc, atZero, zero, dE)));
   return success();
 }
 
