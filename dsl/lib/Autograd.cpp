@@ -397,8 +397,9 @@ void strata::detail::recordGradNode(Node &node) {
   }
 }
 
-void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc) {
-  if (!gGradEnabled || !isDiffView(t) || !t.noGradView ||
+void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc,
+                                   bool anyMode) {
+  if (!(gGradEnabled || anyMode) || !isDiffView(t) || !t.noGradView ||
       t.root->version == t.viewVersion || !t.gradBase->requiresGrad)
     return;
   fail("A view was created in no_grad mode and its base or another view of "

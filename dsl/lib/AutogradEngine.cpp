@@ -452,6 +452,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::vector<Operand> outEdges;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorImpl &o = implOf(outputs[i], loc);
+    // PyTorch reads the output's grad_fn first: a view made in no-grad
+    // mode whose base was written since is refused, whatever the mode.
+    checkViewRead(o, loc, true);
     if (!requiresGradOf(o))
       fail("element " + std::to_string(i) +
                " of tensors does not require grad and does not have a "

@@ -517,7 +517,8 @@ void setGradEdge(Operand &o, const TensorImpl &t);
 /// Called before an op reads `t` in grad mode: PyTorch refuses a view made
 /// in no-grad mode whose root was written since (its grad_fn would be
 /// regenerated from a history it was not made in).
-void checkViewRead(const TensorImpl &t, const SourceLoc &loc);
+void checkViewRead(const TensorImpl &t, const SourceLoc &loc,
+                   bool anyMode = false);
 /// Called by recordWrite before a write of `value` into `dest`: PyTorch's
 /// in-place checks.
 void checkInplace(const TensorImpl &dest, const TensorImpl &value,

@@ -225,6 +225,11 @@ def compare(lines, tout, sout, shadow):
                 meta.flip[refs(lines[se[0]])[0]]:
             found.append((f"flip-view:{op_sig(lines, se[0], tout)}",
                           f"line {se[0]}: strata cannot view a flip"))
+        elif te[0] > se[0] and "more than one element of the written-to " \
+                "tensor refers to a single memory location" in se[1]:
+            found.append((f"inplace-overlap:{op_sig(lines, se[0], tout)}",
+                          f"line {se[0]}: strata refuses the overlapping "
+                          f"write PyTorch makes (difference 13)"))
         else:
             found.append((f"error-line:{op_of(lines, te[0])}",
                           f"PyTorch raises at line {te[0]} ({te[1]}), strata at "
@@ -271,9 +276,7 @@ def compare(lines, tout, sout, shadow):
             elif op == "matmul" or (op in ("reshape", "flatten") and
                                     meta.group[i] == i) or \
                     (op in ("contiguous", "flatten", "reshape", "to") and
-                     refs(lines[ln]) and
-                     op_of(lines, def_line(lines, refs(lines[ln])[0])) ==
-                     "matmul"):
+                     matmul_itself(lines, ln)):
                 # (contiguous/flatten/reshape returning a matmul's result
                 # itself show its grad_fn too)
                 kind = "grad-fn-composite"  # intentional difference 8
@@ -428,6 +431,21 @@ def compare_values(t, s, loose, slack):
 def value_lines(lines):
     """The line of each value (a grad line defines several)."""
     return [n for n, l in enumerate(lines) for _ in range(n_defs(l))]
+
+
+def matmul_itself(lines, n):
+    """Whether line n's value may be a matmul result itself, through ops
+    that can return their input (contiguous, flatten, reshape, to)."""
+    for _ in range(len(lines)):
+        if n is None or not refs(lines[n]):
+            return False
+        n = def_line(lines, refs(lines[n])[0])
+        op = op_of(lines, n)
+        if op == "matmul":
+            return True
+        if op not in ("contiguous", "flatten", "reshape", "to"):
+            return False
+    return False
 
 
 def def_line(lines, j):
