@@ -466,8 +466,11 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
     bool savedResult = false;
     for (Node::Saved &sv : v->saved) {
       auto r = sv.root.lock();
+      // (Not for copy_: its value was computed by another op, which saved
+      // dest's old value as any reader does: x.copy_(x.sin()) cannot
+      // backward, as in PyTorch.)
       if (r == dest.root && sv.version == dest.root->version - 1 &&
-          sv.input == 0)
+          sv.input == 0 && std::string_view(op) != "copy_")
         sv.version = Node::kSavedCopy;
       savedResult |= r && r == v->root.lock();
     }

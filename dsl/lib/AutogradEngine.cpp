@@ -217,11 +217,12 @@ struct Graph {
              .second)
       return;
     if (!n->buffer) {
+      // The version the leaf's readers read, computed now (an older one
+      // than the storage's current version gets a buffer of its own).
       if (leaf->root->current != n)
-        fail("strata: a leaf's data was never computed before it was "
-             "modified",
-             "evaluate the leaf (strata::eval) before writing into it", loc);
-      evaluate({leaf.get()}, loc);
+        evaluateNode(n, loc);
+      else
+        evaluate({leaf.get()}, loc);
     }
     leafArgs.push_back({n, leaf});
   }

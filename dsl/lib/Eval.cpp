@@ -649,7 +649,10 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     Node *n = outputs[i];
     runtime::StoragePtr buffer = std::move(result.values[i].buffer);
     auto root = n->root.lock();
-    if (root && newest[root.get()] != n->seq) {
+    // (An older version than the storage's current one never takes the
+    // home buffer: a leaf's data read before later writes, computed for
+    // backward.)
+    if (root && (newest[root.get()] != n->seq || root->current.get() != n)) {
       bool inHome = root->home && buffer->data() >= root->home->data() &&
                     buffer->data() < root->home->data() + root->home->nbytes();
       // Written in place into home (its window or all of it), which holds
@@ -781,6 +784,14 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
           if (!t->root->current->buffer)
             roots.push_back(t->root->current);
         return roots;
+      },
+      loc);
+}
+
+void strata::detail::evaluateNode(const NodePtr &n, const SourceLoc &loc) {
+  evaluateRoots(
+      [&n] {
+        return n->buffer ? std::vector<NodePtr>{} : std::vector<NodePtr>{n};
       },
       loc);
 }

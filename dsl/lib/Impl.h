@@ -410,6 +410,9 @@ void countProgramRun(int64_t kernels, bool compiled);
 /// Evaluates the current versions of the roots of `tensors` in one program.
 void evaluate(const std::vector<const TensorImpl *> &tensors,
               const SourceLoc &loc);
+/// Computes version `n` of a storage (pending) into a buffer of its own:
+/// an older version than the current one stays out of the home buffer.
+void evaluateNode(const NodePtr &n, const SourceLoc &loc);
 /// Makes `root`'s storage safe to hand out as raw memory (data_ptr(),
 /// storage(), DLPack): evaluates its current version and every pending
 /// reader of any version of it, and waits for a CUDA stream. What is
