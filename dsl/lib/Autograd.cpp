@@ -378,6 +378,13 @@ void strata::detail::recordGradNode(Node &node) {
   } else if (is(node, "pow")) {
     save(0);
     save(1);
+    // A bool exponent tensor, cast by promotion (see Node::boolExponent).
+    const Node *e = in.size() == 2 ? in[1].node.get() : nullptr;
+    while (e && e->op == Op::Cast && e->dtype != DType::Bool &&
+           !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
+      e = e->inputs[0].node.get();
+    node.boolExponent = e && e->op == Op::Cast && !e->inputs.empty() &&
+                        e->inputs[0].node->dtype == DType::Bool;
     // pow(Tensor, Tensor) and pow(Scalar, Tensor) save their result
     // whether or not the exponent's gradient is computed (PowBackward1/2).
     if (rg(1) || !isNumber(in[1]))

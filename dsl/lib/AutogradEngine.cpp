@@ -176,20 +176,13 @@ struct Graph {
   /// tensors were not freed by an earlier backward, nor modified since.
   void check(const NodePtr &n) {
     // PyTorch's pow backward computes `exponent - 1`, which it refuses for
-    // a bool exponent tensor (a cast by promotion here).
+    // a bool exponent tensor (a cast by promotion here; boolExponent).
     if (std::string_view(n->name) == "pow" && n->gradInputs.size() == 2 &&
-        !n->gradInputs[0].noGrad) {
-      const Node *e = n->gradInputs[1].node.get();
-      while (e->op == Op::Cast && !e->inputs.empty() &&
-             e->inputs[0].node->dtype != DType::Bool)
-        e = e->inputs[0].node.get();
-      if (e->op == Op::Cast && !e->inputs.empty() &&
-          e->inputs[0].node->dtype == DType::Bool)
-        fail("Subtraction, the `-` operator, with a bool tensor is not "
-             "supported. If you are trying to invert a mask, use the `~` or "
-             "`logical_not()` operator instead.",
-             "convert the exponent to a floating dtype before pow", loc);
-    }
+        !n->gradInputs[0].noGrad && n->boolExponent)
+      fail("Subtraction, the `-` operator, with a bool tensor is not "
+           "supported. If you are trying to invert a mask, use the `~` or "
+           "`logical_not()` operator instead.",
+           "convert the exponent to a floating dtype before pow", loc);
     // CopySlices of a write through a view with an element at two positions
     // (fill_ and zero_ take one): PyTorch's backward refuses it.
     if (n->op == Op::Write && n->viewWrite && n->overlapWrite)

@@ -122,6 +122,10 @@ struct Node : std::enable_shared_from_this<Node> {
   /// A cast the user asked for (to(dtype): ToCopyBackward0), not one that
   /// promotion inserted (no node of PyTorch's graph).
   bool userCast = false;
+  /// pow whose exponent was a bool tensor cast by promotion (PyTorch's
+  /// backward refuses `exponent - 1` on it): found when recorded, as the
+  /// cast's inputs go once it is evaluated.
+  bool boolExponent = false;
   /// The grad_fn name of a composite the DSL built of other ops (clamp is
   /// where(x < lo, lo, x): ClampBackward1, not WhereBackward0).
   const char *compositeName = nullptr;

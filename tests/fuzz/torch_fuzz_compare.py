@@ -210,6 +210,11 @@ def compare(lines, tout, sout, shadow):
                 kind = "flip-view"  # PyTorch views its flip copy
             elif ins and ins[0] < len(meta.flip_ng) and meta.flip_ng[ins[0]]:
                 kind = "flip-view"  # a no-grad flip: a copy in PyTorch
+            elif op_of(lines, k) == "backward" and ins and \
+                    ins[0] < len(meta.flip) and meta.flip[ins[0]] and \
+                    "does not require grad" in se[1]:
+                kind = "flip-view"  # a flip of a no-grad view: PyTorch's
+                # copy reads it as a leaf of its own
             elif se[1].startswith("strata cannot differentiate with respect "
                                   "to a tensor whose elements overlap"):
                 kind = "overlap-target"  # open: errors.md A17
