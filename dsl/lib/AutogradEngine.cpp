@@ -470,9 +470,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     Operand edge = operandOf(o);
     edge.noGrad = false; // (backward in no-grad mode differentiates too)
     // (A view keeps the grad_fn it was given when its base stops requiring
-    // grad: PyTorch runs it, accumulating nothing.)
+    // grad, or when a view below it has none (made in no-grad mode):
+    // PyTorch runs it, accumulating nothing.)
     if ((!edge.leaf.lock() && !edge.node->requiresGrad && !edge.view) ||
-        gradGoesNowhere(o, edge.view.get()))
+        (!edge.view && gradGoesNowhere(o, nullptr)))
       fail("element " + std::to_string(i) +
                " of tensors does not require grad and does not have a "
                "grad_fn",
