@@ -167,6 +167,13 @@ struct Graph {
              "`logical_not()` operator instead.",
              "convert the exponent to a floating dtype before pow", loc);
     }
+    // PyTorch 1.13 records floor_divide's result as requiring grad but has
+    // no derivative for it.
+    if (std::string_view(n->name) == "floor_divide")
+      fail("derivative for aten::floor_divide is not implemented",
+           "floor_divide is piecewise constant: detach() its operands, or "
+           "compute it under a NoGradGuard",
+           loc);
     // (CopySlices releases the op it wraps: a second pass always fails.)
     if (n->gradFreed &&
         (!n->saved.empty() ||

@@ -48,10 +48,10 @@ std::string cuda::toMemory(mlir::Type t, const std::string &expr) {
 /// The math dialect ops whose CUDA function is the libm name (+ "f").
 static bool isLibmFunction(llvm::StringRef name) {
   static const llvm::StringRef names[] = {
-      "math.exp",   "math.exp2",  "math.expm1", "math.log",  "math.log2",
-      "math.log10", "math.log1p", "math.sqrt",  "math.sin",  "math.cos",
-      "math.tan",   "math.atan",  "math.atan2", "math.tanh", "math.erf",
-      "math.floor", "math.ceil",  "math.trunc"};
+      "math.exp",   "math.exp2",  "math.expm1", "math.log",     "math.log2",
+      "math.log10", "math.log1p", "math.sqrt",  "math.sin",     "math.cos",
+      "math.tan",   "math.atan",  "math.atan2", "math.tanh",    "math.erf",
+      "math.floor", "math.ceil",  "math.trunc", "math.copysign"};
   return llvm::is_contained(names, name);
 }
 
@@ -358,6 +358,12 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
                           : "(" + t + ")" + in(0);
     } else if (name == "arith.xori") {
       e = in(0) + " ^ " + in(1);
+    } else if (name == "arith.remf") {
+      e = "fmod" + f + "(" + in(0) + ", " + in(1) + ")";
+    } else if (name == "arith.remsi") { // divisor never 0 or -1 (safeDivisor)
+      e = in(0) + " % " + in(1);
+    } else if (name == "arith.divsi") {
+      e = in(0) + " / " + in(1);
     } else if (name == "math.rsqrt") {
       e = "(" + t + ")1 / sqrt" + f + "(" + in(0) + ")";
     } else if (name == "math.roundeven") { // half to even, as rint
