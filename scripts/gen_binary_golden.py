@@ -210,6 +210,12 @@ def isclose_ops(out):
     line(out, "isclose.int64.rtol", torch.isclose(ai, bi, rtol=0.5))
     line(out, "isclose.int32.atol",
          torch.isclose(ai.int(), bi.int(), atol=2.0))
+    line(out, "isclose.int32.wrap",
+         torch.isclose(torch.tensor([0, 5], dtype=torch.int32),
+                       torch.tensor([I32.min, I32.max], dtype=torch.int32)))
+    line(out, "isclose.int32.f32",
+         torch.isclose(torch.tensor([2 ** 24 + 1, 7], dtype=torch.int32),
+                       torch.tensor([2 ** 24, 8], dtype=torch.int32), 0, 0.5))
     big = torch.tensor([I64.max, I64.min, 2 ** 62 + 1])
     line(out, "isclose.int64.extreme",
          torch.isclose(big, torch.tensor([I64.max - 1, I64.min, 2 ** 62])))

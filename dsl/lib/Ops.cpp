@@ -958,8 +958,8 @@ Tensor strata::lerp(const Tensor &start, const Tensor &end,
 }
 
 /// PyTorch 1.13's isclose, op for op (TensorCompare.cpp): equal, or NaNs
-/// with equal_nan, or a finite |a - b| <= atol + |rtol * b| (integers
-/// subtract in their dtype; the tolerance is a float).
+/// with equal_nan, or a finite |a - b| <= atol + |rtol * b| (integers and
+/// bool converted to f32 first).
 Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
                        bool equal_nan, SourceLoc loc) const {
   const TensorImpl &a = implOf(*this, loc), &b = implOf(o, loc);
@@ -979,8 +979,10 @@ Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
     close = close.bitwise_or(isnan(loc).bitwise_and(o.isnan(loc), loc), loc);
   if (rtol == 0 && atol == 0)
     return close;
-  Tensor x = a.dtype == DType::Bool ? to(DType::F32, loc) : *this;
-  Tensor y = b.dtype == DType::Bool ? o.to(DType::F32, loc) : o;
+  // Integers and bool: both in the default float dtype, so |a - b| is
+  // computed in f32 (no wrap-around; 2^24 + 1 is close to 2^24).
+  Tensor x = isFloatingPoint(a.dtype) ? *this : to(DType::F32, loc);
+  Tensor y = isFloatingPoint(b.dtype) ? o : o.to(DType::F32, loc);
   Tensor scaled =
       binary("mul", Kind::Arith, Arg{nullptr, Scalar(rtol)}, Arg{&y, {}}, loc)
           .abs(loc);

@@ -505,6 +505,12 @@ TEST(BinaryOps, IscloseAllcloseAgainstPyTorch) {
   expectClose(ai.isclose(bi, 0.5), "isclose.int64.rtol");
   expectClose(ai.to(DType::I32).isclose(bi.to(DType::I32), 1e-05, 2.0),
               "isclose.int32.atol");
+  expectClose(makeInts({0, 5}, DType::I32, {2})
+                  .isclose(makeInts({INT32_MIN, INT32_MAX}, DType::I32, {2})),
+              "isclose.int32.wrap"); // |0 - INT32_MIN| in f32, no wrap
+  expectClose(makeInts({(1 << 24) + 1, 7}, DType::I32, {2})
+                  .isclose(makeInts({1 << 24, 8}, DType::I32, {2}), 0, 0.5),
+              "isclose.int32.f32"); // 2^24 + 1 rounds to 2^24 in f32
   expectClose(makeInts({INT64_MAX, INT64_MIN, (1LL << 62) + 1}, DType::I64, {3})
                   .isclose(makeInts({INT64_MAX - 1, INT64_MIN, 1LL << 62},
                                     DType::I64, {3})),

@@ -64,7 +64,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...). A grad_fn name
 #     difference there is class `grad-fn-composite`, not failing, and
 #     matmul results' _version (its decomposition writes in place) is not
-#     compared; neither is that of flip-derived values (a copy in PyTorch).
+#     compared; neither is that of flip-derived values (a copy in PyTorch)
+#     nor isclose's (its decomposition ORs into its result in place).
 #  9. After a backward (or grad) that raises in both, .grad is not
 #     compared: PyTorch's engine has accumulated into the leaves it reached
 #     before the failing node (e.g. a second backward through freed saved
@@ -82,6 +83,14 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 # 12. An error PyTorch raises as an "INTERNAL ASSERT FAILED" (a PyTorch
 #     bug, e.g. a requires-grad matmul with an empty integer operand) is
 #     class `torch-internal-assert`, not failing.
+# 13. Integer fmod/remainder/floor_divide by a tensor holding 0: PyTorch's
+#     CPU kernels raise ZeroDivisionError (its CUDA kernels return a value),
+#     strata's kernels cannot raise and give 0 (a zero *number* raises in
+#     both); the integer minimum by -1 traps PyTorch's CPU kernels
+#     (SIGFPE) and wraps in strata. isclose(equal_nan=True) of a self that
+#     broadcasts raises in PyTorch (it ORs in place into `self != self`)
+#     and is computed by strata. The generator drops such lines
+#     (torch_fuzz_lang.Diverges), so no program holds one.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
