@@ -250,9 +250,14 @@ class Func:
         elif op == "mean":
             t = torch.mean(data, dim=all_dims, keepdim=keepdim) if all_dims \
                 else torch.mean(data)
+        elif op == "prod":  # torch.prod takes one dim: one at a time
+            t = data
+            for d in sorted(all_dims, reverse=True):
+                t = torch.prod(t, dim=d, keepdim=keepdim)
         else:
             t = getattr(torch, op)(data, dim=all_dims, keepdim=keepdim)
-        dt = "i64" if op == "sum" and x.dt not in ("f32", "f64") else x.dt
+        dt = "i64" if op in ("sum", "prod") and x.dt not in ("f32", "f64") \
+            else x.dt
         attrs = "dims " + ints(dims) + (" keepdim" if keepdim else "")
         return self._fresh(op, [x], attrs, t, dt)
 
@@ -671,7 +676,8 @@ def specials(f, dt):
 
 @test_file("binary.mlir", "atan2, fmod, remainder, floor_divide and lerp "
            "over strided and broadcast f32 inputs, special values in f64, "
-           "integers of both widths (divisors never 0) and -0.0.")
+           "integers of both widths (divisors never 0) and -0.0; prod over "
+           "dims, all, keepdim, integers (to i64) and empty dims.")
 def binary_ops():
     fs, fn = collect()
 
@@ -727,6 +733,23 @@ def binary_ops():
                  f.fill(10.0, [], "f64"))
     f.ret(f.lerp(a, e, f.fill(0.5, [], "f64")),
           f.lerp(a, e, f.fill(1.0, [], "f64")))
+
+    f = fn("prod_f32")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    x = f.binary("mul", f.binary("sub", a, f.fill(11.5, [])),
+                 f.fill(0.125, []))  # -1.4375 .. 1.4375, no zero
+    f.ret(f.reduce("prod", x, [2]), f.reduce("prod", x, [0], keepdim=True),
+          f.reduce("prod", x, [0, 2]), f.reduce("prod", x, []),
+          f.reduce("prod", f.strided_view(s, [3, 4], [1, 3], 0), [1]))
+
+    f = fn("prod_ints_and_empty")
+    s = f.storage_arg(6, "i32")
+    a = f.binary("sub", f.strided_view(s, [2, 3], [3, 1], 0),
+                 f.fill(2, [], "i32"))  # -2 .. 3
+    e = f.strided_view(f.storage_arg(6), [0, 3], [3, 1], 0)
+    f.ret(f.reduce("prod", a, [1]), f.reduce("prod", a, []),
+          f.reduce("prod", e, [0]), f.reduce("prod", e, []))
     return fs
 
 

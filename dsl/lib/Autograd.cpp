@@ -168,6 +168,8 @@ std::string nameOf(const Node &n) {
     return n.dimList ? "SumBackward1" : "SumBackward0";
   if (is(n, "mean"))
     return n.dimList ? "MeanBackward1" : "MeanBackward0";
+  if (is(n, "prod"))
+    return n.dimList ? "ProdBackward1" : "ProdBackward0";
   auto number = [&](size_t i) { return i < in.size() && isNumber(in[i]); };
   if (is(n, "pow")) // pow(Tensor, Scalar), pow(Tensor, Tensor), pow(Scalar, ..)
     return number(1)   ? "PowBackward0"
@@ -388,7 +390,7 @@ void strata::detail::recordGradNode(Node &node) {
     }
   } else if (savesInput(node)) {
     save(0);
-  } else if (is(node, "amax") || is(node, "amin")) {
+  } else if (is(node, "amax") || is(node, "amin") || is(node, "prod")) {
     save(0);
     saveResult();
   } else if (is(node, "where") || (is(node, "mean") && node.dimList)) {

@@ -334,8 +334,8 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
   std::sort(wrapped.begin(), wrapped.end());
   DType out = t.dtype;
   std::string_view n(name);
-  if (n == "sum" && !isFloatingPoint(t.dtype))
-    out = DType::I64;
+  if ((n == "sum" || n == "prod") && !isFloatingPoint(t.dtype))
+    out = DType::I64; // PyTorch: integer and bool sums and products
   if (n == "amax" || n == "amin") {
     // PyTorch: a max/min over nothing has no identity to return.
     if (wrapped.empty() && t.layout.numel() == 0)
@@ -678,6 +678,12 @@ Tensor Tensor::sum(SourceLoc loc) const {
 }
 Tensor Tensor::mean(SourceLoc loc) const {
   return reduce(*this, "mean", {}, false, loc, false);
+}
+Tensor Tensor::prod(SourceLoc loc) const {
+  return reduce(*this, "prod", {}, false, loc, false);
+}
+Tensor Tensor::prod(int64_t dim, bool keepdim, SourceLoc loc) const {
+  return reduce(*this, "prod", {dim}, keepdim, loc);
 }
 STRATA_REDUCE(amax)
 STRATA_REDUCE(amin)

@@ -1,5 +1,4 @@
-//===- BinaryOpsTest.cpp - atan2, fmod, remainder, floor_divide, lerp
-//------===//
+//===- BinaryOpsTest.cpp - binary, ternary ops, prod against PyTorch ------===//
 //
 // Values, dtypes, gradients, grad_fn names and error messages of the binary
 // and ternary ops of issue 20 (and isclose/allclose) against PyTorch 1.13's
@@ -9,7 +8,8 @@
 // NaN/inf/-0.0, integer extremes. Floats within assert_close's default
 // tolerances with the sign of zero checked; integers exactly. Gradients
 // also against finite differences in float64 (gradcheck), and the in-place
-// forms against the out-of-place ones.
+// forms against the out-of-place ones. The prod reduction too (zeros in its
+// gradient).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
@@ -167,7 +167,7 @@ void elements(const Tensor &t, std::vector<double> &f,
 }
 
 /// assert_close with the dtype's default tolerances (NaN equal to NaN),
-/// the sign of a zero checked; integers and bool exact.
+/// the sign of a zero checked (not a gradient's); integers and bool exact.
 void expectClose(const Tensor &t, const std::string &name) {
   const Golden &g = fact(name);
   ASSERT_TRUE(g.error.empty()) << name << ": PyTorch raised " << g.error;
@@ -188,9 +188,10 @@ void expectClose(const Tensor &t, const std::string &name) {
     }
     double want = std::strtod(text.c_str(), nullptr), got = f[k];
     if (std::isnan(want) || std::isinf(want) || want == 0) {
-      bool same = std::isnan(want)
-                      ? std::isnan(got)
-                      : got == want && std::signbit(got) == std::signbit(want);
+      // (A gradient's zero may have either sign, as in assert_close.)
+      bool sign = want != 0 || name.find(".grad") != std::string::npos ||
+                  std::signbit(got) == std::signbit(want);
+      bool same = std::isnan(want) ? std::isnan(got) : got == want && sign;
       EXPECT_TRUE(same) << name << "[" << k << "]: " << got << " vs " << want;
       continue;
     }
@@ -535,6 +536,64 @@ TEST(BinaryOps, IscloseAllcloseAgainstPyTorch) {
   EXPECT_EQ(sp.allclose(sp), boolFact("allclose.nan"));
   EXPECT_EQ(sp.allclose(sp, 1e-5, 1e-8, true), boolFact("allclose.equal_nan"));
   expectError([&] { (void)x.allclose(x.to(DType::F64)); }, "allclose.dtype");
+}
+
+TEST(Prod, ValuesAndDtypesAgainstPyTorch) {
+  for (const char *dt : {"bool", "int32", "int64", "float32", "float64"}) {
+    DType t = dtypeOf(dt);
+    Tensor a = make(kA[kindOf(t)], t, {3, 4});
+    expectClose(a.prod(), std::string("prod.all.") + dt);
+    expectClose(a.prod(1), std::string("prod.dim1.") + dt);
+  }
+  Tensor x = floats34();
+  expectClose(x.prod(0, true), "prod.dim0.keepdim");
+  expectClose(x.prod(-1, true), "prod.neg_dim");
+  expectClose(x.t().prod(1), "prod.t");
+  expectClose(x.slice(1, std::nullopt, std::nullopt, 2).prod(0), "prod.slice");
+  expectClose(make({-2.5}, DType::F32).view({}).prod(), "prod.zerod");
+  expectClose(make({-2.5}, DType::F32).view({}).prod(0), "prod.zerod.dim");
+  expectClose(empty({0, 3}).prod(0), "prod.empty");
+  expectClose(empty({0, 3}).prod(), "prod.empty.all");
+  expectClose(makeInts({1LL << 40, 1LL << 40, 3}, DType::I64, {3}).prod(),
+              "prod.int64.wrap");
+  expectClose(makeInts({1 << 20, 1 << 20, 3}, DType::I32, {3}).prod(),
+              "prod.int32.wrap");
+  expectClose(make(kSpecial, DType::F32, {3, 4}).prod(1), "prod.special");
+}
+
+TEST(Prod, GradientsWithZerosAgainstPyTorch) {
+  const std::vector<double> zeros = {1.5,   -2.0, 0.5, 3.0, 2.0, 0.0,
+                                     -1.25, 4.0,  0.0, 3.5, 0.0, -0.5};
+  std::map<std::string, std::function<Tensor(const Tensor &)>> fns = {
+      {"dim1", [](const Tensor &t) { return t.prod(1); }},
+      {"dim0", [](const Tensor &t) { return t.prod(0, true); }},
+      {"all", [](const Tensor &t) { return t.prod(); }},
+      {"all_one_zero",
+       [](const Tensor &t) { return t.slice(0, 0, 2).slice(1, 0, 3).prod(); }},
+      {"t", [](const Tensor &t) { return t.t().prod(0); }},
+  };
+  for (const auto &[name, fn] : fns) {
+    Tensor Z = make(zeros, DType::F32, {3, 4}).requires_grad_();
+    Tensor r = fn(Z);
+    expectGradFn(r, "prod.grad_fn." + name);
+    Tensor w =
+        arange(1.0, static_cast<double>(r.numel()) + 1, 1.0).view(r.sizes());
+    (r * w).sum().backward();
+    expectClose(Z.grad(), "prod.grad." + name);
+  }
+  Tensor X = floats34().requires_grad_();
+  X.prod(1).sum().backward();
+  expectClose(X.grad(), "prod.grad.nozeros");
+  // float64 finite differences: no zeros, and a row with one zero.
+  for (const std::vector<double> &v :
+       {kA[2], std::vector<double>{1.5, -2.0, 0.5, 3.0, 2.0, 0.0, -1.25, 4.0,
+                                   0.75, 3.5, 1.25, -0.5}}) {
+    Tensor in = make(v, DType::F64, {3, 4});
+    GradcheckResult g = gradcheck(
+        [](const std::vector<Tensor> &t) { return t[0].prod(1); }, {in});
+    EXPECT_TRUE(g.ok) << "prod: analytic " << g.analytic << " numeric "
+                      << g.numeric << " at " << g.index;
+  }
 }
 
 TEST(BinaryOps, ErrorsPointAtTheUsersLine) {

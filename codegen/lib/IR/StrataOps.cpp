@@ -221,7 +221,7 @@ LogicalResult strata::ir::inferReduceType(std::optional<Location> loc,
                                  " to have non-zero size.");
     }
   }
-  if (name == "sum" && !isFloat(element))
+  if ((name == "sum" || name == "prod") && !isFloat(element))
     element = IntegerType::get(type.getContext(), 64);
   inferred.push_back(StridedTensorType::getContiguous(element, *shape));
   return success();

@@ -225,6 +225,36 @@ LogicalResult rule(AminOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return extremeReduce(op, gb, g[0], out);
 }
 
+/// prod_backward, zeros included, without a branch on the values: the
+/// derivative by x_i is the product of the others. With nz zeros in x_i's
+/// group and P the product of its nonzero elements, that is P / x_i when
+/// nz == 0, P at the zero when nz == 1, and 0 otherwise (PyTorch's
+/// result / input and prod_safe_zeros_backward).
+LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value x = op.getInput();
+  auto in = tensorOf(x);
+  Type e = in.getElementType();
+  ArrayRef<int64_t> dims = op.getDims();
+  auto dimsAttr = gb.b.getDenseI64ArrayAttr(dims);
+  Value zero = gb.fill(0.0, e), one = gb.fill(1.0, e);
+  Value isZero = gb.b.create<EqOp>(gb.loc, x, zero);
+  Value nonzero = gb.b.create<WhereOp>(gb.loc, isZero, one, x);
+  auto expand = [&](Value v) {
+    return gb.expandReduced(v, in.getShape(), dims);
+  };
+  Value p = expand(
+      gb.b.create<ProdOp>(gb.loc, nonzero, dimsAttr, gb.b.getUnitAttr()));
+  Value nz = expand(gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e), dimsAttr,
+                                       gb.b.getUnitAttr()));
+  Value atZero =
+      gb.b.create<WhereOp>(gb.loc, gb.b.create<EqOp>(gb.loc, nz, one), p, zero);
+  Value elsewhere = gb.b.create<WhereOp>(
+      gb.loc, gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, x), zero);
+  Value others = gb.b.create<WhereOp>(gb.loc, isZero, atZero, elsewhere);
+  out.push_back({x, gb.mul(expand(g[0]), others)});
+  return success();
+}
+
 //===--- Matmul
 //--------------------------------------------------------------===//
 
@@ -276,6 +306,7 @@ void strata::ir::attachVJPModels(MLIRContext &ctx) {
   MeanOp::attachInterface<Model<MeanOp>>(ctx);
   AmaxOp::attachInterface<Model<AmaxOp>>(ctx);
   AminOp::attachInterface<Model<AminOp>>(ctx);
+  ProdOp::attachInterface<Model<ProdOp>>(ctx);
   MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
   vjp::attachViewModels(ctx);
 }

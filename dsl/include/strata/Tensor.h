@@ -423,6 +423,12 @@ public:
   /// Mean over dims (all when empty; floating point only; MeanBackward1).
   Tensor mean(const Shape &dims, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;
+  /// Product of every element (ProdBackward0); integers and bool give
+  /// i64, as PyTorch.
+  Tensor prod(SourceLoc loc = SourceLoc::current()) const;
+  /// Product over one dim (ProdBackward1).
+  Tensor prod(int64_t dim, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
   /// Maximum over dims.
   Tensor amax(const Shape &dims = {}, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;

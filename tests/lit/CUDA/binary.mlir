@@ -3,7 +3,7 @@
 // compiles and ptxas accepts: atan2/fmod/copysign from CUDA's math library
 // (f32: the `f` names), integer `/` and `%` only by a divisor made nonzero
 // and not -1 (the select before them), lerp's two formulas selected by
-// |weight| < 0.5.
+// |weight| < 0.5; prod's combiner StrataProd (identity 1).
 // RUN: strata-translate --emit-cuda %S/../Reference/binary.mlir | FileCheck %s
 // RUN: strata-translate --emit-ptx %S/../Reference/binary.mlir -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -24,3 +24,6 @@
 // CHECK: // kernel
 // CHECK: = fabsf(
 // CHECK-NEXT: const bool {{v[0-9]+}} = {{v[0-9]+}} < {{v[0-9]+}};
+// CHECK: // kernel
+// CHECK: float acc0 = 1.0f;
+// CHECK: acc0 = StrataProd()(acc0,

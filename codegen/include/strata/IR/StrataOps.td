@@ -624,8 +624,8 @@ class Strata_ReduceOp<string mnemonic, string what>
   let summary = what # " over dimensions (all when none are listed)";
   let description = [{
     Reduces over `dims` (all dimensions when empty); `keepdim` keeps them
-    with size 1. Integer and `i1` inputs of `sum` produce `i64`, as in
-    PyTorch; `mean` needs a floating-point input.
+    with size 1. Integer and `i1` inputs of `sum` and `prod` produce
+    `i64`, as in PyTorch; `mean` needs a floating-point input.
 
     ```mlir
     %s = strata.}] # mnemonic # [{ %a dims [1] keepdim
@@ -658,6 +658,7 @@ def Strata_SumOp : Strata_ReduceOp<"sum", "Sum">;
 def Strata_MeanOp : Strata_ReduceOp<"mean", "Mean">;
 def Strata_AmaxOp : Strata_ReduceOp<"amax", "Maximum">;
 def Strata_AminOp : Strata_ReduceOp<"amin", "Minimum">;
+def Strata_ProdOp : Strata_ReduceOp<"prod", "Product">;
 
 def Strata_MatmulOp : Strata_Op<"matmul", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {

@@ -93,11 +93,13 @@ static std::string intLiteral(int64_t v, unsigned width) {
 std::string cuda::identity(llvm::StringRef combiner, mlir::Type t) {
   bool isMax = combiner == "max";
   if (t.isF32() || t.isF64())
-    return floatLiteral(
-        combiner == "sum" ? 0.0 : (isMax ? -INFINITY : INFINITY), t.isF32());
+    return floatLiteral(combiner == "sum"    ? 0.0
+                        : combiner == "prod" ? 1.0
+                                             : (isMax ? -INFINITY : INFINITY),
+                        t.isF32());
   unsigned w = t.getIntOrFloatBitWidth();
-  if (combiner == "sum")
-    return intLiteral(0, w);
+  if (combiner == "sum" || combiner == "prod")
+    return intLiteral(combiner == "prod", w);
   if (w == 1)
     return isMax ? "false" : "true";
   if (w == 32)
@@ -106,9 +108,10 @@ std::string cuda::identity(llvm::StringRef combiner, mlir::Type t) {
 }
 
 std::string cuda::combinerOp(llvm::StringRef combiner) {
-  return combiner == "sum"   ? "StrataSum"
-         : combiner == "max" ? "StrataMax"
-                             : "StrataMin";
+  return combiner == "sum"    ? "StrataSum"
+         : combiner == "prod" ? "StrataProd"
+         : combiner == "max"  ? "StrataMax"
+                              : "StrataMin";
 }
 
 std::string cuda::combine(llvm::StringRef combiner, const std::string &a,
@@ -141,6 +144,18 @@ __device__ __forceinline__ double strata_min(double x, double y) {
 struct StrataSum {
   template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
   __device__ bool operator()(bool a, bool b) const { return a != b; }
+};
+// (Integer products wrap, as the CPU kernels'.)
+struct StrataProd {
+  __device__ float operator()(float a, float b) const { return a * b; }
+  __device__ double operator()(double a, double b) const { return a * b; }
+  __device__ int operator()(int a, int b) const {
+    return (int)((unsigned)a * (unsigned)b);
+  }
+  __device__ long long operator()(long long a, long long b) const {
+    return (long long)((unsigned long long)a * (unsigned long long)b);
+  }
+  __device__ bool operator()(bool a, bool b) const { return a && b; }
 };
 struct StrataMax {
   template <typename T> __device__ T operator()(T a, T b) const {
