@@ -554,6 +554,14 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
     return T(0).to(toDType(arg(1)));
 
   // Reductions: "sum %a" reduces everything; "sum %a [dims] keepdim".
+  if (op == "prod") { // "prod %a" or "prod %a [dim] keepdim"
+    if (w.size() <= 4)
+      return T(0).prod();
+    Shape dims = L(1);
+    if (dims.size() != 1)
+      throw ParseError("prod takes one dim");
+    return T(0).prod(dims[0], I(2) != 0);
+  }
   if (op == "sum" || op == "mean" || op == "amax" || op == "amin") {
     Shape dims = w.size() > 4 ? L(1) : Shape{};
     bool keep = w.size() > 5 && I(2) != 0;

@@ -260,11 +260,14 @@ class Generator:
                         f"{fmt_scalar(step)}")
 
     def reduce(self):
-        op = self.r.choice(["sum", "sum", "mean", "amax", "amin"])
+        op = self.r.choice(["sum", "sum", "mean", "amax", "amin", "prod"])
         j = self.pick()
         rank = self.t(j).dim()
         if self.r.random() < 0.25:
             return self.new(f"{op} %{j}")
+        if op == "prod":  # one dim (PyTorch's prod has no dim list)
+            d = self.r.randint(-max(rank, 1), max(rank, 1) - 1)
+            return self.new(f"prod %{j} [{d}] {self.r.randint(0, 1)}")
         dims = [d for d in range(max(rank, 1)) if self.r.random() < 0.5]
         dims = [d - rank if self.r.random() < 0.3 else d for d in dims]
         if self.r.random() < 0.05 and dims:

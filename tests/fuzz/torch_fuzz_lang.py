@@ -10,7 +10,8 @@ statements below (backward, requires_grad_, ...) none:
   %i = add|sub|mul|div <a> <b>       a or b may be a scalar
   %i = pow|eq|ne|lt|le|gt|ge <t> <t|scalar>, maximum|minimum|matmul <t> <t>
   %i = where <c> <a> <b>, neg|abs|exp|log|sqrt|relu|sigmoid|tanh <t>
-  %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>]
+  %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>],
+       prod <t> [[dim] <keepdim 0|1>]     (PyTorch's prod takes one dim)
   %i = view|reshape|permute|expand|flip <t> [list], t <t>,
        transpose <t> d0 d1, narrow <t> d start len, select <t> d i,
        index <t> i, slice <t> d start|none end|none step, expand_as <t> <u>,
@@ -91,7 +92,7 @@ ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
 # them by a whole unit): decided by rounded floats, as DISCRETE.
 STEPS = {u + s for u in ("floor", "ceil", "round", "trunc", "sign") + DIVISION
          for s in ("", "_")}
-REDUCING = {"sum", "mean", "matmul"}
+REDUCING = {"sum", "mean", "matmul", "prod"}
 DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge", "isclose", "allclose"}
 
 
@@ -271,10 +272,12 @@ class TorchEnv:
             r = getattr(V(a[0]), op)()
         elif op == "to":
             r = V(a[0]).to(self.dt(a[1]))
-        elif op in ("sum", "mean", "amax", "amin"):
+        elif op in ("sum", "mean", "amax", "amin", "prod"):
             x = V(a[0])
             if len(a) == 1:
                 r = getattr(x, op)()
+            elif op == "prod":
+                r = x.prod(*parse_list(a[1]), keepdim=a[2] == "1")
             else:
                 r = getattr(x, op)(parse_list(a[1]), keepdim=a[2] == "1")
         elif op in ("view", "reshape", "permute", "expand", "flip"):
@@ -560,6 +563,8 @@ def _exact_reduction(env, line):
             ref = torch.matmul(x, ins[1])
         elif len(w) == 4:
             ref = getattr(x, w[2])()
+        elif w[2] == "prod":
+            ref = x.prod(*parse_list(w[4]), keepdim=w[5] == "1")
         else:
             ref = getattr(x, w[2])(parse_list(w[4]), keepdim=w[5] == "1")
     except RuntimeError:
@@ -583,6 +588,8 @@ def _reduction_scale(env, line):
     n = max(ins[0].numel() // max(out.numel(), 1), 1)
     if w[2] == "matmul":
         return big(ins[0]) * big(ins[1]) * max(ins[0].shape[-1] if ins[0].dim() else 1, 1)
+    if w[2] == "prod":  # rounding relative to the product itself
+        return big(out.detach().double())
     return big(ins[0]) * (1 if w[2] == "mean" else n)
 
 
