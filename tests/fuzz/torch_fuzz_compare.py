@@ -61,7 +61,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     is_leaf (PyTorch's results of one grad() may view one tensor).
 #  8. matmul, and reshape/flatten that copy, are composite in PyTorch: the
 #     grad_fn of their result is that of the last op of the decomposition
-#     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...). A grad_fn name
+#     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...), also seen
+#     through a reshape/flatten/contiguous that returns the matmul result
+#     itself (flatten(0, 0)). A grad_fn name
 #     difference there is class `grad-fn-composite`, not failing, and
 #     matmul results' _version (its decomposition writes in place) is not
 #     compared; neither is that of flip-derived values (a copy in PyTorch)
@@ -256,6 +258,12 @@ def compare(lines, tout, sout, shadow):
                 kind = "grad-fn-regenerated"  # intentional difference 7
             elif op == "matmul" or (op in ("reshape", "flatten") and
                                     meta.group[i] == i):
+                kind = "grad-fn-composite"  # intentional difference 8
+            elif op in ("reshape", "flatten", "contiguous") and \
+                    refs(lines[ln]) and \
+                    op_of(lines, vline[refs(lines[ln])[0]]) == "matmul" and \
+                    tout["tensors"][i] is tout["tensors"][refs(lines[ln])[0]]:
+                # PyTorch returned the matmul result itself (flatten(0, 0)).
                 kind = "grad-fn-composite"  # intentional difference 8
             elif op in ("contiguous", "reshape", "flatten") and \
                     refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:
