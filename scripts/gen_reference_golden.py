@@ -219,7 +219,9 @@ class Func:
               "lt": torch.lt, "le": torch.le, "gt": torch.gt,
               "ge": torch.ge, "bitwise_and": torch.bitwise_and,
               "bitwise_or": torch.bitwise_or,
-              "bitwise_xor": torch.bitwise_xor}[op]
+              "bitwise_xor": torch.bitwise_xor, "atan2": torch.atan2,
+              "fmod": torch.fmod, "remainder": torch.remainder,
+              "floor_divide": torch.floor_divide}[op]
         wide = a.dt in ("f32", "f64")
         t = fn(a.data.double(), b.data.double()) if wide else fn(a.data,
                                                                  b.data)
@@ -229,6 +231,10 @@ class Func:
     def where(self, c, a, b):
         return self._fresh("where", [c, a, b], "",
                            torch.where(c.data, a.data, b.data), a.dt)
+
+    def lerp(self, a, b, w):
+        wide = [v.data.double() for v in (a, b, w)]
+        return self._fresh("lerp", [a, b, w], "", torch.lerp(*wide), a.dt)
 
     def cast(self, x, dt):
         return self._fresh("cast", [x], "", x.data.to(DTYPES[dt]), dt)
@@ -244,9 +250,14 @@ class Func:
         elif op == "mean":
             t = torch.mean(data, dim=all_dims, keepdim=keepdim) if all_dims \
                 else torch.mean(data)
+        elif op == "prod":  # torch.prod takes one dim: one at a time
+            t = data
+            for d in sorted(all_dims, reverse=True):
+                t = torch.prod(t, dim=d, keepdim=keepdim)
         else:
             t = getattr(torch, op)(data, dim=all_dims, keepdim=keepdim)
-        dt = "i64" if op == "sum" and x.dt not in ("f32", "f64") else x.dt
+        dt = "i64" if op in ("sum", "prod") and x.dt not in ("f32", "f64") \
+            else x.dt
         attrs = "dims " + ints(dims) + (" keepdim" if keepdim else "")
         return self._fresh(op, [x], attrs, t, dt)
 
@@ -639,6 +650,106 @@ def unary_ops():
           *[f.binary(op, m, m2) for op in ("bitwise_and", "bitwise_or",
                                             "bitwise_xor")],
           f.unary("bitwise_not", m2), f.unary("sign", m2))
+    return fs
+
+
+# --- atan2, the division family and lerp (issue 20) ---------------------------
+
+DIVISION = ("fmod", "remainder", "floor_divide")
+
+
+def specials(f, dt):
+    """0, inf, -inf, nan, 30, -30 (in dt) from an arange storage of 6."""
+    a = f.strided_view(f.storage_arg(6, dt), [6], [1], 0)
+    z = f.binary("sub", a, a)
+    inf = f.binary("div", f.binary("add", z, f.fill(1.0, [], dt)), z)
+    x = f.where(f.binary("eq", a, f.fill(1.0, [], dt)), inf, z)
+    x = f.where(f.binary("eq", a, f.fill(2.0, [], dt)), f.unary("neg", inf),
+                x)
+    x = f.where(f.binary("eq", a, f.fill(3.0, [], dt)),
+                f.binary("sub", inf, inf), x)
+    x = f.where(f.binary("eq", a, f.fill(4.0, [], dt)), f.fill(30.0, [], dt),
+                x)
+    return f.where(f.binary("eq", a, f.fill(5.0, [], dt)),
+                   f.fill(-30.0, [], dt), x)
+
+
+@test_file("binary.mlir", "atan2, fmod, remainder, floor_divide and lerp "
+           "over strided and broadcast f32 inputs, special values in f64, "
+           "integers of both widths (divisors never 0) and -0.0; prod over "
+           "dims, all, keepdim, integers (to i64) and empty dims.")
+def binary_ops():
+    fs, fn = collect()
+
+    f = fn("division_family_f32")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [3, 4], [8, 2], 0)  # every other element
+    a = f.binary("sub", a, f.fill(11.5, []))  # -11.5 .. 10.5
+    b = f.binary("mul", f.binary("sub", f.strided_view(s, [4], [2], 1),
+                                 f.fill(3.5, [])), f.fill(1.25, []))
+    f.ret(*[f.binary(op, a, b) for op in ("atan2",) + DIVISION])
+
+    f = fn("special_values_f64")
+    x = specials(f, "f64")
+    col = f.view("view", x, "as [6, 1]", lambda t: t.view(6, 1))
+    f.ret(*[f.binary(op, col, x) for op in ("atan2",) + DIVISION])
+
+    f = fn("signed_zeros_f32")
+    s = f.storage_arg(4)
+    a = f.strided_view(s, [4], [1], 0)
+    z = f.binary("mul", f.binary("sub", a, a), f.fill(-1.0, []))  # -0.0
+    d = f.binary("sub", a, f.fill(1.5, []))  # -1.5 -0.5 0.5 1.5
+    f.ret(*[f.binary(op, z, d) for op in DIVISION],
+          f.binary("atan2", z, d), f.binary("atan2", z, z))
+
+    for dt in ("i32", "i64"):
+        f = fn("division_family_" + dt)
+        s = f.storage_arg(8, dt)
+        a = f.binary("sub", f.strided_view(s, [2, 4], [4, 1], 0),
+                     f.fill(4, [], dt))  # -4 .. 3
+        # 2 * s - 7: odd, never 0 (PyTorch raises for a zero divisor).
+        b = f.binary("sub", f.binary("mul", f.strided_view(s, [4], [-2], 7),
+                                     f.fill(2, [], dt)), f.fill(7, [], dt))
+        # s + 1: 5 .. 8 here; 0 and -1 among --inputs=random's (-5 .. 5),
+        # where the kernels must not trap (JIT/binary.mlir).
+        c = f.binary("add", f.strided_view(s, [4], [1], 4), f.fill(1, [], dt))
+        f.ret(*[f.binary(op, a, b) for op in DIVISION],
+              *[f.binary(op, b, f.fill(-3, [], dt)) for op in DIVISION],
+              *[f.binary(op, a, c) for op in DIVISION])
+
+    f = fn("lerp_f32")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    e = f.binary("mul", f.strided_view(s, [4], [-1], 11), f.fill(-2.0, []))
+    w = f.binary("sub", f.binary("mul", f.strided_view(s, [3, 1], [1, 1], 0),
+                                 f.fill(0.5, [])), f.fill(0.25, []))
+    f.ret(f.lerp(a, e, f.fill(0.3, [])), f.lerp(a, e, f.fill(0.75, [])),
+          f.lerp(a, e, w), f.lerp(e, a, f.fill(-0.5, [])))
+
+    f = fn("lerp_f64_broadcast")
+    s = f.storage_arg(3, "f64")
+    a = f.strided_view(s, [2, 3], [0, 1], 0)
+    e = f.binary("add", f.strided_view(s, [2, 1], [1, 1], 0),
+                 f.fill(10.0, [], "f64"))
+    f.ret(f.lerp(a, e, f.fill(0.5, [], "f64")),
+          f.lerp(a, e, f.fill(1.0, [], "f64")))
+
+    f = fn("prod_f32")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    x = f.binary("mul", f.binary("sub", a, f.fill(11.5, [])),
+                 f.fill(0.125, []))  # -1.4375 .. 1.4375, no zero
+    f.ret(f.reduce("prod", x, [2]), f.reduce("prod", x, [0], keepdim=True),
+          f.reduce("prod", x, [0, 2]), f.reduce("prod", x, []),
+          f.reduce("prod", f.strided_view(s, [3, 4], [1, 3], 0), [1]))
+
+    f = fn("prod_ints_and_empty")
+    s = f.storage_arg(6, "i32")
+    a = f.binary("sub", f.strided_view(s, [2, 3], [3, 1], 0),
+                 f.fill(2, [], "i32"))  # -2 .. 3
+    e = f.strided_view(f.storage_arg(6), [0, 3], [3, 1], 0)
+    f.ret(f.reduce("prod", a, [1]), f.reduce("prod", a, []),
+          f.reduce("prod", e, [0]), f.reduce("prod", e, []))
     return fs
 
 

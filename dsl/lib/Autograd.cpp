@@ -126,6 +126,8 @@ std::string nameOf(const Node &n) {
       {"where", "WhereBackward0"},
       {"maximum", "MaximumBackward0"},
       {"minimum", "MinimumBackward0"},
+      {"atan2", "Atan2Backward0"},
+      {"floor_divide", "NotImplemented"},
       {"cast", "ToCopyBackward0"},
       {"copy", "CloneBackward0"},
       {"contiguous", "CloneBackward0"},
@@ -174,6 +176,8 @@ std::string nameOf(const Node &n) {
     return n.dimList ? "SumBackward1" : "SumBackward0";
   if (is(n, "mean"))
     return n.dimList ? "MeanBackward1" : "MeanBackward0";
+  if (is(n, "prod"))
+    return n.dimList ? "ProdBackward1" : "ProdBackward0";
   auto number = [&](size_t i) { return i < in.size() && isNumber(in[i]); };
   if (is(n, "pow")) // pow(Tensor, Scalar), pow(Tensor, Tensor), pow(Scalar, ..)
     return number(1)   ? "PowBackward0"
@@ -181,6 +185,12 @@ std::string nameOf(const Node &n) {
                        : "PowBackward1";
   if (is(n, "sub") && number(0))
     return "RsubBackward1"; // number - t is rsub(t, number)
+  if (is(n, "fmod"))        // fmod(Tensor, Scalar), fmod(Tensor, Tensor)
+    return number(1) ? "FmodBackward0" : "FmodBackward1";
+  if (is(n, "remainder"))
+    return number(1) ? "RemainderBackward0" : "RemainderBackward1";
+  if (is(n, "lerp")) // lerp(.., Scalar weight), lerp(.., Tensor weight)
+    return number(2) ? "LerpBackward0" : "LerpBackward1";
   if (is(n, "matmul") && in.size() == 2) {
     size_t a = in[0].layout.sizes.size(), b = in[1].layout.sizes.size();
     if (a == 1 && b == 1)
@@ -389,12 +399,23 @@ void strata::detail::recordGradNode(Node &node) {
     // whether or not the exponent's gradient is computed (PowBackward1/2).
     if (rg(1) || !isNumber(in[1]))
       saveResult();
-  } else if (is(node, "maximum") || is(node, "minimum")) {
+  } else if (is(node, "maximum") || is(node, "minimum") || is(node, "atan2")) {
     save(0);
     save(1);
+  } else if (is(node, "fmod") || is(node, "remainder")) {
+    if (rg(1)) { // other: -grad * self.div(other, rounding_mode)
+      save(0);
+      save(1);
+    }
+  } else if (is(node, "lerp")) {
+    if (!isNumber(in[2])) { // lerp.Tensor saves self, end and weight
+      save(0);
+      save(1);
+      save(2);
+    }
   } else if (savesInput(node)) {
     save(0);
-  } else if (is(node, "amax") || is(node, "amin")) {
+  } else if (is(node, "amax") || is(node, "amin") || is(node, "prod")) {
     save(0);
     saveResult();
   } else if (is(node, "where") || (is(node, "mean") && node.dimList)) {
@@ -622,6 +643,8 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
     // no edge of its node: where's condition, pow's and rsub's number.
     if ((is(n, "where") && i == 0) ||
         (is(n, "pow") && i == 1 && isNumber(in[i])) ||
+        ((is(n, "fmod") || is(n, "remainder")) && i == 1 && isNumber(in[i])) ||
+        (is(n, "lerp") && i == 2 && isNumber(in[i])) ||
         (is(n, "sub") && i == 0 && isNumber(in[i])))
       continue;
     out.push_back(fnOfEdge(in[i]));

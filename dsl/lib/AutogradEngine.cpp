@@ -192,6 +192,13 @@ struct Graph {
            "write through a view whose elements are distinct (clone() the "
            "expanded view first)",
            loc);
+    // PyTorch 1.13 records floor_divide's result as requiring grad but has
+    // no derivative for it.
+    if (std::string_view(n->name) == "floor_divide")
+      fail("derivative for aten::floor_divide is not implemented",
+           "floor_divide is piecewise constant: detach() its operands, or "
+           "compute it under a NoGradGuard",
+           loc);
     // (CopySlices releases the op it wraps: a second pass always fails.)
     if (n->gradFreed &&
         (!n->saved.empty() ||

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 
 using namespace strata;
 using namespace strata::detail;
@@ -120,7 +121,14 @@ Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc) {
   return scalarTensor(*a.scalar, dtype, loc);
 }
 
-enum class Kind { Arith, Div, Compare, MinMax, Pow, Bitwise };
+/// Mod: fmod, remainder, floor_divide (not bool; an integer division by a
+/// zero number raises). Float: atan2 (integers promote to f32, as Div).
+enum class Kind { Arith, Div, Compare, MinMax, Pow, Bitwise, Mod, Float };
+
+/// PyTorch's CPU kernel of division-family op `name`, for its messages.
+std::string modKernel(std::string_view name) {
+  return name == "floor_divide" ? "div_floor_cpu" : std::string(name) + "_cpu";
+}
 
 Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
               const SourceLoc &loc) {
@@ -172,8 +180,21 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
          "bitwise ops take integer or bool tensors; use logical_and/or/xor "
          "for the truth values of floats",
          loc);
-  if (kind == Kind::Div && !isFloatingPoint(common))
-    common = DType::F32; // true division
+  if (kind == Kind::Mod && common == DType::Bool)
+    fail("\"" + modKernel(name) + "\" not implemented for 'Bool'",
+         "convert the operands to an integer or float type first", loc);
+  // PyTorch checks each integer divisor (TORCH_CHECK(b != 0)); strata knows
+  // a number's value when recording, a tensor's only in the kernel, which
+  // gives 0 there (docs/errors.md).
+  if (kind == Kind::Mod && !isFloatingPoint(common) && b.scalar &&
+      b.scalar->toLong() == 0)
+    fail("ZeroDivisionError",
+         "integer " + std::string(name) +
+             " by zero is undefined; divide by a nonzero number, or convert "
+             "to a float type (x / 0 gives inf or nan there)",
+         loc);
+  if ((kind == Kind::Div || kind == Kind::Float) && !isFloatingPoint(common))
+    common = DType::F32; // true division, atan2
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   DType out = kind == Kind::Compare ? DType::Bool : common;
   return record(Op::Binary, name, out, std::move(shape), {&x, &y}, loc);
@@ -316,8 +337,8 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
   std::sort(wrapped.begin(), wrapped.end());
   DType out = t.dtype;
   std::string_view n(name);
-  if (n == "sum" && !isFloatingPoint(t.dtype))
-    out = DType::I64;
+  if ((n == "sum" || n == "prod") && !isFloatingPoint(t.dtype))
+    out = DType::I64; // PyTorch: integer and bool sums and products
   if (n == "amax" || n == "amin") {
     // PyTorch: a max/min over nothing has no identity to return.
     if (wrapped.empty() && t.layout.numel() == 0)
@@ -728,6 +749,12 @@ Tensor Tensor::sum(SourceLoc loc) const {
 Tensor Tensor::mean(SourceLoc loc) const {
   return reduce(*this, "mean", {}, false, loc, false);
 }
+Tensor Tensor::prod(SourceLoc loc) const {
+  return reduce(*this, "prod", {}, false, loc, false);
+}
+Tensor Tensor::prod(int64_t dim, bool keepdim, SourceLoc loc) const {
+  return reduce(*this, "prod", {dim}, keepdim, loc);
+}
 STRATA_REDUCE(amax)
 STRATA_REDUCE(amin)
 #undef STRATA_REDUCE
@@ -909,6 +936,154 @@ Tensor strata::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
   return a.matmul(b, loc);
 }
 
+//===--- atan2, the division family, lerp, isclose (issue 20) -------------===//
+
+Tensor Tensor::atan2(const Tensor &o, SourceLoc loc) const {
+  implOf(*this, loc);
+  return binary("atan2", Kind::Float, Arg{this, {}}, Arg{&o, {}}, loc);
+}
+
+#define STRATA_MOD(method)                                                     \
+  Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
+    implOf(*this, loc);                                                        \
+    return binary(#method, Kind::Mod, Arg{this, {}}, Arg{&o, {}}, loc);        \
+  }                                                                            \
+  Tensor Tensor::method(Scalar s, SourceLoc loc) const {                       \
+    implOf(*this, loc);                                                        \
+    return binary(#method, Kind::Mod, Arg{this, {}}, Arg{nullptr, s}, loc);    \
+  }                                                                            \
+  Tensor strata::method(const Tensor &a, const Tensor &b, SourceLoc loc) {     \
+    return a.method(b, loc);                                                   \
+  }                                                                            \
+  Tensor strata::method(const Tensor &a, Scalar b, SourceLoc loc) {            \
+    return a.method(b, loc);                                                   \
+  }
+STRATA_MOD(fmod)
+STRATA_MOD(remainder)
+STRATA_MOD(floor_divide)
+#undef STRATA_MOD
+
+Tensor strata::atan2(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  return a.atan2(b, loc);
+}
+Tensor strata::remainder(Scalar a, const Tensor &b, SourceLoc loc) {
+  implOf(b, loc);
+  return binary("remainder", Kind::Mod, Arg{nullptr, a}, Arg{&b, {}}, loc);
+}
+
+namespace {
+/// PyTorch's name of a dtype in lerp's messages (caffe2's TypeMeta names).
+const char *metaName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "float";
+  case DType::F64:
+    return "double";
+  case DType::I32:
+    return "int";
+  case DType::I64:
+    return "long int";
+  case DType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+/// lerp.Scalar (`weight` null) and lerp.Tensor: PyTorch's checks in its
+/// order (one dtype for all three, then a float kernel).
+Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
+                const Scalar &number, const SourceLoc &loc) {
+  const TensorImpl &s = implOf(start, loc), &e = implOf(end, loc);
+  auto sameDtype = [&](const TensorImpl &t, const char *what) {
+    if (t.dtype != s.dtype)
+      fail(std::string("expected dtype ") + metaName(s.dtype) + " for `" +
+               what + "` but got dtype " + metaName(t.dtype),
+           "convert it with .to(start.dtype())", loc);
+  };
+  sameDtype(e, "end");
+  if (weight)
+    sameDtype(implOf(*weight, loc), "weight");
+  if (!isFloatingPoint(s.dtype))
+    notImplementedFor(weight ? "lerp_kernel_tensor" : "lerp_kernel_scalar",
+                      s.dtype, "convert the tensors to a float type first",
+                      loc);
+  Shape shape = check(
+      layout::broadcastShapes(s.layout.sizes, e.layout.sizes, "lerp"), loc);
+  Tensor w = weight ? *weight : scalarTensor(number, s.dtype, loc);
+  shape = check(layout::broadcastShapes(shape, w.impl()->layout.sizes, "lerp"),
+                loc);
+  return record(Op::Where, "lerp", s.dtype, std::move(shape),
+                {&start, &end, &w}, loc);
+}
+} // namespace
+
+Tensor Tensor::lerp(const Tensor &end, Scalar weight, SourceLoc loc) const {
+  return lerpImpl(*this, end, nullptr, weight, loc);
+}
+Tensor Tensor::lerp(const Tensor &end, const Tensor &weight,
+                    SourceLoc loc) const {
+  return lerpImpl(*this, end, &weight, 0, loc);
+}
+Tensor strata::lerp(const Tensor &start, const Tensor &end, Scalar weight,
+                    SourceLoc loc) {
+  return start.lerp(end, weight, loc);
+}
+Tensor strata::lerp(const Tensor &start, const Tensor &end,
+                    const Tensor &weight, SourceLoc loc) {
+  return start.lerp(end, weight, loc);
+}
+
+/// PyTorch 1.13's isclose, op for op (TensorCompare.cpp): equal, or NaNs
+/// with equal_nan, or a finite |a - b| <= atol + |rtol * b| (integers and
+/// bool converted to f32 first).
+Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
+                       bool equal_nan, SourceLoc loc) const {
+  const TensorImpl &a = implOf(*this, loc), &b = implOf(o, loc);
+  if (a.dtype != b.dtype)
+    fail(std::string(torchTypeName(a.dtype)) + " did not match " +
+             torchTypeName(b.dtype),
+         "convert one tensor with .to() so both have the same dtype", loc);
+  for (auto [what, v] : {std::pair{"rtol", rtol}, std::pair{"atol", atol}})
+    if (!(v >= 0))
+      fail(std::string(what) +
+               " must be greater than or equal to zero, but got " +
+               (std::ostringstream() << v).str(),
+           "tolerances are magnitudes: pass a non-negative value", loc);
+  NoGradGuard noGrad; // a bool result: no gradient flows through it
+  Tensor close = eq(o, loc);
+  if (equal_nan && isFloatingPoint(a.dtype))
+    close = close.bitwise_or(isnan(loc).bitwise_and(o.isnan(loc), loc), loc);
+  if (rtol == 0 && atol == 0)
+    return close;
+  // Integers and bool: both in the default float dtype, so |a - b| is
+  // computed in f32 (no wrap-around; 2^24 + 1 is close to 2^24).
+  Tensor x = isFloatingPoint(a.dtype) ? *this : to(DType::F32, loc);
+  Tensor y = isFloatingPoint(b.dtype) ? o : o.to(DType::F32, loc);
+  Tensor scaled =
+      binary("mul", Kind::Arith, Arg{nullptr, Scalar(rtol)}, Arg{&y, {}}, loc)
+          .abs(loc);
+  Tensor allowed = binary("add", Kind::Arith, Arg{nullptr, Scalar(atol)},
+                          Arg{&scaled, {}}, loc);
+  Tensor actual = x.sub(y, loc).abs(loc);
+  return close.bitwise_or(
+      actual.isfinite(loc).bitwise_and(actual.le(allowed, loc), loc), loc);
+}
+
+bool Tensor::allclose(const Tensor &o, double rtol, double atol, bool equal_nan,
+                      SourceLoc loc) const {
+  Tensor far = isclose(o, rtol, atol, equal_nan, loc).logical_not(loc);
+  return far.sum(loc).item<int64_t>(loc) == 0;
+}
+
+Tensor strata::isclose(const Tensor &a, const Tensor &b, double rtol,
+                       double atol, bool equal_nan, SourceLoc loc) {
+  return a.isclose(b, rtol, atol, equal_nan, loc);
+}
+bool strata::allclose(const Tensor &a, const Tensor &b, double rtol,
+                      double atol, bool equal_nan, SourceLoc loc) {
+  return a.allclose(b, rtol, atol, equal_nan, loc);
+}
+
 //===--- Operators --------------------------------------------------------===//
 
 #define STRATA_OPERATOR(sym, name, kind)                                       \
@@ -1030,7 +1205,26 @@ STRATA_INPLACE(add_, "add", Kind::Arith)
 STRATA_INPLACE(sub_, "sub", Kind::Arith)
 STRATA_INPLACE(mul_, "mul", Kind::Arith)
 STRATA_INPLACE(div_, "div", Kind::Div)
+STRATA_INPLACE(fmod_, "fmod", Kind::Mod)
+STRATA_INPLACE(remainder_, "remainder", Kind::Mod)
+STRATA_INPLACE(floor_divide_, "floor_divide", Kind::Mod)
 #undef STRATA_INPLACE
+
+Tensor &Tensor::atan2_(const Tensor &o, SourceLoc loc) {
+  checkInplaceFirst(*this, &o, "atan2_", loc);
+  return inPlace(*this, atan2(o, loc), "atan2_", loc, &o);
+}
+
+Tensor &Tensor::lerp_(const Tensor &end, Scalar weight, SourceLoc loc) {
+  checkInplaceFirst(*this, &end, "lerp_", loc);
+  return inPlace(*this, lerp(end, weight, loc), "lerp_", loc, &end);
+}
+
+Tensor &Tensor::lerp_(const Tensor &end, const Tensor &weight, SourceLoc loc) {
+  checkInplaceFirst(*this, &end, "lerp_", loc);
+  checkNoPartialOverlap(*impl(), implOf(weight, loc), "lerp_", loc);
+  return inPlace(*this, lerp(end, weight, loc), "lerp_", loc, &end);
+}
 
 namespace {
 /// fill_ and zero_ (named apart: their grad_fns are FillBackward0 and

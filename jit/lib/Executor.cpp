@@ -76,9 +76,10 @@ bool newBuffer(DType dtype, int64_t elements, JitValue &v, std::string &error) {
 
 template <typename T>
 void fillTyped(void *data, int64_t n, std::string_view combiner) {
-  T identity = combiner == "max"   ? std::numeric_limits<T>::lowest()
-               : combiner == "min" ? std::numeric_limits<T>::max()
-                                   : T(0);
+  T identity = combiner == "max"    ? std::numeric_limits<T>::lowest()
+               : combiner == "min"  ? std::numeric_limits<T>::max()
+               : combiner == "prod" ? T(1)
+                                    : T(0);
   if constexpr (std::is_floating_point_v<T>)
     if (combiner == "max" || combiner == "min")
       identity = combiner == "max" ? -std::numeric_limits<T>::infinity()
@@ -122,6 +123,14 @@ void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
   for (int64_t i = 0; i < n; ++i) {
     if (combiner == "sum") {
       a[i] += b[i];
+    } else if (combiner == "prod") {
+      if constexpr (std::is_same_v<T, bool>)
+        a[i] = a[i] && b[i];
+      else if constexpr (std::is_integral_v<T>) // wraps, as the kernels
+        a[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a[i]) *
+                              static_cast<std::make_unsigned_t<T>>(b[i]));
+      else
+        a[i] *= b[i];
     } else if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(a[i]) || std::isnan(b[i]))
         a[i] = a[i] + b[i];

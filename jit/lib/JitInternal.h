@@ -32,7 +32,7 @@ struct CompiledKernel {
 using KernelHandle = std::shared_ptr<const CompiledKernel>;
 /// The compiled kernel of a strata.kernel (cached); null + error.
 KernelHandle getKernel(mlir::Operation *kernel, std::string &error);
-/// Writes the identity of reduction `combiner` ("sum", "max", "min") in
+/// Writes the identity of reduction `combiner` ("sum", "prod", "max", "min") in
 /// element type `dtype` (a strata::jit::DType) to `elements` elements at
 /// `data`: exact per type (false/true for bool max/min, INT64_MIN/MAX).
 /// The one definition both executors fill reducing results with.

@@ -178,6 +178,12 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O26", "\"floor_vml_cpu\" not implemented for 'Bool'", ones({2}, kBool).floor()),
     CASE("O27", "torch.clamp: At least one of 'min' or 'max' must not be None", ones({2}).clamp(std::nullopt, std::nullopt)),
     CASE("O28", "approximate argument must be either none or tanh.", ones({2}).gelu("exact")),
+    CASE("O29", "ZeroDivisionError", arange(3).fmod(0)),
+    CASE("O30", "\"div_floor_cpu\" not implemented for 'Bool'", flag.floor_divide(flag)),
+    CASE("O31", "expected dtype float for `end` but got dtype double", a.lerp(ones({3}, kFloat64), 0.5)),
+    CASE("O32", "\"lerp_kernel_scalar\" not implemented for 'Long'", arange(3).lerp(arange(3), 0.5)),
+    CASE("O33", "Float did not match Double", a.isclose(ones({3}, kFloat64))),
+    CASE("O34", "rtol must be greater than or equal to zero, but got -1", a.isclose(a, -1.0)),
   };
   // clang-format on
   for (const Case &c : cases)
@@ -260,6 +266,7 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
     CASE("A17", "strata cannot differentiate with respect to a tensor whose elements overlap in memory", { Tensor e = ones({1}).expand({3}).detach().requires_grad_(); (e.as_strided({3}, {0}, 0) * 2).sum().backward(); }),
     CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
+    CASE("A18", "derivative for aten::floor_divide is not implemented", w.floor_divide(2).sum().backward()),
   };
   // clang-format on
   for (const Case &c : cases)

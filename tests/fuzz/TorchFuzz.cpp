@@ -387,6 +387,35 @@ std::optional<Tensor> runUnary20(const std::string &op,
     return T(0).logical_or(T(1));
   if (op == "logical_xor")
     return T(0).logical_xor(T(1));
+  // The binary and ternary ops of issue 20 (TERNARY20, isclose, allclose).
+  if (base == "atan2")
+    return inPlace ? mut(0).atan2_(T(1)) : T(0).atan2(T(1));
+#define STRATA_DIVISION(name)                                                  \
+  if (base == #name) {                                                         \
+    if (isScalarToken(arg(1)))                                                 \
+      return inPlace ? mut(0).name##_(toScalar(arg(1)))                       \
+                     : T(0).name(toScalar(arg(1)));                            \
+    return inPlace ? mut(0).name##_(T(1)) : T(0).name(T(1));                   \
+  }
+  STRATA_DIVISION(fmod)
+  STRATA_DIVISION(remainder)
+  STRATA_DIVISION(floor_divide)
+#undef STRATA_DIVISION
+  if (base == "lerp") {
+    if (isScalarToken(arg(2)))
+      return inPlace ? mut(0).lerp_(T(1), toScalar(arg(2)))
+                     : T(0).lerp(T(1), toScalar(arg(2)));
+    return inPlace ? mut(0).lerp_(T(1), T(2)) : T(0).lerp(T(1), T(2));
+  }
+  if (op == "isclose" || op == "allclose") {
+    double rtol = std::strtod(arg(2).c_str(), nullptr);
+    double atol = std::strtod(arg(3).c_str(), nullptr);
+    bool equalNan = arg(4) == "1";
+    if (op == "isclose")
+      return T(0).isclose(T(1), rtol, atol, equalNan);
+    return full({}, Scalar(T(0).allclose(T(1), rtol, atol, equalNan)),
+                dtype(DType::Bool));
+  }
   return std::nullopt;
 }
 
@@ -525,6 +554,14 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
     return T(0).to(toDType(arg(1)));
 
   // Reductions: "sum %a" reduces everything; "sum %a [dims] keepdim".
+  if (op == "prod") { // "prod %a" or "prod %a [dim] keepdim"
+    if (w.size() <= 4)
+      return T(0).prod();
+    Shape dims = L(1);
+    if (dims.size() != 1)
+      throw ParseError("prod takes one dim");
+    return T(0).prod(dims[0], I(2) != 0);
+  }
   if (op == "sum" || op == "mean" || op == "amax" || op == "amin") {
     Shape dims = w.size() > 4 ? L(1) : Shape{};
     bool keep = w.size() > 5 && I(2) != 0;

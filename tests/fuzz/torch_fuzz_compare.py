@@ -65,10 +65,13 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     is_leaf (PyTorch's results of one grad() may view one tensor).
 #  8. matmul, and reshape/flatten that copy, are composite in PyTorch: the
 #     grad_fn of their result is that of the last op of the decomposition
-#     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...). A grad_fn name
+#     (SqueezeBackward3, MmBackward0, UnsafeViewBackward0...), also seen
+#     through a reshape/flatten/contiguous that returns the matmul result
+#     itself (flatten(0, 0)). A grad_fn name
 #     difference there is class `grad-fn-composite`, not failing, and
 #     matmul results' _version (its decomposition writes in place) is not
-#     compared; neither is that of flip-derived values (a copy in PyTorch).
+#     compared; neither is that of flip-derived values (a copy in PyTorch)
+#     nor isclose's (its decomposition ORs into its result in place).
 #  9. After a backward (or grad) that raises in both, .grad is not
 #     compared: PyTorch's engine has accumulated into the leaves it reached
 #     before the failing node (e.g. a second backward through freed saved
@@ -98,6 +101,14 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     when it is first read, so it allows the call (a leaf) until then and
 #     refuses it after (a non-leaf); strata always refuses it. Class
 #     `grad-fn-lazy`, not failing.
+# 15. Integer fmod/remainder/floor_divide by a tensor holding 0: PyTorch's
+#     CPU kernels raise ZeroDivisionError (its CUDA kernels return a value),
+#     strata's kernels cannot raise and give 0 (a zero *number* raises in
+#     both); the integer minimum by -1 traps PyTorch's CPU kernels
+#     (SIGFPE) and wraps in strata. isclose(equal_nan=True) of a self that
+#     broadcasts raises in PyTorch (it ORs in place into `self != self`)
+#     and is computed by strata. The generator drops such lines
+#     (torch_fuzz_lang.Diverges), so no program holds one.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -284,6 +295,12 @@ def compare(lines, tout, sout, shadow):
                      matmul_itself(lines, ln)):
                 # (contiguous/flatten/reshape returning a matmul's result
                 # itself show its grad_fn too)
+                kind = "grad-fn-composite"  # intentional difference 8
+            elif op in ("reshape", "flatten", "contiguous") and \
+                    refs(lines[ln]) and \
+                    op_of(lines, vline[refs(lines[ln])[0]]) == "matmul" and \
+                    tout["tensors"][i] is tout["tensors"][refs(lines[ln])[0]]:
+                # PyTorch returned the matmul result itself (flatten(0, 0)).
                 kind = "grad-fn-composite"  # intentional difference 8
             elif op in ("contiguous", "reshape", "flatten") and \
                     refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:

@@ -14,8 +14,8 @@ parameter-update loops.
 import random
 import struct
 
-from torch_fuzz_lang import (BINARY20, FLOATS, UNARY20, Analyzer, fmt_float,
-                             fmt_scalar)
+from torch_fuzz_lang import (BINARY20, DIVISION, FLOATS, UNARY20, Analyzer,
+                             Diverges, fmt_float, fmt_scalar)
 
 DTYPES = ("b8", "i32", "i64", "f32", "f64")
 ERROR_END = 0.3
@@ -29,7 +29,7 @@ OPS = [  # (weight, method)
     (22, "binary"), (10, "unary"), (8, "compare"), (4, "where"),
     (4, "maxmin"), (6, "cast"), (12, "reduce"), (26, "view"),
     (14, "inplace"), (4, "copyish"), (4, "matmul"), (3, "input"),
-    (3, "factory"), (12, "unary20"), (3, "bitwise20"),
+    (3, "factory"), (12, "unary20"), (3, "bitwise20"), (8, "binary20"),
 ]
 
 
@@ -99,6 +99,8 @@ class Generator:
         try:
             self.an.step(line)
             return True
+        except Diverges:
+            return False  # dropped, never an error end (difference 15)
         except (RuntimeError, ValueError, IndexError, TypeError):
             if self.r.random() < ERROR_END:
                 self.an.lines.append(line)
@@ -193,6 +195,25 @@ class Generator:
             return self.new(f"{op} %{j} {self.scalar()}")
         return self.new(f"{op} %{j} %{self.operand(j)}")
 
+    def binary20(self):
+        """atan2, fmod, remainder, floor_divide, lerp (in place 1 in 5),
+        isclose and allclose."""
+        r = self.r
+        j = self.pick()
+        op = r.choice(("atan2", "lerp", "isclose", "allclose") + DIVISION * 2)
+        if op in ("isclose", "allclose"):
+            rtol = r.choice([1e-5, 0.0, 1e-3, 0.25])
+            atol = r.choice([1e-8, 0.0, 0.5, 1e-3])
+            return self.new(f"{op} %{j} %{self.operand(j)} {fmt_float(rtol)} "
+                            f"{fmt_float(atol)} {r.randint(0, 1)}")
+        inplace = "_" if r.random() < 0.2 and self.an.inplace_ok(j) else ""
+        if op == "lerp":
+            w = self.scalar() if r.random() < 0.5 else f"%{self.operand(j)}"
+            return self.new(f"lerp{inplace} %{j} %{self.operand(j)} {w}")
+        if op != "atan2" and r.random() < 0.35:
+            return self.new(f"{op}{inplace} %{j} {self.scalar()}")
+        return self.new(f"{op}{inplace} %{j} %{self.operand(j)}")
+
     def compare(self):
         op = self.r.choice(["eq", "ne", "lt", "le", "gt", "ge"])
         j = self.pick()
@@ -239,11 +260,14 @@ class Generator:
                         f"{fmt_scalar(step)}")
 
     def reduce(self):
-        op = self.r.choice(["sum", "sum", "mean", "amax", "amin"])
+        op = self.r.choice(["sum", "sum", "mean", "amax", "amin", "prod"])
         j = self.pick()
         rank = self.t(j).dim()
         if self.r.random() < 0.25:
             return self.new(f"{op} %{j}")
+        if op == "prod":  # one dim (PyTorch's prod has no dim list)
+            d = self.r.randint(-max(rank, 1), max(rank, 1) - 1)
+            return self.new(f"prod %{j} [{d}] {self.r.randint(0, 1)}")
         dims = [d for d in range(max(rank, 1)) if self.r.random() < 0.5]
         dims = [d - rank if self.r.random() < 0.3 else d for d in dims]
         if self.r.random() < 0.05 and dims:

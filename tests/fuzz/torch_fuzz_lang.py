@@ -10,7 +10,8 @@ statements below (backward, requires_grad_, ...) none:
   %i = add|sub|mul|div <a> <b>       a or b may be a scalar
   %i = pow|eq|ne|lt|le|gt|ge <t> <t|scalar>, maximum|minimum|matmul <t> <t>
   %i = where <c> <a> <b>, neg|abs|exp|log|sqrt|relu|sigmoid|tanh <t>
-  %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>]
+  %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>],
+       prod <t> [[dim] <keepdim 0|1>]     (PyTorch's prod takes one dim)
   %i = view|reshape|permute|expand|flip <t> [list], t <t>,
        transpose <t> d0 d1, narrow <t> d start len, select <t> d i,
        index <t> i, slice <t> d start|none end|none step, expand_as <t> <u>,
@@ -24,7 +25,11 @@ statements below (backward, requires_grad_, ...) none:
        clamp|clamp_ <t> <scalar|none> <scalar|none>,
        clamp_min|clamp_max <t> <scalar>, nan_to_num <t>,
        bitwise_and|bitwise_or|bitwise_xor <t> <u|scalar>,
-       logical_and|logical_or|logical_xor <t> <u>
+       logical_and|logical_or|logical_xor <t> <u>,
+       atan2|atan2_ <t> <u>, fmod|remainder|floor_divide[_] <t> <u|scalar>,
+       lerp|lerp_ <t> <u> <w|scalar>,
+       isclose|allclose <t> <u> <rtol> <atol> <equal_nan 0|1> (allclose: a
+       0-d bool tensor of torch.allclose's answer)
   backward <t> [<g>] [retain]        t.backward(g, retain_graph=...)
 Autograd lines (docs/reliability.md, "The autograd vocabulary"):
   requires_grad_ <t> [0|1]           in place (default 1); defines nothing
@@ -68,22 +73,27 @@ UNARY20 = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
            "softplus", "logical_not", "bitwise_not")
 BINARY20 = ("bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
             "logical_or", "logical_xor")
+# The binary and ternary ops of issue 20 (and their in-place forms).
+DIVISION = ("fmod", "remainder", "floor_divide")
+TERNARY20 = ("atan2", "lerp") + DIVISION
 INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_",
            "relu_", "gelu_", "clamp_"} | {u + "_" for u in UNARY20
-                                          if u != "softplus"}
+                                          if u != "softplus"} | \
+    {u + "_" for u in TERNARY20}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
             "div_"} | {u + s for u in ("sin", "cos", "tan", "asin", "acos",
                                        "atan", "sinh", "cosh", "exp2",
                                        "expm1", "log2", "log10", "log1p",
                                        "rsqrt", "reciprocal", "erf", "silu",
-                                       "softplus", "gelu")
+                                       "softplus", "gelu", "atan2",
+                                       "lerp")
                        for s in ("", "_")}
 # Float results that step (a rounding difference in the input can move
 # them by a whole unit): decided by rounded floats, as DISCRETE.
-STEPS = {u + s for u in ("floor", "ceil", "round", "trunc", "sign")
+STEPS = {u + s for u in ("floor", "ceil", "round", "trunc", "sign") + DIVISION
          for s in ("", "_")}
-REDUCING = {"sum", "mean", "matmul"}
-DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge"}
+REDUCING = {"sum", "mean", "matmul", "prod"}
+DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge", "isclose", "allclose"}
 
 
 def sample_step(n):
@@ -262,10 +272,12 @@ class TorchEnv:
             r = getattr(V(a[0]), op)()
         elif op == "to":
             r = V(a[0]).to(self.dt(a[1]))
-        elif op in ("sum", "mean", "amax", "amin"):
+        elif op in ("sum", "mean", "amax", "amin", "prod"):
             x = V(a[0])
             if len(a) == 1:
                 r = getattr(x, op)()
+            elif op == "prod":
+                r = x.prod(*parse_list(a[1]), keepdim=a[2] == "1")
             else:
                 r = getattr(x, op)(parse_list(a[1]), keepdim=a[2] == "1")
         elif op in ("view", "reshape", "permute", "expand", "flip"):
@@ -305,6 +317,22 @@ class TorchEnv:
             r = getattr(V(a[0]), op)(lo, hi)
         elif op in ("clamp_min", "clamp_max", "nan_to_num") or op in BINARY20:
             r = getattr(V(a[0]), op)(*[V(x) for x in a[1:]])
+        elif op.rstrip("_") in TERNARY20:
+            args = [V(x) for x in a]
+            if op.rstrip("_") in DIVISION:
+                _check_int_division(op, *args)
+            r = getattr(args[0], op)(*args[1:])
+        elif op in ("isclose", "allclose"):
+            x, y = V(a[0]), V(a[1])
+            eq_nan = a[4] == "1"
+            if eq_nan and x.is_floating_point() and \
+                    torch.broadcast_shapes(x.shape, y.shape) != x.shape:
+                raise Diverges("isclose(equal_nan=True) of a broadcast self "
+                               "writes in place into `self != self`")
+            r = getattr(torch, op)(x, y, parse_float(a[2]), parse_float(a[3]),
+                                   eq_nan)
+            if op == "allclose":
+                r = torch.tensor(r)
         else:
             raise KeyError(f"unknown op {op}")
         self.values.append(r)
@@ -313,6 +341,30 @@ class TorchEnv:
 
 class PyTorchCrash(Exception):
     """A line PyTorch 1.13 would crash on (not run; a driver error)."""
+
+
+class Diverges(Exception):
+    """A line strata computes where PyTorch 1.13's CPU kernel raises or
+    traps (torch_fuzz_compare.py, difference 15): the generator drops it."""
+
+
+def _check_int_division(op, x, y):
+    """Integer fmod/remainder/floor_divide by a tensor holding 0 (PyTorch's
+    CPU kernels raise ZeroDivisionError, strata's give 0), or of the
+    dtype's minimum by -1 (PyTorch's CPU kernels trap: SIGFPE)."""
+    t = torch.result_type(x, y)
+    if t.is_floating_point or t == torch.bool:
+        return
+    xt = x if isinstance(x, torch.Tensor) else torch.tensor(x)
+    yt = y if isinstance(y, torch.Tensor) else torch.tensor(y)
+    try:
+        xb, yb = torch.broadcast_tensors(xt.to(t), yt.to(t))
+    except RuntimeError:
+        return  # PyTorch's own error (shapes)
+    if isinstance(y, torch.Tensor) and bool((yb == 0).any()):
+        raise Diverges(f"{op}: an integer division by a tensor holding 0")
+    if bool(((yb == -1) & (xb == torch.iinfo(t).min)).any()):
+        raise Diverges(f"{op}: the integer minimum divided by -1")
 
 
 def tensor_record(t):
@@ -452,8 +504,9 @@ class Analyzer:
         # view of a tensor requiring grad in strata), and what reads one.
         self.flip_ng.append((fl and not env.grad_mode) or
                             any(self.flip_ng[j] for j in ins))
-        # matmul's result has had in-place ops of its decomposition
-        self.impl_version.append(op == "matmul" or fl or
+        # matmul's and isclose's results have had in-place ops of their
+        # decompositions
+        self.impl_version.append(op in ("matmul", "isclose") or fl or
                                  (group != n and self.impl_version[group]))
         if op in INPLACE and not env.grad_mode:
             self.nograd_written.add(group)
@@ -510,6 +563,8 @@ def _exact_reduction(env, line):
             ref = torch.matmul(x, ins[1])
         elif len(w) == 4:
             ref = getattr(x, w[2])()
+        elif w[2] == "prod":
+            ref = x.prod(*parse_list(w[4]), keepdim=w[5] == "1")
         else:
             ref = getattr(x, w[2])(parse_list(w[4]), keepdim=w[5] == "1")
     except RuntimeError:
@@ -533,6 +588,8 @@ def _reduction_scale(env, line):
     n = max(ins[0].numel() // max(out.numel(), 1), 1)
     if w[2] == "matmul":
         return big(ins[0]) * big(ins[1]) * max(ins[0].shape[-1] if ins[0].dim() else 1, 1)
+    if w[2] == "prod":  # rounding relative to the product itself
+        return big(out.detach().double())
     return big(ins[0]) * (1 if w[2] == "mean" else n)
 
 

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace strata::ir;
 
@@ -132,4 +134,102 @@ Value ScalarBuilder::cast(Operation *op, Value x) {
     if (auto ext = v.getDefiningOp<arith::ExtFOp>())
       ext->setAttr(strata::kCascadeAttrName, b.getUnitAttr());
   return v;
+}
+
+Value ScalarBuilder::safeDivisor(Value y) {
+  Type t = y.getType();
+  Value trap = create<arith::OrIOp>(compare("eq", y, constant(t, 0)),
+                                    compare("eq", y, constant(t, -1)));
+  return select(trap, constant(t, 1), y);
+}
+
+Value ScalarBuilder::fmod(Value x, Value y) {
+  if (x.getType().isa<FloatType>())
+    return create<arith::RemFOp>(x, y);
+  return create<arith::RemSIOp>(x, safeDivisor(y)); // y in {0, -1}: 0
+}
+
+Value ScalarBuilder::remainder(Value x, Value y) {
+  Type t = x.getType();
+  bool isF = t.isa<FloatType>();
+  Value d = isF ? y : safeDivisor(y);
+  Value m = fmod(x, d), zero = constant(t, 0);
+  // PyTorch: if (m != 0 && (d < 0) != (m < 0)) m += d.
+  Value differ =
+      create<arith::XOrIOp>(compare("lt", d, zero), compare("lt", m, zero));
+  Value adjust = create<arith::AndIOp>(compare("ne", m, zero), differ);
+  Value sum = isF ? create<arith::AddFOp>(m, d) : create<arith::AddIOp>(m, d);
+  return select(adjust, sum, m);
+}
+
+Value ScalarBuilder::floorDivide(Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constant(t, 0), one = constant(t, 1);
+  if (!t.isa<FloatType>()) {
+    // c10::div_floor_integer: truncate, one less when the signs differ and
+    // the division is inexact.
+    Value d = safeDivisor(y);
+    Value q = create<arith::DivSIOp>(x, d), r = create<arith::RemSIOp>(x, d);
+    Value differ =
+        create<arith::XOrIOp>(compare("lt", r, zero), compare("lt", d, zero));
+    Value adjust = create<arith::AndIOp>(compare("ne", r, zero), differ);
+    q = select(adjust, create<arith::SubIOp>(q, one), q);
+    q = select(compare("eq", y, constant(t, -1)),
+               create<arith::SubIOp>(zero, x), q);
+    return select(compare("eq", y, zero), zero, q);
+  }
+  // c10::div_floor_floating, step by step.
+  Value quotient = create<arith::DivFOp>(x, y);
+  Value mod = create<arith::RemFOp>(x, y);
+  Value div = create<arith::DivFOp>(create<arith::SubFOp>(x, mod), y);
+  Value differ =
+      create<arith::XOrIOp>(compare("lt", y, zero), compare("lt", mod, zero));
+  Value adjust = create<arith::AndIOp>(compare("ne", mod, zero), differ);
+  div = select(adjust, create<arith::SubFOp>(div, one), div);
+  Value floor = create<math::FloorOp>(div);
+  Value up = compare("gt", create<arith::SubFOp>(div, floor), constant(t, 0.5));
+  floor = select(up, create<arith::AddFOp>(floor, one), floor);
+  Value signedZero = create<math::CopySignOp>(zero, quotient);
+  Value r = select(compare("ne", div, zero), floor, signedZero);
+  return select(compare("eq", y, zero), quotient, r); // IEEE's x / 0
+}
+
+Value ScalarBuilder::lerp(Value start, Value end, Value weight) {
+  Type t = start.getType();
+  Value diff = create<arith::SubFOp>(end, start);
+  Value small = compare("lt", create<math::AbsFOp>(weight), constant(t, 0.5));
+  Value low = create<arith::AddFOp>(start, create<arith::MulFOp>(weight, diff));
+  Value rest = create<arith::SubFOp>(constant(t, 1), weight);
+  Value high = create<arith::SubFOp>(end, create<arith::MulFOp>(diff, rest));
+  return select(small, low, high);
+}
+
+double strata::ir::referenceFmod(double x, double y, bool ints) {
+  return ints && y == 0 ? 0 : std::fmod(x, y);
+}
+
+double strata::ir::referenceRemainder(double x, double y, bool ints) {
+  if (ints && y == 0)
+    return 0;
+  double m = std::fmod(x, y);
+  return m != 0 && (y < 0) != (m < 0) ? m + y : m;
+}
+
+double strata::ir::referenceFloorDivide(double x, double y, bool ints) {
+  if (ints && y == 0)
+    return 0;
+  if (y == 0)
+    return x / y;
+  double mod = std::fmod(x, y), div = (x - mod) / y;
+  if (mod != 0 && (y < 0) != (mod < 0))
+    div -= 1;
+  if (div == 0)
+    return std::copysign(0.0, x / y);
+  double floor = std::floor(div);
+  return div - floor > 0.5 ? floor + 1 : floor;
+}
+
+double strata::ir::referenceLerp(double start, double end, double weight) {
+  return std::fabs(weight) < 0.5 ? start + weight * (end - start)
+                                 : end - (end - start) * (1 - weight);
 }

@@ -147,9 +147,9 @@ LogicalResult KernelOp::verify() {
                            << " for " << getNumResults();
     for (Attribute a : *c) {
       StringRef s = a.cast<StringAttr>().getValue();
-      if (s != "sum" && s != "max" && s != "min" && s != "none")
+      if (s != "sum" && s != "prod" && s != "max" && s != "min" && s != "none")
         return emitOpError()
-               << "combiner must be sum, max, min or none, got " << s;
+               << "combiner must be sum, prod, max, min or none, got " << s;
     }
   }
   if (auto perms = getResultPerms()) {

@@ -153,8 +153,11 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
         loc, name, ": dtype mismatch: lhs is ", dtypeName(element),
         ", rhs is ", dtypeName(rhs.getElementType()),
         "; cast one operand with strata.cast so both have the same dtype");
-  // PyTorch computes bool add (or) and mul (and); not sub, div or pow.
-  bool arithmetic = name == "sub" || name == "div" || name == "pow";
+  // PyTorch computes bool add (or) and mul (and); not sub, div, pow or the
+  // division family.
+  bool arithmetic = name == "sub" || name == "div" || name == "pow" ||
+                    name == "fmod" || name == "remainder" ||
+                    name == "floor_divide";
   if (arithmetic && isBool(element))
     return emitOptionalError(loc, name, " is not defined for bool tensors; "
                                         "cast to an integer or float first");
@@ -166,6 +169,10 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
     return emitOptionalError(loc, "div of ", dtypeName(element),
                              " tensors is true division in PyTorch; cast "
                              "the operands to f32 or f64 first");
+  if (name == "atan2" && !isFloat(element))
+    return emitOptionalError(loc, "atan2 expects floating-point tensors, got ",
+                             dtypeName(element),
+                             "; cast the operands to f32 or f64 first");
   auto shape = layout::broadcastShapes(lhs.getShape(), rhs.getShape(),
                                        name.str().c_str());
   if (!shape)
@@ -214,7 +221,7 @@ LogicalResult strata::ir::inferReduceType(std::optional<Location> loc,
                                  " to have non-zero size.");
     }
   }
-  if (name == "sum" && !isFloat(element))
+  if ((name == "sum" || name == "prod") && !isFloat(element))
     element = IntegerType::get(type.getContext(), 64);
   inferred.push_back(StridedTensorType::getContiguous(element, *shape));
   return success();
@@ -258,6 +265,36 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, all.error());
   inferred.push_back(
       elementwiseType(lhs.getElementType(), *all, {cond, lhs, rhs}));
+  return success();
+}
+
+LogicalResult LerpOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       ValueRange operands, DictionaryAttr,
+                                       RegionRange,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto start = tensorType(operands[0]), end = tensorType(operands[1]),
+       weight = tensorType(operands[2]);
+  if (!start || !end || !weight)
+    return emitOptionalError(loc, "expected strata tensor operands");
+  Type element = start.getElementType();
+  if (!isFloat(element))
+    return emitOptionalError(loc, "lerp expects floating-point tensors, got ",
+                             dtypeName(element),
+                             "; cast the operands to f32 or f64 first");
+  for (auto [what, t] : {std::pair{"end", end}, std::pair{"weight", weight}})
+    if (t.getElementType() != element)
+      return emitOptionalError(loc, "lerp: expected dtype ", dtypeName(element),
+                               " for `", what, "` but got dtype ",
+                               dtypeName(t.getElementType()),
+                               "; cast it with strata.cast");
+  auto se = layout::broadcastShapes(start.getShape(), end.getShape(), "lerp");
+  if (!se)
+    return emitOptionalError(loc, se.error());
+  auto all = layout::broadcastShapes(*se, weight.getShape(), "lerp");
+  if (!all)
+    return emitOptionalError(loc, all.error());
+  inferred.push_back(elementwiseType(element, *all, {start, end, weight}));
   return success();
 }
 

@@ -118,6 +118,54 @@ LogicalResult rule(MinimumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return extremum<GtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
 }
 
+LogicalResult rule(Atan2Op op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  // atan2_backward: g * b / (a^2 + b^2), g * -a / (a^2 + b^2).
+  Value a = op.getLhs(), b = op.getRhs();
+  Value r =
+      gb.b.create<ReciprocalOp>(gb.loc, gb.add(gb.mul(a, a), gb.mul(b, b)));
+  give(gb, out, a, gb.mul(g[0], gb.mul(b, r)));
+  give(gb, out, b, gb.mul(g[0], gb.mul(gb.neg(a), r)));
+  return success();
+}
+
+/// fmod and remainder: g for a, -g * rounded(a / b) for b (trunc for fmod,
+/// floor for remainder), as derivatives.yaml.
+template <typename RoundOp>
+LogicalResult modulo(Value a, Value b, GradBuilder &gb, Value g, Out &out) {
+  give(gb, out, a, g);
+  Value q = gb.b.create<RoundOp>(gb.loc, gb.div(a, b));
+  give(gb, out, b, gb.neg(gb.mul(g, q)));
+  return success();
+}
+
+LogicalResult rule(FmodOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  return modulo<TruncOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+}
+
+LogicalResult rule(RemainderOp op, GradBuilder &gb, ArrayRef<Value> g,
+                   Out &out) {
+  return modulo<FloorOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+}
+
+/// Piecewise constant: PyTorch has no derivative (the DSL refuses its
+/// backward); zero here, as floor's.
+LogicalResult rule(FloorDivideOp op, GradBuilder &gb, ArrayRef<Value>,
+                   Out &out) {
+  for (Value v : {op.getLhs(), op.getRhs()})
+    out.push_back({v, gb.fill(0.0, elementOf(v), tensorOf(v).getShape())});
+  return success();
+}
+
+LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  // lerp.Tensor: g * (1 - w), g * w, g * (end - start).
+  Value a = op.getStart(), b = op.getEnd(), w = op.getWeight();
+  Value one = gb.fill(1.0, elementOf(w));
+  give(gb, out, a, gb.mul(g[0], gb.sub(one, w)));
+  give(gb, out, b, gb.mul(g[0], w));
+  give(gb, out, w, gb.mul(g[0], gb.sub(b, a)));
+  return success();
+}
+
 LogicalResult rule(WhereOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value zero = gb.fill(0.0, elementOf(op.getLhs()));
   Value c = op.getCond();
@@ -179,6 +227,36 @@ LogicalResult rule(AminOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return extremeReduce(op, gb, g[0], out);
 }
 
+/// prod_backward, zeros included, without a branch on the values: the
+/// derivative by x_i is the product of the others. With nz zeros in x_i's
+/// group and P the product of its nonzero elements, that is P / x_i when
+/// nz == 0, P at the zero when nz == 1, and 0 otherwise (PyTorch's
+/// result / input and prod_safe_zeros_backward).
+LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value x = op.getInput();
+  auto in = tensorOf(x);
+  Type e = in.getElementType();
+  ArrayRef<int64_t> dims = op.getDims();
+  auto dimsAttr = gb.b.getDenseI64ArrayAttr(dims);
+  Value zero = gb.fill(0.0, e), one = gb.fill(1.0, e);
+  Value isZero = gb.b.create<EqOp>(gb.loc, x, zero);
+  Value nonzero = gb.b.create<WhereOp>(gb.loc, isZero, one, x);
+  auto expand = [&](Value v) {
+    return gb.expandReduced(v, in.getShape(), dims);
+  };
+  Value p = expand(
+      gb.b.create<ProdOp>(gb.loc, nonzero, dimsAttr, gb.b.getUnitAttr()));
+  Value nz = expand(gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e), dimsAttr,
+                                       gb.b.getUnitAttr()));
+  Value atZero =
+      gb.b.create<WhereOp>(gb.loc, gb.b.create<EqOp>(gb.loc, nz, one), p, zero);
+  Value elsewhere = gb.b.create<WhereOp>(
+      gb.loc, gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, x), zero);
+  Value others = gb.b.create<WhereOp>(gb.loc, isZero, atZero, elsewhere);
+  out.push_back({x, gb.mul(expand(g[0]), others)});
+  return success();
+}
+
 //===--- Matmul
 //--------------------------------------------------------------===//
 
@@ -219,12 +297,18 @@ void strata::ir::attachVJPModels(MLIRContext &ctx) {
   PowOp::attachInterface<Model<PowOp>>(ctx);
   MaximumOp::attachInterface<Model<MaximumOp>>(ctx);
   MinimumOp::attachInterface<Model<MinimumOp>>(ctx);
+  Atan2Op::attachInterface<Model<Atan2Op>>(ctx);
+  FmodOp::attachInterface<Model<FmodOp>>(ctx);
+  RemainderOp::attachInterface<Model<RemainderOp>>(ctx);
+  FloorDivideOp::attachInterface<Model<FloorDivideOp>>(ctx);
+  LerpOp::attachInterface<Model<LerpOp>>(ctx);
   WhereOp::attachInterface<Model<WhereOp>>(ctx);
   CastOp::attachInterface<Model<CastOp>>(ctx);
   SumOp::attachInterface<Model<SumOp>>(ctx);
   MeanOp::attachInterface<Model<MeanOp>>(ctx);
   AmaxOp::attachInterface<Model<AmaxOp>>(ctx);
   AminOp::attachInterface<Model<AminOp>>(ctx);
+  ProdOp::attachInterface<Model<ProdOp>>(ctx);
   MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
   vjp::attachViewModels(ctx);
 }

@@ -141,7 +141,7 @@ double nanMin(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
 }
 
-enum class ReduceKind { Sum, Mean, Max, Min };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
 class Evaluator {
 public:
@@ -299,6 +299,7 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case([&](MeanOp o) { return reduce(o, ReduceKind::Mean, o.getDims()); })
       .Case([&](AmaxOp o) { return reduce(o, ReduceKind::Max, o.getDims()); })
       .Case([&](AminOp o) { return reduce(o, ReduceKind::Min, o.getDims()); })
+      .Case([&](ProdOp o) { return reduce(o, ReduceKind::Prod, o.getDims()); })
       .Case([&](MatmulOp o) { return matmul(o); })
       .Case([&](FillOp o) {
         auto type = o.getType();
@@ -381,9 +382,10 @@ LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,
   // The keepdim shape has the result's row-major order with or without
   // keepdim, so accumulators are indexed by the row-major position in it.
   std::vector<double> acc(*checkedNumel(kept),
-                          kind == ReduceKind::Max   ? -INFINITY
-                          : kind == ReduceKind::Min ? INFINITY
-                                                    : 0.0);
+                          kind == ReduceKind::Max    ? -INFINITY
+                          : kind == ReduceKind::Min  ? INFINITY
+                          : kind == ReduceKind::Prod ? 1.0
+                                                     : 0.0);
   layout::Shape keptStrides = layout::contiguousStrides(kept);
   forEachIndex(in.layout.sizes, [&](ArrayRef<int64_t> index) {
     int64_t at = 0;
@@ -398,6 +400,9 @@ LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,
       break;
     case ReduceKind::Max:
       acc[at] = nanMax(acc[at], x);
+      break;
+    case ReduceKind::Prod:
+      acc[at] *= x;
       break;
     case ReduceKind::Min:
       acc[at] = nanMin(acc[at], x);

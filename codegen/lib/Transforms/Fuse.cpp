@@ -253,6 +253,7 @@ KernelOp buildReduction(Operation *op) {
   s = kb.scalar.convert(s, element);
   StringRef combiner = isa<AmaxOp>(op)   ? "max"
                        : isa<AminOp>(op) ? "min"
+                       : isa<ProdOp>(op) ? "prod"
                                          : "sum";
   if (isa<MeanOp>(op)) {
     // mean = sum(x / n); an empty mean is NaN as in PyTorch (0/0).

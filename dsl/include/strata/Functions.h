@@ -172,6 +172,43 @@ Tensor minimum(const Tensor &a, const Tensor &b,
 /// torch.matmul.
 Tensor matmul(const Tensor &a, const Tensor &b,
               SourceLoc loc = SourceLoc::current());
+/// torch.atan2 (Tensor::atan2).
+Tensor atan2(const Tensor &a, const Tensor &b,
+             SourceLoc loc = SourceLoc::current());
+/// torch.fmod (Tensor::fmod).
+Tensor fmod(const Tensor &a, const Tensor &b,
+            SourceLoc loc = SourceLoc::current());
+/// torch.fmod by a number.
+Tensor fmod(const Tensor &a, Scalar b, SourceLoc loc = SourceLoc::current());
+/// torch.remainder (Tensor::remainder).
+Tensor remainder(const Tensor &a, const Tensor &b,
+                 SourceLoc loc = SourceLoc::current());
+/// torch.remainder by a number.
+Tensor remainder(const Tensor &a, Scalar b,
+                 SourceLoc loc = SourceLoc::current());
+/// torch.remainder of a number by a tensor.
+Tensor remainder(Scalar a, const Tensor &b,
+                 SourceLoc loc = SourceLoc::current());
+/// torch.floor_divide (Tensor::floor_divide).
+Tensor floor_divide(const Tensor &a, const Tensor &b,
+                    SourceLoc loc = SourceLoc::current());
+/// torch.floor_divide by a number.
+Tensor floor_divide(const Tensor &a, Scalar b,
+                    SourceLoc loc = SourceLoc::current());
+/// torch.lerp (Tensor::lerp).
+Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight,
+            SourceLoc loc = SourceLoc::current());
+/// torch.lerp with a weight tensor.
+Tensor lerp(const Tensor &start, const Tensor &end, const Tensor &weight,
+            SourceLoc loc = SourceLoc::current());
+/// torch.isclose (Tensor::isclose).
+Tensor isclose(const Tensor &a, const Tensor &b, double rtol = 1e-05,
+               double atol = 1e-08, bool equal_nan = false,
+               SourceLoc loc = SourceLoc::current());
+/// torch.allclose (Tensor::allclose).
+bool allclose(const Tensor &a, const Tensor &b, double rtol = 1e-05,
+              double atol = 1e-08, bool equal_nan = false,
+              SourceLoc loc = SourceLoc::current());
 
 //===--- Evaluation
 //---------------------------------------------------------===//

@@ -386,6 +386,37 @@ public:
   Tensor isinf(SourceLoc loc = SourceLoc::current()) const;
   /// Neither NaN nor infinite (bool; true for integers).
   Tensor isfinite(SourceLoc loc = SourceLoc::current()) const;
+  /// atan2(this, o): the angle of (o, this), a float (integers promote).
+  Tensor atan2(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// C's fmod: the remainder with the sign of this (integers too; an
+  /// integer division by a zero number raises ZeroDivisionError).
+  Tensor fmod(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// fmod() by a number.
+  Tensor fmod(Scalar s, SourceLoc loc = SourceLoc::current()) const;
+  /// Python's modulo: the remainder with the sign of the divisor.
+  Tensor remainder(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+  /// remainder() by a number.
+  Tensor remainder(Scalar s, SourceLoc loc = SourceLoc::current()) const;
+  /// Division rounded down (PyTorch 1.13's floor_divide; no gradient).
+  Tensor floor_divide(const Tensor &o,
+                      SourceLoc loc = SourceLoc::current()) const;
+  /// floor_divide() by a number.
+  Tensor floor_divide(Scalar s, SourceLoc loc = SourceLoc::current()) const;
+  /// this + weight * (end - this), as PyTorch computes it (floats).
+  Tensor lerp(const Tensor &end, Scalar weight,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// lerp() with a weight tensor (broadcast; same dtype).
+  Tensor lerp(const Tensor &end, const Tensor &weight,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// |this - o| <= atol + rtol * |o| elementwise (bool; equal values,
+  /// infinities included, are close; NaNs are when equal_nan).
+  Tensor isclose(const Tensor &o, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// Whether isclose() holds for every element (evaluates now).
+  bool allclose(const Tensor &o, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false,
+                SourceLoc loc = SourceLoc::current()) const;
   /// `value` (converted to this dtype) where `mask` (bool, broadcast) is
   /// true, this elsewhere; the gradient passes where the mask is false.
   Tensor masked_fill(const Tensor &mask, Scalar value,
@@ -401,6 +432,12 @@ public:
   Tensor mean(SourceLoc loc = SourceLoc::current()) const;
   /// Mean over dims (all when empty; floating point only; MeanBackward1).
   Tensor mean(const Shape &dims, bool keepdim = false,
+              SourceLoc loc = SourceLoc::current()) const;
+  /// Product of every element (ProdBackward0); integers and bool give
+  /// i64, as PyTorch.
+  Tensor prod(SourceLoc loc = SourceLoc::current()) const;
+  /// Product over one dim (ProdBackward1).
+  Tensor prod(int64_t dim, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;
   /// Maximum over dims.
   Tensor amax(const Shape &dims = {}, bool keepdim = false,
@@ -432,6 +469,26 @@ public:
   Tensor &div_(const Tensor &o, SourceLoc loc = SourceLoc::current());
   /// this /= s.
   Tensor &div_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// atan2() in place.
+  Tensor &atan2_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// fmod() in place.
+  Tensor &fmod_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// fmod() by a number in place.
+  Tensor &fmod_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// remainder() in place.
+  Tensor &remainder_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// remainder() by a number in place.
+  Tensor &remainder_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// floor_divide() in place.
+  Tensor &floor_divide_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+  /// floor_divide() by a number in place.
+  Tensor &floor_divide_(Scalar s, SourceLoc loc = SourceLoc::current());
+  /// lerp() in place.
+  Tensor &lerp_(const Tensor &end, Scalar weight,
+                SourceLoc loc = SourceLoc::current());
+  /// lerp() with a weight tensor in place.
+  Tensor &lerp_(const Tensor &end, const Tensor &weight,
+                SourceLoc loc = SourceLoc::current());
   /// Every element = 0.
   Tensor &zero_(SourceLoc loc = SourceLoc::current());
   /// Every element = s.

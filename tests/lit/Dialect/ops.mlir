@@ -89,6 +89,16 @@ func.func @compute(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
   %13 = strata.maximum %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.minimum
   %14 = strata.minimum %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.atan2 %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %atan2 = strata.atan2 %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.fmod %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %fmod = strata.fmod %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.remainder %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %remainder = strata.remainder %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.floor_divide %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %floor_divide = strata.floor_divide %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.lerp %{{.*}}, %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %lerp = strata.lerp %x, %y, %x : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: %[[LT:.*]] = strata.lt {{.*}} -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
   %lt = strata.lt %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
   // CHECK: strata.eq
@@ -117,6 +127,10 @@ func.func @compute(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
   %25 = strata.amax %8 dims [0] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
   // CHECK: strata.amin
   %26 = strata.amin %8 dims [0] keepdim : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.prod %{{.*}} dims [1] keepdim : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
+  %prod = strata.prod %8 dims [1] keepdim : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
+  // CHECK: strata.prod %{{.*}} dims [] : !strata.tensor<4xi32, strided<[1], offset: 0>> -> !strata.tensor<i64, strided<[], offset: 0>>
+  %prodi = strata.prod %i dims [] : !strata.tensor<4xi32, strided<[1], offset: 0>> -> !strata.tensor<i64, strided<[], offset: 0>>
   // CHECK: strata.matmul %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %27 = strata.matmul %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.matmul {{.*}} -> !strata.tensor<3xf32, strided<[1], offset: 0>>

@@ -260,3 +260,43 @@ func.func @bitwise_and_of_float(%a: !strata.tensor<3xf64, strided<[1], offset: 0
   %0 = strata.bitwise_and %a, %a : !strata.tensor<3xf64, strided<[1], offset: 0>>, !strata.tensor<3xf64, strided<[1], offset: 0>> -> !strata.tensor<3xf64, strided<[1], offset: 0>>
   return
 }
+
+// -----
+
+func.func @atan2_of_int(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{atan2 expects floating-point tensors, got i64; cast the operands to f32 or f64 first}}
+  %0 = strata.atan2 %a, %a : !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @fmod_of_bool(%a: !strata.tensor<3xi1, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{fmod is not defined for bool tensors; cast to an integer or float first}}
+  %0 = strata.fmod %a, %a : !strata.tensor<3xi1, strided<[1], offset: 0>>, !strata.tensor<3xi1, strided<[1], offset: 0>> -> !strata.tensor<3xi1, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @floor_divide_dtype_mismatch(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>, %b: !strata.tensor<3xf32, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{floor_divide: dtype mismatch: lhs is i64, rhs is f32}}
+  %0 = strata.floor_divide %a, %b : !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @lerp_of_int(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{lerp expects floating-point tensors, got i64; cast the operands to f32 or f64 first}}
+  %0 = strata.lerp %a, %a, %a : !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @lerp_weight_dtype(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>, %w: !strata.tensor<3xf64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{lerp: expected dtype f32 for `weight` but got dtype f64; cast it with strata.cast}}
+  %0 = strata.lerp %a, %a, %w : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf64, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return
+}

@@ -13,8 +13,8 @@ func.func @input_not_space(%a: !strata.tensor<4xf32, strided<[1], offset: 0>>) {
 // -----
 
 func.func @bad_combiner(%a: !strata.tensor<4xf32, strided<[1], offset: 0>>) {
-  // expected-error @+1 {{'strata.kernel' op combiner must be sum, max, min or none, got prod}}
-  %k = strata.kernel space [4] reduce [0] combiners ["prod"] ins(%a : !strata.tensor<4xf32, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{'strata.kernel' op combiner must be sum, prod, max, min or none, got mul}}
+  %k = strata.kernel space [4] reduce [0] combiners ["mul"] ins(%a : !strata.tensor<4xf32, strided<[1], offset: 0>>) {
   ^bb0(%x: f32):
     strata.yield %x : f32
   } -> !strata.tensor<f32, strided<[], offset: 0>>

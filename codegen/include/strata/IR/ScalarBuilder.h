@@ -43,7 +43,28 @@ struct ScalarBuilder {
   mlir::Value pow(mlir::Operation *op, mlir::Value x, mlir::Value y);
   /// The scalar of strata.cast `op`.
   mlir::Value cast(mlir::Operation *op, mlir::Value x);
+  /// C's fmod (the sign of x); integers: x % y, 0 for y == 0.
+  mlir::Value fmod(mlir::Value x, mlir::Value y);
+  /// Python's modulo (the sign of y), as PyTorch's remainder.
+  mlir::Value remainder(mlir::Value x, mlir::Value y);
+  /// PyTorch's floor_divide (div_floor_floating / div_floor_integer);
+  /// integers: 0 for y == 0, INT_MIN / -1 wraps.
+  mlir::Value floorDivide(mlir::Value x, mlir::Value y);
+  /// PyTorch's lerp (exact at weight 0 and 1).
+  mlir::Value lerp(mlir::Value start, mlir::Value end, mlir::Value weight);
+
+private:
+  /// y, or 1 where y is 0 or -1: the divisor integer division by which
+  /// cannot trap (x86's idiv traps on x / 0 and on INT_MIN / -1).
+  mlir::Value safeDivisor(mlir::Value y);
 };
+
+// The same formulas in double for the reference evaluator (`ints`: the
+// operands are integers, whose zero divisor gives 0 as the kernels do).
+double referenceFmod(double x, double y, bool ints);
+double referenceRemainder(double x, double y, bool ints);
+double referenceFloorDivide(double x, double y, bool ints);
+double referenceLerp(double start, double end, double weight);
 
 } // namespace strata::ir
 

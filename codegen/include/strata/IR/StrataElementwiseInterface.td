@@ -36,8 +36,9 @@ def Strata_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
 
 def Strata_ReductionOpInterface : OpInterface<"ReductionOpInterface"> {
   let description = [{
-    A reduction of its one operand over `dims` (sum, mean, amax, amin): the
-    fuser ends a group with it and reads its input through its strides.
+    A reduction of its one operand over `dims` (sum, mean, amax, amin,
+    prod): the fuser ends a group with it and reads its input through its
+    strides.
   }];
   let cppNamespace = "::strata::ir";
 }

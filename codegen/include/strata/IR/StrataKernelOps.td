@@ -105,7 +105,7 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
     /// The space dims result `result`'s row-major order runs over,
     /// outermost first (`result_perms`, else the identity).
     ::llvm::SmallVector<int64_t> getResultPerm(unsigned result);
-    /// "sum", "max", "min", or "" for a non-reducing result.
+    /// "sum", "prod", "max", "min", or "" for a non-reducing result.
     ::llvm::StringRef getCombiner(unsigned result);
     /// Number of operands in loop-nest order: inputs, results, dest.
     unsigned getNumLoopOperands() {

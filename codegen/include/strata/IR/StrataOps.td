@@ -452,6 +452,37 @@ def Strata_MinimumOp : Strata_BinaryOp<"minimum", "minimum"> {
                                                   : std::min(in[0], in[1]);
   }];
 }
+def Strata_Atan2Op : Strata_BinaryOp<"atan2", "arctangent of lhs / rhs"> {
+  // Floats only (the DSL casts integers and bool to f32, as PyTorch).
+  let scalar = [{ return s.create<math::Atan2Op>(in[0], in[1]); }];
+  let reference = [{ return std::atan2(in[0], in[1]); }];
+}
+/// The division family's integer forms never trap: a zero divisor gives 0
+/// (NumPy's value; PyTorch raises ZeroDivisionError, which the DSL does
+/// for a zero number) and INT_MIN by -1 wraps (PyTorch's CPU kernels trap).
+def Strata_FmodOp : Strata_BinaryOp<"fmod", "C fmod (the sign of lhs)"> {
+  let scalar = [{ return s.fmod(in[0], in[1]); }];
+  let reference = [{
+    bool ints = getType().getElementType().isa<IntegerType>();
+    return ::strata::ir::referenceFmod(in[0], in[1], ints);
+  }];
+}
+def Strata_RemainderOp : Strata_BinaryOp<"remainder",
+                                         "Python modulo (the sign of rhs)"> {
+  let scalar = [{ return s.remainder(in[0], in[1]); }];
+  let reference = [{
+    bool ints = getType().getElementType().isa<IntegerType>();
+    return ::strata::ir::referenceRemainder(in[0], in[1], ints);
+  }];
+}
+def Strata_FloorDivideOp : Strata_BinaryOp<"floor_divide",
+                                           "division rounded down"> {
+  let scalar = [{ return s.floorDivide(in[0], in[1]); }];
+  let reference = [{
+    bool ints = getType().getElementType().isa<IntegerType>();
+    return ::strata::ir::referenceFloorDivide(in[0], in[1], ints);
+  }];
+}
 def Strata_EqOp : Strata_BinaryOp<"eq", "==", 1> {
   let reference = [{ return in[0] == in[1]; }];
 }
@@ -522,6 +553,42 @@ def Strata_WhereOp : Strata_Op<"where", [
   }];
 }
 
+def Strata_LerpOp : Strata_Op<"lerp", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
+  let summary = "Linear interpolation from start to end by weight";
+  let description = [{
+    PyTorch's lerp: `start + weight * (end - start)` where |weight| < 0.5,
+    else `end - (end - start) * (1 - weight)` (exact at both ends). Three
+    floating-point operands of one dtype that broadcast; a number weight
+    is a 0-d `strata.fill`.
+
+    ```mlir
+    %r = strata.lerp %a, %b, %w
+        : !strata.tensor<4xf32, strided<[1], offset: 0>>,
+          !strata.tensor<4xf32, strided<[1], offset: 0>>,
+          !strata.tensor<f32, strided<[], offset: 0>>
+        -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$start, Strata_Tensor:$end,
+                       Strata_Tensor:$weight);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
+  let assemblyFormat = [{
+    $start `,` $end `,` $weight attr-dict `:` qualified(type($start)) `,`
+    qualified(type($end)) `,` qualified(type($weight)) `->` qualified(type($result))
+  }];
+  let extraClassDefinition = [{
+    ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
+                                         ::llvm::ArrayRef<::mlir::Value> in) {
+      return s.lerp(in[0], in[1], in[2]);
+    }
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) {
+      return ::strata::ir::referenceLerp(in[0], in[1], in[2]);
+    }
+  }];
+}
+
 def Strata_CastOp : Strata_Op<"cast", [
     DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Convert the element type (PyTorch's to(dtype))";
@@ -557,8 +624,8 @@ class Strata_ReduceOp<string mnemonic, string what>
   let summary = what # " over dimensions (all when none are listed)";
   let description = [{
     Reduces over `dims` (all dimensions when empty); `keepdim` keeps them
-    with size 1. Integer and `i1` inputs of `sum` produce `i64`, as in
-    PyTorch; `mean` needs a floating-point input.
+    with size 1. Integer and `i1` inputs of `sum` and `prod` produce
+    `i64`, as in PyTorch; `mean` needs a floating-point input.
 
     ```mlir
     %s = strata.}] # mnemonic # [{ %a dims [1] keepdim
@@ -591,6 +658,7 @@ def Strata_SumOp : Strata_ReduceOp<"sum", "Sum">;
 def Strata_MeanOp : Strata_ReduceOp<"mean", "Mean">;
 def Strata_AmaxOp : Strata_ReduceOp<"amax", "Maximum">;
 def Strata_AminOp : Strata_ReduceOp<"amin", "Minimum">;
+def Strata_ProdOp : Strata_ReduceOp<"prod", "Product">;
 
 def Strata_MatmulOp : Strata_Op<"matmul", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {

@@ -48,10 +48,10 @@ std::string cuda::toMemory(mlir::Type t, const std::string &expr) {
 /// The math dialect ops whose CUDA function is the libm name (+ "f").
 static bool isLibmFunction(llvm::StringRef name) {
   static const llvm::StringRef names[] = {
-      "math.exp",   "math.exp2",  "math.expm1", "math.log",  "math.log2",
-      "math.log10", "math.log1p", "math.sqrt",  "math.sin",  "math.cos",
-      "math.tan",   "math.atan",  "math.atan2", "math.tanh", "math.erf",
-      "math.floor", "math.ceil",  "math.trunc"};
+      "math.exp",   "math.exp2",  "math.expm1", "math.log",     "math.log2",
+      "math.log10", "math.log1p", "math.sqrt",  "math.sin",     "math.cos",
+      "math.tan",   "math.atan",  "math.atan2", "math.tanh",    "math.erf",
+      "math.floor", "math.ceil",  "math.trunc", "math.copysign"};
   return llvm::is_contained(names, name);
 }
 
@@ -93,11 +93,13 @@ static std::string intLiteral(int64_t v, unsigned width) {
 std::string cuda::identity(llvm::StringRef combiner, mlir::Type t) {
   bool isMax = combiner == "max";
   if (t.isF32() || t.isF64())
-    return floatLiteral(
-        combiner == "sum" ? 0.0 : (isMax ? -INFINITY : INFINITY), t.isF32());
+    return floatLiteral(combiner == "sum"    ? 0.0
+                        : combiner == "prod" ? 1.0
+                                             : (isMax ? -INFINITY : INFINITY),
+                        t.isF32());
   unsigned w = t.getIntOrFloatBitWidth();
-  if (combiner == "sum")
-    return intLiteral(0, w);
+  if (combiner == "sum" || combiner == "prod")
+    return intLiteral(combiner == "prod", w);
   if (w == 1)
     return isMax ? "false" : "true";
   if (w == 32)
@@ -106,9 +108,10 @@ std::string cuda::identity(llvm::StringRef combiner, mlir::Type t) {
 }
 
 std::string cuda::combinerOp(llvm::StringRef combiner) {
-  return combiner == "sum"   ? "StrataSum"
-         : combiner == "max" ? "StrataMax"
-                             : "StrataMin";
+  return combiner == "sum"    ? "StrataSum"
+         : combiner == "prod" ? "StrataProd"
+         : combiner == "max"  ? "StrataMax"
+                              : "StrataMin";
 }
 
 std::string cuda::combine(llvm::StringRef combiner, const std::string &a,
@@ -141,6 +144,18 @@ __device__ __forceinline__ double strata_min(double x, double y) {
 struct StrataSum {
   template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
   __device__ bool operator()(bool a, bool b) const { return a != b; }
+};
+// (Integer products wrap, as the CPU kernels'.)
+struct StrataProd {
+  __device__ float operator()(float a, float b) const { return a * b; }
+  __device__ double operator()(double a, double b) const { return a * b; }
+  __device__ int operator()(int a, int b) const {
+    return (int)((unsigned)a * (unsigned)b);
+  }
+  __device__ long long operator()(long long a, long long b) const {
+    return (long long)((unsigned long long)a * (unsigned long long)b);
+  }
+  __device__ bool operator()(bool a, bool b) const { return a && b; }
 };
 struct StrataMax {
   template <typename T> __device__ T operator()(T a, T b) const {
@@ -358,6 +373,12 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
                           : "(" + t + ")" + in(0);
     } else if (name == "arith.xori") {
       e = in(0) + " ^ " + in(1);
+    } else if (name == "arith.remf") {
+      e = "fmod" + f + "(" + in(0) + ", " + in(1) + ")";
+    } else if (name == "arith.remsi") { // divisor never 0 or -1 (safeDivisor)
+      e = in(0) + " % " + in(1);
+    } else if (name == "arith.divsi") {
+      e = in(0) + " / " + in(1);
     } else if (name == "math.rsqrt") {
       e = "(" + t + ")1 / sqrt" + f + "(" + in(0) + ")";
     } else if (name == "math.roundeven") { // half to even, as rint

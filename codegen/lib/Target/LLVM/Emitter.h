@@ -89,6 +89,8 @@ private:
         inst->setFastMathFlags(fmf);
       return add;
     }
+    if (kind == "prod") // in order (no reassociation), as the scalar loop
+      return f ? b.CreateFMul(acc, v) : b.CreateMul(acc, v);
     bool isMax = kind == "max";
     if (f)
       return nanPropagating(isMax, acc, v);

@@ -258,6 +258,16 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return b.CreateTrunc(in(0), rt);
   if (name == "arith.xori")
     return b.CreateXor(in(0), in(1));
+  // C's fmod; divisions whose divisor the scalar body made nonzero and not
+  // -1 (ScalarBuilder::safeDivisor).
+  if (name == "arith.remf")
+    return b.CreateFRem(in(0), in(1));
+  if (name == "arith.remsi")
+    return b.CreateSRem(in(0), in(1));
+  if (name == "arith.divsi")
+    return b.CreateSDiv(in(0), in(1));
+  if (name == "math.copysign")
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, in(0), in(1));
   // The math dialect's float functions: LLVM intrinsics where LLVM has one
   // (inline instructions or its libm call), else the libm function itself.
   static const std::pair<llvm::StringRef, llvm::Intrinsic::ID> intrinsics[] = {
