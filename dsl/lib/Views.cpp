@@ -37,6 +37,11 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   // before its base required grad, has none (a leaf through which no
   // gradient flows) until the root is written in place.
   impl->viewGradFn = gradMode && requiresGradOf(src);
+  // Recording the view reads its input's grad_fn (PyTorch's
+  // collect_next_edges): a view whose base was written since gets its
+  // regenerated grad_fn now, and is no leaf for in-place checks after.
+  if (impl->viewGradFn && src.gradBase)
+    (void)viewChainOf(src);
   impl->viewOp = op;
   impl->viewArgs = std::move(args);
   impl->base = in.impl();

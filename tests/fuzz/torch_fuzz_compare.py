@@ -79,7 +79,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 # 10. A tensor passed as the gradient of backward(): PyTorch's
 #     AccumulateGrad may adopt it as a leaf's .grad and accumulate into it
 #     in place later; its values and _version are not compared after that,
-#     nor, once it is written in place, the leaves' .grad values.
+#     nor, once it is written in place, the leaves' .grad values; a value
+#     computed from it afterwards differing is class `grad-adopted`, not
+#     failing.
 # 11. autograd.grad() through a CopySlices node (an in-place write through a
 #     view) accumulates into the .grad of the leaves the written value came
 #     from in PyTorch 1.13 (a PyTorch defect: grad() must leave .grad
@@ -123,7 +125,7 @@ GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
                "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
                "torch-internal-assert", "grad-layout-derived",
-               "inplace-overlap", "grad-fn-lazy"}
+               "inplace-overlap", "grad-fn-lazy", "grad-adopted"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -365,6 +367,8 @@ def compare(lines, tout, sout, shadow):
             k, cls = bad
             if meta.alias[i] and cls == "values":
                 cls = "inplace-alias"
+            elif meta.adopted_read[i] and cls == "values":
+                cls = "grad-adopted"  # difference 10
             elif meta.fuzzy[i] and cls == "values":
                 cls = "fuzzy-discrete"
             found.append((f"{cls}:{sig}", f"{where}: element {k * sample_step(t['n'])}"

@@ -405,6 +405,7 @@ class Analyzer:
         self.lines = []
         self.flip, self.rounded, self.order, self.fuzzy = [], [], [], []
         self.alias = []
+        self.adopted_read = []  # computed from an adopted gradient's group
         self.scale = []  # magnitude of the terms an order-dependent sum adds
         self.group, self.flip_groups = [], set()
         self.gradval = []  # shares the storage of a grad / grad_of value
@@ -444,6 +445,7 @@ class Analyzer:
                 self.order.append(True)
                 self.fuzzy.append(False)
                 self.alias.append(False)
+                self.adopted_read.append(False)
                 self.scale.append(max(self.scale + [1.0]))
                 self.group.append(k)
                 self.gradval.append(True)
@@ -494,6 +496,9 @@ class Analyzer:
         self.order.append(od)
         self.fuzzy.append(fz)
         self.alias.append(al)
+        self.adopted_read.append(any(
+            self.group[j] in self.adopted or self.adopted_read[j]
+            for j in ins))
         self.scale.append(sc)
         self.group.append(group)
         self.gradval.append((group != n and self.gradval[group]) or
