@@ -367,7 +367,12 @@ def compare(lines, tout, sout, shadow):
             k, cls = bad
             if meta.alias[i] and cls == "values":
                 cls = "inplace-alias"
-            elif meta.adopted_read[i] and cls == "values":
+            elif (meta.adopted_read[i] or (meta.gradval[i] and (
+                    adopted_then_backward(lines) or any(
+                        op_name(l) in INPLACE and refs(l) and
+                        refs(l)[0] < len(meta.group) and
+                        meta.group[refs(l)[0]] in meta.adopted
+                        for l in lines)))) and cls == "values":
                 cls = "grad-adopted"  # difference 10
             elif meta.fuzzy[i] and cls == "values":
                 cls = "fuzzy-discrete"
@@ -397,7 +402,8 @@ def compare(lines, tout, sout, shadow):
     # leaves' .grad may be it (difference 10).
     adopted_written = any(
         op_name(l) in INPLACE and refs(l) and refs(l)[0] < len(meta.group)
-        and meta.group[refs(l)[0]] in meta.adopted for l in lines)
+        and meta.group[refs(l)[0]] in meta.adopted for l in lines) or \
+        adopted_then_backward(lines)
     copyslices_grad = \
         not any(op_name(l) == "backward" for l in lines) and \
         any(t.get("grad_fn") == "CopySlices" for t in tv)
@@ -457,6 +463,19 @@ def compare_values(t, s, loose, slack):
 def value_lines(lines):
     """The line of each value (a grad line defines several)."""
     return [n for n, l in enumerate(lines) for _ in range(n_defs(l))]
+
+
+def adopted_then_backward(lines):
+    """A backward() after one given a gradient tensor: PyTorch's
+    AccumulateGrad may have adopted that tensor as a .grad and accumulated
+    into it in place (difference 10)."""
+    adopted = False
+    for line in lines:
+        if op_name(line) == "backward":
+            if adopted:
+                return True
+            adopted = len(refs(line)) > 1
+    return False
 
 
 def matmul_itself(lines, n):
