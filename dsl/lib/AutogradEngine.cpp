@@ -252,7 +252,9 @@ struct Graph {
       bool constant = constantEdge(in);
       if (in.history && !constant) // the value, then the history
         reachNode(in.node, true);
-      reachNode(historyOf(in), constant);
+      // (A constant edge reads the value: a dead leaf edge with a history
+      // too.)
+      reachNode(constant ? in.node : historyOf(in), constant);
     };
     reach(start);
     while (!stack.empty()) {
