@@ -293,6 +293,10 @@ def compare(lines, tout, sout, shadow):
                 kind = "grad-fn-regenerated"  # intentional difference 7
             elif op == "matmul" or (op in ("reshape", "flatten") and
                                     meta.group[i] == i) or \
+                    (op in INPLACE and meta.group[i] != i and
+                     op_of(lines, def_line(lines, meta.group[i])) in
+                     ("reshape", "flatten") and
+                     t["grad_fn"] == "UnsafeViewBackward0") or \
                     (op in ("contiguous", "flatten", "reshape", "to") and
                      matmul_itself(lines, ln)):
                 # (contiguous/flatten/reshape returning a matmul's result
