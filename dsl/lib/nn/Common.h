@@ -14,24 +14,18 @@
 #include <string>
 
 namespace strata {
+namespace detail {
+/// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
+/// for" messages print it (defined in dsl/lib/Ops.cpp, declared in Impl.h).
+const char *torchTypeName(DType t);
+} // namespace detail
 namespace nn {
 namespace internal {
 
-/// PyTorch's ScalarType name in kernel messages ("Float", "Long", ...).
+/// PyTorch's ScalarType name in kernel messages ("Float", "Long", ...):
+/// the DSL's one table (dsl/lib/Ops.cpp).
 inline const char *scalarTypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "Float";
-  case DType::F64:
-    return "Double";
-  case DType::I32:
-    return "Int";
-  case DType::I64:
-    return "Long";
-  case DType::Bool:
-    return "Bool";
-  }
-  return "?";
+  return strata::detail::torchTypeName(t);
 }
 
 /// "[3, 4]", as c10 prints IntArrayRef.
