@@ -320,6 +320,8 @@ strata::detail::viewChainOf(const TensorImpl &t) {
     if (std::string_view(t.viewOp) == "as_strided")
       chain->asStridedInput = base.layout;
     chain->next = viewChainOf(base);
+    chain->anyAsStrided = chain->asStridedInput.has_value() ||
+                          (chain->next && chain->next->anyAsStrided);
     if (chain->next) {
       chain->cut = chain->next->cut;
       chain->leafView = chain->next->leafView;

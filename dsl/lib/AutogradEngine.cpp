@@ -835,7 +835,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // (Every other read, the common case, costs nothing.)
   std::map<const Operand *, std::vector<int64_t>> readMask;
   auto maskOf = [&](const Operand &in) {
-    if (in.noGrad || !in.view || in.layout.numel() == 0)
+    if (in.noGrad || !in.view || !in.view->anyAsStrided ||
+        in.layout.numel() == 0)
       return;
     std::vector<int64_t> allowed;
     bool any = false;

@@ -75,6 +75,9 @@ struct ViewChain {
   /// root's). PyTorch's as_strided backward passes the gradient only to the
   /// storage elements that input addresses.
   std::optional<layout::Layout> asStridedInput;
+  /// This view or one below it is such an as_strided (backward tests this
+  /// before walking the chain).
+  bool anyAsStrided = false;
   /// Releases `next` without recursion.
   ~ViewChain();
 };
