@@ -17,6 +17,9 @@ namespace {
 Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
                 const SourceLoc &loc) {
   const TensorImpl &src = *in.impl();
+  // The source's root (its version) and autograd caches are shared with
+  // threads writing or reading it: read them under the trace lock.
+  TraceLock lock;
   if (std::string_view(op) != "detach")
     checkViewRead(src, loc); // (PyTorch reads the base's grad_fn here)
   auto impl = std::make_shared<TensorImpl>();
