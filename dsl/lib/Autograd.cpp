@@ -276,6 +276,7 @@ void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
   // A view without a grad_fn, or made of one, is an edge to nothing: its
   // gradient is dropped, as PyTorch's (the view is no leaf of its own).
   o.noGrad = !requiresGradOf(t) || gradGoesNowhere(t, o.view.get());
+  o.cutView = o.noGrad && o.view && requiresGradOf(t) && gGradEnabled;
   if (!o.noGrad) {
     if (o.view && !o.view->leafView.expired())
       o.leaf = o.view->leafView;
@@ -355,7 +356,9 @@ void strata::detail::recordGradNode(Node &node) {
   // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
   // a gradient that needs it is computed (x * 2 saves the 2, not x).
   const std::vector<Operand> &in = node.inputs;
-  auto rg = [&](size_t i) { return i < in.size() && !in[i].noGrad; };
+  auto rg = [&](size_t i) { // PyTorch's should_compute_output(i)
+    return i < in.size() && (!in[i].noGrad || in[i].cutView);
+  };
   auto save = [&](size_t i) {
     if (i >= in.size())
       return;
@@ -383,8 +386,11 @@ void strata::detail::recordGradNode(Node &node) {
     if (rg(1))
       save(0);
   } else if (is(node, "div")) {
-    if (rg(0) || rg(1))
-      save(1);
+    // `other` is in both formulas: saved whenever an input requires grad,
+    // even one whose gradient goes nowhere (a view made in no-grad mode);
+    // a saved input used by one formula only is saved when that gradient
+    // is computed (PyTorch's should_compute_output).
+    save(1);
     if (rg(1))
       save(0);
   } else if (is(node, "pow")) {
@@ -531,9 +537,13 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   write.writer = autogradIdentity(dest).weak_from_this();
   // A retained tensor written in place itself retains the new history
   // (PyTorch moves its retain_grad hook); through a view it keeps the old.
+  // (A retained view written through itself retains its grad_fn after the
+  // write: it follows its current view chain from now on.)
   if (dest.autograd && dest.autograd->retainGrad && !isDiffView(dest))
     const_cast<TensorImpl &>(dest).autograd->retainedAt =
         write.shared_from_this();
+  else if (dest.autograd && dest.autograd->retainGrad)
+    const_cast<TensorImpl &>(dest).autograd->retainedChain = nullptr;
   // The destination, and the bases it is a view of, now depend on the
   // value: no longer leaves (PyTorch's CopySlices on the base).
   for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})

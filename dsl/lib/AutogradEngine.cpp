@@ -280,6 +280,17 @@ NodePtr retainedNode(const TensorImpl &t) {
   return n && n->requiresGrad ? n : nullptr;
 }
 
+/// The edge through which target `t`'s gradient is read: its operand, for
+/// a retained view through its grad_fn at retain_grad().
+Operand targetEdge(const TensorImpl &t) {
+  Operand e = operandOf(t);
+  e.noGrad = false;
+  if (t.gradBase && t.autograd && t.autograd->retainGrad &&
+      t.autograd->retainedChain)
+    e.view = t.autograd->retainedChain;
+  return e;
+}
+
 /// A target of differentiation: a leaf, or a non-leaf's version.
 struct Target {
   std::shared_ptr<TensorImpl> impl;
@@ -433,6 +444,8 @@ void Tensor::retain_grad(SourceLoc loc) const {
   if (!t.gradBase) {
     Operand e = operandOf(t);
     impl.autograd->retainedAt = historyOf(e);
+  } else {
+    impl.autograd->retainedChain = viewChainOf(t);
   }
   std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
@@ -537,8 +550,18 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (all) {
     std::set<const TensorImpl *> have;
     for (const Graph::LeafArg &a : g.leafArgs)
-      if (reachedLeaves.count(a.leaf.get()) && have.insert(a.leaf.get()).second)
+      if (reachedLeaves.count(a.leaf.get()) &&
+          have.insert(a.leaf.get()).second) {
+        // A view that was a leaf when read and got a grad_fn since (its
+        // base was written in place with history): PyTorch's AccumulateGrad
+        // refuses it.
+        if (a.leaf->gradBase && viewHasGradFn(*a.leaf))
+          fail("leaf variable has been moved into the graph interior",
+               "take the view after the in-place write to its base, or "
+               "clone() it before requires_grad_()",
+               loc);
         targets.push_back({a.leaf, nullptr});
+      }
     std::vector<std::shared_ptr<TensorImpl>> retained;
     {
       std::lock_guard<std::mutex> lock(gRetainedMutex);
@@ -550,8 +573,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           retained.push_back(std::move(t));
     }
     for (const auto &t : retained) {
-      Operand e = operandOf(*t);
-      e.noGrad = false;
+      Operand e = targetEdge(*t);
       NodePtr at = retainedNode(*t);
       if (e.view          ? reachedChains.count(e.view.get()) > 0
           : leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
@@ -606,8 +628,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       denseTargets.push_back({&t, nullptr});
       return;
     }
-    Operand e = operandOf(t);
-    e.noGrad = false;
+    Operand e = targetEdge(t);
     if (!e.view)
       overlapError(t, "it is no view of a tensor requiring grad");
     denseChains.insert(e.view.get());
@@ -619,8 +640,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     Target &t = targets[ti];
     if (isLeafOf(*t.impl))
       return;
-    Operand e = operandOf(*t.impl);
-    e.noGrad = false;
+    Operand e = targetEdge(*t.impl);
     const Node *n = t.node ? t.node.get() : historyOf(e).get();
     bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
@@ -711,8 +731,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const auto &t : retained) {
       if (isLeafOf(*t)) // (an input that retains its grad gets it too)
         continue;
-      Operand e = operandOf(*t);
-      e.noGrad = false;
+      Operand e = targetEdge(*t);
       NodePtr at = retainedNode(*t);
       const Node *h = at ? at.get() : historyOf(e).get();
       bool runs;

@@ -96,6 +96,11 @@ struct Operand {
   /// of `node` (the op that computed it).
   std::weak_ptr<TensorImpl> leaf;
   bool noGrad = true;
+  /// A read, in grad mode, through a view with a grad_fn whose chain leads
+  /// nowhere (a view of a view made in no-grad mode): no gradient flows
+  /// (noGrad), but PyTorch's edge is valid, so the op saves what this
+  /// input's derivative needs (should_compute_output).
+  bool cutView = false;
   /// Autograd: set when `node` is an in-place write made through a tensor
   /// of another autograd identity (across a detach(): PyTorch's detached
   /// tensor shares the data, not the history). The read takes its value
@@ -250,6 +255,10 @@ struct AutogradMeta {
   /// it retains (PyTorch hooks the grad_fn it has at retain_grad(), moved
   /// by in-place ops on the tensor itself, not by writes through views).
   std::weak_ptr<Node> retainedAt;
+  /// For a retained view: its grad_fn (view chain) at retain_grad(), which
+  /// PyTorch hooks; a later regeneration of the view's grad_fn (after a
+  /// write to its storage) does not move the hook.
+  std::shared_ptr<const ViewChain> retainedChain;
 };
 
 /// A tensor: dtype, layout over a root, grad flags, and how it was made.

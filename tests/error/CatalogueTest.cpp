@@ -267,6 +267,7 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A17", "strata cannot differentiate with respect to a tensor whose elements overlap in memory", { Tensor e = ones({1}).expand({3}).detach().requires_grad_(); (e.as_strided({3}, {0}, 0) * 2).sum().backward(); }),
     CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
     CASE("A18", "derivative for aten::floor_divide is not implemented", w.floor_divide(2).sum().backward()),
+    CASE("A19", "leaf variable has been moved into the graph interior", { Tensor base = ones({2}); Tensor v = base.view({2}).requires_grad_(); base.add_(v); (v * v).sum().backward(); }),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -20,6 +20,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     error strata alone raises on one is `flip-view` too. Neither is the
 #     requires_grad/is_leaf of a flip-derived value in a program calling
 #     requires_grad_() (a view follows its base's flag, a copy does not),
+#     nor the requires_grad, is_leaf and grad_fn of a value computed from
+#     a flip of a tensor that did not require grad then, in such a program,
 #     nor the grad_fn of contiguous/reshape/flatten of one (PyTorch's dense
 #     flip returns itself: FlipBackward0; strata copies: CloneBackward0).
 #     `view` of a flip-derived value that strata rejects (negative strides
@@ -279,13 +281,14 @@ def compare(lines, tout, sout, shadow):
         flip_ng = meta.flip_ng[i]
         if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng and \
                 not (meta.gradval[i] and grad_rg_changed) and \
-                not (meta.flip[i] and any_rg_change):
+                not ((meta.flip[i] or meta.flip_pre_rg[i]) and any_rg_change):
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
                           "(requires_grad, is_leaf)"))
         if t["grad_fn"] != s.get("grad_fn") and s.get("grad_fn") is not None \
-                and t["grad_fn"] != "!" and not flip_ng:
+                and t["grad_fn"] != "!" and not flip_ng and \
+                not (meta.flip_pre_rg[i] and any_rg_change):
             kind = "grad-fn"
             op = op_of(lines, ln)
             if t["grad_fn"] == "AsStridedBackward0" and \
