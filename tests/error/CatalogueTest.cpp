@@ -283,7 +283,7 @@ TEST(ErrorCatalogue, DevicesAndMemory) {
     CASE("M01", "no CUDA device: the NVIDIA driver library '/nonexistent/libcuda.so.1' could not be loaded", zeros({2}, device(Device::cuda()))),
     CASE("M02", "CPU out of memory: tried to allocate", cpu.setMemoryLimit(1 << 20); empty({1 << 20}, kFloat32)),
     CASE("M03", "strata could not run this program: ", cpu.setMemoryLimit(1 << 20); (void)(arange(1 << 19, kFloat32) * 2).to_vector<float>()),
-    CASE("M04", "strata could not compile this program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (void)(arange(7, kFloat32) * 31 + 5).to_vector<float>()),
+    CASE("M04", "strata could not compile this program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (void)(arange(7, kFloat32) * 31 + 5).sin().cos().tan().to_vector<float>()),
     CASE("M05", "set_program_cache_capacity: expected at least 1 program, got 0", set_program_cache_capacity(0)),
   };
   // clang-format on

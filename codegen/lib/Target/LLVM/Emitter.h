@@ -34,6 +34,9 @@ public:
         nest(kernel.getLoopNest()) {}
 
   bool run(const std::string &name, std::string &error);
+  /// kernelCodeKey (KernelToLLVM.h): plans the loops, then prints what the
+  /// emitted code depends on.
+  std::string codeKey();
 
 private:
   llvm::Type *scalarType(mlir::Type t) {
@@ -140,6 +143,9 @@ private:
                                      int64_t step = 1, bool scalarOnly = false);
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
+  /// Element types, cascade flags and every plan* decision (run and
+  /// codeKey both start with it).
+  void plan();
   void planLoops();
   void planNonTemporal();
   void storeNonTemporal(unsigned op, Value *index, Value *v, unsigned align);

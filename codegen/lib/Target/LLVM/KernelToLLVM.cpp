@@ -34,6 +34,8 @@
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 
+#include "mlir/IR/AsmState.h"
+
 #include "llvm/IR/Verifier.h"
 
 #include <functional>
@@ -806,7 +808,7 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
   return ok;
 }
 
-bool Emitter::run(const std::string &name, std::string &error) {
+void Emitter::plan() {
   for (mlir::Value v : k.getInputs())
     types.push_back(elementType(v));
   for (mlir::Value v : k.getResults())
@@ -817,6 +819,56 @@ bool Emitter::run(const std::string &name, std::string &error) {
     memTypes.push_back(memoryType(t));
   for (unsigned r = 0; r < k.getNumResults(); ++r)
     cascade.push_back(static_cast<bool>(cascadeSource(r)));
+  planLoops();
+  planCascade();
+  planNonTemporal();
+}
+
+std::string Emitter::codeKey() {
+  plan();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto list = [&](llvm::ArrayRef<int64_t> v) {
+    os << "[";
+    llvm::interleaveComma(v, os);
+    os << "]";
+  };
+  // Everything emitLevel and its helpers read: the outermost loop runs
+  // [begin, end), so nest.sizes[0] enters only through the plan below.
+  os << "types";
+  for (mlir::Type t : types)
+    os << " " << t;
+  os << "\nresults " << k.getNumResults() << " dest "
+     << static_cast<bool>(k.getDest()) << " indexed " << k.getIndexed()
+     << "\ncombiners";
+  for (unsigned r = 0; r < k.getNumResults(); ++r)
+    os << " '" << k.getCombiner(r) << "'";
+  os << "\nloops " << nest.sizes.size() << " inner sizes ";
+  list(llvm::ArrayRef<int64_t>(nest.sizes)
+           .drop_front(nest.sizes.empty() ? 0 : 1));
+  os << "\nstrides";
+  for (const auto &st : nest.strides) {
+    os << " ";
+    list(st);
+  }
+  os << "\noffsets ";
+  list(nest.offsets);
+  os << "\nplan tiled " << tiledDim << " micro " << microLanes << " scratch "
+     << scratchDim << " scratch results " << scratchResults.size() << " nt "
+     << ntOp << "/" << ntLanes << " cascade";
+  for (bool c : cascade)
+    os << " " << c;
+  os << " loops";
+  for (const EmitLoop &l : loops)
+    os << " " << l.dim << ":" << static_cast<int>(l.kind);
+  os << "\nbody\n";
+  mlir::AsmState state(k, mlir::OpPrintingFlags().useLocalScope());
+  k.getBodyBlock().print(os, state);
+  return os.str();
+}
+
+bool Emitter::run(const std::string &name, std::string &error) {
+  plan();
 
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *fnType = llvm::FunctionType::get(
@@ -837,9 +889,6 @@ bool Emitter::run(const std::string &name, std::string &error) {
         b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
     index.push_back(b.getInt64(0));
   }
-  planLoops();
-  planCascade();
-  planNonTemporal();
   if (!emitLevel(0, index, {}, error))
     return false;
   // Non-temporal stores are weakly ordered (x86 movnt*): a release by the
@@ -867,6 +916,14 @@ strata::codegen::emitKernelLLVM(mlir::Operation *kernelOp,
   if (!emitter.run(name, error))
     return nullptr;
   return module;
+}
+
+std::string strata::codegen::kernelCodeKey(mlir::Operation *kernelOp) {
+  // (The plan reads LLVM types: a context per thread, kept; it holds the
+  // few scalar and vector types kernels use.)
+  thread_local llvm::LLVMContext context;
+  llvm::Module scratch("key", context);
+  return Emitter(llvm::cast<KernelOp>(kernelOp), scratch).codeKey();
 }
 
 strata::codegen::KernelLaunchInfo
