@@ -537,13 +537,9 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   write.writer = autogradIdentity(dest).weak_from_this();
   // A retained tensor written in place itself retains the new history
   // (PyTorch moves its retain_grad hook); through a view it keeps the old.
-  // (A retained view written through itself retains its grad_fn after the
-  // write: it follows its current view chain from now on.)
   if (dest.autograd && dest.autograd->retainGrad && !isDiffView(dest))
     const_cast<TensorImpl &>(dest).autograd->retainedAt =
         write.shared_from_this();
-  else if (dest.autograd && dest.autograd->retainGrad)
-    const_cast<TensorImpl &>(dest).autograd->retainedChain = nullptr;
   // The destination, and the bases it is a view of, now depend on the
   // value: no longer leaves (PyTorch's CopySlices on the base).
   for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})

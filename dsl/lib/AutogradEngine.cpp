@@ -280,14 +280,25 @@ NodePtr retainedNode(const TensorImpl &t) {
   return n && n->requiresGrad ? n : nullptr;
 }
 
-/// The edge through which target `t`'s gradient is read: its operand, for
-/// a retained view through its grad_fn at retain_grad().
+/// The edge through which target `t`'s gradient is read: its operand; for
+/// a retained view, through the grad_fn it was last given (PyTorch's hook
+/// sits on the view's grad_fn and moves when an access regenerates it after
+/// a write to its storage; one not accessed since keeps the hook, so reads
+/// made before such a write still retain).
 Operand targetEdge(const TensorImpl &t) {
+  std::shared_ptr<const ViewChain> last;
+  if (t.gradBase && t.autograd && t.autograd->retainGrad)
+    last = t.regenChain ? t.regenChain : t.viewChain;
+  // (Reading the operand would regenerate the grad_fn: not an access.)
+  auto keptChain = t.regenChain;
+  int64_t keptVersion = t.regenVersion;
   Operand e = operandOf(t);
   e.noGrad = false;
-  if (t.gradBase && t.autograd && t.autograd->retainGrad &&
-      t.autograd->retainedChain)
-    e.view = t.autograd->retainedChain;
+  if (last) {
+    e.view = std::move(last);
+    t.regenChain = std::move(keptChain);
+    t.regenVersion = keptVersion;
+  }
   return e;
 }
 
@@ -442,10 +453,14 @@ void Tensor::retain_grad(SourceLoc loc) const {
     return; // once: a second call must not accumulate twice
   impl.autograd->retainGrad = true;
   if (!t.gradBase) {
+    // (An untracked write keeps the old grad_fn, which PyTorch hooks.)
     Operand e = operandOf(t);
-    impl.autograd->retainedAt = historyOf(e);
+    NodePtr h = historyOf(e);
+    while (h->passHistory && h->gradInputs.size() == 2)
+      h = h->gradInputs[1].node;
+    impl.autograd->retainedAt = h;
   } else {
-    impl.autograd->retainedChain = viewChainOf(t);
+    (void)viewChainOf(t); // PyTorch hooks the grad_fn it has now
   }
   std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
@@ -552,10 +567,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const Graph::LeafArg &a : g.leafArgs)
       if (reachedLeaves.count(a.leaf.get()) &&
           have.insert(a.leaf.get()).second) {
-        // A view that was a leaf when read and got a grad_fn since (its
-        // base was written in place with history): PyTorch's AccumulateGrad
-        // refuses it.
-        if (a.leaf->gradBase && viewHasGradFn(*a.leaf))
+        // A leaf when read that got a grad_fn since (written in place with
+        // history after requires_grad_(false), or a view whose base was):
+        // PyTorch's AccumulateGrad refuses it.
+        if (!isLeafOf(*a.leaf))
           fail("leaf variable has been moved into the graph interior",
                "take the view after the in-place write to its base, or "
                "clone() it before requires_grad_()",
@@ -642,6 +657,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       return;
     Operand e = targetEdge(*t.impl);
     const Node *n = t.node ? t.node.get() : historyOf(e).get();
+    // An untracked write (no-grad mode) keeps the old grad_fn: the reads
+    // before it and after it (through its strata.recorded) reach the old
+    // version, which is perturbed.
+    while (!t.node && n->passHistory && n->gradInputs.size() == 2 &&
+           g.isOp.count(n->gradInputs[1].node.get()))
+      n = n->gradInputs[1].node.get();
     bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
     if (e.view) {
@@ -1558,6 +1579,10 @@ void accumulate(const std::vector<Target> &targets,
       slot = obeyLayoutContract(grads[i], impl.layout, loc);
     else
       slot = grads[i];
+    // .grad is no view (PyTorch's `_base` is None): one made here, under
+    // no-grad mode, must not refuse a later in-place op in grad mode.
+    if (slot.impl()->gradBase)
+      slot = slot.detach(loc);
   }
 }
 } // namespace

@@ -255,10 +255,6 @@ struct AutogradMeta {
   /// it retains (PyTorch hooks the grad_fn it has at retain_grad(), moved
   /// by in-place ops on the tensor itself, not by writes through views).
   std::weak_ptr<Node> retainedAt;
-  /// For a retained view: its grad_fn (view chain) at retain_grad(), which
-  /// PyTorch hooks; a later regeneration of the view's grad_fn (after a
-  /// write to its storage) does not move the hook.
-  std::shared_ptr<const ViewChain> retainedChain;
 };
 
 /// A tensor: dtype, layout over a root, grad flags, and how it was made.

@@ -14,7 +14,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     sizes and values are compared, not strides, offset or storage; the
 #     generator writes in place neither into a storage a flip-derived view
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
-#     A flip made in no-grad mode, and what is computed from it, has no
+#     A flip made in no-grad mode, what is computed from it and what it
+#     is written into in place, has no
 #     requires_grad, is_leaf or grad_fn comparison either (a view of a
 #     tensor that requires grad in strata, a plain copy in PyTorch); an
 #     error strata alone raises on one is `flip-view` too. Neither is the
@@ -278,7 +279,7 @@ def compare(lines, tout, sout, shadow):
         where = f"%{i} (line {ln})"
         # A flip made in no-grad mode: a view of a tensor requiring grad in
         # strata, a plain copy in PyTorch (difference 1).
-        flip_ng = meta.flip_ng[i]
+        flip_ng = meta.flip_ng[i] or meta.group[i] in meta.flip_ng_groups
         if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng and \
                 not (meta.gradval[i] and grad_rg_changed) and \
                 not ((meta.flip[i] or meta.flip_pre_rg[i]) and any_rg_change):

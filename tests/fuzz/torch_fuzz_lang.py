@@ -417,6 +417,7 @@ class Analyzer:
         self.nograd_written = set()  # groups written in no-grad mode
         self.adopted = set()  # groups of gradients passed to backward
         self.flip_ng = []
+        self.flip_ng_groups = set()  # written in place from a no-grad flip
         self.flip_pre_rg = []  # flip of a base not requiring grad, & reads
         self.grad_of_groups = set()
 
@@ -511,6 +512,8 @@ class Analyzer:
         # view of a tensor requiring grad in strata), and what reads one.
         self.flip_ng.append((fl and not env.grad_mode) or
                             any(self.flip_ng[j] for j in ins))
+        if op in INPLACE and self.flip_ng[-1]:
+            self.flip_ng_groups.add(group)  # its destination too
         # A flip of a tensor that did not require grad (yet): a copy that
         # never will in PyTorch, a view that follows a later requires_grad_()
         # of its base in strata; and what is computed from one.
