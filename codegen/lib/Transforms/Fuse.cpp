@@ -493,13 +493,27 @@ std::pair<SmallVector<int64_t>, int> bestPermutation(KernelOp a, KernelOp b) {
   return {best, bestShared};
 }
 
+/// Block positions of the ops fuseSiblings meets, numbered once: asking
+/// MLIR (`isBeforeInBlock`) after each merge inserted an op renumbered the
+/// whole block, O(n) per merge and O(n^2) for an eval of n outputs
+/// (docs/performance.md). A merged kernel takes the position of the kernel
+/// whose place it took.
+using Positions = DenseMap<Operation *, int64_t>;
+
+bool isBefore(const Positions &at, Operation *x, Operation *y) {
+  auto ix = at.find(x), iy = at.find(y);
+  if (ix != at.end() && iy != at.end())
+    return ix->second < iy->second;
+  return x->isBeforeInBlock(y);
+}
+
 /// Merges sibling kernel `b` (later in the block) into `a` when they share
 /// inputs and neither depends on the other: the merged kernel (where `b`
 /// was, or, with `atB` false, where `a` was), or null. Cheap checks first: this
 /// runs for every pair of kernels that read a common root.
-KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
+KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB, Positions &at) {
   if (a.getNumResults() + b.getNumResults() > kMaxSiblingResults ||
-      a->getBlock() != b->getBlock() || !a->isBeforeInBlock(b))
+      a->getBlock() != b->getBlock() || !isBefore(at, a, b))
     return {};
   auto [perm, shared] = bestPermutation(a, b);
   if (shared == 0)
@@ -565,7 +579,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     dependents.clear();
     for (Value in : b.getInputs()) {
       Operation *def = viewRoot(in).getDefiningOp();
-      if (def && (def->getBlock() != a->getBlock() || !def->isBeforeInBlock(a)))
+      if (def && (def->getBlock() != a->getBlock() || !isBefore(at, def, a)))
         return {};
     }
   }
@@ -643,6 +657,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     merged.setCombinersAttr(outer.getStrArrayAttr(combiners));
   }
 
+  at[merged] = at.lookup(atB ? b.getOperation() : a.getOperation());
   for (auto [i, r] : llvm::enumerate(a.getResults()))
     r.replaceAllUsesWith(merged.getResult(i));
   for (auto [i, r] : llvm::enumerate(b.getResults()))
@@ -658,6 +673,8 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     for (Value in : k.getInputs())
       if (auto view = in.getDefiningOp<StridedViewOp>())
         feeders.push_back(view);
+  at.erase(a);
+  at.erase(b);
   a.erase();
   b.erase();
   while (!feeders.empty()) {
@@ -666,6 +683,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
       continue;
     if (auto source = view->getOperand(0).getDefiningOp<StridedViewOp>())
       feeders.push_back(source);
+    at.erase(view);
     view->erase();
   }
   return merged;
@@ -677,9 +695,12 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
 /// tried again from there. At most kSiblingWindow pair checks per kernel.
 void fuseSiblings(Block &block) {
   SmallVector<KernelOp> kernels;
-  for (Operation &op : block)
+  Positions at;
+  for (Operation &op : block) {
+    at[&op] = static_cast<int64_t>(at.size());
     if (auto k = dyn_cast<KernelOp>(op); k && isSiblingCandidate(k))
       kernels.push_back(k);
+  }
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!kernels[i])
       continue;
@@ -698,7 +719,7 @@ void fuseSiblings(Block &block) {
           }))
         continue;
       bool atB = true;
-      KernelOp merged = mergeSiblings(kernels[i], kernels[j], atB);
+      KernelOp merged = mergeSiblings(kernels[i], kernels[j], atB, at);
       if (!merged)
         continue;
       // Keep the list in block order: the merged kernel takes the slot of
