@@ -730,11 +730,12 @@ void strata::set_warning_handler(WarningHandler handler) {
   warningHandler() = std::move(handler);
 }
 
-const Tensor &Tensor::grad(SourceLoc loc) const {
+Tensor Tensor::grad(SourceLoc loc) const {
   AutogradMeta &m = meta(*this, loc);
   const TensorImpl &t = *impl();
   if (!isLeafOf(t) && !m.retainGrad && !m.grad.defined())
     warn(kNonLeafGrad, loc);
+  TraceLock lock; // (a backward may replace the slot meanwhile)
   return m.grad;
 }
 Tensor &Tensor::mutable_grad(SourceLoc loc) const {

@@ -57,6 +57,9 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
 /// view (no base; in-place writes into it rebase nothing).
 Tensor unsafeView(const Tensor &copy, const Shape &sizes,
                   const SourceLoc &loc) {
+  // PyTorch's _unsafe_view of the clone: its grad_fn shows as such.
+  if (Node &n = *copy.impl()->root->current; n.requiresGrad && n.op == Op::Copy)
+    n.compositeName = "UnsafeViewBackward0";
   Tensor v = copy.view(sizes, loc);
   TensorImpl &t = *v.impl();
   t.requiresGrad = requiresGradOf(*copy.impl());

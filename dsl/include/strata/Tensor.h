@@ -90,6 +90,14 @@ class Tensor {
 public:
   /// An undefined tensor.
   Tensor() = default;
+  /// A handle: copies share the tensor. Assigning to a temporary (e.g.
+  /// `x.grad() = g`, which would change nothing) does not compile: use
+  /// `x.mutable_grad() = g`.
+  Tensor(const Tensor &) = default;
+  Tensor(Tensor &&) noexcept = default;
+  Tensor &operator=(const Tensor &) & = default;
+  Tensor &operator=(Tensor &&) & noexcept = default;
+  ~Tensor() = default;
   /// For the implementation.
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl)
       : impl_(std::move(impl)) {}
@@ -129,8 +137,10 @@ public:
   bool is_leaf(SourceLoc loc = SourceLoc::current()) const;
   /// The accumulated gradient of a leaf (undefined until a backward()). For
   /// a non-leaf without retain_grad(): undefined, with PyTorch's UserWarning
-  /// (strata::set_warning_handler).
-  const Tensor &grad(SourceLoc loc = SourceLoc::current()) const;
+  /// (strata::set_warning_handler). A handle on the gradient, so in-place
+  /// ops on it write the gradient itself, as LibTorch's
+  /// `x.grad().zero_()`.
+  Tensor grad(SourceLoc loc = SourceLoc::current()) const;
   /// The gradient slot, to assign or reset (LibTorch's mutable_grad()).
   Tensor &mutable_grad(SourceLoc loc = SourceLoc::current()) const;
   /// The function that made this tensor (null for leaves).
