@@ -237,7 +237,7 @@ TEST(ErrorCatalogue, Autograd) {
   twice.backward();
   Tensor y = x * 2;
   Tensor z = y * y;
-  y.add_(1);     // z saved y's old version
+  y.add_(1); // z saved y's old version
   Tensor written = ones({2}, requires_grad()).clone();
   Tensor noGradView; // made in no-grad mode, its base written since
   {
@@ -475,17 +475,17 @@ TEST(ErrorCatalogue, IndexOps) {
   Tensor i24 = zeros({2, 4}, dtype(kInt64));
   // clang-format off
   std::vector<Case> cases = {
-    CASE("I01", "gather(): Expected dtype int64 for index", x.gather(0, i24.to(kInt32))),
-    CASE("I02", "Index tensor must have the same number of dimensions as input tensor", x.gather(0, zeros({2}, dtype(kInt64)))),
-    CASE("I03", "Size does not match at dimension 1 expected index [2, 5] to be smaller than self [3, 4] apart from dimension 0", x.gather(0, zeros({2, 5}, dtype(kInt64)))),
-    CASE("I04", "index 3 is out of bounds for dimension 0 with size 3", x.gather(0, i24 + 3)),
-    CASE("I05", "scatter(): Expected self.dtype to be equal to src.dtype", x.scatter(0, i24, ones({2, 4}, dtype(kFloat64)))),
-    CASE("I06", "Expected index [2, 5] to be smaller than self [3, 4] apart from dimension 0 and to be smaller size than src [2, 4]", x.scatter_add(0, zeros({2, 5}, dtype(kInt64)), ones({2, 4}))),
-    CASE("I07", "index_select(): Expected dtype int32 or int64 for index", x.index_select(0, ones({2}))),
-    CASE("I08", "index_select(): Index is supposed to be a vector", x.index_select(0, zeros({1, 2}, dtype(kInt64)))),
-    CASE("I09", "index out of range in self", x.index_select(0, full({1}, 3, dtype(kInt64)))),
-    CASE("I10", "index_add_(): Number of indices (2) should be equal to source.size(dim): (3), for dim: 0", x.index_add(0, zeros({2}, dtype(kInt64)), ones({3, 4}))),
-    CASE("I11", "index_add_(): self (Float) and source (Double) must have the same scalar type", x.index_add(0, zeros({2}, dtype(kInt64)), ones({2, 4}, dtype(kFloat64)))),
+    CASE("X01", "gather(): Expected dtype int64 for index", x.gather(0, i24.to(kInt32))),
+    CASE("X02", "Index tensor must have the same number of dimensions as input tensor", x.gather(0, zeros({2}, dtype(kInt64)))),
+    CASE("X03", "Size does not match at dimension 1 expected index [2, 5] to be smaller than self [3, 4] apart from dimension 0", x.gather(0, zeros({2, 5}, dtype(kInt64)))),
+    CASE("X04", "index 3 is out of bounds for dimension 0 with size 3", x.gather(0, i24 + 3)),
+    CASE("X05", "scatter(): Expected self.dtype to be equal to src.dtype", x.scatter(0, i24, ones({2, 4}, dtype(kFloat64)))),
+    CASE("X06", "Expected index [2, 5] to be smaller than self [3, 4] apart from dimension 0 and to be smaller size than src [2, 4]", x.scatter_add(0, zeros({2, 5}, dtype(kInt64)), ones({2, 4}))),
+    CASE("X07", "index_select(): Expected dtype int32 or int64 for index", x.index_select(0, ones({2}))),
+    CASE("X08", "index_select(): Index is supposed to be a vector", x.index_select(0, zeros({1, 2}, dtype(kInt64)))),
+    CASE("X09", "index out of range in self", x.index_select(0, full({1}, 3, dtype(kInt64)))),
+    CASE("X10", "index_add_(): Number of indices (2) should be equal to source.size(dim): (3), for dim: 0", x.index_add(0, zeros({2}, dtype(kInt64)), ones({3, 4}))),
+    CASE("X11", "index_add_(): self (Float) and source (Double) must have the same scalar type", x.index_add(0, zeros({2}, dtype(kInt64)), ones({2, 4}, dtype(kFloat64)))),
   };
   // clang-format on
   for (const Case &c : cases)

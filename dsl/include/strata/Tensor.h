@@ -432,6 +432,7 @@ public:
   /// A copy with self[p with p[dim] = index[p]] = src[p] (or the value).
   Tensor scatter(int64_t dim, const Tensor &index, const Tensor &src,
                  SourceLoc loc = SourceLoc::current()) const;
+  /// scatter() of one value at every index.
   Tensor scatter(int64_t dim, const Tensor &index, Scalar value,
                  SourceLoc loc = SourceLoc::current()) const;
   /// scatter() that adds src at the indices (duplicates add up).
@@ -597,16 +598,19 @@ public:
   /// gelu() in place.
   Tensor &gelu_(const std::string &approximate = "none",
                 SourceLoc loc = SourceLoc::current());
-  /// masked_fill() in place (the mask broadcasts to this tensor).
-  /// The index ops in place.
+  /// scatter() in place.
   Tensor &scatter_(int64_t dim, const Tensor &index, const Tensor &src,
                    SourceLoc loc = SourceLoc::current());
+  /// scatter() of one value in place.
   Tensor &scatter_(int64_t dim, const Tensor &index, Scalar value,
                    SourceLoc loc = SourceLoc::current());
+  /// scatter_add() in place.
   Tensor &scatter_add_(int64_t dim, const Tensor &index, const Tensor &src,
                        SourceLoc loc = SourceLoc::current());
+  /// index_add() in place.
   Tensor &index_add_(int64_t dim, const Tensor &index, const Tensor &source,
                      Scalar alpha = 1, SourceLoc loc = SourceLoc::current());
+  /// masked_fill() in place (the mask broadcasts to this tensor).
   Tensor &masked_fill_(const Tensor &mask, Scalar value,
                        SourceLoc loc = SourceLoc::current());
   /// clamp() in place.

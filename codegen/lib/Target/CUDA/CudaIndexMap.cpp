@@ -29,7 +29,7 @@ std::string cuda::indexedStore(llvm::ArrayRef<int64_t> map, mlir::Type t,
   if (t.isInteger(1))
     return "if (" + v + ") " + element + " = 1;";
   if (t.isInteger(64))
-    return "atomicAdd(reinterpret_cast<unsigned long long *>(&" + element +
-           "), (unsigned long long)" + v + ");";
+    return "atomicAdd((unsigned long long *)&" + element +
+           ", (unsigned long long)" + v + ");";
   return "atomicAdd(&" + element + ", " + v + ");";
 }
