@@ -156,7 +156,10 @@ std::string nameOf(const Node &n) {
       {"gelu", "GeluBackward0"},
       {"gelu_tanh", "GeluBackward0"},
       {"silu", "SiluBackward0"},
-      {"softplus", "SoftplusBackward0"}};
+      {"softplus", "SoftplusBackward0"},
+      {"gather", "GatherBackward0"},
+      {"scatter", "ScatterBackward0"},
+      {"scatter_add", "ScatterAddBackward0"}};
   const auto &in = n.gradInputs;
   if (n.compositeName)
     return n.compositeName;
@@ -380,7 +383,9 @@ void strata::detail::recordGradNode(Node &node) {
     node.saved.push_back({node.root, 0, node.sizes, node.weak_from_this()});
     node.keepData = true;
   };
-  if (is(node, "mul") || is(node, "matmul")) {
+  if (node.op == Op::Index) { // the index (PyTorch saves it)
+    save(1);
+  } else if (is(node, "mul") || is(node, "matmul")) {
     if (rg(0))
       save(1);
     if (rg(1))

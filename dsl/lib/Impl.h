@@ -44,7 +44,9 @@ enum class Op : uint8_t {
   Fill,
   Arange,
   Copy,
-  Write
+  Write,
+  /// strata.gather / scatter / scatter_add along dims[0] (IndexOps.cpp).
+  Index
 };
 
 struct Node;

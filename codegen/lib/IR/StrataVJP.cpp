@@ -311,6 +311,7 @@ void strata::ir::attachVJPModels(MLIRContext &ctx) {
   ProdOp::attachInterface<Model<ProdOp>>(ctx);
   MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
   vjp::attachViewModels(ctx);
+  vjp::attachIndexModels(ctx);
 }
 
 #include "strata/IR/StrataAutodiffInterface.cpp.inc"

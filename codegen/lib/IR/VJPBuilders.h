@@ -103,6 +103,8 @@ mlir::LogicalResult Model<OpT>::buildVJP(mlir::Operation *op,
 
 /// Attaches the models of the view ops and the write (StrataVJPViews.cpp).
 void attachViewModels(mlir::MLIRContext &context);
+/// Attaches the models of gather/scatter/scatter_add (StrataIndexOps.cpp).
+void attachIndexModels(mlir::MLIRContext &context);
 
 } // namespace strata::ir::vjp
 

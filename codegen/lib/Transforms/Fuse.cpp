@@ -29,6 +29,7 @@
 //   and writes both gradients, each in its argument's layout.)
 //
 //===----------------------------------------------------------------------===//
+#include "FuseIndexOps.h"
 #include "strata/IR/ScalarBuilder.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Transforms/KernelPasses.h"
@@ -426,8 +427,8 @@ constexpr int kMaxPermutations = 720;
 /// A kernel sibling fusion may merge: fresh results (elementwise or
 /// reduced), no indices, loops not yet chosen.
 bool isSiblingCandidate(KernelOp k) {
-  return !k.getDest() && !k.getIndexed() && !k.getLoopSizes() &&
-         !isMatrixProduct(k) && k.getNumResults() > 0 &&
+  return !k.getDest() && !k.getIndexed() && !k.getIndexMap() &&
+         !k.getLoopSizes() && !isMatrixProduct(k) && k.getNumResults() > 0 &&
          k.getNumResults() <= kMaxSiblingResults;
 }
 
@@ -751,6 +752,11 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
     });
     SmallVector<Operation *> replaced;
     for (Operation *op : roots) {
+      if (Value v = strata::fuseIndexOp(op)) { // FuseIndexOps.cpp
+        op->getResult(0).replaceAllUsesWith(v);
+        replaced.push_back(op);
+        continue;
+      }
       KernelOp kernel = buildKernel(op);
       if (!kernel)
         continue;
@@ -765,9 +771,10 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
         all.push_back(op);
     });
     for (Operation *op : llvm::reverse(all))
-      if (op->use_empty() && (isElementwise(op) || isReduction(op) ||
-                              isa<FillOp, ArangeOp, MatmulOp, WriteOp, CopyOp,
-                                  ContiguousOp, ReshapeOp, FlattenOp>(op)))
+      if (op->use_empty() &&
+          (isElementwise(op) || isReduction(op) ||
+           isa<FillOp, ArangeOp, MatmulOp, WriteOp, CopyOp, ContiguousOp,
+               ReshapeOp, FlattenOp, GatherOp, ScatterOp, ScatterAddOp>(op)))
         op->erase();
     // 0-d fills still used outside kernels (returned, viewed) get a kernel.
     getOperation().walk([&](FillOp fill) {

@@ -431,6 +431,27 @@ public:
   /// true, this elsewhere; the gradient passes where the mask is false.
   Tensor masked_fill(const Tensor &mask, Scalar value,
                      SourceLoc loc = SourceLoc::current()) const;
+  /// PyTorch's index ops (docs/ops.md "Index"): the index's values are
+  /// checked at the call, which evaluates a pending index (a sync).
+  /// The slices along `dim` at `index` (int32 or int64, at most 1-D).
+  Tensor index_select(int64_t dim, const Tensor &index,
+                      SourceLoc loc = SourceLoc::current()) const;
+  /// result[p] = self[p with p[dim] = index[p]] (int64 index, self's rank).
+  Tensor gather(int64_t dim, const Tensor &index,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// A copy with self[p with p[dim] = index[p]] = src[p] (or the value).
+  Tensor scatter(int64_t dim, const Tensor &index, const Tensor &src,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// scatter() of one value at every index.
+  Tensor scatter(int64_t dim, const Tensor &index, Scalar value,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// scatter() that adds src at the indices (duplicates add up).
+  Tensor scatter_add(int64_t dim, const Tensor &index, const Tensor &src,
+                     SourceLoc loc = SourceLoc::current()) const;
+  /// A copy with alpha * source[i] added to the slice index[i] along dim.
+  Tensor index_add(int64_t dim, const Tensor &index, const Tensor &source,
+                   Scalar alpha = 1,
+                   SourceLoc loc = SourceLoc::current()) const;
   /// Sum of every element (PyTorch's sum(): grad_fn SumBackward0);
   /// integers sum to i64.
   Tensor sum(SourceLoc loc = SourceLoc::current()) const;
@@ -587,6 +608,18 @@ public:
   /// gelu() in place.
   Tensor &gelu_(const std::string &approximate = "none",
                 SourceLoc loc = SourceLoc::current());
+  /// scatter() in place.
+  Tensor &scatter_(int64_t dim, const Tensor &index, const Tensor &src,
+                   SourceLoc loc = SourceLoc::current());
+  /// scatter() of one value in place.
+  Tensor &scatter_(int64_t dim, const Tensor &index, Scalar value,
+                   SourceLoc loc = SourceLoc::current());
+  /// scatter_add() in place.
+  Tensor &scatter_add_(int64_t dim, const Tensor &index, const Tensor &src,
+                       SourceLoc loc = SourceLoc::current());
+  /// index_add() in place.
+  Tensor &index_add_(int64_t dim, const Tensor &index, const Tensor &source,
+                     Scalar alpha = 1, SourceLoc loc = SourceLoc::current());
   /// masked_fill() in place (the mask broadcasts to this tensor).
   Tensor &masked_fill_(const Tensor &mask, Scalar value,
                        SourceLoc loc = SourceLoc::current());

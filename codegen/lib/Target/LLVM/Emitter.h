@@ -105,6 +105,13 @@ private:
         acc, v);
   }
   Value *integerPow(Value *base, Value *exp);
+  /// `index_map` (KernelToLLVMIndex.cpp): the indexed loop operand or -1,
+  /// its position at a point given the point's loaded inputs, and its store
+  /// (plain, or accumulating).
+  int indexMapOperand();
+  Value *indexedPosition(Value *position, llvm::ArrayRef<Value *> args);
+  void storeIndexed(unsigned op, Value *position, llvm::ArrayRef<Value *> args,
+                    Value *v);
   /// The f32 value a cascade sum result adds (the operand of its marked
   /// `arith.extf`), or null when result `r` is not a cascade sum.
   mlir::Value cascadeSource(unsigned r);

@@ -505,7 +505,7 @@ bool Emitter::emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
 void Emitter::planLoops() {
   size_t n = nest.sizes.size();
   int tiled = -1;
-  if (n >= 2 && !k.getIndexed()) {
+  if (n >= 2 && !k.getIndexed() && !k.getIndexMap()) {
     size_t inner = n - 1;
     bool someUnit = false;
     for (const auto &st : nest.strides)
@@ -573,8 +573,12 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
           llvm::ArrayRef<Value *> carried, llvm::ArrayRef<unsigned> accumulated,
           llvm::SmallVector<Value *> &nextCarried) {
         llvm::SmallVector<Value *> args;
+        int mapped = indexMapOperand();
         for (unsigned op = 0; op < numInputs; ++op)
-          args.push_back(load(op, idx[op]));
+          args.push_back(static_cast<int>(op) == mapped ? nullptr
+                                                        : load(op, idx[op]));
+        if (mapped >= 0 && mapped < static_cast<int>(numInputs))
+          args[mapped] = load(mapped, indexedPosition(idx[mapped], args));
         if (k.getIndexed())
           args.append(pointIvs.begin(), pointIvs.end());
         llvm::SmallVector<Value *> yields;
@@ -584,7 +588,9 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
           unsigned op = numInputs + r;
           llvm::StringRef kind = k.getCombiner(r);
           auto acc = llvm::find(accumulated, r);
-          if (kind.empty())
+          if (static_cast<int>(op) == mapped)
+            storeIndexed(op, idx[op], args, yields[r]);
+          else if (kind.empty())
             store(op, idx[op], yields[r]);
           else if (acc != accumulated.end())
             nextCarried.push_back(
@@ -843,6 +849,10 @@ std::string Emitter::codeKey() {
      << "\ncombiners";
   for (unsigned r = 0; r < k.getNumResults(); ++r)
     os << " '" << k.getCombiner(r) << "'";
+  // (An indexed access: operand, index input, stride, bound, accumulate.)
+  os << "\nindex_map ";
+  if (auto map = k.getIndexMap())
+    list(*map);
   os << "\nloops " << nest.sizes.size() << " inner sizes ";
   list(llvm::ArrayRef<int64_t>(nest.sizes)
            .drop_front(nest.sizes.empty() ? 0 : 1));
@@ -943,6 +953,10 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
     if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0 &&
         nest.sizes[0] > 1)
       info.outerParallel = false;
+  // An indexed store (scatter, scatter_add) may hit one element from
+  // several points: run serially, so duplicates add up deterministically.
+  auto map = k.getIndexMap();
+  info.serial = map && (*map)[0] >= static_cast<int64_t>(numInputs);
   return info;
 }
 

@@ -58,6 +58,8 @@ struct KernelLaunchInfo {
   int64_t numPoints = 0;
   /// False when the outermost loop reduces (calls must not run in parallel).
   bool outerParallel = true;
+  /// The kernel must run as one call (an indexed store: index_map).
+  bool serial = false;
 };
 KernelLaunchInfo getLaunchInfo(mlir::Operation *kernelOp);
 
