@@ -90,13 +90,17 @@ class Tensor {
 public:
   /// An undefined tensor.
   Tensor() = default;
-  /// A handle: copies share the tensor. Assigning to a temporary (e.g.
-  /// `x.grad() = g`, which would change nothing) does not compile: use
-  /// `x.mutable_grad() = g`.
+  /// A handle: copies share the tensor.
   Tensor(const Tensor &) = default;
+  /// Moves the handle.
   Tensor(Tensor &&) noexcept = default;
+  /// Rebinds this handle. Assigning to a temporary (e.g. `x.grad() = g`,
+  /// which would change nothing) does not compile: use
+  /// `x.mutable_grad() = g`.
   Tensor &operator=(const Tensor &) & = default;
+  /// Rebinds this handle (move).
   Tensor &operator=(Tensor &&) & noexcept = default;
+  /// Drops this handle.
   ~Tensor() = default;
   /// For the implementation.
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl)
