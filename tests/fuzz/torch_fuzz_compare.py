@@ -266,6 +266,7 @@ def compare(lines, tout, sout, shadow):
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
     layout_diff = set()  # values whose layout differs by compute-layout
+    flip_diff = set()  # values whose strides differ by difference 1
     # requires_grad_ on a grad result: PyTorch's results of one grad() may
     # be expanded views of one tensor (difference 7), which then follow it.
     any_rg_change = any(op_name(l) == "requires_grad_" for l in lines)
@@ -355,8 +356,13 @@ def compare(lines, tout, sout, shadow):
                         for k in refs(lines[ln])):
                     kind = "flip-view"  # difference 1: a flipped view's
                     # strides mixed by a diagonal are not the dense copy's
+                elif (op in VIEW_OPS or op in INPLACE) and \
+                        refs(lines[ln])[:1] and refs(lines[ln])[0] in flip_diff:
+                    kind = "flip-view"  # a view or in-place op of such one
                 if kind == "compute-layout":
                     layout_diff.add(i)
+                if kind == "flip-view":
+                    flip_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
