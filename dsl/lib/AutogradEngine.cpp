@@ -562,6 +562,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if ((*it)->requiresGrad && reached.count(it->get()))
       for (const Operand &in : (*it)->gradInputs)
         reachEdge(in);
+  const TensorImpl *movedLeaf = nullptr;
   if (all) {
     std::set<const TensorImpl *> have;
     for (const Graph::LeafArg &a : g.leafArgs)
@@ -569,12 +570,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           have.insert(a.leaf.get()).second) {
         // A leaf when read that got a grad_fn since (written in place with
         // history after requires_grad_(false), or a view whose base was):
-        // PyTorch's AccumulateGrad refuses it.
-        if (!isLeafOf(*a.leaf))
-          fail("leaf variable has been moved into the graph interior",
-               "take the view after the in-place write to its base, or "
-               "clone() it before requires_grad_()",
-               loc);
+        // PyTorch's AccumulateGrad refuses it (after the ops' checks).
+        if (!isLeafOf(*a.leaf)) {
+          movedLeaf = a.leaf.get();
+          continue;
+        }
         targets.push_back({a.leaf, nullptr});
       }
     std::vector<std::shared_ptr<TensorImpl>> retained;
@@ -705,6 +705,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const NodePtr &n : g.toCheck)
       if (reached.count(n.get()))
         g.check(n);
+    if (movedLeaf)
+      fail("leaf variable has been moved into the graph interior",
+           "take the view after the in-place write to its base, or "
+           "clone() it before requires_grad_()",
+           loc);
     for (const NodePtr &n : g.ops)
       if (n->requiresGrad && reached.count(n.get()))
         executed.push_back(n.get());
