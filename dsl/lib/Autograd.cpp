@@ -104,7 +104,9 @@ bool isNumber(const Operand &o) {
   const Node *v = o.node.get();
   while (v && v->op == Op::Cast && !v->inputs.empty())
     v = v->inputs[0].node.get();
-  return v && v->op == Op::Fill && v->device == kDevAny;
+  // (Only numbers are on no device: a cast of one evaluated since, its
+  // input released, is one too.)
+  return v && (v->op == Op::Fill || v->op == Op::Cast) && v->device == kDevAny;
 }
 
 std::string nameOf(const Node &n) {
@@ -252,15 +254,24 @@ const TensorImpl *leafOf(const TensorImpl &t) {
 
 bool strata::detail::gradEnabled() { return gGradEnabled; }
 
+namespace {
+/// A view's grad_fn regenerated for the root's current version (PyTorch
+/// keeps it, whatever its base's requires_grad becomes).
+bool regenerated(const TensorImpl &t) {
+  return t.regenChain && t.regenVersion == t.root->version;
+}
+} // namespace
+
 bool strata::detail::requiresGradOf(const TensorImpl &t) {
   // PyTorch: requires_grad_, or a grad_fn, or a view of a base requiring it.
   return t.requiresGrad ||
-         (t.gradBase && (t.viewGradFn || t.gradBase->requiresGrad));
+         (t.gradBase &&
+          (t.viewGradFn || t.gradBase->requiresGrad || regenerated(t)));
 }
 
 bool strata::detail::viewHasGradFn(const TensorImpl &t) {
-  return t.viewGradFn ||
-         (t.root->version != t.viewVersion && t.gradBase->requiresGrad);
+  return t.viewGradFn || (t.root->version != t.viewVersion &&
+                          (t.gradBase->requiresGrad || regenerated(t)));
 }
 
 bool strata::detail::isLeafOf(const TensorImpl &t) {
@@ -407,7 +418,8 @@ void strata::detail::recordGradNode(Node &node) {
            !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
       e = e->inputs[0].node.get();
     node.boolExponent = e && e->op == Op::Cast && !e->inputs.empty() &&
-                        e->inputs[0].node->dtype == DType::Bool;
+                        e->inputs[0].node->dtype == DType::Bool &&
+                        !isNumber(in[1]); // (pow(x, False) computes)
     // pow(Tensor, Tensor) and pow(Scalar, Tensor) save their result
     // whether or not the exponent's gradient is computed (PowBackward1/2).
     if (rg(1) || !isNumber(in[1]))

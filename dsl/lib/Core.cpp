@@ -333,9 +333,14 @@ Shape strata::detail::resultStrides(const Node &n,
   case Op::Where:
     // pow by a number (a 0-d fill, strata.fill in the IR) is PyTorch's
     // pow(Tensor, Scalar), a unary TensorIterator (StrataOps.cpp agrees).
-    if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0 &&
-        n.inputs[1].node->op == Op::Fill)
-      ins.pop_back();
+    if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0) {
+      const Node *e = n.inputs[1].node.get(); // (a bool number is cast)
+      if (e->op == Op::Cast && !e->inputs.empty() &&
+          e->inputs[0].node->op == Op::Fill)
+        e = e->inputs[0].node.get();
+      if (e->op == Op::Fill)
+        ins.pop_back();
+    }
     return layout::elementwiseResult(ins, n.sizes).strides;
   case Op::Cast:
     return layout::preserveFormat(ins[0]).strides;

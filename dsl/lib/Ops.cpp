@@ -196,6 +196,11 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
   if ((kind == Kind::Div || kind == Kind::Float) && !isFloatingPoint(common))
     common = DType::F32; // true division, atan2
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
+  // pow(x, False/True): the bool number stays a bool fill, cast, so the
+  // gradient knows it (PyTorch 1.13 does not take its zero-exponent
+  // shortcut for a bool Scalar: grad * 0 * x^-1, NaN at 0).
+  if (kind == Kind::Pow && b.scalar && b.scalar->kind() == Scalar::Kind::Bool)
+    y = castTo(scalarTensor(*b.scalar, DType::Bool, loc), common, loc);
   DType out = kind == Kind::Compare ? DType::Bool : common;
   return record(Op::Binary, name, out, std::move(shape), {&x, &y}, loc);
 }

@@ -9,9 +9,9 @@
 // promotion.
 //
 //===----------------------------------------------------------------------===//
-#include "strata/IR/StrataDialect.h"
-#include "strata/IR/ScalarBuilder.h"
 #include "VJPBuilders.h"
+#include "strata/IR/ScalarBuilder.h"
+#include "strata/IR/StrataDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -115,34 +115,36 @@ Value strata::ir::createContiguousCopy(OpBuilder &b, Location loc, Value v) {
   return b.create<StridedViewOp>(loc, rowMajor, copy);
 }
 
-LogicalResult
-strata::ir::inferUnaryType(std::optional<Location> loc, StringRef opName,
-                           ValueRange operands, UnaryDType rule,
-                           SmallVectorImpl<Type> &inferred) {
+LogicalResult strata::ir::inferUnaryType(std::optional<Location> loc,
+                                         StringRef opName, ValueRange operands,
+                                         UnaryDType rule,
+                                         SmallVectorImpl<Type> &inferred) {
   auto type = tensorType(operands[0]);
   if (!type)
     return emitOptionalError(loc, "expected a strata tensor operand");
   StringRef name = shortName(opName);
   Type element = type.getElementType();
   if (rule == UnaryDType::Float && !isFloat(element))
-    return emitOptionalError(loc, name, " expects a floating-point tensor, got ",
-                             dtypeName(element),
-                             "; cast it first (strata.cast to f32 or f64)");
+    return emitOptionalError(
+        loc, name, " expects a floating-point tensor, got ", dtypeName(element),
+        "; cast it first (strata.cast to f32 or f64)");
   if (rule == UnaryDType::Number && isBool(element))
-    return emitOptionalError(loc, name, " is not defined for bool tensors; "
-                                        "cast to an integer or float first");
+    return emitOptionalError(loc, name,
+                             " is not defined for bool tensors; "
+                             "cast to an integer or float first");
   if (rule == UnaryDType::Integral && isFloat(element))
-    return emitOptionalError(loc, name, " expects an integer or bool tensor, "
-                                        "got ",
+    return emitOptionalError(loc, name,
+                             " expects an integer or bool tensor, "
+                             "got ",
                              dtypeName(element));
   inferred.push_back(elementwiseType(element, type.getShape(), {type}));
   return success();
 }
 
-LogicalResult
-strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
-                            ValueRange operands, bool isCompare,
-                            bool isIntegral, SmallVectorImpl<Type> &inferred) {
+LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
+                                          StringRef opName, ValueRange operands,
+                                          bool isCompare, bool isIntegral,
+                                          SmallVectorImpl<Type> &inferred) {
   auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
   if (!lhs || !rhs)
     return emitOptionalError(loc, "expected strata tensor operands");
@@ -150,8 +152,8 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
   Type element = lhs.getElementType();
   if (element != rhs.getElementType())
     return emitOptionalError(
-        loc, name, ": dtype mismatch: lhs is ", dtypeName(element),
-        ", rhs is ", dtypeName(rhs.getElementType()),
+        loc, name, ": dtype mismatch: lhs is ", dtypeName(element), ", rhs is ",
+        dtypeName(rhs.getElementType()),
         "; cast one operand with strata.cast so both have the same dtype");
   // PyTorch computes bool add (or) and mul (and); not sub, div, pow or the
   // division family.
@@ -159,11 +161,13 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
                     name == "fmod" || name == "remainder" ||
                     name == "floor_divide";
   if (arithmetic && isBool(element))
-    return emitOptionalError(loc, name, " is not defined for bool tensors; "
-                                        "cast to an integer or float first");
+    return emitOptionalError(loc, name,
+                             " is not defined for bool tensors; "
+                             "cast to an integer or float first");
   if (isIntegral && isFloat(element))
-    return emitOptionalError(loc, name, " expects integer or bool tensors, "
-                                        "got ",
+    return emitOptionalError(loc, name,
+                             " expects integer or bool tensors, "
+                             "got ",
                              dtypeName(element));
   if (name == "div" && !isFloat(element))
     return emitOptionalError(loc, "div of ", dtypeName(element),
@@ -181,8 +185,13 @@ strata::ir::inferBinaryType(std::optional<Location> loc, StringRef opName,
       isCompare ? IntegerType::get(lhs.getContext(), 1) : element;
   // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
   // TensorIterator, which keeps a dense base's strides on size-1 dims too.
-  if (name == "pow" && rhs.getRank() == 0 &&
-      operands[1].getDefiningOp<FillOp>()) {
+  // (A bool number is a cast of a bool fill.)
+  auto isNumber = [](Value v) {
+    if (auto cast = v.getDefiningOp<CastOp>())
+      v = cast.getInput();
+    return bool(v.getDefiningOp<FillOp>());
+  };
+  if (name == "pow" && rhs.getRank() == 0 && isNumber(operands[1])) {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
   } else {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));
@@ -205,8 +214,9 @@ LogicalResult strata::ir::inferReduceType(std::optional<Location> loc,
   Type element = type.getElementType();
   if (name == "mean" && !isFloat(element))
     return emitOptionalError(
-        loc, "mean: could not infer output dtype. Input dtype must be either "
-             "a floating point or complex dtype. Got: ",
+        loc,
+        "mean: could not infer output dtype. Input dtype must be either "
+        "a floating point or complex dtype. Got: ",
         dtypeName(element), "; cast to f32 or f64 first");
   if ((name == "amax" || name == "amin") && type.getNumElements() == 0) {
     // PyTorch: a max over an empty dimension has no identity element.
@@ -249,8 +259,9 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
   if (!cond || !lhs || !rhs)
     return emitOptionalError(loc, "expected strata tensor operands");
   if (!isBool(cond.getElementType()))
-    return emitOptionalError(loc, "where: expected condition to be a bool (i1) "
-                                  "tensor, got ",
+    return emitOptionalError(loc,
+                             "where: expected condition to be a bool (i1) "
+                             "tensor, got ",
                              dtypeName(cond.getElementType()));
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(
@@ -315,8 +326,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "matmul is not defined for bool tensors");
   if (lhs.getRank() == 0 || rhs.getRank() == 0)
     return emitOptionalError(
-        loc, "matmul: both arguments to matmul need to be at least 1D, but "
-             "they are ",
+        loc,
+        "matmul: both arguments to matmul need to be at least 1D, but "
+        "they are ",
         lhs.getRank(), "D and ", rhs.getRank(), "D");
   // torch.matmul: a 1-D lhs is a row (dim removed after), a 1-D rhs a column.
   SmallVector<int64_t> a(lhs.getShape()), b(rhs.getShape());
@@ -325,16 +337,16 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     a.insert(a.begin(), 1);
   if (rhsVector)
     b.push_back(1);
-  int64_t n = a[a.size() - 2], k = a.back(), k2 = b[b.size() - 2],
-          m = b.back();
+  int64_t n = a[a.size() - 2], k = a.back(), k2 = b[b.size() - 2], m = b.back();
   if (k != k2) {
     if (lhs.getRank() == 1 && rhs.getRank() == 1)
       return emitOptionalError(
           loc, "matmul: inconsistent tensor size, expected tensor [", k,
           "] and src [", k2, "] to have the same number of elements, but got ",
           k, " and ", k2, " elements respectively");
-    return emitOptionalError(loc, "matmul: mat1 and mat2 shapes cannot be "
-                                  "multiplied (",
+    return emitOptionalError(loc,
+                             "matmul: mat1 and mat2 shapes cannot be "
+                             "multiplied (",
                              n, "x", k, " and ", k2, "x", m, ")");
   }
   auto batch = layout::broadcastShapes(ArrayRef(a).drop_back(2),
@@ -371,8 +383,8 @@ LogicalResult CastOp::verify() {
 
 namespace {
 LogicalResult verifyFreshResult(Operation *op, StridedTensorType type) {
-  if (type != StridedTensorType::getContiguous(type.getElementType(),
-                                               type.getShape()))
+  if (type !=
+      StridedTensorType::getContiguous(type.getElementType(), type.getShape()))
     return op->emitOpError() << "result must be a fresh contiguous tensor "
                                 "(offset 0, row-major strides), got strides "
                              << layout::formatList(type.getStrides())
@@ -417,7 +429,8 @@ LogicalResult WriteOp::verify() {
                          << dtypeName(src.getElementType()) << " into "
                          << dtypeName(dest.getElementType())
                          << "; cast the source with strata.cast first";
-  auto shape = layout::broadcastShapes(src.getShape(), dest.getShape(), "write");
+  auto shape =
+      layout::broadcastShapes(src.getShape(), dest.getShape(), "write");
   if (!shape || ArrayRef<int64_t>(*shape) != dest.getShape())
     return emitOpError() << "source of shape "
                          << layout::formatList(src.getShape())
