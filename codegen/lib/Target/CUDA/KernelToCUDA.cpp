@@ -733,6 +733,8 @@ const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
     return "column-reduce";
   case CudaKernelKind::TiledReduce:
     return "tiled-reduce";
+  case CudaKernelKind::Scan:
+    return "scan";
   }
   return "?";
 }
@@ -740,6 +742,8 @@ const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
 bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
                                      const std::string &name, CudaKernel &out,
                                      std::string &error) {
+  if (llvm::cast<KernelOp>(kernelOp).isScan())
+    return c::emitScanKernel(kernelOp, name, out, error);
   Emitter emitter(llvm::cast<KernelOp>(kernelOp), out);
   return emitter.run(name, error);
 }

@@ -140,6 +140,8 @@ private:
                                      int64_t step = 1, bool scalarOnly = false);
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
+  /// A scan kernel (KernelToLLVMScan.cpp).
+  bool emitScan(llvm::SmallVector<Value *> index, std::string &error);
   void planLoops();
   void planNonTemporal();
   void storeNonTemporal(unsigned op, Value *index, Value *v, unsigned align);

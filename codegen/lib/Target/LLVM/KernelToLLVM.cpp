@@ -837,11 +837,16 @@ bool Emitter::run(const std::string &name, std::string &error) {
         b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
     index.push_back(b.getInt64(0));
   }
-  planLoops();
-  planCascade();
-  planNonTemporal();
-  if (!emitLevel(0, index, {}, error))
-    return false;
+  if (k.isScan()) {
+    if (!emitScan(index, error))
+      return false;
+  } else {
+    planLoops();
+    planCascade();
+    planNonTemporal();
+    if (!emitLevel(0, index, {}, error))
+      return false;
+  }
   // Non-temporal stores are weakly ordered (x86 movnt*): a release by the
   // thread pool (a plain store on x86) does not order them, so they are
   // fenced before the chunk ends. `fence seq_cst` is portable (mfence on
@@ -880,6 +885,11 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
+  if (k.isScan()) // the first dim that is not scanned, or one line
+    info.outerSize =
+        nest.sizes[*k.getScanDim() == 0 ? 1 % nest.sizes.size() : 0];
+  if (k.isScan() && nest.sizes.size() == 1)
+    info.outerSize = 1;
   info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
   unsigned numInputs = k.getInputs().size();
   for (unsigned r = 0; r < k.getNumResults(); ++r)
