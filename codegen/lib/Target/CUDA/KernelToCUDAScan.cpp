@@ -80,11 +80,14 @@ bool strata::codegen::cuda::emitScanKernel(mlir::Operation *kernelOp,
   src += "    long long r = p;\n";
   for (size_t j = others.size(); j-- > 0;) {
     size_t d = others[j];
-    src += "    const long long i" + str(d) + " = r % " + str(nest.sizes[d]) +
-           "LL;\n    r /= " + str(nest.sizes[d]) + "LL;\n";
+    // (an empty space is never launched; its text still compiles)
+    std::string n = str(std::max<int64_t>(nest.sizes[d], 1)) + "LL";
+    src += "    const long long i" + str(d) + " = r % " + n + ";\n";
+    if (j > 0)
+      src += "    r /= " + n + ";\n";
   }
   std::string size = str(nest.sizes[dim]) + "LL";
-  src += "    " + acc + " acc = " + acc + "(" + (prod ? "1" : "0") + ");\n";
+  src += "    " + acc + " acc = (" + acc + ")" + (prod ? "1" : "0") + ";\n";
   src += "    for (long long j = 0; j < " + size + "; ++j) {\n";
   src += "      const long long i" + str(dim) + " = " +
          (k.getScanReverse() ? size + " - 1 - j" : std::string("j")) + ";\n";
