@@ -184,6 +184,8 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O32", "\"lerp_kernel_scalar\" not implemented for 'Long'", arange(3).lerp(arange(3), 0.5)),
     CASE("O33", "Float did not match Double", a.isclose(ones({3}, kFloat64))),
     CASE("O34", "rtol must be greater than or equal to zero, but got -1", a.isclose(a, -1.0)),
+    CASE("O35", "\"cumsum_out_cpu\" not implemented for 'Bool'", ones({2}, kBool).cumsum_(0)),
+    CASE("O36", "Bad in-place call: input tensor dtype float and output tensor dtype long int should match", a.cumprod_(0, kInt64)),
   };
   // clang-format on
   for (const Case &c : cases)
@@ -263,8 +265,8 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A12", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {unused})),
     CASE("A13", "One of the differentiated Tensors appears to not have been used in the graph.", grad({(x * 2).sum()}, {x * 3})),
     CASE("A14", "A view was created in no_grad mode and its base or another view of its base has been modified inplace with grad mode enabled.", noGradView * 2),
-    CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
     CASE("A17", "strata cannot differentiate with respect to a tensor whose elements overlap in memory", { Tensor e = ones({1}).expand({3}).detach().requires_grad_(); (e.as_strided({3}, {0}, 0) * 2).sum().backward(); }),
+    CASE("A15", "strata could not compile the gradient program: ", ::setenv("STRATA_INJECT_COMPILE_FAILURE", "1", 1); (w * 5 + 3).sum().backward()),
     CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
     CASE("A18", "derivative for aten::floor_divide is not implemented", w.floor_divide(2).sum().backward()),
   };
