@@ -69,6 +69,10 @@ def scan_cases():
         case(f"{op}_inplace_i32", inplace(op + "_", 0),
              [ints(3, 2, dtype=torch.int32)])
         case(f"{op}_inplace_dtype", inplace(op + "_", -1, dtype=f64), [x])
+    # A Bool result only where PyTorch runs no kernel: 0-d, empty.
+    case("cumsum_bool_scalar", lambda t: t.cumsum(0, dtype=torch.bool),
+         [ints()])
+    case("cumprod_bool_empty_inplace", inplace("cumprod_", 1), [bools(2, 0)])
     case("cumsum_i32_wraps", lambda t: t.cumsum(0, dtype=torch.int32),
          [torch.tensor([2**31 - 1, 5, -7], dtype=torch.int32)])
     case("cumprod_i64_wraps", lambda t: t.cumprod(0),

@@ -3,7 +3,8 @@
 // One `strata.scan` node each (docs/design.md, "Scans"), with PyTorch
 // 1.13's rules: integer and bool inputs give int64 unless a dtype is
 // given; the input is converted to the dtype first (a visible cast); a
-// bool result is refused as PyTorch's kernels refuse Bool; the in-place
+// bool result is refused as PyTorch's kernels refuse Bool (but a 0-d or
+// empty tensor, for which PyTorch runs no kernel, is converted); the in-place
 // forms keep the tensor's dtype ("Bad in-place call" for another one).
 //
 //===----------------------------------------------------------------------===//
@@ -43,11 +44,16 @@ Tensor scan(const Tensor &x, const char *name, int64_t dim, DType out,
       check(layout::wrapDim(dim, std::max<int64_t>(rank, 1), name), loc,
             "count dims from 0, or from the end with negative dims (a 0-d "
             "tensor takes 0 or -1)");
-  if (out == DType::Bool)
+  Tensor in = t.dtype == out ? x : x.to(out, loc);
+  if (out == DType::Bool) {
+    // PyTorch runs no kernel for a 0-d tensor (the value) or an empty one,
+    // so only those take a Bool result.
+    if (rank == 0 || t.layout.numel() == 0)
+      return in.clone(loc);
     notImplementedFor(std::string(name) == "cumsum" ? "cumsum_out_cpu"
                                                     : "cumprod_out_cpu",
                       out, "give an integer dtype: x.cumsum(dim, kInt64)", loc);
-  Tensor in = t.dtype == out ? x : x.to(out, loc);
+  }
   const TensorImpl &i = *in.impl();
   checkStorageSize(i.layout.sizes, elementSize(out), name, loc);
   TraceLock lock;

@@ -75,6 +75,14 @@ std::map<std::string, Fn> scanCases() {
     m[op + "_inplace_i32"] = inplace(0);
     m[op + "_inplace_dtype"] = inplace(-1, kFloat64);
   }
+  m["cumsum_bool_scalar"] = [](auto &in) -> Outs {
+    return {in[0].cumsum(0, kBool)};
+  };
+  m["cumprod_bool_empty_inplace"] = [](auto &in) -> Outs {
+    Tensor c = in[0].clone();
+    c.cumprod_(1);
+    return {c};
+  };
   m["cumsum_i32_wraps"] = [](auto &in) -> Outs {
     return {in[0].cumsum(0, kInt32)};
   };
