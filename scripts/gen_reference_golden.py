@@ -946,6 +946,14 @@ def scans():
     f.ret(f.scan("sum", t, 0), f.scan("sum", t, 1), f.scan("sum", e, 1),
           f.scan("prod", fl, 1), f.scan("sum", sl, 0))
 
+    f = fn("scan_columns")
+    s = f.storage_arg(60)
+    a = f.strided_view(s, [3, 20], [20, 1], 0)
+    t = f.strided_view(s, [2, 3, 10], [30, 10, 1], 0)
+    f.ret(f.scan("sum", a, 0), f.scan("sum", a, -2, reverse=True,
+                                       exclusive=True),
+          f.scan("prod", f.binary("mul", t, f.fill(0.03125, [])), 1))
+
     f = fn("scan_ints")
     si = f.storage_arg(6, "i32")
     sl = f.storage_arg(6, "i64")

@@ -69,6 +69,11 @@ def scan_cases():
         case(f"{op}_inplace_i32", inplace(op + "_", 0),
              [ints(3, 2, dtype=torch.int32)])
         case(f"{op}_inplace_dtype", inplace(op + "_", -1, dtype=f64), [x])
+    # Along an outer dim over >= 8 columns: blocks of 256 columns (and a
+    # partial block), also the gradient's reversed scan.
+    case("cumsum_cols", lambda t: t.cumsum(0), [rn(5, 300)])
+    case("cumprod_cols_3d", lambda t: t.cumprod(1), [rn(2, 4, 260) * 0.1 + 1])
+    case("cumsum_cols_i32", lambda t: t.cumsum(-2), [ints(3, 9, dtype=torch.int32)])
     # A Bool result only where PyTorch runs no kernel: 0-d, empty.
     case("cumsum_bool_scalar", lambda t: t.cumsum(0, dtype=torch.bool),
          [ints()])
@@ -115,6 +120,9 @@ def scan_cases():
          lambda: torch.full((10**5,), 1.0001).cumprod(0)[::997])
     case("cumsum_long_rows_f32",
          lambda: torch.full((3, 300000), 0.3).cumsum(1)[:, ::29989])
+    case("cumsum_long_col_blocks_f32",  # blocks of columns on threads
+         lambda: (torch.arange(3000 * 600) % 7).float().reshape(3000, 600)
+         .cumsum(0)[::97, ::37])
     case("cumsum_long_cols_f32",
          lambda: torch.full((300000, 3), 0.3).cumsum(0)[::29989])
 

@@ -75,6 +75,9 @@ std::map<std::string, Fn> scanCases() {
     m[op + "_inplace_i32"] = inplace(0);
     m[op + "_inplace_dtype"] = inplace(-1, kFloat64);
   }
+  m["cumsum_cols"] = [](auto &in) -> Outs { return {in[0].cumsum(0)}; };
+  m["cumprod_cols_3d"] = [](auto &in) -> Outs { return {in[0].cumprod(1)}; };
+  m["cumsum_cols_i32"] = [](auto &in) -> Outs { return {in[0].cumsum(-2)}; };
   m["cumsum_bool_scalar"] = [](auto &in) -> Outs {
     return {in[0].cumsum(0, kBool)};
   };
@@ -113,6 +116,15 @@ std::map<std::string, Fn> scanCases() {
   };
   m["cumsum_long_rows_f32"] = [](auto &) -> Outs {
     return {full({3, 300000}, 0.3).cumsum(1).slice(1, 0, std::nullopt, 29989)};
+  };
+  m["cumsum_long_col_blocks_f32"] = [](auto &) -> Outs {
+    return {arange(3000 * 600)
+                .remainder(7)
+                .to(kFloat32)
+                .reshape({3000, 600})
+                .cumsum(0)
+                .slice(0, 0, std::nullopt, 97)
+                .slice(1, 0, std::nullopt, 37)};
   };
   m["cumsum_long_cols_f32"] = [](auto &) -> Outs {
     return {full({300000, 3}, 0.3).cumsum(0).slice(0, 0, std::nullopt, 29989)};

@@ -66,6 +66,24 @@ func.func @scan_views(%arg0: !strata.storage<12xf32>) -> (!strata.tensor<4x3xf32
   return %4, %5, %6, %7, %8 : !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<4x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<3x5xf32, strided<[5, 1], offset: 0>>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2x2xf32, strided<[2, 1], offset: 0>>
 }
 
+// CHECK-NEXT: func @scan_columns
+// CHECK-NEXT: result 0: f32 sizes [3, 20] strides [20, 1] offset 0
+// CHECK-NEXT:   [ [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58], [60, 63, 66, 69, 72, 75, 78, 81, 84, 87, 90, 93, 96, 99, 102, 105, 108, 111, 114, 117] ]
+// CHECK-NEXT: result 1: f32 sizes [3, 20] strides [20, 1] offset 0
+// CHECK-NEXT:   [ [60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] ]
+// CHECK-NEXT: result 2: f32 sizes [2, 3, 10] strides [30, 10, 1] offset 0
+// CHECK-NEXT:   [ [ [0, 0.03125, 0.0625, 0.09375, 0.125, 0.15625, 0.1875, 0.21875, 0.25, 0.28125], [0, 0.0107422, 0.0234375, 0.0380859, 0.0546875, 0.0732422, 0.09375, 0.116211, 0.140625, 0.166992], [0, 0.00704956, 0.0161133, 0.0273743, 0.0410156, 0.0572205, 0.0761719, 0.098053, 0.123047, 0.151337] ], [ [0.9375, 0.96875, 1, 1.03125, 1.0625, 1.09375, 1.125, 1.15625, 1.1875, 1.21875], [1.17188, 1.24121, 1.3125, 1.38574, 1.46094, 1.53809, 1.61719, 1.69824, 1.78125, 1.86621], [1.83105, 1.97818, 2.13281, 2.29514, 2.46533, 2.64359, 2.83008, 3.02499, 3.22852, 3.44083] ] ]
+func.func @scan_columns(%arg0: !strata.storage<60xf32>) -> (!strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>, !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>, !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>) {
+  %0 = strata.strided_view %arg0 : !strata.storage<60xf32> -> !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>
+  %1 = strata.strided_view %arg0 : !strata.storage<60xf32> -> !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>
+  %2 = strata.scan %0 dim 0 "sum" : !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>> -> !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>
+  %3 = strata.scan %0 dim -2 "sum" reverse exclusive : !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>> -> !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>
+  %4 = strata.fill 0.03125 : !strata.tensor<f32, strided<[], offset: 0>>
+  %5 = strata.mul %1, %4 : !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>
+  %6 = strata.scan %5 dim 1 "prod" : !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>> -> !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>
+  return %2, %3, %6 : !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>, !strata.tensor<3x20xf32, strided<[20, 1], offset: 0>>, !strata.tensor<2x3x10xf32, strided<[30, 10, 1], offset: 0>>
+}
+
 // CHECK-NEXT: func @scan_ints
 // CHECK-NEXT: result 0: i32 sizes [2, 3] strides [3, 1] offset 0
 // CHECK-NEXT:   [ [0, 1, 3], [3, 7, 12] ]

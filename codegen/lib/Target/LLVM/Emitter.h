@@ -25,6 +25,8 @@
 namespace strata::codegen::detail {
 using namespace strata::ir;
 using llvm::Value;
+/// The ABI's outermost range of scan kernel `k` (KernelToLLVMScan.cpp).
+int64_t scanOuterSize(KernelOp k);
 
 /// Emits one strata.kernel as an LLVM function (KernelToLLVM.h's ABI).
 class Emitter {

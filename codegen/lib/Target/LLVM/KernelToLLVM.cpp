@@ -885,11 +885,8 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
-  if (k.isScan()) // the first dim that is not scanned, or one line
-    info.outerSize =
-        nest.sizes[*k.getScanDim() == 0 ? 1 % nest.sizes.size() : 0];
-  if (k.isScan() && nest.sizes.size() == 1)
-    info.outerSize = 1;
+  if (k.isScan()) // lines or blocks of columns (KernelToLLVMScan.cpp)
+    info.outerSize = detail::scanOuterSize(k);
   info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
   unsigned numInputs = k.getInputs().size();
   for (unsigned r = 0; r < k.getNumResults(); ++r)

@@ -8,9 +8,14 @@
 //   the accumulator type: f64 for f32 results (PyTorch's CPU acc_type, so
 //   a long f32 cumsum equals PyTorch's), the result type otherwise.
 // Algorithm: a loop nest over the other dims, outermost first (the first
-//   of them is the ABI's [begin, end), so lines run on the thread pool),
-//   and innermost the scanned dim with the accumulator carried in a
-//   register. O(n); a scan along an outer dim reads its input strided.
+//   of them is the ABI's [begin, end), so lines run on the thread pool).
+//   A scan along the innermost dim (or over an innermost dim of < 8) runs
+//   each line with the accumulator carried in a register. A scan along an
+//   outer dim runs blocks of kScanColumns points of the innermost dim
+//   together: their accumulators in a stack array, the scanned dim's loop
+//   outside the block's, so each step reads and writes a contiguous run
+//   (the loop vectorizer takes it) instead of one strided element per
+//   line (7x faster for cumsum(0) of 4096x4096 f32). O(n) either way.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -18,6 +23,29 @@
 #include <functional>
 
 using namespace strata::codegen::detail;
+
+namespace {
+/// Points of the innermost dim scanned together along an outer dim.
+constexpr int64_t kScanColumns = 256;
+
+/// Whether scan kernel `k` runs blocks of columns (see the top).
+bool byColumns(const KernelOp::LoopNest &nest, size_t dim) {
+  size_t n = nest.sizes.size();
+  return dim + 1 < n && nest.sizes[n - 1] >= 8;
+}
+} // namespace
+
+int64_t strata::codegen::detail::scanOuterSize(KernelOp k) {
+  KernelOp::LoopNest nest = k.getLoopNest();
+  size_t n = nest.sizes.size(), dim = static_cast<size_t>(*k.getScanDim());
+  size_t last = byColumns(nest, dim) ? n - 1 : n;
+  for (size_t d = 0; d < last; ++d)
+    if (d != dim)
+      return nest.sizes[d];
+  if (last == n - 1) // only the innermost dim besides the scanned one
+    return (nest.sizes[last] + kScanColumns - 1) / kScanColumns;
+  return 1;
+}
 
 bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
   size_t n = nest.sizes.size();
@@ -71,15 +99,74 @@ bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
         1, /*scalarOnly=*/true);
     return ok;
   };
+  bool columns = byColumns(nest, dim);
+  size_t inner = n - 1;
+  // Blocks [jbLo, jbHi) of kScanColumns points of the innermost dim at
+  // `idx`, scanned together along `dim`.
+  llvm::Value *accs = nullptr;
+  if (columns) // (in the entry block: one stack array per call)
+    accs = b.CreateAlloca(llvm::ArrayType::get(acc, kScanColumns));
+  auto blocks = [&](const llvm::SmallVector<Value *> &idx, Value *jbLo,
+                    Value *jbHi) {
+    int64_t size = nest.sizes[dim], width = nest.sizes[inner];
+    bool ok = true;
+    auto slot = [&](Value *t) {
+      return b.CreateInBoundsGEP(llvm::ArrayType::get(acc, kScanColumns), accs,
+                                 {b.getInt64(0), t});
+    };
+    emitFor(jbLo, jbHi, {}, [&](Value *jb, llvm::ArrayRef<Value *>) {
+      Value *j0 = b.CreateMul(jb, b.getInt64(kScanColumns));
+      Value *j1 = b.CreateAdd(j0, b.getInt64(kScanColumns));
+      j1 = b.CreateSelect(b.CreateICmpSLT(j1, b.getInt64(width)), j1,
+                          b.getInt64(width));
+      emitFor(b.getInt64(0), b.CreateSub(j1, j0), {},
+              [&](Value *t, llvm::ArrayRef<Value *>) {
+                b.CreateStore(identity, slot(t));
+                return llvm::SmallVector<Value *>();
+              });
+      emitFor(b.getInt64(0), b.getInt64(size), {},
+              [&](Value *i, llvm::ArrayRef<Value *>) {
+                Value *at = reverse ? b.CreateSub(b.getInt64(size - 1), i) : i;
+                llvm::SmallVector<Value *> row = advance(idx, at, dim);
+                emitFor(j0, j1, {}, [&](Value *j, llvm::ArrayRef<Value *>) {
+                  llvm::SmallVector<Value *> p = advance(row, j, inner);
+                  llvm::SmallVector<Value *> args, yields;
+                  for (unsigned op = 0; op < numInputs; ++op)
+                    args.push_back(load(op, p[op]));
+                  ok = ok && emitBody(args, yields, error);
+                  if (!ok)
+                    return llvm::SmallVector<Value *>();
+                  Value *v = yields[0];
+                  if (v->getType() != acc)
+                    v = b.CreateFPExt(v, acc);
+                  Value *cell = slot(b.CreateSub(j, j0));
+                  Value *a = b.CreateLoad(acc, cell);
+                  Value *next =
+                      acc->isFloatingPointTy()
+                          ? (prod ? b.CreateFMul(a, v) : b.CreateFAdd(a, v))
+                          : (prod ? b.CreateMul(a, v) : b.CreateAdd(a, v));
+                  b.CreateStore(next, cell);
+                  store(res, p[res], toResult(exclusive ? a : next));
+                  return llvm::SmallVector<Value *>();
+                });
+                return llvm::SmallVector<Value *>();
+              });
+      return llvm::SmallVector<Value *>();
+    });
+    return ok;
+  };
   llvm::SmallVector<size_t> others;
   for (size_t d = 0; d < n; ++d)
-    if (d != dim)
+    if (d != dim && !(columns && d == inner))
       others.push_back(d);
+  int64_t numBlocks =
+      columns ? (nest.sizes[inner] + kScanColumns - 1) / kScanColumns : 0;
   // Loops over the other dims, the first over [begin, end).
   std::function<bool(size_t, llvm::SmallVector<Value *>)> level =
       [&](size_t l, llvm::SmallVector<Value *> idx) -> bool {
     if (l == others.size())
-      return line(idx);
+      return columns ? blocks(idx, b.getInt64(0), b.getInt64(numBlocks))
+                     : line(idx);
     size_t d = others[l];
     Value *lo = l == 0 ? begin : b.getInt64(0);
     Value *hi = l == 0 ? end : b.getInt64(nest.sizes[d]);
@@ -92,6 +179,8 @@ bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
   };
   if (!others.empty())
     return level(0, index);
+  if (columns) // only the innermost dim besides: [begin, end) of blocks
+    return blocks(index, begin, end);
   // Only the scanned dim: one line, run when [begin, end) holds point 0.
   bool ok = true;
   emitFor(begin, end, {}, [&](Value *, llvm::ArrayRef<Value *>) {
