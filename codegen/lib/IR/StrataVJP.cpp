@@ -261,8 +261,9 @@ LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
     Value plain = gb.mul(grad, gb.div(expand(op.getResult()), x));
     // Exclusive products from both sides of `v` along `d`.
     auto safe = [&](Value v, int64_t d) {
-      return gb.mul(scan(gb, v, d, "prod", false, true),
-                    scan(gb, v, d, "prod", true, true));
+      Value before = scan(gb, v, d, "prod", false, true);
+      Value after = scan(gb, v, d, "prod", true, true);
+      return gb.mul(before, after);
     };
     Value zeros = gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e),
                                      gb.b.getDenseI64ArrayAttr({}), UnitAttr());
@@ -275,8 +276,11 @@ LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
     int64_t n = in.getNumElements();
     Value flat = safe(gb.reshape(x, {n}), 0);
     Value others = gb.reshape(flat, in.getShape());
-    Value single = where(gb.b.create<EqOp>(gb.loc, zeros, one),
-                         gb.mul(grad, others), gb.fill(0.0, e));
+    // (One op per statement: the IR's order does not hang on the C++
+    // compiler's order of evaluating arguments.)
+    Value oneZero = gb.b.create<EqOp>(gb.loc, zeros, one);
+    Value atOthers = gb.mul(grad, others);
+    Value single = where(oneZero, atOthers, gb.fill(0.0, e));
     out.push_back({x, where(none, plain, single)});
     return success();
   }
