@@ -900,6 +900,6 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-5 (non-temporal stores, tile vector accumulators, "
-         "next-tile prefetch, cascade sums)";
+  return "kernel-to-llvm-6 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch, cascade sums, scans)";
 }
