@@ -69,6 +69,12 @@ def scan_cases():
         case(f"{op}_inplace_i32", inplace(op + "_", 0),
              [ints(3, 2, dtype=torch.int32)])
         case(f"{op}_inplace_dtype", inplace(op + "_", -1, dtype=f64), [x])
+
+        def through_view(t, op=op):
+            c = t.clone()
+            getattr(c.t()[1:], op + "_")(1)  # a write through a view
+            return c
+        case(f"{op}_inplace_view", through_view, [rn(4, 3)])
     # Along an outer dim over >= 8 columns: blocks of 256 columns (and a
     # partial block), also the gradient's reversed scan.
     case("cumsum_cols", lambda t: t.cumsum(0), [rn(5, 300)])

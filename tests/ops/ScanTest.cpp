@@ -74,6 +74,15 @@ std::map<std::string, Fn> scanCases() {
     m[op + "_inplace"] = inplace(1);
     m[op + "_inplace_i32"] = inplace(0);
     m[op + "_inplace_dtype"] = inplace(-1, kFloat64);
+    m[op + "_inplace_view"] = [sum](auto &in) -> Outs {
+      Tensor c = in[0].clone();
+      Tensor v = c.t().slice(0, 1);
+      if (sum)
+        v.cumsum_(1);
+      else
+        v.cumprod_(1);
+      return {c};
+    };
   }
   m["cumsum_cols"] = [](auto &in) -> Outs { return {in[0].cumsum(0)}; };
   m["cumprod_cols_3d"] = [](auto &in) -> Outs { return {in[0].cumprod(1)}; };
