@@ -494,6 +494,9 @@ class Analyzer:
         if (op in DISCRETE or op in ("to", "where") or op == "copy_") and \
                 (rf or od):
             fz = fz or not is_float or op == "where"
+        # A scan to an integer dtype converts its input first, as `to`.
+        if op in ("cumsum", "cumprod") and (rf or od) and not is_float:
+            fz = True
         if op in STEPS and (rf or od):
             fz = True
         if fl:
