@@ -954,6 +954,21 @@ def scans():
                                        exclusive=True),
           f.scan("prod", f.binary("mul", t, f.fill(0.03125, [])), 1))
 
+    f = fn("scan_warps")  # lines of >= 32 along the innermost dim
+    s = f.storage_arg(600, "f64")
+    a = f.strided_view(s, [3, 200], [200, 1], 0)
+    si = f.storage_arg(80, "i64")
+    b = f.strided_view(si, [2, 40], [40, 1], 0)
+    ones = f.strided_view(si, [2, 40], [1, 0], 0)  # (no i64 overflow: the
+    # evaluator computes in double)
+    f.ret(f.scan("sum", a, 1), f.scan("sum", a, -1, reverse=True,
+                                       exclusive=True),
+          f.scan("prod", f.binary("add", f.binary("mul", a,
+                                                   f.fill(0.0009765625, [],
+                                                          "f64")),
+                                  f.fill(1.0, [], "f64")), 1, exclusive=True),
+          f.scan("prod", ones, 1, reverse=True), f.scan("sum", b, 1))
+
     f = fn("scan_ints")
     si = f.storage_arg(6, "i32")
     sl = f.storage_arg(6, "i64")

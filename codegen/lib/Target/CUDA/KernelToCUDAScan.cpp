@@ -3,10 +3,17 @@
 // Assumes: a verified scan kernel (`scan_dim`), loops = its space.
 // Guarantees: the same values as the CPU scan (KernelToLLVMScan.cpp): each
 //   line along scan_dim combined in order, f32 results accumulated in f64.
-// Algorithm: one thread per line (a point of the other dims, grid-stride,
-//   adjacent threads on adjacent points of the innermost other dim, so a
-//   scan along an outer dim reads coalesced), sequential along the line
-//   with the accumulator in a register. 64-bit indices throughout.
+// Algorithm: along an outer dim (or a line shorter than a warp), one
+//   thread per line (a point of the other dims, grid-stride, adjacent
+//   threads on adjacent points of the innermost other dim, so the reads
+//   coalesce), sequential along the line with the accumulator in a
+//   register. Along the innermost dim, one warp per line: each step loads
+//   32 consecutive elements (coalesced), scans them across the lanes with
+//   shuffles (in the accumulator type), adds the carry of the steps
+//   before and broadcasts the new carry from lane 31; the additions are
+//   then in a tree order within each 32, not the CPU's sequence (f32 in
+//   f64 rounds the same almost always; f64 results may differ in the last
+//   bits, as PyTorch's CUDA scan does). 64-bit indices throughout.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaScalarOps.h"
@@ -58,13 +65,16 @@ bool strata::codegen::cuda::emitScanKernel(mlir::Operation *kernelOp,
       others.push_back(d);
       lines *= nest.sizes[d];
     }
+  // One warp per line along the innermost dim (32 lines... per 256).
+  bool warp = dim + 1 == n && nest.sizes[dim] >= 32;
+  int64_t perBlock = warp ? 8 : 256;
   out = CudaKernel();
   out.name = entry;
   out.kind = CudaKernelKind::Scan;
   out.index64 = true;
   out.numPoints = lines * nest.sizes[dim];
-  out.gridX =
-      std::max<int64_t>(1, std::min<int64_t>((lines + 255) / 256, 65536));
+  out.gridX = std::max<int64_t>(
+      1, std::min<int64_t>((lines + perBlock - 1) / perBlock, 65536));
   std::string src = c::prelude();
   src += "\n// kernel " + entry + ": scan along loop " + str(dim) + ", " +
          str(lines) + " lines of " + str(nest.sizes[dim]) +
@@ -74,9 +84,16 @@ bool strata::codegen::cuda::emitScanKernel(mlir::Operation *kernelOp,
   for (unsigned op = 0; op <= numIn; ++op)
     src += std::string(op ? ",\n    " : "") + (op < numIn ? "const " : "") +
            c::memoryType(types[op]) + " *__restrict__ " + name(op);
-  src += ") {\n  for (long long p = blockIdx.x * (long long)blockDim.x + "
-         "threadIdx.x; p < " +
-         str(lines) + "LL; p += (long long)gridDim.x * blockDim.x) {\n";
+  if (warp)
+    src += ") {\n  const int lane = threadIdx.x & 31;\n"
+           "  for (long long p = (blockIdx.x * (long long)blockDim.x + "
+           "threadIdx.x) >> 5; p < " +
+           str(lines) +
+           "LL; p += ((long long)gridDim.x * blockDim.x) >> 5) {\n";
+  else
+    src += ") {\n  for (long long p = blockIdx.x * (long long)blockDim.x + "
+           "threadIdx.x; p < " +
+           str(lines) + "LL; p += (long long)gridDim.x * blockDim.x) {\n";
   src += "    long long r = p;\n";
   for (size_t j = others.size(); j-- > 0;) {
     size_t d = others[j];
@@ -87,7 +104,48 @@ bool strata::codegen::cuda::emitScanKernel(mlir::Operation *kernelOp,
       src += "    r /= " + n + ";\n";
   }
   std::string size = str(nest.sizes[dim]) + "LL";
-  src += "    " + acc + " acc = (" + acc + ")" + (prod ? "1" : "0") + ";\n";
+  std::string identity = "(" + acc + ")" + (prod ? "1" : "0");
+  auto combine = [&](const std::string &a, const std::string &b) {
+    return a + (prod ? " * " : " + ") + b;
+  };
+  if (warp) {
+    src += "    " + acc + " carry = " + identity + ";\n";
+    src += "    for (long long j0 = 0; j0 < " + size + "; j0 += 32) {\n";
+    src += "      const long long j = j0 + lane;\n";
+    src += "      const long long i" + str(dim) + " = " +
+           (k.getScanReverse() ? size + " - 1 - j" : std::string("j")) + ";\n";
+    src += "      " + acc + " v = " + identity + ";\n";
+    src += "      if (j < " + size + ") {\n";
+    std::vector<std::string> args;
+    for (unsigned op = 0; op < numIn; ++op) {
+      src +=
+          "        const " + c::scalarType(types[op]) + " a" + str(op) + " = " +
+          c::fromMemory(types[op], name(op) + "[" + offset(op) + "]") + ";\n";
+      args.push_back("a" + str(op));
+    }
+    llvm::SmallVector<std::string> yields;
+    if (!c::emitBody(k.getBodyBlock(), args, "        ", src, yields, error))
+      return false;
+    src += "        v = (" + acc + ")(" + yields[0] + ");\n      }\n";
+    src += "      for (int o = 1; o < 32; o <<= 1) {\n"
+           "        const " +
+           acc + " u = __shfl_up_sync(0xffffffffu, v, o);\n" +
+           "        if (lane >= o)\n          v = " + combine("u", "v") +
+           ";\n      }\n";
+    if (k.getScanExclusive())
+      src += "      " + acc + " e = __shfl_up_sync(0xffffffffu, v, 1);\n" +
+             "      if (lane == 0)\n        e = " + identity + ";\n" +
+             "      const " + acc + " res = " + combine("carry", "e") + ";\n";
+    else
+      src += "      const " + acc + " res = " + combine("carry", "v") + ";\n";
+    src += "      if (j < " + size + ")\n        out0[" + offset(numIn) +
+           "] = " + c::toMemory(rt, "(" + c::scalarType(rt) + ")res") + ";\n";
+    src += "      carry = __shfl_sync(0xffffffffu, " + combine("carry", "v") +
+           ", 31);\n    }\n  }\n}\n";
+    out.source = src;
+    return true;
+  }
+  src += "    " + acc + " acc = " + identity + ";\n";
   src += "    for (long long j = 0; j < " + size + "; ++j) {\n";
   src += "      const long long i" + str(dim) + " = " +
          (k.getScanReverse() ? size + " - 1 - j" : std::string("j")) + ";\n";
