@@ -1,4 +1,5 @@
-//===- ScanBench.cpp - cumsum/cumprod times beside PyTorch's (scan_torch.py) ===//
+//===- ScanBench.cpp - cumsum/cumprod times beside PyTorch's (scan_torch.py)
+//===//
 //
 // Median seconds of 7 runs (after 2 warm-ups) of x.cumsum(d) / cumprod(d)
 // over large f32 tensors, each run a program of one scan kernel whose input
@@ -25,9 +26,9 @@ double medianSeconds(const std::function<void()> &fn) {
   for (int i = 0; i < 7; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     fn();
-    t.push_back(std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count());
+    t.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count());
   }
   std::sort(t.begin(), t.end());
   return t[3];

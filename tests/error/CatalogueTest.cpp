@@ -239,7 +239,7 @@ TEST(ErrorCatalogue, Autograd) {
   twice.backward();
   Tensor y = x * 2;
   Tensor z = y * y;
-  y.add_(1);     // z saved y's old version
+  y.add_(1); // z saved y's old version
   Tensor written = ones({2}, requires_grad()).clone();
   Tensor noGradView; // made in no-grad mode, its base written since
   {

@@ -150,10 +150,10 @@ TEST(DslCuda, Scans) {
   expectSame(g.t().cumsum(1), a.t().cumsum(1));
   expectSame((g * 0.1).exp().cumprod(0), (a * 0.1).exp().cumprod(0));
   expectSame(g.to(kInt64).cumsum(0), a.to(kInt64).cumsum(0));
-  Tensor z = from_vector<double>({1.5, 0, 2, 3, 0, -2, 0.5, 0, 0, 1, 2, 3},
-                                 {3, 4});
-  Tensor w = from_vector<double>({1, -2, 3, 0.5, 2, 1, -1, 4, 0.25, 3, 2, 1},
-                                 {3, 4});
+  Tensor z =
+      from_vector<double>({1.5, 0, 2, 3, 0, -2, 0.5, 0, 0, 1, 2, 3}, {3, 4});
+  Tensor w =
+      from_vector<double>({1, -2, 3, 0.5, 2, 1, -1, 4, 0.25, 3, 2, 1}, {3, 4});
   Tensor zc = z.to(kCuda).requires_grad_(), zh = z.clone().requires_grad_();
   (zc.cumprod(1) * w.to(kCuda)).sum().backward();
   (zh.cumprod(1) * w).sum().backward();

@@ -303,6 +303,18 @@ TEST(Scan, ErrorsNameTheUsersLine) {
   }
 }
 
+// The IR a user sees: one strata.scan, and one scan kernel after fusion
+// (the exp computed inside it); explain() names the kernel.
+TEST(Scan, DumpIrAndExplain) {
+  Tensor x = randn({4, 300});
+  Tensor y = x.exp().cumsum(0);
+  IRDump d = dump_ir({y});
+  EXPECT_NE(d.before.find("strata.scan"), std::string::npos) << d.before;
+  EXPECT_NE(d.after.find("scan_dim = 0"), std::string::npos) << d.after;
+  EXPECT_NE(d.after.find("math.exp"), std::string::npos) << d.after;
+  EXPECT_FALSE(y.explain().empty());
+}
+
 // O(n): one kernel, and a line of 2^22 elements takes about what 2^21 take
 // twice (a triangular formulation would take 4x).
 TEST(Scan, IsOneLinearKernel) {
