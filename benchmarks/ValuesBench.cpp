@@ -14,6 +14,9 @@
 // step, checked against plain C++.
 //
 //
+// `strata-bench-values --shapes N` runs an MLP step at N new batch sizes
+// (what a new shape costs; see shapesMode).
+//
 // `strata-bench-values --memory N` measures what prepared programs cost
 // instead (docs/performance.md, "Memory per prepared program"): heap bytes
 // and RSS per cached program over 200 distinct one-kernel programs (the
@@ -155,9 +158,75 @@ int memoryMode(int64_t n) {
 
 } // namespace
 
+/// `--shapes N`: the digits-sized MLP (64 -> 128 -> 10), forward and
+/// backward, at N distinct batch sizes, then at the same sizes again: what
+/// a new shape costs (programs prepared, kernels compiled by LLVM, time)
+/// against a shape seen before. The loss is checked against plain C++.
+int shapesMode(int shapes) {
+  manual_seed(1);
+  const int64_t in = 64, hidden = 128, out = 10;
+  Tensor w1 = ((rand({in, hidden}) - 0.5) * 0.2).requires_grad_();
+  Tensor w2 = ((rand({hidden, out}) - 0.5) * 0.2).requires_grad_();
+  std::vector<float> w1v = w1.to_vector<float>(), w2v = w2.to_vector<float>();
+  printf("| pass | batch sizes | programs prepared | kernels compiled (LLVM "
+         "ms) | kernels from cache | median ms per step | losses match "
+         "|\n|---|---|---:|---:|---:|---:|---|\n");
+  for (int pass = 0; pass < 2; ++pass) {
+    int64_t programs = eval_stats().compiles;
+    jit::resetCacheStats();
+    std::vector<double> ms;
+    bool ok = true;
+    for (int k = 0; k < shapes; ++k) {
+      const int64_t b = 16 + k;
+      Tensor x = rand({b, in});
+      std::vector<float> xv = x.to_vector<float>();
+      auto start = std::chrono::steady_clock::now();
+      Tensor loss = x.matmul(w1).relu().matmul(w2).relu().sum();
+      loss.backward();
+      float got = loss.item<float>();
+      Tensor(w1.grad()).zero_();
+      Tensor(w2.grad()).zero_();
+      w1.grad().eval();
+      w2.grad().eval();
+      ms.push_back(std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
+      double want = 0;
+      for (int64_t r = 0; r < b; ++r) {
+        std::vector<double> h(hidden, 0.0);
+        for (int64_t j = 0; j < hidden; ++j) {
+          for (int64_t i = 0; i < in; ++i)
+            h[j] += double(xv[r * in + i]) * w1v[i * hidden + j];
+          h[j] = std::max(h[j], 0.0);
+        }
+        for (int64_t o = 0; o < out; ++o) {
+          double y = 0;
+          for (int64_t j = 0; j < hidden; ++j)
+            y += h[j] * w2v[j * out + o];
+          want += std::max(y, 0.0);
+        }
+      }
+      ok &= std::fabs(got - want) <= 1e-4 * (1 + std::fabs(want));
+    }
+    std::sort(ms.begin(), ms.end());
+    jit::CacheStats c = jit::cacheStats();
+    printf("| %s | %d..%d | %ld | %ld (%.0f) | %ld | %.2f | %s |\n",
+           pass ? "second" : "first", 16, 16 + shapes - 1,
+           static_cast<long>(eval_stats().compiles - programs),
+           static_cast<long>(c.compiles), c.compileSeconds * 1e3,
+           static_cast<long>(c.memoryHits + c.diskHits), ms[ms.size() / 2],
+           ok ? "yes" : "NO");
+    if (!ok)
+      return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 2 && std::string(argv[1]) == "--memory")
     return memoryMode(atoll(argv[2]));
+  if (argc > 2 && std::string(argv[1]) == "--shapes")
+    return shapesMode(atoi(argv[2]));
   int steps = argc > 1 ? atoi(argv[1]) : 300;
   const int64_t n = 1 << 16;
   manual_seed(1);

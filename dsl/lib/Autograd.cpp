@@ -158,7 +158,10 @@ std::string nameOf(const Node &n) {
       {"gelu", "GeluBackward0"},
       {"gelu_tanh", "GeluBackward0"},
       {"silu", "SiluBackward0"},
-      {"softplus", "SoftplusBackward0"}};
+      {"softplus", "SoftplusBackward0"},
+      {"gather", "GatherBackward0"},
+      {"scatter", "ScatterBackward0"},
+      {"scatter_add", "ScatterAddBackward0"}};
   const auto &in = n.gradInputs;
   if (n.compositeName)
     return n.compositeName;
@@ -278,6 +281,7 @@ void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
   // A view without a grad_fn, or made of one, is an edge to nothing: its
   // gradient is dropped, as PyTorch's (the view is no leaf of its own).
   o.noGrad = !requiresGradOf(t) || gradGoesNowhere(t, o.view.get());
+  o.cutView = o.noGrad && o.view && requiresGradOf(t) && gGradEnabled;
   if (!o.noGrad) {
     if (o.view && !o.view->leafView.expired())
       o.leaf = o.view->leafView;
@@ -357,7 +361,9 @@ void strata::detail::recordGradNode(Node &node) {
   // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
   // a gradient that needs it is computed (x * 2 saves the 2, not x).
   const std::vector<Operand> &in = node.inputs;
-  auto rg = [&](size_t i) { return i < in.size() && !in[i].noGrad; };
+  auto rg = [&](size_t i) { // PyTorch's should_compute_output(i)
+    return i < in.size() && (!in[i].noGrad || in[i].cutView);
+  };
   auto save = [&](size_t i) {
     if (i >= in.size())
       return;
@@ -379,14 +385,19 @@ void strata::detail::recordGradNode(Node &node) {
     node.saved.push_back({node.root, 0, node.sizes, node.weak_from_this()});
     node.keepData = true;
   };
-  if (is(node, "mul") || is(node, "matmul")) {
+  if (node.op == Op::Index) { // the index (PyTorch saves it)
+    save(1);
+  } else if (is(node, "mul") || is(node, "matmul")) {
     if (rg(0))
       save(1);
     if (rg(1))
       save(0);
   } else if (is(node, "div")) {
-    if (rg(0) || rg(1))
-      save(1);
+    // `other` is in both formulas: saved whenever an input requires grad,
+    // even one whose gradient goes nowhere (a view made in no-grad mode);
+    // a saved input used by one formula only is saved when that gradient
+    // is computed (PyTorch's should_compute_output).
+    save(1);
     if (rg(1))
       save(0);
   } else if (is(node, "pow")) {
@@ -727,11 +738,12 @@ void strata::set_warning_handler(WarningHandler handler) {
   warningHandler() = std::move(handler);
 }
 
-const Tensor &Tensor::grad(SourceLoc loc) const {
+Tensor Tensor::grad(SourceLoc loc) const {
   AutogradMeta &m = meta(*this, loc);
   const TensorImpl &t = *impl();
   if (!isLeafOf(t) && !m.retainGrad && !m.grad.defined())
     warn(kNonLeafGrad, loc);
+  TraceLock lock; // (a backward may replace the slot meanwhile)
   return m.grad;
 }
 Tensor &Tensor::mutable_grad(SourceLoc loc) const {

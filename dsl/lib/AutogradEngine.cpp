@@ -280,6 +280,28 @@ NodePtr retainedNode(const TensorImpl &t) {
   return n && n->requiresGrad ? n : nullptr;
 }
 
+/// The edge through which target `t`'s gradient is read: its operand; for
+/// a retained view, through the grad_fn it was last given (PyTorch's hook
+/// sits on the view's grad_fn and moves when an access regenerates it after
+/// a write to its storage; one not accessed since keeps the hook, so reads
+/// made before such a write still retain).
+Operand targetEdge(const TensorImpl &t) {
+  std::shared_ptr<const ViewChain> last;
+  if (t.gradBase && t.autograd && t.autograd->retainGrad)
+    last = t.regenChain ? t.regenChain : t.viewChain;
+  // (Reading the operand would regenerate the grad_fn: not an access.)
+  auto keptChain = t.regenChain;
+  int64_t keptVersion = t.regenVersion;
+  Operand e = operandOf(t);
+  e.noGrad = false;
+  if (last) {
+    e.view = std::move(last);
+    t.regenChain = std::move(keptChain);
+    t.regenVersion = keptVersion;
+  }
+  return e;
+}
+
 /// A target of differentiation: a leaf, or a non-leaf's version.
 struct Target {
   std::shared_ptr<TensorImpl> impl;
@@ -431,8 +453,14 @@ void Tensor::retain_grad(SourceLoc loc) const {
     return; // once: a second call must not accumulate twice
   impl.autograd->retainGrad = true;
   if (!t.gradBase) {
+    // (An untracked write keeps the old grad_fn, which PyTorch hooks.)
     Operand e = operandOf(t);
-    impl.autograd->retainedAt = historyOf(e);
+    NodePtr h = historyOf(e);
+    while (h->passHistory && h->gradInputs.size() == 2)
+      h = h->gradInputs[1].node;
+    impl.autograd->retainedAt = h;
+  } else {
+    (void)viewChainOf(t); // PyTorch hooks the grad_fn it has now
   }
   std::lock_guard<std::mutex> retained(gRetainedMutex);
   gRetained.push_back(impl_);
@@ -534,11 +562,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if ((*it)->requiresGrad && reached.count(it->get()))
       for (const Operand &in : (*it)->gradInputs)
         reachEdge(in);
+  const TensorImpl *movedLeaf = nullptr;
   if (all) {
     std::set<const TensorImpl *> have;
     for (const Graph::LeafArg &a : g.leafArgs)
-      if (reachedLeaves.count(a.leaf.get()) && have.insert(a.leaf.get()).second)
+      if (reachedLeaves.count(a.leaf.get()) &&
+          have.insert(a.leaf.get()).second) {
+        // A leaf when read that got a grad_fn since (written in place with
+        // history after requires_grad_(false), or a view whose base was):
+        // PyTorch's AccumulateGrad refuses it (after the ops' checks).
+        if (!isLeafOf(*a.leaf)) {
+          movedLeaf = a.leaf.get();
+          continue;
+        }
         targets.push_back({a.leaf, nullptr});
+      }
     std::vector<std::shared_ptr<TensorImpl>> retained;
     {
       std::lock_guard<std::mutex> lock(gRetainedMutex);
@@ -550,8 +588,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           retained.push_back(std::move(t));
     }
     for (const auto &t : retained) {
-      Operand e = operandOf(*t);
-      e.noGrad = false;
+      Operand e = targetEdge(*t);
       NodePtr at = retainedNode(*t);
       if (e.view          ? reachedChains.count(e.view.get()) > 0
           : leafOfEdge(e) ? reachedLeaves.count(leafOfEdge(e).get()) > 0
@@ -606,8 +643,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       denseTargets.push_back({&t, nullptr});
       return;
     }
-    Operand e = operandOf(t);
-    e.noGrad = false;
+    Operand e = targetEdge(t);
     if (!e.view)
       overlapError(t, "it is no view of a tensor requiring grad");
     denseChains.insert(e.view.get());
@@ -619,9 +655,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     Target &t = targets[ti];
     if (isLeafOf(*t.impl))
       return;
-    Operand e = operandOf(*t.impl);
-    e.noGrad = false;
+    Operand e = targetEdge(*t.impl);
     const Node *n = t.node ? t.node.get() : historyOf(e).get();
+    // An untracked write (no-grad mode) keeps the old grad_fn: the reads
+    // before it and after it (through its strata.recorded) reach the old
+    // version, which is perturbed.
+    while (!t.node && n->passHistory && n->gradInputs.size() == 2 &&
+           g.isOp.count(n->gradInputs[1].node.get()))
+      n = n->gradInputs[1].node.get();
     bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
     size_t p = perturbs.size();
     if (e.view) {
@@ -664,6 +705,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const NodePtr &n : g.toCheck)
       if (reached.count(n.get()))
         g.check(n);
+    if (movedLeaf)
+      fail("leaf variable has been moved into the graph interior",
+           "take the view after the in-place write to its base, or "
+           "clone() it before requires_grad_()",
+           loc);
     for (const NodePtr &n : g.ops)
       if (n->requiresGrad && reached.count(n.get()))
         executed.push_back(n.get());
@@ -711,8 +757,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const auto &t : retained) {
       if (isLeafOf(*t)) // (an input that retains its grad gets it too)
         continue;
-      Operand e = operandOf(*t);
-      e.noGrad = false;
+      Operand e = targetEdge(*t);
       NodePtr at = retainedNode(*t);
       const Node *h = at ? at.get() : historyOf(e).get();
       bool runs;
@@ -1539,6 +1584,10 @@ void accumulate(const std::vector<Target> &targets,
       slot = obeyLayoutContract(grads[i], impl.layout, loc);
     else
       slot = grads[i];
+    // .grad is no view (PyTorch's `_base` is None): one made here, under
+    // no-grad mode, must not refuse a later in-place op in grad mode.
+    if (slot.impl()->gradBase)
+      slot = slot.detach(loc);
   }
 }
 } // namespace

@@ -915,6 +915,9 @@ std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
   case Op::Write:
     return "strata.write " + ins[0].first + " into " + ins[1].first + " : " +
            ins[0].second + ", " + ins[1].second + " -> " + result;
+  case Op::Index:
+    return "strata." + std::string(n.name) + " " + names + " dim " +
+           std::to_string(n.dims[0]) + " : " + types + " -> " + result;
   default:
     return "strata." + std::string(n.name) + " " + names + " : " + types +
            " -> " + result;

@@ -45,7 +45,9 @@ enum class Op : uint8_t {
   Fill,
   Arange,
   Copy,
-  Write
+  Write,
+  /// strata.gather / scatter / scatter_add along dims[0] (IndexOps.cpp).
+  Index
 };
 
 struct Node;
@@ -97,6 +99,11 @@ struct Operand {
   /// of `node` (the op that computed it).
   std::weak_ptr<TensorImpl> leaf;
   bool noGrad = true;
+  /// A read, in grad mode, through a view with a grad_fn whose chain leads
+  /// nowhere (a view of a view made in no-grad mode): no gradient flows
+  /// (noGrad), but PyTorch's edge is valid, so the op saves what this
+  /// input's derivative needs (should_compute_output).
+  bool cutView = false;
   /// Autograd: set when `node` is an in-place write made through a tensor
   /// of another autograd identity (across a detach(): PyTorch's detached
   /// tensor shares the data, not the history). The read takes its value

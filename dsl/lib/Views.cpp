@@ -50,6 +50,11 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   impl->base = in.impl();
   impl->origin = src.origin;
   impl->loc = loc;
+  // Its grad_fn (view chain) is made now, as PyTorch's: its edge to the
+  // base is what the base was then (a base view that gets requires_grad_()
+  // later, or a leaf that stops requiring grad, does not change it).
+  if (impl->viewGradFn)
+    (void)viewChainOf(*impl);
   return Tensor(std::move(impl));
 }
 
@@ -57,6 +62,9 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
 /// view (no base; in-place writes into it rebase nothing).
 Tensor unsafeView(const Tensor &copy, const Shape &sizes,
                   const SourceLoc &loc) {
+  // PyTorch's _unsafe_view of the clone: its grad_fn shows as such.
+  if (Node &n = *copy.impl()->root->current; n.requiresGrad && n.op == Op::Copy)
+    n.compositeName = "UnsafeViewBackward0";
   Tensor v = copy.view(sizes, loc);
   TensorImpl &t = *v.impl();
   t.requiresGrad = requiresGradOf(*copy.impl());

@@ -474,8 +474,9 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
       continue;
     const auto &info = step.info;
     void **bufs = buffers.data();
-    bool parallel = options.numThreads != 1 && pool.size() > 1 &&
-                    info.numPoints >= (1 << 15) && info.outerSize > 1;
+    bool parallel = !info.serial && options.numThreads != 1 &&
+                    pool.size() > 1 && info.numPoints >= (1 << 15) &&
+                    info.outerSize > 1;
     auto start = options.kernelSeconds
                      ? std::chrono::steady_clock::now()
                      : std::chrono::steady_clock::time_point();

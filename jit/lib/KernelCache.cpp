@@ -1,7 +1,9 @@
 //===- KernelCache.cpp - compile kernels with ORC, cache them -------------===//
 //
-// Key: compiler version + target triple + CPU + features + options + the
-// kernel printed in its local scope (its operand layouts, loops and body).
+// Key: compiler version + target triple + CPU + features + options + what
+// the emitted code depends on (codegen::kernelCodeKey: element types, the
+// loop nest without its outermost trip count, the emitter's loop plan, the
+// body), so one compiled kernel serves every outermost size.
 // In memory: key digest -> shared future of the compiled kernel, so concurrent
 // requests for one key compile once. The memory cache is bounded
 // (STRATA_KERNEL_CACHE_SIZE kernels, least recently used evicted); each
@@ -191,7 +193,10 @@ std::string kernelKey(Jit &jit, mlir::Operation *kernel) {
      << jit.cpu << "\n"
      << jit.features << "\n"
      << pipeline() << " codegen-O2\n";
-  kernel->print(os, mlir::OpPrintingFlags().useLocalScope());
+  // What the emitted code depends on, not the kernel as printed: its
+  // outermost trip count is a run-time argument, so kernels that differ
+  // only in it (a new batch size) share one compiled function.
+  os << strata::codegen::kernelCodeKey(kernel);
   return os.str();
 }
 
@@ -393,8 +398,10 @@ KernelHandle compileNew(Jit &jit, mlir::Operation *kernel,
   if (!optimize(jit, *module, error))
     return nullptr;
   auto optimized = std::chrono::steady_clock::now();
-  if (debugLevel() >= 4)
+  if (debugLevel() >= 4) {
+    llvm::errs() << "strata-jit: kernel key:\n" << key << "\n";
     module->print(llvm::errs(), nullptr);
+  }
   llvm::SmallVector<char, 0> object;
   if (!emitObject(jit, *module, object)) {
     error = "LLVM cannot emit an object file for " + jit.triple +

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -267,6 +269,15 @@ TEST(Autograd, AccumulationRetainGraphAndZero) {
   x.mutable_grad() = Tensor();
   (x * 3).sum().backward();
   EXPECT_FLOAT_EQ(x.grad().item<float>(), 3);
+  // LibTorch's idiom: x.grad() is a handle on the gradient, so an in-place
+  // op on it writes the gradient itself (PyTorch: x.grad.zero_()).
+  x.grad().zero_();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 0);
+  x.grad().add_(5);
+  (x * 3).sum().backward();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 8);
+  static_assert(!std::is_assignable_v<Tensor &&, Tensor>,
+                "assigning to a temporary (x.grad() = g) must not compile");
 }
 
 TEST(Autograd, SameStructureReusesGradientProgram) {

@@ -14,12 +14,15 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     sizes and values are compared, not strides, offset or storage; the
 #     generator writes in place neither into a storage a flip-derived view
 #     reads nor into a flip-derived view (in PyTorch that writes a copy).
-#     A flip made in no-grad mode, and what is computed from it, has no
+#     A flip made in no-grad mode, what is computed from it and what it
+#     is written into in place, has no
 #     requires_grad, is_leaf or grad_fn comparison either (a view of a
 #     tensor that requires grad in strata, a plain copy in PyTorch); an
 #     error strata alone raises on one is `flip-view` too. Neither is the
 #     requires_grad/is_leaf of a flip-derived value in a program calling
 #     requires_grad_() (a view follows its base's flag, a copy does not),
+#     nor the requires_grad, is_leaf and grad_fn of a value computed from
+#     a flip of a tensor that did not require grad then, in such a program,
 #     nor the grad_fn of contiguous/reshape/flatten of one (PyTorch's dense
 #     flip returns itself: FlipBackward0; strata copies: CloneBackward0).
 #     `view` of a flip-derived value that strata rejects (negative strides
@@ -263,6 +266,7 @@ def compare(lines, tout, sout, shadow):
         len(shadow["tensors"]) == len(tout["tensors"])
     any_value_error = False
     layout_diff = set()  # values whose layout differs by compute-layout
+    flip_diff = set()  # values whose strides differ by difference 1
     # requires_grad_ on a grad result: PyTorch's results of one grad() may
     # be expanded views of one tensor (difference 7), which then follow it.
     any_rg_change = any(op_name(l) == "requires_grad_" for l in lines)
@@ -276,16 +280,17 @@ def compare(lines, tout, sout, shadow):
         where = f"%{i} (line {ln})"
         # A flip made in no-grad mode: a view of a tensor requiring grad in
         # strata, a plain copy in PyTorch (difference 1).
-        flip_ng = meta.flip_ng[i]
+        flip_ng = meta.flip_ng[i] or meta.group[i] in meta.flip_ng_groups
         if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng and \
                 not (meta.gradval[i] and grad_rg_changed) and \
-                not (meta.flip[i] and any_rg_change):
+                not ((meta.flip[i] or meta.flip_pre_rg[i]) and any_rg_change):
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
                           "(requires_grad, is_leaf)"))
         if t["grad_fn"] != s.get("grad_fn") and s.get("grad_fn") is not None \
-                and t["grad_fn"] != "!" and not flip_ng:
+                and t["grad_fn"] != "!" and not flip_ng and \
+                not (meta.flip_pre_rg[i] and any_rg_change):
             kind = "grad-fn"
             op = op_of(lines, ln)
             if t["grad_fn"] == "AsStridedBackward0" and \
@@ -351,8 +356,13 @@ def compare(lines, tout, sout, shadow):
                         for k in refs(lines[ln])):
                     kind = "flip-view"  # difference 1: a flipped view's
                     # strides mixed by a diagonal are not the dense copy's
+                elif (op in VIEW_OPS or op in INPLACE) and \
+                        refs(lines[ln])[:1] and refs(lines[ln])[0] in flip_diff:
+                    kind = "flip-view"  # a view or in-place op of such one
                 if kind == "compute-layout":
                     layout_diff.add(i)
+                if kind == "flip-view":
+                    flip_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))

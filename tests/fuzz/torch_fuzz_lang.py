@@ -424,6 +424,8 @@ class Analyzer:
         self.nograd_written = set()  # groups written in no-grad mode
         self.adopted = set()  # groups of gradients passed to backward
         self.flip_ng = []
+        self.flip_ng_groups = set()  # written in place from a no-grad flip
+        self.flip_pre_rg = []  # flip of a base not requiring grad, & reads
         self.grad_of_groups = set()
 
     def step(self, line):
@@ -460,6 +462,7 @@ class Analyzer:
                 self.impl_version.append(True)
                 self.seen.append(0)
                 self.flip_ng.append(False)
+                self.flip_pre_rg.append(False)
                 if op == "grad_of":  # .grad: dense, written by updates
                     self.grad_of_groups.add(k)
             return
@@ -519,6 +522,14 @@ class Analyzer:
         # view of a tensor requiring grad in strata), and what reads one.
         self.flip_ng.append((fl and not env.grad_mode) or
                             any(self.flip_ng[j] for j in ins))
+        if op in INPLACE and self.flip_ng[-1]:
+            self.flip_ng_groups.add(group)  # its destination too
+        # A flip of a tensor that did not require grad (yet): a copy that
+        # never will in PyTorch, a view that follows a later requires_grad_()
+        # of its base in strata; and what is computed from one.
+        self.flip_pre_rg.append(
+            (op == "flip" and not env.values[ins[0]].requires_grad) or
+            any(self.flip_pre_rg[j] for j in ins))
         # matmul's and isclose's results have had in-place ops of their
         # decompositions
         self.impl_version.append(op in ("matmul", "isclose") or fl or

@@ -179,7 +179,7 @@ LogicalResult KernelOp::verify() {
         getReduceDims())
       return emitOpError() << "a kernel `into` a destination has exactly one "
                               "storage result and no reduction";
-    if (layout::hasInternalOverlap(t.getLayout()))
+    if (layout::hasInternalOverlap(t.getLayout()) && !getIndexMap())
       return emitOpError() << "destination has several elements at one "
                               "memory location (stride 0)";
   } else {
@@ -228,6 +228,8 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "yield #" << i << " has type " << v.getType()
                            << ", result element type is " << element;
   }
+  if (failed(verifyIndexMap(*this)))
+    return failure();
   if (auto sizes = getLoopSizes()) {
     int64_t n = 1, m = 1;
     for (int64_t s : *sizes)

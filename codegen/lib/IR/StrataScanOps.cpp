@@ -69,9 +69,10 @@ LogicalResult KernelOp::verifyScan() {
     return emitOpError() << "a scan kernel needs scan_combiner \"sum\" or "
                             "\"prod\"";
   if (getNumResults() != 1 || getReduceDims() || getDest() ||
-      getResultPerms() || getIndexed())
+      getResultPerms() || getIndexed() || getIndexMap())
     return emitOpError() << "a scan kernel has one result and no `reduce`, "
-                            "`into`, `result_perms` or `indexed`";
+                            "`into`, `result_perms`, `indexed` or "
+                            "`index_map`";
   auto t = getResult(0).getType().cast<StridedTensorType>();
   if (t.getShape() != getSpace())
     return emitOpError() << "scan result has shape "

@@ -352,6 +352,7 @@ void strata::ir::attachVJPModels(MLIRContext &ctx) {
   MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
   vjp::attachViewModels(ctx);
   vjp::attachScanModels(ctx);
+  vjp::attachIndexModels(ctx);
 }
 
 #include "strata/IR/StrataAutodiffInterface.cpp.inc"

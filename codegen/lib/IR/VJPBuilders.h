@@ -109,6 +109,8 @@ void attachScanModels(mlir::MLIRContext &context);
 mlir::Value scan(GradBuilder &gb, mlir::Value x, int64_t dim,
                  llvm::StringRef combiner, bool reverse = false,
                  bool exclusive = false);
+/// Attaches the models of gather/scatter/scatter_add (StrataIndexOps.cpp).
+void attachIndexModels(mlir::MLIRContext &context);
 
 } // namespace strata::ir::vjp
 

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Reference/Evaluator.h"
 
+#include "IndexOps.h"
+
 #include "strata/IR/StrataDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -319,6 +321,17 @@ LogicalResult Evaluator::eval(Operation *op) {
                                       std::move(data)));
       })
       .Case([&](WriteOp o) { return write(o); })
+      // The index ops (IndexOps.cpp).
+      .Case([&](GatherOp o) -> LogicalResult {
+        auto r = evalGather(o, get(o.getInput()), get(o.getIndex()));
+        return failed(r) ? failure() : set(o, std::move(*r));
+      })
+      .Case<ScatterOp, ScatterAddOp>([&](auto o) -> LogicalResult {
+        auto r = evalScatter(o, get(o.getInput()), get(o.getIndex()),
+                             get(o.getSrc()), o.getDim(),
+                             std::is_same_v<decltype(o), ScatterAddOp>);
+        return failed(r) ? failure() : set(o, std::move(*r));
+      })
       .Default([&](Operation *other) {
         return other->emitError() << "reference evaluator: unsupported op '"
                                   << other->getName() << "'";

@@ -29,6 +29,7 @@
 //   and writes both gradients, each in its argument's layout.)
 //
 //===----------------------------------------------------------------------===//
+#include "FuseIndexOps.h"
 #include "strata/IR/ScalarBuilder.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Transforms/KernelPasses.h"
@@ -448,9 +449,9 @@ constexpr int kMaxPermutations = 720;
 /// A kernel sibling fusion may merge: fresh results (elementwise or
 /// reduced), no indices, loops not yet chosen.
 bool isSiblingCandidate(KernelOp k) {
-  return !k.getDest() && !k.getIndexed() && !k.getLoopSizes() && !k.isScan() &&
-         !isMatrixProduct(k) && k.getNumResults() > 0 &&
-         k.getNumResults() <= kMaxSiblingResults;
+  return !k.getDest() && !k.getIndexed() && !k.getIndexMap() &&
+         !k.getLoopSizes() && !k.isScan() && !isMatrixProduct(k) &&
+         k.getNumResults() > 0 && k.getNumResults() <= kMaxSiblingResults;
 }
 
 /// B's input `in` seen over A's space: B's dim i is A's dim perm[i].
@@ -515,13 +516,27 @@ std::pair<SmallVector<int64_t>, int> bestPermutation(KernelOp a, KernelOp b) {
   return {best, bestShared};
 }
 
+/// Block positions of the ops fuseSiblings meets, numbered once: asking
+/// MLIR (`isBeforeInBlock`) after each merge inserted an op renumbered the
+/// whole block, O(n) per merge and O(n^2) for an eval of n outputs
+/// (docs/performance.md). A merged kernel takes the position of the kernel
+/// whose place it took.
+using Positions = DenseMap<Operation *, int64_t>;
+
+bool isBefore(const Positions &at, Operation *x, Operation *y) {
+  auto ix = at.find(x), iy = at.find(y);
+  if (ix != at.end() && iy != at.end())
+    return ix->second < iy->second;
+  return x->isBeforeInBlock(y);
+}
+
 /// Merges sibling kernel `b` (later in the block) into `a` when they share
 /// inputs and neither depends on the other: the merged kernel (where `b`
 /// was, or, with `atB` false, where `a` was), or null. Cheap checks first: this
 /// runs for every pair of kernels that read a common root.
-KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
+KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB, Positions &at) {
   if (a.getNumResults() + b.getNumResults() > kMaxSiblingResults ||
-      a->getBlock() != b->getBlock() || !a->isBeforeInBlock(b))
+      a->getBlock() != b->getBlock() || !isBefore(at, a, b))
     return {};
   auto [perm, shared] = bestPermutation(a, b);
   if (shared == 0)
@@ -587,7 +602,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     dependents.clear();
     for (Value in : b.getInputs()) {
       Operation *def = viewRoot(in).getDefiningOp();
-      if (def && (def->getBlock() != a->getBlock() || !def->isBeforeInBlock(a)))
+      if (def && (def->getBlock() != a->getBlock() || !isBefore(at, def, a)))
         return {};
     }
   }
@@ -665,6 +680,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     merged.setCombinersAttr(outer.getStrArrayAttr(combiners));
   }
 
+  at[merged] = at.lookup(atB ? b.getOperation() : a.getOperation());
   for (auto [i, r] : llvm::enumerate(a.getResults()))
     r.replaceAllUsesWith(merged.getResult(i));
   for (auto [i, r] : llvm::enumerate(b.getResults()))
@@ -680,6 +696,8 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
     for (Value in : k.getInputs())
       if (auto view = in.getDefiningOp<StridedViewOp>())
         feeders.push_back(view);
+  at.erase(a);
+  at.erase(b);
   a.erase();
   b.erase();
   while (!feeders.empty()) {
@@ -688,6 +706,7 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
       continue;
     if (auto source = view->getOperand(0).getDefiningOp<StridedViewOp>())
       feeders.push_back(source);
+    at.erase(view);
     view->erase();
   }
   return merged;
@@ -699,9 +718,12 @@ KernelOp mergeSiblings(KernelOp a, KernelOp b, bool &atB) {
 /// tried again from there. At most kSiblingWindow pair checks per kernel.
 void fuseSiblings(Block &block) {
   SmallVector<KernelOp> kernels;
-  for (Operation &op : block)
+  Positions at;
+  for (Operation &op : block) {
+    at[&op] = static_cast<int64_t>(at.size());
     if (auto k = dyn_cast<KernelOp>(op); k && isSiblingCandidate(k))
       kernels.push_back(k);
+  }
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!kernels[i])
       continue;
@@ -720,7 +742,7 @@ void fuseSiblings(Block &block) {
           }))
         continue;
       bool atB = true;
-      KernelOp merged = mergeSiblings(kernels[i], kernels[j], atB);
+      KernelOp merged = mergeSiblings(kernels[i], kernels[j], atB, at);
       if (!merged)
         continue;
       // Keep the list in block order: the merged kernel takes the slot of
@@ -752,6 +774,11 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
     });
     SmallVector<Operation *> replaced;
     for (Operation *op : roots) {
+      if (Value v = strata::fuseIndexOp(op)) { // FuseIndexOps.cpp
+        op->getResult(0).replaceAllUsesWith(v);
+        replaced.push_back(op);
+        continue;
+      }
       KernelOp kernel = buildKernel(op);
       if (!kernel)
         continue;
@@ -766,10 +793,10 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
         all.push_back(op);
     });
     for (Operation *op : llvm::reverse(all))
-      if (op->use_empty() &&
-          (isElementwise(op) || isReduction(op) ||
-           isa<FillOp, ArangeOp, MatmulOp, ScanOp, WriteOp, CopyOp,
-               ContiguousOp, ReshapeOp, FlattenOp>(op)))
+      if (op->use_empty() && (isElementwise(op) || isReduction(op) ||
+                              isa<FillOp, ArangeOp, MatmulOp, ScanOp, WriteOp,
+                                  CopyOp, ContiguousOp, ReshapeOp, FlattenOp,
+                                  GatherOp, ScatterOp, ScatterAddOp>(op)))
         op->erase();
     // 0-d fills still used outside kernels (returned, viewed) get a kernel.
     getOperation().walk([&](FillOp fill) {

@@ -131,6 +131,12 @@ Tensor logspace(Scalar start, Scalar end, int64_t steps, double base = 10.0,
                 TensorOptions options = {},
                 SourceLoc loc = SourceLoc::current());
 
+/// torch.index_select (Tensor::index_select).
+Tensor index_select(const Tensor &t, int64_t dim, const Tensor &index,
+                    SourceLoc loc = SourceLoc::current());
+/// torch.gather (Tensor::gather).
+Tensor gather(const Tensor &t, int64_t dim, const Tensor &index,
+              SourceLoc loc = SourceLoc::current());
 //===--- Joining and one-hot (dsl/lib/ShapeOps.cpp) ----------------------===//
 /// The tensors joined along dim (PyTorch's type promotion; all sizes but
 /// dim's equal; 1-D empty tensors are skipped, as PyTorch's legacy rule).

@@ -90,6 +90,18 @@ class Tensor {
 public:
   /// An undefined tensor.
   Tensor() = default;
+  /// A handle: copies share the tensor.
+  Tensor(const Tensor &) = default;
+  /// Moves the handle.
+  Tensor(Tensor &&) noexcept = default;
+  /// Rebinds this handle. Assigning to a temporary (e.g. `x.grad() = g`,
+  /// which would change nothing) does not compile: use
+  /// `x.mutable_grad() = g`.
+  Tensor &operator=(const Tensor &) & = default;
+  /// Rebinds this handle (move).
+  Tensor &operator=(Tensor &&) & noexcept = default;
+  /// Drops this handle.
+  ~Tensor() = default;
   /// For the implementation.
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl)
       : impl_(std::move(impl)) {}
@@ -129,8 +141,10 @@ public:
   bool is_leaf(SourceLoc loc = SourceLoc::current()) const;
   /// The accumulated gradient of a leaf (undefined until a backward()). For
   /// a non-leaf without retain_grad(): undefined, with PyTorch's UserWarning
-  /// (strata::set_warning_handler).
-  const Tensor &grad(SourceLoc loc = SourceLoc::current()) const;
+  /// (strata::set_warning_handler). A handle on the gradient, so in-place
+  /// ops on it write the gradient itself, as LibTorch's
+  /// `x.grad().zero_()`.
+  Tensor grad(SourceLoc loc = SourceLoc::current()) const;
   /// The gradient slot, to assign or reset (LibTorch's mutable_grad()).
   Tensor &mutable_grad(SourceLoc loc = SourceLoc::current()) const;
   /// The function that made this tensor (null for leaves).
@@ -421,6 +435,27 @@ public:
   /// true, this elsewhere; the gradient passes where the mask is false.
   Tensor masked_fill(const Tensor &mask, Scalar value,
                      SourceLoc loc = SourceLoc::current()) const;
+  /// PyTorch's index ops (docs/ops.md "Index"): the index's values are
+  /// checked at the call, which evaluates a pending index (a sync).
+  /// The slices along `dim` at `index` (int32 or int64, at most 1-D).
+  Tensor index_select(int64_t dim, const Tensor &index,
+                      SourceLoc loc = SourceLoc::current()) const;
+  /// result[p] = self[p with p[dim] = index[p]] (int64 index, self's rank).
+  Tensor gather(int64_t dim, const Tensor &index,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// A copy with self[p with p[dim] = index[p]] = src[p] (or the value).
+  Tensor scatter(int64_t dim, const Tensor &index, const Tensor &src,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// scatter() of one value at every index.
+  Tensor scatter(int64_t dim, const Tensor &index, Scalar value,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// scatter() that adds src at the indices (duplicates add up).
+  Tensor scatter_add(int64_t dim, const Tensor &index, const Tensor &src,
+                     SourceLoc loc = SourceLoc::current()) const;
+  /// A copy with alpha * source[i] added to the slice index[i] along dim.
+  Tensor index_add(int64_t dim, const Tensor &index, const Tensor &source,
+                   Scalar alpha = 1,
+                   SourceLoc loc = SourceLoc::current()) const;
   /// Sum of every element (PyTorch's sum(): grad_fn SumBackward0);
   /// integers sum to i64.
   Tensor sum(SourceLoc loc = SourceLoc::current()) const;
@@ -590,6 +625,18 @@ public:
   /// gelu() in place.
   Tensor &gelu_(const std::string &approximate = "none",
                 SourceLoc loc = SourceLoc::current());
+  /// scatter() in place.
+  Tensor &scatter_(int64_t dim, const Tensor &index, const Tensor &src,
+                   SourceLoc loc = SourceLoc::current());
+  /// scatter() of one value in place.
+  Tensor &scatter_(int64_t dim, const Tensor &index, Scalar value,
+                   SourceLoc loc = SourceLoc::current());
+  /// scatter_add() in place.
+  Tensor &scatter_add_(int64_t dim, const Tensor &index, const Tensor &src,
+                       SourceLoc loc = SourceLoc::current());
+  /// index_add() in place.
+  Tensor &index_add_(int64_t dim, const Tensor &index, const Tensor &source,
+                     Scalar alpha = 1, SourceLoc loc = SourceLoc::current());
   /// masked_fill() in place (the mask broadcasts to this tensor).
   Tensor &masked_fill_(const Tensor &mask, Scalar value,
                        SourceLoc loc = SourceLoc::current());

@@ -1,12 +1,12 @@
-//===- Embedding.cpp - nn::Embedding as a one-hot matmul ------------------===//
+//===- Embedding.cpp - nn::Embedding as an index_select -------------------===//
 //
-// strata has no gather/index_select yet, so a lookup is onehot(indices) @
-// weight, onehot being indices compared with an arange of the rows. The
-// product is exact (each output element is one weight times 1 plus zeros)
-// and its gradient, onehot^T @ grad, is PyTorch's embedding_backward (an
-// index_add of the gradient rows) computed as a matmul. It costs
-// O(indices x rows x dim): fine for vocabularies of thousands, wasteful
-// beyond; an index op will replace it.
+// A lookup is weight.index_select(0, indices) viewed to indices' shape +
+// [dim]: one gather kernel, O(indices x dim). Its gradient is the
+// compiler's VJP of the gather, a scatter_add of the gradient rows into
+// zeros (PyTorch's embedding_backward, an index_add), O(indices x dim)
+// plus the zero fill of the weight's gradient. index_select checks the
+// indices at the call (evaluating pending ones), with PyTorch's "index
+// out of range in self".
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -45,18 +45,8 @@ Tensor EmbeddingImpl::forward(const Tensor &indices, SourceLoc loc) {
                     "Tensor instead (while checking arguments for "
                     "embedding)",
                 "indices are integers: indices.to(kInt64)", loc);
-  int64_t rows = options.num_embeddings();
-  if (indices.is_materialized(loc))
-    for (int64_t i : indices.to_vector<int64_t>(loc))
-      if (i < 0 || i >= rows)
-        throw Error("index out of range in self",
-                    "indices are in [0, num_embeddings) = [0, " +
-                        std::to_string(rows) + ")",
-                    loc);
-  Tensor onehot =
-      indices.unsqueeze(-1, loc)
-          .eq(arange(rows, TensorOptions(t).device(indices.device(loc)), loc),
-              loc)
-          .to(weight.dtype(loc), loc);
-  return onehot.matmul(weight, loc);
+  Shape shape = indices.sizes(loc);
+  shape.push_back(options.embedding_dim());
+  return weight.index_select(0, indices.reshape({indices.numel(loc)}, loc), loc)
+      .view(shape, loc);
 }

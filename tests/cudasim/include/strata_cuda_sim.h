@@ -147,6 +147,12 @@ inline double __longlong_as_double(long long v) {
 
 template <typename T> inline T min(T a, T b) { return b < a ? b : a; }
 template <typename T> inline T max(T a, T b) { return a < b ? b : a; }
+/// Fibers take turns on one host thread: a read-modify-write is atomic.
+template <typename T> inline T atomicAdd(T *p, T v) {
+  T old = *p;
+  *p = old + v;
+  return old;
+}
 
 namespace strata_sim {
 

@@ -64,7 +64,7 @@ func.func @kernel_combiner(%a: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0
 // -----
 
 func.func @kernel_reduce(%a: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) {
-  // expected-error @+1 {{'strata.kernel' op a scan kernel has one result and no `reduce`, `into`, `result_perms` or `indexed`}}
+  // expected-error @+1 {{'strata.kernel' op a scan kernel has one result and no `reduce`, `into`, `result_perms`, `indexed` or `index_map`}}
   %k = strata.kernel space [3, 4] reduce [1] combiners ["sum"] ins(%a : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) attributes {scan_dim = 1 : i64, scan_combiner = "sum"} {
   ^bb0(%x: f32):
     strata.yield %x : f32

@@ -93,6 +93,8 @@ std::string dtypeName(mlir::Type elementType);
 /// over one dim (--strata-fuse's kernel for strata.matmul). A tuned BLAS
 /// runs it (jit/lib/Gemm.cpp), so sibling fusion leaves it alone.
 bool isMatrixProduct(KernelOp kernel);
+/// Checks a kernel's `index_map` (StrataIndexOps.cpp); success without one.
+mlir::LogicalResult verifyIndexMap(KernelOp kernel);
 } // namespace strata::ir
 
 #endif // STRATA_IR_STRATADIALECT_H

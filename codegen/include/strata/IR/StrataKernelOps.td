@@ -54,6 +54,16 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
     version of the storage root of `%dest` (whose shape is the space), in
     which the elements `%dest` addresses hold the yielded values.
 
+    `index_map = array<i64: operand, index, stride, bound, accumulate>`
+    (StrataIndexOps.td's gather and scatter) makes one operand's access
+    indexed: loop operand `operand` (an input, or the result of a kernel
+    `into` a destination) is addressed at its layout's position plus
+    `stride` times the value of input `index` (an `i64` input) at the same
+    point, clamped to `[0, bound)`; that operand has stride 0 along the
+    indexed dim. With `accumulate = 1` the store adds to the element
+    (scatter_add). Such kernels run their loops as written (no coalescing,
+    tiling or vectors) and, when they store indexed, serially on the CPU.
+
     `--strata-coalesce` adds `loop_sizes` (loops, outermost first) and
     `loop_strides` (for each operand in the order inputs, results, dest: its
     element stride along each loop); code generation uses them when present.
@@ -80,7 +90,8 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
                        Optional<Strata_Tensor>:$dest,
                        OptionalAttr<DenseI64ArrayAttr>:$result_perms,
                        OptionalAttr<DenseI64ArrayAttr>:$loop_sizes,
-                       OptionalAttr<DenseI64ArrayAttr>:$loop_strides);
+                       OptionalAttr<DenseI64ArrayAttr>:$loop_strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$index_map);
   let results = (outs Variadic<Strata_TensorOrStorage>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

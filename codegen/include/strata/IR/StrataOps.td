@@ -807,6 +807,7 @@ def Strata_RecordedOp : Strata_Op<"recorded", [Pure, SameOperandsAndResultType]>
 }
 
 include "strata/IR/StrataScanOps.td"
+include "strata/IR/StrataIndexOps.td"
 include "strata/IR/StrataKernelOps.td"
 
 #endif // STRATA_IR_STRATAOPS_TD

@@ -38,6 +38,14 @@ std::string combinerOp(llvm::StringRef combiner);
 /// A C expression combining `a` and `b` (NaN-propagating max/min).
 std::string combine(llvm::StringRef combiner, const std::string &a,
                     const std::string &b);
+/// A kernel's `index_map` (CudaIndexMap.cpp): the indexed operand's element
+/// offset `offset` plus the clamped value of `index` (a C expression) times
+/// the map's stride, and the line storing `v` at `element` (an lvalue of
+/// type `t`'s memory type), plain or accumulating.
+std::string indexedOffset(llvm::ArrayRef<int64_t> map,
+                          const std::string &offset, const std::string &index);
+std::string indexedStore(llvm::ArrayRef<int64_t> map, mlir::Type t,
+                         const std::string &element, const std::string &v);
 /// The fixed helper code every kernel source starts with.
 const char *prelude();
 

@@ -193,7 +193,7 @@ void Emitter::chooseIndexWidth() {
 
 bool Emitter::vectorizable() const {
   size_t n = nest.sizes.size();
-  if (n == 0 || k.getIndexed() || nest.sizes[n - 1] % 4 != 0)
+  if (n == 0 || k.getIndexed() || k.getIndexMap() || nest.sizes[n - 1] % 4 != 0)
     return false;
   bool someUnit = false;
   for (unsigned op = 0; op < nest.strides.size(); ++op) {
@@ -215,7 +215,7 @@ bool Emitter::vectorizable() const {
 /// The loop to tile with the innermost one, or -1 (same rule as the CPU).
 int Emitter::tiledLoop() const {
   size_t n = nest.sizes.size();
-  if (n < 2 || k.getIndexed() || nest.sizes[n - 1] <= 16)
+  if (n < 2 || k.getIndexed() || k.getIndexMap() || nest.sizes[n - 1] <= 16)
     return -1;
   size_t inner = n - 1, numOps = types.size() - (hasDest ? 1 : 0);
   bool someUnit = false;
@@ -250,16 +250,35 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
   llvm::SmallVector<std::string> yields;
   if (!vector) {
     std::vector<std::string> args;
-    for (unsigned op = 0; op < numIn; ++op) {
-      src += ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
-             " = " + load(op) + ";\n";
+    // index_map (CudaIndexMap.cpp): the indexed operand after its index.
+    auto map = k.getIndexMap();
+    int mapped = map ? static_cast<int>((*map)[0]) : -1;
+    auto at = [&](unsigned op) {
+      return static_cast<int>(op) == mapped
+                 ? c::indexedOffset(*map, offset(op), "a" + str((*map)[1]))
+                 : offset(op);
+    };
+    for (unsigned pass = 0; pass < 2; ++pass)
+      for (unsigned op = 0; op < numIn; ++op)
+        if ((static_cast<int>(op) == mapped) == (pass == 1))
+          src +=
+              ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
+              " = " +
+              c::fromMemory(types[op], operandName(op) + "[" + at(op) + "]") +
+              ";\n";
+    for (unsigned op = 0; op < numIn; ++op)
       args.push_back("a" + str(op));
-    }
     if (!body(ind, args, yields, error))
       return false;
-    for (unsigned r = 0; r < numRes; ++r)
-      src += ind + operandName(numIn + r) + "[" + offset(numIn + r) +
-             "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
+    for (unsigned r = 0; r < numRes; ++r) {
+      unsigned op = numIn + r;
+      std::string element = operandName(op) + "[" + at(op) + "]";
+      src += ind +
+             (static_cast<int>(op) == mapped
+                  ? c::indexedStore(*map, types[op], element, yields[r])
+                  : element + " = " + c::toMemory(types[op], yields[r]) + ";") +
+             "\n";
+    }
     src += "  }\n";
     return true;
   }

@@ -36,6 +36,9 @@ public:
         nest(kernel.getLoopNest()) {}
 
   bool run(const std::string &name, std::string &error);
+  /// kernelCodeKey (KernelToLLVM.h): plans the loops, then prints what the
+  /// emitted code depends on.
+  std::string codeKey();
 
 private:
   llvm::Type *scalarType(mlir::Type t) {
@@ -104,6 +107,13 @@ private:
         acc, v);
   }
   Value *integerPow(Value *base, Value *exp);
+  /// `index_map` (KernelToLLVMIndex.cpp): the indexed loop operand or -1,
+  /// its position at a point given the point's loaded inputs, and its store
+  /// (plain, or accumulating).
+  int indexMapOperand();
+  Value *indexedPosition(Value *position, llvm::ArrayRef<Value *> args);
+  void storeIndexed(unsigned op, Value *position, llvm::ArrayRef<Value *> args,
+                    Value *v);
   /// The f32 value a cascade sum result adds (the operand of its marked
   /// `arith.extf`), or null when result `r` is not a cascade sum.
   mlir::Value cascadeSource(unsigned r);
@@ -144,6 +154,9 @@ private:
                  llvm::SmallVector<Value *> ivs, std::string &error);
   /// A scan kernel (KernelToLLVMScan.cpp).
   bool emitScan(llvm::SmallVector<Value *> index, std::string &error);
+  /// Element types, cascade flags and every plan* decision (run and
+  /// codeKey both start with it).
+  void plan();
   void planLoops();
   void planNonTemporal();
   void storeNonTemporal(unsigned op, Value *index, Value *v, unsigned align);

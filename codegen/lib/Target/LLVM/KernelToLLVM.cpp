@@ -34,6 +34,8 @@
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 
+#include "mlir/IR/AsmState.h"
+
 #include "llvm/IR/Verifier.h"
 
 #include <functional>
@@ -503,7 +505,7 @@ bool Emitter::emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
 void Emitter::planLoops() {
   size_t n = nest.sizes.size();
   int tiled = -1;
-  if (n >= 2 && !k.getIndexed()) {
+  if (n >= 2 && !k.getIndexed() && !k.getIndexMap()) {
     size_t inner = n - 1;
     bool someUnit = false;
     for (const auto &st : nest.strides)
@@ -571,8 +573,12 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
           llvm::ArrayRef<Value *> carried, llvm::ArrayRef<unsigned> accumulated,
           llvm::SmallVector<Value *> &nextCarried) {
         llvm::SmallVector<Value *> args;
+        int mapped = indexMapOperand();
         for (unsigned op = 0; op < numInputs; ++op)
-          args.push_back(load(op, idx[op]));
+          args.push_back(static_cast<int>(op) == mapped ? nullptr
+                                                        : load(op, idx[op]));
+        if (mapped >= 0 && mapped < static_cast<int>(numInputs))
+          args[mapped] = load(mapped, indexedPosition(idx[mapped], args));
         if (k.getIndexed())
           args.append(pointIvs.begin(), pointIvs.end());
         llvm::SmallVector<Value *> yields;
@@ -582,7 +588,9 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
           unsigned op = numInputs + r;
           llvm::StringRef kind = k.getCombiner(r);
           auto acc = llvm::find(accumulated, r);
-          if (kind.empty())
+          if (static_cast<int>(op) == mapped)
+            storeIndexed(op, idx[op], args, yields[r]);
+          else if (kind.empty())
             store(op, idx[op], yields[r]);
           else if (acc != accumulated.end())
             nextCarried.push_back(
@@ -806,7 +814,7 @@ bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
   return ok;
 }
 
-bool Emitter::run(const std::string &name, std::string &error) {
+void Emitter::plan() {
   for (mlir::Value v : k.getInputs())
     types.push_back(elementType(v));
   for (mlir::Value v : k.getResults())
@@ -817,6 +825,66 @@ bool Emitter::run(const std::string &name, std::string &error) {
     memTypes.push_back(memoryType(t));
   for (unsigned r = 0; r < k.getNumResults(); ++r)
     cascade.push_back(static_cast<bool>(cascadeSource(r)));
+  planLoops();
+  planCascade();
+  planNonTemporal();
+}
+
+std::string Emitter::codeKey() {
+  plan();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto list = [&](llvm::ArrayRef<int64_t> v) {
+    os << "[";
+    llvm::interleaveComma(v, os);
+    os << "]";
+  };
+  // Everything emitLevel and its helpers read: the outermost loop runs
+  // [begin, end), so nest.sizes[0] enters only through the plan below.
+  os << "types";
+  for (mlir::Type t : types)
+    os << " " << t;
+  os << "\nresults " << k.getNumResults() << " dest "
+     << static_cast<bool>(k.getDest()) << " indexed " << k.getIndexed()
+     << "\ncombiners";
+  for (unsigned r = 0; r < k.getNumResults(); ++r)
+    os << " '" << k.getCombiner(r) << "'";
+  // (An indexed access: operand, index input, stride, bound, accumulate.)
+  os << "\nindex_map ";
+  if (auto map = k.getIndexMap())
+    list(*map);
+  // A scan kernel (KernelToLLVMScan.cpp) reads every size, the first too.
+  if (k.isScan()) {
+    os << "\nscan " << *k.getScanDim() << " " << *k.getScanCombiner() << " "
+       << k.getScanReverse() << k.getScanExclusive() << " sizes ";
+    list(nest.sizes);
+  }
+  os << "\nloops " << nest.sizes.size() << " inner sizes ";
+  list(llvm::ArrayRef<int64_t>(nest.sizes)
+           .drop_front(nest.sizes.empty() ? 0 : 1));
+  os << "\nstrides";
+  for (const auto &st : nest.strides) {
+    os << " ";
+    list(st);
+  }
+  os << "\noffsets ";
+  list(nest.offsets);
+  os << "\nplan tiled " << tiledDim << " micro " << microLanes << " scratch "
+     << scratchDim << " scratch results " << scratchResults.size() << " nt "
+     << ntOp << "/" << ntLanes << " cascade";
+  for (bool c : cascade)
+    os << " " << c;
+  os << " loops";
+  for (const EmitLoop &l : loops)
+    os << " " << l.dim << ":" << static_cast<int>(l.kind);
+  os << "\nbody\n";
+  mlir::AsmState state(k, mlir::OpPrintingFlags().useLocalScope());
+  k.getBodyBlock().print(os, state);
+  return os.str();
+}
+
+bool Emitter::run(const std::string &name, std::string &error) {
+  plan();
 
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *fnType = llvm::FunctionType::get(
@@ -840,12 +908,8 @@ bool Emitter::run(const std::string &name, std::string &error) {
   if (k.isScan()) {
     if (!emitScan(index, error))
       return false;
-  } else {
-    planLoops();
-    planCascade();
-    planNonTemporal();
-    if (!emitLevel(0, index, {}, error))
-      return false;
+  } else if (!emitLevel(0, index, {}, error)) {
+    return false;
   }
   // Non-temporal stores are weakly ordered (x86 movnt*): a release by the
   // thread pool (a plain store on x86) does not order them, so they are
@@ -874,6 +938,14 @@ strata::codegen::emitKernelLLVM(mlir::Operation *kernelOp,
   return module;
 }
 
+std::string strata::codegen::kernelCodeKey(mlir::Operation *kernelOp) {
+  // (The plan reads LLVM types: a context per thread, kept; it holds the
+  // few scalar and vector types kernels use.)
+  thread_local llvm::LLVMContext context;
+  llvm::Module scratch("key", context);
+  return Emitter(llvm::cast<KernelOp>(kernelOp), scratch).codeKey();
+}
+
 strata::codegen::KernelLaunchInfo
 strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   auto k = llvm::cast<KernelOp>(kernelOp);
@@ -893,6 +965,10 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
     if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0 &&
         nest.sizes[0] > 1)
       info.outerParallel = false;
+  // An indexed store (scatter, scatter_add) may hit one element from
+  // several points: run serially, so duplicates add up deterministically.
+  auto map = k.getIndexMap();
+  info.serial = map && (*map)[0] >= static_cast<int64_t>(numInputs);
   return info;
 }
 

@@ -15,7 +15,7 @@ void Emitter::planNonTemporal() {
   // Not for tiled (transposed) kernels: their micro-kernels write 32-byte
   // pieces of 8 lines at a time, and non-temporal stores of partial lines
   // measured 10-25% slower there ((b), (e) in docs/performance.md).
-  if (n == 0 || k.getIndexed() || tiledDim >= 0)
+  if (n == 0 || k.getIndexed() || k.getIndexMap() || tiledDim >= 0)
     return;
   for (unsigned r = 0; r < numResults; ++r)
     if (!k.getCombiner(r).empty())

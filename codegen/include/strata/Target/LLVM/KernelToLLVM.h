@@ -1,8 +1,8 @@
 //===- KernelToLLVM.h - strata.kernel to LLVM IR ----------------*- C++ -*-===//
 //
 // Emits one LLVM function per kernel with IRBuilder: static sizes, strides
-// and offsets become constants. The calling convention (the runtime's kernel
-// ABI) is
+// and offsets become constants, except the outermost loop's trip count. The
+// calling convention (the runtime's kernel ABI) is
 //   void @name(ptr %buffers, i64 %begin, i64 %end)
 // where %buffers[i] is the base address of the storage root of loop operand
 // i (inputs, results, dest, as in KernelOp::getLoopNest) and [begin, end) is
@@ -33,6 +33,16 @@ std::unique_ptr<llvm::Module> emitKernelLLVM(mlir::Operation *kernelOp,
                                              const std::string &name,
                                              std::string &error);
 
+/// What the code emitKernelLLVM makes for `kernelOp` depends on, as text:
+/// the operands' element types, the loop nest with the outermost trip count
+/// left out (the ABI passes it at run time, [begin, end)), the loop plan
+/// the emitter chose (tiling, cascade scratch rows, non-temporal stores:
+/// the only places the outermost size enters), combiners and the body.
+/// Kernels with equal keys compile to the same function, so one compiled
+/// kernel serves every outermost size: `x + 1` over 10 or 10^6 contiguous
+/// elements, a batch of 16 or of 55 rows.
+std::string kernelCodeKey(mlir::Operation *kernelOp);
+
 /// A version of this emitter (deterministic, bumped by hand when the emitted
 /// code changes): part of every kernel-cache key, next to a hash of the
 /// emitter's sources, so a disk cache never serves code of an older one.
@@ -48,6 +58,8 @@ struct KernelLaunchInfo {
   int64_t numPoints = 0;
   /// False when the outermost loop reduces (calls must not run in parallel).
   bool outerParallel = true;
+  /// The kernel must run as one call (an indexed store: index_map).
+  bool serial = false;
 };
 KernelLaunchInfo getLaunchInfo(mlir::Operation *kernelOp);
 
