@@ -261,6 +261,32 @@ class Func:
         attrs = "dims " + ints(dims) + (" keepdim" if keepdim else "")
         return self._fresh(op, [x], attrs, t, dt)
 
+    def scan(self, op, x, dim, reverse=False, exclusive=False):
+        """strata.scan: torch.cumsum/cumprod in float64 (PyTorch's CPU
+        kernels accumulate f32 in double), flipped for `reverse`, shifted
+        by one (the identity first) for `exclusive`."""
+        data = x.data
+        if x.dt in ("f32", "f64"):
+            data = data.double()
+        fn = torch.cumsum if op == "sum" else torch.cumprod
+        if data.dim() == 0:
+            t = torch.full((), 0 if op == "sum" else 1, dtype=data.dtype) \
+                if exclusive else data.clone()
+        else:
+            d = dim % data.dim()
+            t = data.flip(d) if reverse else data
+            if exclusive:
+                first = torch.full_like(t.narrow(d, 0, 1),
+                                        0 if op == "sum" else 1)
+                t = torch.cat([first, t.narrow(d, 0, t.shape[d] - 1)], d) \
+                    if t.shape[d] else t
+            t = fn(t, d)
+            if reverse:
+                t = t.flip(d)
+        attrs = 'dim %d "%s"' % (dim, op) + (" reverse" if reverse else "") \
+            + (" exclusive" if exclusive else "")
+        return self._fresh("scan", [x], attrs, t, x.dt)
+
     def matmul(self, a, b):
         wide = a.dt in ("f32", "f64")
         t = torch.matmul(a.data.double(), b.data.double()) if wide else \
@@ -885,6 +911,82 @@ def reductions():
     one = f.strided_view(s, [1, 1], [1, 1], 3)
     f.ret(f.reduce("sum", sc, []), f.reduce("mean", sc, []),
           f.reduce("amax", one, [1]), f.reduce("amin", one, [0, 1]))
+    return fs
+
+
+# --- scan --------------------------------------------------------------------
+
+@test_file("scan.mlir", "strata.scan (cumsum, cumprod) along each dim, "
+           "negative dims, reverse and exclusive, strided, expanded, flipped, "
+           "0-d and zero-size inputs, i32/i64, and an elementwise producer.")
+def scans():
+    fs, fn = collect()
+
+    f = fn("scan_dims")
+    s = f.storage_arg(24)
+    a = f.strided_view(s, [2, 3, 4], [12, 4, 1], 0)
+    f.ret(f.scan("sum", a, 0), f.scan("sum", a, 1), f.scan("sum", a, -1),
+          f.scan("prod", f.binary("mul", a, f.fill(0.125, [])), 2))
+
+    f = fn("scan_flags")
+    s = f.storage_arg(12)
+    a = f.strided_view(s, [3, 4], [4, 1], 0)
+    f.ret(f.scan("sum", a, 1, reverse=True), f.scan("sum", a, 0,
+                                                    exclusive=True),
+          f.scan("prod", a, 1, reverse=True, exclusive=True),
+          f.scan("prod", f.binary("add", a, f.fill(1.0, [])), 0,
+                 exclusive=True))
+
+    f = fn("scan_views")
+    s = f.storage_arg(12)
+    t = f.strided_view(s, [4, 3], [1, 4], 0)
+    e = f.strided_view(s, [3, 5], [1, 0], 2)
+    fl = f.strided_view(s, [2, 3], [-3, -1], 11)
+    sl = f.strided_view(s, [2, 2], [6, 2], 1)
+    f.ret(f.scan("sum", t, 0), f.scan("sum", t, 1), f.scan("sum", e, 1),
+          f.scan("prod", fl, 1), f.scan("sum", sl, 0))
+
+    f = fn("scan_columns")
+    s = f.storage_arg(60)
+    a = f.strided_view(s, [3, 20], [20, 1], 0)
+    t = f.strided_view(s, [2, 3, 10], [30, 10, 1], 0)
+    f.ret(f.scan("sum", a, 0), f.scan("sum", a, -2, reverse=True,
+                                       exclusive=True),
+          f.scan("prod", f.binary("mul", t, f.fill(0.03125, [])), 1))
+
+    f = fn("scan_warps")  # lines of >= 32 along the innermost dim
+    s = f.storage_arg(600, "f64")
+    a = f.strided_view(s, [3, 200], [200, 1], 0)
+    si = f.storage_arg(80, "i64")
+    b = f.strided_view(si, [2, 40], [40, 1], 0)
+    ones = f.strided_view(si, [2, 40], [1, 0], 0)  # (no i64 overflow: the
+    # evaluator computes in double)
+    f.ret(f.scan("sum", a, 1), f.scan("sum", a, -1, reverse=True,
+                                       exclusive=True),
+          f.scan("prod", f.binary("add", f.binary("mul", a,
+                                                   f.fill(0.0009765625, [],
+                                                          "f64")),
+                                  f.fill(1.0, [], "f64")), 1, exclusive=True),
+          f.scan("prod", ones, 1, reverse=True), f.scan("sum", b, 1))
+
+    f = fn("scan_ints")
+    si = f.storage_arg(6, "i32")
+    sl = f.storage_arg(6, "i64")
+    a = f.strided_view(si, [2, 3], [3, 1], 0)
+    b = f.strided_view(sl, [3, 2], [1, 3], 0)
+    f.ret(f.scan("sum", a, 1), f.scan("prod", a, 0), f.scan("sum", b, 0),
+          f.scan("prod", b, -1, reverse=True))
+
+    f = fn("scan_edges")
+    s = f.storage_arg(6, "f64")
+    sc = f.strided_view(s, [], [], 4)
+    z = f.strided_view(s, [2, 0], [3, 1], 0)
+    z0 = f.strided_view(s, [0, 3], [3, 1], 0)
+    one = f.strided_view(s, [3, 1], [1, 1], 2)
+    f.ret(f.scan("sum", sc, 0), f.scan("prod", sc, -1),
+          f.scan("sum", sc, 0, exclusive=True), f.scan("sum", z, 1),
+          f.scan("prod", z0, 1), f.scan("prod", one, 1),
+          f.scan("sum", one, 0, reverse=True))
     return fs
 
 

@@ -123,6 +123,8 @@ std::string nameOf(const Node &n) {
       {"relu", "ReluBackward0"},
       {"sigmoid", "SigmoidBackward0"},
       {"tanh", "TanhBackward0"},
+      {"cumsum", "CumsumBackward0"},
+      {"cumprod", "CumprodBackward0"},
       {"amax", "AmaxBackward0"},
       {"amin", "AminBackward0"},
       {"where", "WhereBackward0"},
@@ -440,7 +442,8 @@ void strata::detail::recordGradNode(Node &node) {
     }
   } else if (savesInput(node)) {
     save(0);
-  } else if (is(node, "amax") || is(node, "amin") || is(node, "prod")) {
+  } else if (is(node, "amax") || is(node, "amin") || is(node, "prod") ||
+             is(node, "cumprod")) {
     save(0);
     saveResult();
   } else if (is(node, "where") || (is(node, "mean") && node.dimList)) {

@@ -908,6 +908,10 @@ std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
     return "strata." + std::string(n.name) + " " + names + " dims " +
            layout::formatList(n.dims) + (n.keepdim ? " keepdim" : "") + " : " +
            types + " -> " + result;
+  case Op::Scan:
+    return "strata.scan " + names + " dim " + std::to_string(n.dims[0]) +
+           (std::string_view(n.name) == "cumsum" ? " \"sum\"" : " \"prod\"") +
+           " : " + types + " -> " + result;
   case Op::Write:
     return "strata.write " + ins[0].first + " into " + ins[1].first + " : " +
            ins[0].second + ", " + ins[1].second + " -> " + result;

@@ -41,6 +41,7 @@ enum class Op : uint8_t {
   Cast,
   Reduce,
   Matmul,
+  Scan, // cumsum, cumprod (ScanOps.cpp)
   Fill,
   Arange,
   Copy,

@@ -185,9 +185,9 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
          "convert the operands to an integer or float type first", loc);
   // PyTorch checks each integer divisor (TORCH_CHECK(b != 0)); strata knows
   // a number's value when recording, a tensor's only in the kernel, which
-  // gives 0 there (docs/errors.md).
+  // gives 0 there (docs/errors.md). An empty tensor runs no kernel: no error.
   if (kind == Kind::Mod && !isFloatingPoint(common) && b.scalar &&
-      b.scalar->toLong() == 0)
+      b.scalar->toLong() == 0 && !(ta && ta->layout.numel() == 0))
     fail("ZeroDivisionError",
          "integer " + std::string(name) +
              " by zero is undefined; divide by a nonzero number, or convert "

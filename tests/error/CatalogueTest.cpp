@@ -184,6 +184,8 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O32", "\"lerp_kernel_scalar\" not implemented for 'Long'", arange(3).lerp(arange(3), 0.5)),
     CASE("O33", "Float did not match Double", a.isclose(ones({3}, kFloat64))),
     CASE("O34", "rtol must be greater than or equal to zero, but got -1", a.isclose(a, -1.0)),
+    CASE("O35", "\"cumsum_out_cpu\" not implemented for 'Bool'", ones({2}, kBool).cumsum_(0)),
+    CASE("O36", "Bad in-place call: input tensor dtype float and output tensor dtype long int should match", a.cumprod_(0, kInt64)),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -393,7 +393,7 @@ std::optional<Tensor> runUnary20(const std::string &op,
 #define STRATA_DIVISION(name)                                                  \
   if (base == #name) {                                                         \
     if (isScalarToken(arg(1)))                                                 \
-      return inPlace ? mut(0).name##_(toScalar(arg(1)))                       \
+      return inPlace ? mut(0).name##_(toScalar(arg(1)))                        \
                      : T(0).name(toScalar(arg(1)));                            \
     return inPlace ? mut(0).name##_(T(1)) : T(0).name(T(1));                   \
   }
@@ -645,6 +645,17 @@ Tensor runValueLine(Env &env, const std::vector<std::string> &w) {
     return mut(0).copy_(T(1));
   if (op == "relu_")
     return mut(0).relu_();
+  // Scans: "cumsum %a dim [dt]", "cumsum_ %a dim".
+  if (op == "cumsum" || op == "cumprod") {
+    std::optional<DType> dt;
+    if (w.size() > 5)
+      dt = toDType(arg(2));
+    return op == "cumsum" ? T(0).cumsum(I(1), dt) : T(0).cumprod(I(1), dt);
+  }
+  if (op == "cumsum_")
+    return mut(0).cumsum_(I(1));
+  if (op == "cumprod_")
+    return mut(0).cumprod_(I(1));
   if (std::optional<Tensor> r = runUnary20(op, w, env))
     return *r;
   throw ParseError("unknown op '" + op + "'");

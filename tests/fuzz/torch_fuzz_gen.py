@@ -30,6 +30,7 @@ OPS = [  # (weight, method)
     (4, "maxmin"), (6, "cast"), (12, "reduce"), (26, "view"),
     (14, "inplace"), (4, "copyish"), (4, "matmul"), (3, "input"),
     (3, "factory"), (12, "unary20"), (3, "bitwise20"), (8, "binary20"),
+    (5, "scan"),
 ]
 
 
@@ -273,6 +274,22 @@ class Generator:
         if self.r.random() < 0.05 and dims:
             dims.append(dims[0])
         return self.new(f"{op} %{j} {_list(dims)} {self.r.randint(0, 1)}")
+
+    def scan(self):
+        """cumsum/cumprod along a random dim (negative too), with a dtype
+        1 in 5, in place 1 in 6 where the generator writes in place."""
+        r = self.r
+        j = self.pick()
+        op = r.choice(["cumsum", "cumprod"])
+        rank = max(self.t(j).dim(), 1)
+        d = r.randint(-rank, rank - 1)
+        if r.random() < 0.17 and self.an.inplace_ok(j):
+            return self.new(f"{op}_ %{j} {d}")
+        # (Not of a 0-d tensor: PyTorch fills a 0-d result with a checked
+        # conversion, NaN to an integer dtype raises; strata converts.)
+        if r.random() < 0.2 and self.t(j).dim() > 0:
+            return self.new(f"{op} %{j} {d} {r.choice(self.dtypes)}")
+        return self.new(f"{op} %{j} {d}")
 
     def matmul(self):
         j = self.pick()
@@ -577,7 +594,7 @@ class Generator:
         (20, "view"), (14, "inplace"), (10, "binary"), (5, "unary"),
         (4, "reduce"), (4, "copyish"), (8, "ag_detach"), (5, "ag_no_grad"),
         (5, "ag_retain"), (3, "ag_requires_grad"), (7, "ag_backward"),
-        (4, "ag_grad"), (5, "ag_update"), (2, "input"),
+        (4, "ag_grad"), (5, "ag_update"), (2, "input"), (3, "scan"),
     ]
 
     def autograd_program(self):

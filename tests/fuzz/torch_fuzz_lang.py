@@ -12,6 +12,7 @@ statements below (backward, requires_grad_, ...) none:
   %i = where <c> <a> <b>, neg|abs|exp|log|sqrt|relu|sigmoid|tanh <t>
   %i = to <t> <dt>, sum|mean|amax|amin <t> [[dims] <keepdim 0|1>],
        prod <t> [[dim] <keepdim 0|1>]     (PyTorch's prod takes one dim)
+  %i = cumsum|cumprod <t> <dim> [<dt>], cumsum_|cumprod_ <t> <dim>
   %i = view|reshape|permute|expand|flip <t> [list], t <t>,
        transpose <t> d0 d1, narrow <t> d start len, select <t> d i,
        index <t> i, slice <t> d start|none end|none step, expand_as <t> <u>,
@@ -79,7 +80,7 @@ TERNARY20 = ("atan2", "lerp") + DIVISION
 INPLACE = {"add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_",
            "relu_", "gelu_", "clamp_"} | {u + "_" for u in UNARY20
                                           if u != "softplus"} | \
-    {u + "_" for u in TERNARY20}
+    {u + "_" for u in TERNARY20} | {"cumsum_", "cumprod_"}
 ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
             "div_"} | {u + s for u in ("sin", "cos", "tan", "asin", "acos",
                                        "atan", "sinh", "cosh", "exp2",
@@ -92,7 +93,8 @@ ROUNDING = {"exp", "log", "sqrt", "sigmoid", "tanh", "pow", "div", "mean",
 # them by a whole unit): decided by rounded floats, as DISCRETE.
 STEPS = {u + s for u in ("floor", "ceil", "round", "trunc", "sign") + DIVISION
          for s in ("", "_")}
-REDUCING = {"sum", "mean", "matmul", "prod"}
+REDUCING = {"sum", "mean", "matmul", "prod", "cumsum", "cumprod", "cumsum_",
+            "cumprod_"}
 DISCRETE = {"eq", "ne", "lt", "le", "gt", "ge", "isclose", "allclose"}
 
 
@@ -280,6 +282,11 @@ class TorchEnv:
                 r = x.prod(*parse_list(a[1]), keepdim=a[2] == "1")
             else:
                 r = getattr(x, op)(parse_list(a[1]), keepdim=a[2] == "1")
+        elif op in ("cumsum", "cumprod"):
+            r = getattr(V(a[0]), op)(int(a[1]), dtype=self.dt(a[2])
+                                     if len(a) > 2 else None)
+        elif op in ("cumsum_", "cumprod_"):
+            r = getattr(V(a[0]), op)(int(a[1]))
         elif op in ("view", "reshape", "permute", "expand", "flip"):
             r = getattr(V(a[0]), op)(parse_list(a[1]))
         elif op in ("transpose", "select", "narrow", "unsqueeze", "flatten",
@@ -490,6 +497,9 @@ class Analyzer:
         if (op in DISCRETE or op in ("to", "where") or op == "copy_") and \
                 (rf or od):
             fz = fz or not is_float or op == "where"
+        # A scan to an integer dtype converts its input first, as `to`.
+        if op in ("cumsum", "cumprod") and (rf or od) and not is_float:
+            fz = True
         if op in STEPS and (rf or od):
             fz = True
         if fl:
@@ -577,6 +587,10 @@ def _exact_reduction(env, line):
         x = ins[0]
         if w[2] == "matmul":
             ref = torch.matmul(x, ins[1])
+        elif w[2] in ("cumsum_", "cumprod_"):
+            return False  # (its input is overwritten: no reference)
+        elif w[2] in ("cumsum", "cumprod"):
+            ref = getattr(x, w[2])(int(w[4]))
         elif len(w) == 4:
             ref = getattr(x, w[2])()
         elif w[2] == "prod":
@@ -604,8 +618,13 @@ def _reduction_scale(env, line):
     n = max(ins[0].numel() // max(out.numel(), 1), 1)
     if w[2] == "matmul":
         return big(ins[0]) * big(ins[1]) * max(ins[0].shape[-1] if ins[0].dim() else 1, 1)
-    if w[2] == "prod":  # rounding relative to the product itself
+    if w[2] in ("prod", "cumprod", "cumprod_"):  # relative to the products
         return big(out.detach().double())
+    if w[2] in ("cumsum", "cumsum_"):  # terms x the longest partial sum
+        d = int(w[4])
+        x = ins[0] if w[2] == "cumsum" else out.detach().double()
+        return big(x) * (x.shape[d] if x.dim() else 1) * \
+            (2 if w[2] == "cumsum_" else 1)
     return big(ins[0]) * (1 if w[2] == "mean" else n)
 
 

@@ -140,6 +140,27 @@ TEST(DslCuda, Reductions) {
 // fusion makes it one kernel (loss and both gradients), a tiled-reduce one
 // on CUDA (x and its gradient go through shared-memory tiles). Checked
 // element by element against the closed form.
+// cumsum/cumprod run as scan kernels on the device (one thread per line)
+// with the CPU's values, and cumprod's gradient with zeros stays there.
+TEST(DslCuda, Scans) {
+  REQUIRE_GPU();
+  Tensor a = randn({64, 300});
+  Tensor g = a.to(kCuda);
+  expectSame(g.cumsum(1), a.cumsum(1));
+  expectSame(g.t().cumsum(1), a.t().cumsum(1));
+  expectSame((g * 0.1).exp().cumprod(0), (a * 0.1).exp().cumprod(0));
+  expectSame(g.to(kInt64).cumsum(0), a.to(kInt64).cumsum(0));
+  Tensor z =
+      from_vector<double>({1.5, 0, 2, 3, 0, -2, 0.5, 0, 0, 1, 2, 3}, {3, 4});
+  Tensor w =
+      from_vector<double>({1, -2, 3, 0.5, 2, 1, -1, 4, 0.25, 3, 2, 1}, {3, 4});
+  Tensor zc = z.to(kCuda).requires_grad_(), zh = z.clone().requires_grad_();
+  (zc.cumprod(1) * w.to(kCuda)).sum().backward();
+  (zh.cumprod(1) * w).sum().backward();
+  ASSERT_TRUE(zc.grad().device().is_cuda());
+  expectSame(zc.grad(), zh.grad());
+}
+
 TEST(DslCuda, TransposedProductTrainingStep) {
   REQUIRE_GPU();
   manual_seed(3);

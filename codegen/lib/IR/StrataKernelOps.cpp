@@ -241,6 +241,9 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "loop_sizes/loop_strides do not describe the "
                               "space";
   }
+  if (isScan() || getScanCombiner() || getScanReverse() || getScanExclusive())
+    return isScan() ? verifyScan()
+                    : emitOpError() << "scan flags need `scan_dim`";
   return success();
 }
 

@@ -233,11 +233,17 @@ LogicalResult rule(AminOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return extremeReduce(op, gb, g[0], out);
 }
 
-/// prod_backward, zeros included, without a branch on the values: the
-/// derivative by x_i is the product of the others. With nz zeros in x_i's
-/// group and P the product of its nonzero elements, that is P / x_i when
-/// nz == 0, P at the zero when nz == 1, and 0 otherwise (PyTorch's
-/// result / input and prod_safe_zeros_backward).
+/// PyTorch 1.13's prod_backward, without a branch on the values (the
+/// branches are `where`s on zero counts): 0-d, the gradient itself; no zero
+/// in the input, grad * (result / input); otherwise, over one dim,
+/// prod_safe_zeros_backward: grad times the product of the elements before
+/// (an exclusive scan) and after (a reversed exclusive scan) each element,
+/// for every line once the input has a zero anywhere, as PyTorch; prod()
+/// of everything: that over the row-major elements with exactly one zero,
+/// 0 with more. So infinities and NaNs beside a zero give PyTorch's NaNs.
+/// A reduction over several (not all) dims, which only IR can write, keeps
+/// the rule without scans: P / x (no zero), P at the zero (one zero), else
+/// 0, with P the product of the group's nonzero elements.
 LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value x = op.getInput();
   auto in = tensorOf(x);
@@ -246,19 +252,53 @@ LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   auto dimsAttr = gb.b.getDenseI64ArrayAttr(dims);
   Value zero = gb.fill(0.0, e), one = gb.fill(1.0, e);
   Value isZero = gb.b.create<EqOp>(gb.loc, x, zero);
-  Value nonzero = gb.b.create<WhereOp>(gb.loc, isZero, one, x);
   auto expand = [&](Value v) {
     return gb.expandReduced(v, in.getShape(), dims);
   };
+  auto where = [&](Value c, Value a, Value b) -> Value {
+    return gb.b.create<WhereOp>(gb.loc, c, a, b);
+  };
+  if (in.getRank() == 0) {
+    out.push_back({x, g[0]});
+    return success();
+  }
+  if (dims.size() <= 1) {
+    Value grad = expand(g[0]);
+    Value plain = gb.mul(grad, gb.div(expand(op.getResult()), x));
+    // Exclusive products from both sides of `v` along `d`.
+    auto safe = [&](Value v, int64_t d) {
+      Value before = scan(gb, v, d, "prod", false, true);
+      Value after = scan(gb, v, d, "prod", true, true);
+      return gb.mul(before, after);
+    };
+    Value zeros = gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e),
+                                     gb.b.getDenseI64ArrayAttr({}), UnitAttr());
+    Value none = gb.b.create<EqOp>(gb.loc, zeros, zero);
+    if (dims.size() == 1) {
+      int64_t d = dims[0] < 0 ? dims[0] + in.getRank() : dims[0];
+      out.push_back({x, where(none, plain, gb.mul(grad, safe(x, d)))});
+      return success();
+    }
+    int64_t n = in.getNumElements();
+    Value flat = safe(gb.reshape(x, {n}), 0);
+    Value others = gb.reshape(flat, in.getShape());
+    // (One op per statement: the IR's order does not hang on the C++
+    // compiler's order of evaluating arguments.)
+    Value oneZero = gb.b.create<EqOp>(gb.loc, zeros, one);
+    Value atOthers = gb.mul(grad, others);
+    Value single = where(oneZero, atOthers, gb.fill(0.0, e));
+    out.push_back({x, where(none, plain, single)});
+    return success();
+  }
+  Value nonzero = where(isZero, one, x);
   Value p = expand(
       gb.b.create<ProdOp>(gb.loc, nonzero, dimsAttr, gb.b.getUnitAttr()));
   Value nz = expand(gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e), dimsAttr,
                                        gb.b.getUnitAttr()));
-  Value atZero =
-      gb.b.create<WhereOp>(gb.loc, gb.b.create<EqOp>(gb.loc, nz, one), p, zero);
-  Value elsewhere = gb.b.create<WhereOp>(
-      gb.loc, gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, x), zero);
-  Value others = gb.b.create<WhereOp>(gb.loc, isZero, atZero, elsewhere);
+  Value atZero = where(gb.b.create<EqOp>(gb.loc, nz, one), p, zero);
+  Value elsewhere =
+      where(gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, x), zero);
+  Value others = where(isZero, atZero, elsewhere);
   out.push_back({x, gb.mul(expand(g[0]), others)});
   return success();
 }
@@ -317,6 +357,7 @@ void strata::ir::attachVJPModels(MLIRContext &ctx) {
   ProdOp::attachInterface<Model<ProdOp>>(ctx);
   MatmulOp::attachInterface<Model<MatmulOp>>(ctx);
   vjp::attachViewModels(ctx);
+  vjp::attachScanModels(ctx);
   vjp::attachIndexModels(ctx);
 }
 

@@ -103,6 +103,12 @@ mlir::LogicalResult Model<OpT>::buildVJP(mlir::Operation *op,
 
 /// Attaches the models of the view ops and the write (StrataVJPViews.cpp).
 void attachViewModels(mlir::MLIRContext &context);
+/// Attaches strata.scan's model (StrataVJPScan.cpp).
+void attachScanModels(mlir::MLIRContext &context);
+/// `strata.scan` of `x` along `dim` (StrataVJPScan.cpp).
+mlir::Value scan(GradBuilder &gb, mlir::Value x, int64_t dim,
+                 llvm::StringRef combiner, bool reverse = false,
+                 bool exclusive = false);
 /// Attaches the models of gather/scatter/scatter_add (StrataIndexOps.cpp).
 void attachIndexModels(mlir::MLIRContext &context);
 

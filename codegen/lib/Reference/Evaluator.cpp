@@ -163,6 +163,7 @@ private:
   LogicalResult elementwise(ElementwiseOpInterface op);
   LogicalResult reduce(Operation *op, ReduceKind kind, ArrayRef<int64_t> dims);
   LogicalResult matmul(MatmulOp op);
+  LogicalResult scan(ScanOp op);
   LogicalResult write(WriteOp op);
 
   DenseMap<Value, RefValue> values;
@@ -303,6 +304,7 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case([&](AminOp o) { return reduce(o, ReduceKind::Min, o.getDims()); })
       .Case([&](ProdOp o) { return reduce(o, ReduceKind::Prod, o.getDims()); })
       .Case([&](MatmulOp o) { return matmul(o); })
+      .Case([&](ScanOp o) { return scan(o); })
       .Case([&](FillOp o) {
         auto type = o.getType();
         std::vector<double> data(type.getNumElements(), o.getValueAsDouble());
@@ -428,6 +430,42 @@ LogicalResult Evaluator::reduce(Operation *op, ReduceKind kind,
   return set(
       op->getResult(0),
       RefValue::fresh(type.getElementType(), type.getShape(), std::move(acc)));
+}
+
+/// cumsum/cumprod: a running combination along the dim in double, each
+/// element rounded to the result dtype on store (PyTorch's CPU acc_type).
+LogicalResult Evaluator::scan(ScanOp op) {
+  const RefValue &in = get(op.getInput());
+  auto type = tensorType(op.getResult());
+  int64_t rank = in.layout.dim(), dim = op.getWrappedDim();
+  bool prod = op.getCombiner() == "prod";
+  std::vector<double> out(type.getNumElements());
+  layout::Shape strides = layout::contiguousStrides(in.layout.sizes);
+  // Every line along `dim`: the indices with index[dim] == 0.
+  layout::Shape lines = in.layout.sizes;
+  int64_t n = rank ? lines[dim] : 1;
+  if (rank)
+    lines[dim] = n ? 1 : 0;
+  forEachIndex(lines, [&](ArrayRef<int64_t> start) {
+    Index index(start.begin(), start.end());
+    double acc = prod ? 1.0 : 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k = op.getReverse() ? n - 1 - i : i;
+      if (rank)
+        index[dim] = k;
+      double x = in.at(index);
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at += index[d] * strides[d];
+      if (op.getExclusive())
+        out[at] = acc;
+      acc = prod ? acc * x : acc + x;
+      if (!op.getExclusive())
+        out[at] = acc;
+    }
+  });
+  return set(op.getResult(), RefValue::fresh(type.getElementType(),
+                                             type.getShape(), std::move(out)));
 }
 
 LogicalResult Evaluator::matmul(MatmulOp op) {

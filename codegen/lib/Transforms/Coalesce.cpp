@@ -102,8 +102,8 @@ struct CoalescePass : public strata::impl::CoalesceBase<CoalescePass> {
     getOperation().walk([](KernelOp kernel) {
       KernelOp::LoopNest nest = kernel.getSpaceLoopNest();
       // Indexed bodies read the space's own indices: keep the space.
-      if (kernel.getIndexed())
-        return;
+      if (kernel.getIndexed() || kernel.isScan())
+        return; // (a scan's emitters need its dim whole and in order)
       unsigned numInputs = kernel.getInputs().size();
       SmallVector<unsigned> priority;
       for (unsigned op = numInputs; op < nest.strides.size(); ++op)

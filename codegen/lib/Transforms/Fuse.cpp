@@ -71,7 +71,7 @@ std::optional<ArrayRef<int64_t>> consumerSpace(OpOperand &use) {
   Operation *user = use.getOwner();
   if (isElementwise(user))
     return tensorType(user->getResult(0)).getShape();
-  if (isReduction(user))
+  if (isReduction(user) || isa<ScanOp>(user))
     return tensorType(user->getOperand(0)).getShape();
   // A copy into a fresh tensor (e.g. the row-major copy of an elementwise
   // result that keeps a transposed layout) computes its input in its kernel.
@@ -325,6 +325,26 @@ KernelOp buildMatmul(MatmulOp op) {
   return kernel;
 }
 
+/// cumsum/cumprod: the input's chain + the scan, one kernel with
+/// `scan_dim` (a 0-d scan is its value, or the identity when exclusive).
+KernelOp buildScan(ScanOp op) {
+  auto type = op.getType();
+  KernelBuilder kb(op, type.getShape());
+  bool prod = op.getCombiner() == "prod";
+  Value s = kb.emit(op.getInput());
+  if (type.getRank() == 0) {
+    if (op.getExclusive())
+      s = kb.scalar.constant(type.getElementType(), prod ? 1.0 : 0.0);
+    return kb.finish({s}, {type});
+  }
+  KernelOp k = kb.finish({s}, {type});
+  k.setScanDimAttr(kb.outer.getI64IntegerAttr(op.getWrappedDim()));
+  k.setScanCombinerAttr(kb.outer.getStringAttr(op.getCombiner()));
+  k.setScanReverse(op.getReverse());
+  k.setScanExclusive(op.getExclusive());
+  return k;
+}
+
 /// The kernel replacing group root `op`, or null when `op` is not compute.
 KernelOp buildKernel(Operation *op) {
   if (isElementwise(op)) {
@@ -339,6 +359,8 @@ KernelOp buildKernel(Operation *op) {
     return buildReduction(op);
   if (auto mm = dyn_cast<MatmulOp>(op))
     return buildMatmul(mm);
+  if (auto scan = dyn_cast<ScanOp>(op))
+    return buildScan(scan);
   if (auto write = dyn_cast<WriteOp>(op)) {
     KernelBuilder kb(op, tensorType(write.getDest()).getShape());
     Value s = kb.emit(write.getSrc());
@@ -428,8 +450,8 @@ constexpr int kMaxPermutations = 720;
 /// reduced), no indices, loops not yet chosen.
 bool isSiblingCandidate(KernelOp k) {
   return !k.getDest() && !k.getIndexed() && !k.getIndexMap() &&
-         !k.getLoopSizes() && !isMatrixProduct(k) && k.getNumResults() > 0 &&
-         k.getNumResults() <= kMaxSiblingResults;
+         !k.getLoopSizes() && !k.isScan() && !isMatrixProduct(k) &&
+         k.getNumResults() > 0 && k.getNumResults() <= kMaxSiblingResults;
 }
 
 /// B's input `in` seen over A's space: B's dim i is A's dim perm[i].
@@ -771,10 +793,10 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
         all.push_back(op);
     });
     for (Operation *op : llvm::reverse(all))
-      if (op->use_empty() &&
-          (isElementwise(op) || isReduction(op) ||
-           isa<FillOp, ArangeOp, MatmulOp, WriteOp, CopyOp, ContiguousOp,
-               ReshapeOp, FlattenOp, GatherOp, ScatterOp, ScatterAddOp>(op)))
+      if (op->use_empty() && (isElementwise(op) || isReduction(op) ||
+                              isa<FillOp, ArangeOp, MatmulOp, ScanOp, WriteOp,
+                                  CopyOp, ContiguousOp, ReshapeOp, FlattenOp,
+                                  GatherOp, ScatterOp, ScatterAddOp>(op)))
         op->erase();
     // 0-d fills still used outside kernels (returned, viewed) get a kernel.
     getOperation().walk([&](FillOp fill) {

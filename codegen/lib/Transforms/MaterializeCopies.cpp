@@ -69,8 +69,8 @@ namespace {
 /// Compute ops that read each operand through its own strides and whose
 /// result type does not depend on the operands' layouts.
 bool readsStridedInput(Operation *op) {
-  return isa<ElementwiseOpInterface, ReductionOpInterface, MatmulOp, CopyOp>(
-      op);
+  return isa<ElementwiseOpInterface, ReductionOpInterface, MatmulOp, ScanOp,
+             CopyOp>(op);
 }
 
 /// A copy op: `copy`, or a `contiguous` of a non-contiguous value.

@@ -209,7 +209,10 @@ struct SplitKernelsPass
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;
-    getOperation().walk([&](KernelOp k) { kernels.push_back(k); });
+    getOperation().walk([&](KernelOp k) {
+      if (!k.isScan()) // (a scan's body is its input's chain: not split)
+        kernels.push_back(k);
+    });
     for (KernelOp k : kernels)
       split(k, maxOps);
   }

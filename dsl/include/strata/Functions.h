@@ -175,6 +175,14 @@ Tensor maximum(const Tensor &a, const Tensor &b,
 /// Elementwise minimum.
 Tensor minimum(const Tensor &a, const Tensor &b,
                SourceLoc loc = SourceLoc::current());
+/// torch.cumsum (Tensor::cumsum).
+Tensor cumsum(const Tensor &x, int64_t dim,
+              std::optional<DType> dtype = std::nullopt,
+              SourceLoc loc = SourceLoc::current());
+/// torch.cumprod (Tensor::cumprod).
+Tensor cumprod(const Tensor &x, int64_t dim,
+               std::optional<DType> dtype = std::nullopt,
+               SourceLoc loc = SourceLoc::current());
 /// torch.matmul.
 Tensor matmul(const Tensor &a, const Tensor &b,
               SourceLoc loc = SourceLoc::current());

@@ -474,6 +474,19 @@ public:
   /// Product over one dim (ProdBackward1).
   Tensor prod(int64_t dim, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;
+  /// Cumulative sum along `dim` (CumsumBackward0); integers and bool give
+  /// i64 unless `dtype` is given (the input is converted to it first).
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt,
+                SourceLoc loc = SourceLoc::current()) const;
+  /// Cumulative product along `dim` (CumprodBackward0), dtypes as cumsum.
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt,
+                 SourceLoc loc = SourceLoc::current()) const;
+  /// In-place cumsum (the dtype, if given, must be the tensor's).
+  Tensor &cumsum_(int64_t dim, std::optional<DType> dtype = std::nullopt,
+                  SourceLoc loc = SourceLoc::current());
+  /// In-place cumprod (the dtype, if given, must be the tensor's).
+  Tensor &cumprod_(int64_t dim, std::optional<DType> dtype = std::nullopt,
+                   SourceLoc loc = SourceLoc::current());
   /// Maximum over dims.
   Tensor amax(const Shape &dims = {}, bool keepdim = false,
               SourceLoc loc = SourceLoc::current()) const;

@@ -100,6 +100,40 @@ template <typename T> T __shfl_down_sync(unsigned mask, T v, int delta) {
   return out;
 }
 
+/// The value of lane `lane - delta` (the caller's own below delta).
+template <typename T> T __shfl_up_sync(unsigned mask, T v, int delta) {
+  static_assert(sizeof(T) <= 8, "shuffle of a value wider than 8 bytes");
+  if (mask != 0xffffffffu)
+    strata_sim_api->fault("__shfl_up_sync with a partial mask");
+  uint64_t *slots = strata_sim_api->warpSlots();
+  unsigned lane = strata_sim_thread->lane;
+  uint64_t mine = 0;
+  memcpy(&mine, &v, sizeof(T));
+  slots[lane] = mine;
+  strata_sim_api->syncWarp();
+  T out = v;
+  if (lane >= unsigned(delta))
+    memcpy(&out, &slots[lane - delta], sizeof(T));
+  strata_sim_api->syncWarp();
+  return out;
+}
+
+/// The value of lane `src` (a broadcast).
+template <typename T> T __shfl_sync(unsigned mask, T v, int src) {
+  static_assert(sizeof(T) <= 8, "shuffle of a value wider than 8 bytes");
+  if (mask != 0xffffffffu)
+    strata_sim_api->fault("__shfl_sync with a partial mask");
+  uint64_t *slots = strata_sim_api->warpSlots();
+  uint64_t mine = 0;
+  memcpy(&mine, &v, sizeof(T));
+  slots[strata_sim_thread->lane] = mine;
+  strata_sim_api->syncWarp();
+  T out;
+  memcpy(&out, &slots[src & 31], sizeof(T));
+  strata_sim_api->syncWarp();
+  return out;
+}
+
 inline float __int_as_float(int v) {
   float f;
   memcpy(&f, &v, 4);
@@ -122,9 +156,15 @@ template <typename T> inline T atomicAdd(T *p, T v) {
 
 namespace strata_sim {
 
-template <typename T> struct Bare { using type = T; };
-template <typename T> struct Bare<const T> { using type = T; };
-template <typename T> struct Bare<T *> { using type = typename Bare<T>::type; };
+template <typename T> struct Bare {
+  using type = T;
+};
+template <typename T> struct Bare<const T> {
+  using type = T;
+};
+template <typename T> struct Bare<T *> {
+  using type = typename Bare<T>::type;
+};
 
 inline void faultf(const char *what, const char *name, long long index,
                    uint64_t address, uint64_t base, uint64_t bytes) {

@@ -43,6 +43,13 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
     consumer's layout (e.g. the gradients of `x` and of `w` in
     `(x.t() * w)` in one kernel).
 
+    With `scan_dim` (and `scan_combiner` `"sum"` or `"prod"`, optional
+    `scan_reverse`, `scan_exclusive`: strata.scan's flags), the one result
+    holds, at each point, the combination of the yielded values along
+    `scan_dim` up to that point; nothing else is allowed with it. The
+    emitters run it sequentially along that dim (`--strata-coalesce` and
+    sibling fusion leave it alone).
+
     With `into %dest`, the kernel has one yield and one result: the new
     version of the storage root of `%dest` (whose shape is the space), in
     which the elements `%dest` addresses hold the yielded values.
@@ -75,6 +82,10 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
                        OptionalAttr<DenseI64ArrayAttr>:$reduce_dims,
                        OptionalAttr<StrArrayAttr>:$combiners,
                        UnitAttr:$indexed,
+                       OptionalAttr<I64Attr>:$scan_dim,
+                       OptionalAttr<StrAttr>:$scan_combiner,
+                       UnitAttr:$scan_reverse,
+                       UnitAttr:$scan_exclusive,
                        Variadic<Strata_Tensor>:$inputs,
                        Optional<Strata_Tensor>:$dest,
                        OptionalAttr<DenseI64ArrayAttr>:$result_perms,
@@ -123,6 +134,11 @@ def Strata_KernelOp : Strata_Op<"kernel", [Pure, AttrSizedOperandSegments,
       return getInputs().size() + getNumResults() + (getDest() ? 1 : 0);
     }
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// A scan kernel (`scan_dim`, from strata.scan): one result over the
+    /// space whose element combines the yielded values along `scan_dim`
+    /// up to its point (StrataScanOps.cpp verifies it).
+    bool isScan() { return getScanDimAttr() != nullptr; }
+    ::mlir::LogicalResult verifyScan();
   }];
 }
 

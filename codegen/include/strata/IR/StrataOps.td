@@ -806,6 +806,7 @@ def Strata_RecordedOp : Strata_Op<"recorded", [Pure, SameOperandsAndResultType]>
   let assemblyFormat = "$recompute `as` $value attr-dict `:` qualified(type($result))";
 }
 
+include "strata/IR/StrataScanOps.td"
 include "strata/IR/StrataIndexOps.td"
 include "strata/IR/StrataKernelOps.td"
 

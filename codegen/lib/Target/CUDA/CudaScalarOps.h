@@ -15,6 +15,10 @@
 
 #include <string>
 
+namespace strata::codegen {
+struct CudaKernel;
+} // namespace strata::codegen
+
 namespace strata::codegen::cuda {
 
 /// The register type: float, double, int, long long or bool.
@@ -51,6 +55,10 @@ const char *prelude();
 bool emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
               const std::string &indent, std::string &os,
               llvm::SmallVectorImpl<std::string> &yields, std::string &error);
+
+/// A scan kernel (KernelToCUDAScan.cpp): one thread per line.
+bool emitScanKernel(mlir::Operation *kernelOp, const std::string &name,
+                    CudaKernel &out, std::string &error);
 
 } // namespace strata::codegen::cuda
 

@@ -22,6 +22,7 @@
 //     innermost loop and 16-byte aligned: 4 points per thread.
 //   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
 //     unless some size or offset needs 64.
+//   * Scan kernels (`scan_dim`, cumsum/cumprod) go to KernelToCUDAScan.cpp.
 // Cascade sums (an f64 sum of f32 values that --strata-widen-sums marked):
 // each thread adds its values in f32 (`cacc<r>`) and adds that partial to
 // its f64 accumulator every kCascadeRun values and at the end; the block
@@ -752,6 +753,8 @@ const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
     return "column-reduce";
   case CudaKernelKind::TiledReduce:
     return "tiled-reduce";
+  case CudaKernelKind::Scan:
+    return "scan";
   }
   return "?";
 }
@@ -759,10 +762,14 @@ const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
 bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
                                      const std::string &name, CudaKernel &out,
                                      std::string &error) {
+  if (llvm::cast<KernelOp>(kernelOp).isScan())
+    return c::emitScanKernel(kernelOp, name, out, error);
   Emitter emitter(llvm::cast<KernelOp>(kernelOp), out);
   return emitter.run(name, error);
 }
 
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
-const char *strata::codegen::cudaEmitterBuildId() { return "cuda-emitter-4"; }
+const char *strata::codegen::cudaEmitterBuildId() {
+  return "cuda-emitter-5";
+} // 5: scans

@@ -25,6 +25,8 @@
 namespace strata::codegen::detail {
 using namespace strata::ir;
 using llvm::Value;
+/// The ABI's outermost range of scan kernel `k` (KernelToLLVMScan.cpp).
+int64_t scanOuterSize(KernelOp k);
 
 /// Emits one strata.kernel as an LLVM function (KernelToLLVM.h's ABI).
 class Emitter {
@@ -150,6 +152,8 @@ private:
                                      int64_t step = 1, bool scalarOnly = false);
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
+  /// A scan kernel (KernelToLLVMScan.cpp).
+  bool emitScan(llvm::SmallVector<Value *> index, std::string &error);
   /// Element types, cascade flags and every plan* decision (run and
   /// codeKey both start with it).
   void plan();

@@ -853,6 +853,12 @@ std::string Emitter::codeKey() {
   os << "\nindex_map ";
   if (auto map = k.getIndexMap())
     list(*map);
+  // A scan kernel (KernelToLLVMScan.cpp) reads every size, the first too.
+  if (k.isScan()) {
+    os << "\nscan " << *k.getScanDim() << " " << *k.getScanCombiner() << " "
+       << k.getScanReverse() << k.getScanExclusive() << " sizes ";
+    list(nest.sizes);
+  }
   os << "\nloops " << nest.sizes.size() << " inner sizes ";
   list(llvm::ArrayRef<int64_t>(nest.sizes)
            .drop_front(nest.sizes.empty() ? 0 : 1));
@@ -899,8 +905,12 @@ bool Emitter::run(const std::string &name, std::string &error) {
         b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
     index.push_back(b.getInt64(0));
   }
-  if (!emitLevel(0, index, {}, error))
+  if (k.isScan()) {
+    if (!emitScan(index, error))
+      return false;
+  } else if (!emitLevel(0, index, {}, error)) {
     return false;
+  }
   // Non-temporal stores are weakly ordered (x86 movnt*): a release by the
   // thread pool (a plain store on x86) does not order them, so they are
   // fenced before the chunk ends. `fence seq_cst` is portable (mfence on
@@ -947,6 +957,8 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
+  if (k.isScan()) // lines or blocks of columns (KernelToLLVMScan.cpp)
+    info.outerSize = detail::scanOuterSize(k);
   info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
   unsigned numInputs = k.getInputs().size();
   for (unsigned r = 0; r < k.getNumResults(); ++r)
@@ -964,6 +976,6 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-5 (non-temporal stores, tile vector accumulators, "
-         "next-tile prefetch, cascade sums)";
+  return "kernel-to-llvm-6 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch, cascade sums, scans)";
 }

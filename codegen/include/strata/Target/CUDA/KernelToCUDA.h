@@ -33,6 +33,7 @@ enum class CudaKernelKind {
   RowReduce,    ///< one block per output (the innermost loop reduces)
   ColumnReduce, ///< 32 outputs per block, 8 threads along the reduction
   TiledReduce,  ///< Tiled, reducing to scalars: a partial per block
+  Scan,         ///< one thread per line of a scan (cumsum, cumprod)
 };
 const char *cudaKernelKindName(CudaKernelKind kind);
 
