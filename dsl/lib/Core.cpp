@@ -333,12 +333,13 @@ Shape strata::detail::resultStrides(const Node &n,
   case Op::Where:
     // pow by a number (a 0-d fill, strata.fill in the IR) is PyTorch's
     // pow(Tensor, Scalar), a unary TensorIterator (StrataOps.cpp agrees).
-    if (std::string_view(n.name) == "pow" && n.inputs[1].layout.dim() == 0) {
-      const Node *e = n.inputs[1].node.get(); // (a bool number is cast)
-      if (e->op == Op::Cast && !e->inputs.empty() &&
-          e->inputs[0].node->op == Op::Fill)
-        e = e->inputs[0].node.get();
-      if (e->op == Op::Fill)
+    // (An evaluated node may have released `inputs`; its gradInputs stay.)
+    if (const auto &in = n.inputs.size() == 2 ? n.inputs : n.gradInputs;
+        std::string_view(n.name) == "pow" && in.size() == 2 &&
+        in[1].layout.dim() == 0 && in[1].node) {
+      const Node *e = in[1].node.get();
+      // (A bool number is a cast of a fill, on no device as numbers are.)
+      if (e->op == Op::Fill || (e->op == Op::Cast && e->device == kDevAny))
         ins.pop_back();
     }
     return layout::elementwiseResult(ins, n.sizes).strides;
