@@ -395,6 +395,10 @@ void checkFactorySizes(const Shape &sizes, const char *op, DType dtype,
 /// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
 /// for" messages print it.
 const char *torchTypeName(DType t);
+/// The C++ type name of a dtype as PyTorch's caffe2 TypeMeta prints it
+/// ("float", "long int"), for its "expected dtype" and "Bad in-place
+/// call" messages.
+const char *cppTypeName(DType t);
 /// PyTorch's `"<kernel>" not implemented for '<type>'` error.
 [[noreturn]] void notImplementedFor(const char *kernel, DType t,
                                     const char *hint, const SourceLoc &loc);

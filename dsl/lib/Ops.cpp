@@ -976,9 +976,7 @@ Tensor strata::remainder(Scalar a, const Tensor &b, SourceLoc loc) {
   return binary("remainder", Kind::Mod, Arg{nullptr, a}, Arg{&b, {}}, loc);
 }
 
-namespace {
-/// PyTorch's name of a dtype in lerp's messages (caffe2's TypeMeta names).
-const char *metaName(DType t) {
+const char *strata::detail::cppTypeName(DType t) {
   switch (t) {
   case DType::F32:
     return "float";
@@ -994,6 +992,8 @@ const char *metaName(DType t) {
   return "?";
 }
 
+namespace {
+
 /// lerp.Scalar (`weight` null) and lerp.Tensor: PyTorch's checks in its
 /// order (one dtype for all three, then a float kernel).
 Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
@@ -1001,8 +1001,8 @@ Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
   const TensorImpl &s = implOf(start, loc), &e = implOf(end, loc);
   auto sameDtype = [&](const TensorImpl &t, const char *what) {
     if (t.dtype != s.dtype)
-      fail(std::string("expected dtype ") + metaName(s.dtype) + " for `" +
-               what + "` but got dtype " + metaName(t.dtype),
+      fail(std::string("expected dtype ") + cppTypeName(s.dtype) + " for `" +
+               what + "` but got dtype " + cppTypeName(t.dtype),
            "convert it with .to(start.dtype())", loc);
   };
   sameDtype(e, "end");

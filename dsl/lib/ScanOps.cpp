@@ -17,23 +17,6 @@ using namespace strata::detail;
 
 namespace {
 
-/// The C++ type name PyTorch's "Bad in-place call" message prints.
-const char *cppTypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  case DType::I32:
-    return "int";
-  case DType::I64:
-    return "long int";
-  case DType::Bool:
-    return "bool";
-  }
-  return "?";
-}
-
 /// cumsum/cumprod (`name`) of `x` along `dim` with result dtype `out`.
 Tensor scan(const Tensor &x, const char *name, int64_t dim, DType out,
             const SourceLoc &loc) {

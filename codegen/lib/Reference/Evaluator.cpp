@@ -34,26 +34,6 @@ namespace layout = strata::layout;
 namespace {
 using Index = SmallVector<int64_t, 6>;
 
-/// Calls `fn(index)` for every index of `shape`, last dim fastest. A 0-d
-/// shape has one (empty) index; a shape with a 0 has none.
-template <typename Fn> void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
-  for (int64_t s : shape)
-    if (s == 0)
-      return;
-  Index index(shape.size(), 0);
-  while (true) {
-    fn(ArrayRef<int64_t>(index));
-    int64_t d = static_cast<int64_t>(shape.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
 int64_t storageIndex(const layout::Layout &l, ArrayRef<int64_t> index) {
   int64_t at = l.offset;
   for (size_t k = 0; k < index.size(); ++k)

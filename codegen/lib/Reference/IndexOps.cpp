@@ -14,25 +14,6 @@ using namespace strata::ir;
 using namespace strata::reference;
 
 namespace {
-/// Calls fn(index) for every index of `shape`, last dim fastest.
-template <typename Fn> void forEach(ArrayRef<int64_t> shape, Fn fn) {
-  for (int64_t s : shape)
-    if (s == 0)
-      return;
-  SmallVector<int64_t, 6> index(shape.size(), 0);
-  while (true) {
-    fn(ArrayRef<int64_t>(index));
-    int64_t d = static_cast<int64_t>(shape.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
 int64_t wrap(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
 }
@@ -60,7 +41,7 @@ FailureOr<RefValue> strata::reference::evalGather(GatherOp op,
   int64_t dim = wrap(op.getDim(), input.layout.dim());
   std::vector<double> data;
   bool ok = true;
-  forEach(type.getShape(), [&](ArrayRef<int64_t> p) {
+  forEachIndex(type.getShape(), [&](ArrayRef<int64_t> p) {
     if (!ok)
       return;
     auto at = position(op, index, p, input.layout.sizes, dim);
@@ -88,7 +69,7 @@ strata::reference::evalScatter(Operation *op, const RefValue &input,
   std::vector<double> data = input.elements();
   auto strides = layout::contiguousStrides(input.layout.sizes);
   bool ok = true, value = src.layout.dim() == 0;
-  forEach(index.layout.sizes, [&](ArrayRef<int64_t> p) {
+  forEachIndex(index.layout.sizes, [&](ArrayRef<int64_t> p) {
     if (!ok)
       return;
     auto at = position(op, index, p, input.layout.sizes, dim);
