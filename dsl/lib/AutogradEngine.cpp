@@ -544,8 +544,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::set<const TensorImpl *> reachedLeaves;
   std::set<const ViewChain *> reachedChains;
   auto reachEdge = [&](const Operand &in) {
-    if (in.noGrad)
+    if (in.noGrad) {
+      // A view whose grad_fn leads nowhere (a view of a no-grad view):
+      // PyTorch runs that grad_fn (a retain_grad() hook on it fires),
+      // though nothing flows on.
+      if (in.cutView)
+        for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+          if (!reachedChains.insert(c).second)
+            break;
       return;
+    }
     if (auto leaf = leafOfEdge(in))
       reachedLeaves.insert(leaf.get());
     else if (!constantEdge(in))
@@ -1256,7 +1264,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       return emitDense(in, nullptr, name, dense, leaf->dtype);
     }
     Value v = sourceOf(in);
-    if (!perturbChain.empty() && in.view && !in.noGrad) {
+    // (A read through a view whose grad_fn leads nowhere still passes its
+    // chain's perturbations: the targets there get their gradient, as
+    // PyTorch runs that grad_fn.)
+    if (!perturbChain.empty() && in.view && (!in.noGrad || in.cutView)) {
       std::vector<const ViewChain *> chain;
       for (const ViewChain *c = in.view.get(); c; c = c->next.get())
         chain.push_back(c);
