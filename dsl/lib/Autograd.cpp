@@ -478,6 +478,10 @@ void strata::detail::checkInplace(const TensorImpl &dest,
   bool destGrad = requiresGradOf(dest);
   if (!destGrad && !requiresGradOf(value))
     return;
+  // A destination of an integer or bool dtype records no autograd (its
+  // result cannot require grad): PyTorch checks nothing.
+  if (!isFloatingPoint(dest.dtype))
+    return;
   if (isDiffView(dest) && dest.noGradView)
     fail(std::string(op) +
              ": A view was created in no_grad mode and is being modified "
