@@ -143,13 +143,7 @@ TEST(IndexOps, MatchPyTorch) {
     auto it = table.find(c.name);
     ASSERT_NE(it, table.end()) << "no strata side for golden case " << c.name;
     seen.insert(c.name);
-    std::vector<Tensor> in;
-    for (int k = 0; c.has("in" + std::to_string(k)); ++k) {
-      Tensor t = c.at("in" + std::to_string(k)).clone();
-      if (c.has("grad" + std::to_string(k)))
-        t.requires_grad_();
-      in.push_back(t);
-    }
+    std::vector<Tensor> in = opsgolden::inputsOf(c);
     Outs outs;
     try {
       outs = it->second(in);

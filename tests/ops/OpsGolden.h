@@ -27,6 +27,19 @@ struct Case {
   }
 };
 
+/// A case's inputs in0, in1, ... as fresh leaves (clones), those with a
+/// recorded gradient (grad<k>) requiring grad.
+inline std::vector<strata::Tensor> inputsOf(const Case &c) {
+  std::vector<strata::Tensor> in;
+  for (int k = 0; c.has("in" + std::to_string(k)); ++k) {
+    strata::Tensor t = c.at("in" + std::to_string(k)).clone();
+    if (c.has("grad" + std::to_string(k)))
+      t.requires_grad_();
+    in.push_back(t);
+  }
+  return in;
+}
+
 /// A tensor of `sizes` from row-major values (0-d: a view of one element).
 template <typename T>
 strata::Tensor make(const std::vector<T> &v, const strata::Shape &sizes) {
