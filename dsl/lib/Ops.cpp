@@ -186,8 +186,12 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
   // PyTorch checks each integer divisor (TORCH_CHECK(b != 0)); strata knows
   // a number's value when recording, a tensor's only in the kernel, which
   // gives 0 there (docs/errors.md). An empty tensor runs no kernel: no error.
+  // The number is first converted to the tensor's type, wrapping as C++
+  // does (PyTorch's c10::convert): 2^32 is 0 for an int32 tensor.
   if (kind == Kind::Mod && !isFloatingPoint(common) && b.scalar &&
-      b.scalar->toLong() == 0 && !(ta && ta->layout.numel() == 0))
+      (common == DType::I32 ? static_cast<int32_t>(b.scalar->toLong())
+                            : b.scalar->toLong()) == 0 &&
+      !(ta && ta->layout.numel() == 0))
     fail("ZeroDivisionError",
          "integer " + std::string(name) +
              " by zero is undefined; divide by a nonzero number, or convert "
@@ -252,6 +256,30 @@ Tensor replaceWhere(const Tensor &cond, const Scalar &value, const Tensor &x,
   return where(cond, scalarTensor(value, x.impl()->dtype, loc), x, loc);
 }
 
+/// `r` with the strides of `want` where they differ only on size-1 dims
+/// (the same elements at the same places); unchanged otherwise.
+Tensor sizeOneStrides(Tensor r, const layout::Layout &want) {
+  layout::Layout &have = r.impl()->layout;
+  if (have.sizes != want.sizes)
+    return r;
+  for (size_t d = 0; d < have.sizes.size(); ++d)
+    if (have.sizes[d] != 1 && have.strides[d] != want.strides[d])
+      return r; // another order: not an alias of `want`
+  have.strides = want.strides;
+  return r;
+}
+
+/// `r`, computed elementwise from `xs` with numbers, laid out as PyTorch's
+/// one iterator over the tensors `xs` alone (clamp is a unary
+/// TensorIterator, lerp.Scalar one over start and end; strata's ops with a
+/// number, a 0-d operand, take the general path, which orders size-1 dims
+/// otherwise). Both address the same elements, so
+/// only the strides of size-1 dims can differ: those are taken.
+Tensor iteratorLayout(Tensor r, std::span<const layout::Layout> xs) {
+  layout::Layout want = layout::elementwiseResult(xs, r.impl()->layout.sizes);
+  return sizeOneStrides(std::move(r), want);
+}
+
 /// PyTorch's clamp with scalar bounds: the result type promotes with the
 /// bounds; where-selects so the gradient passes where lo <= x <= hi (and
 /// a NaN x stays NaN).
@@ -296,7 +324,7 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   if (!oneOfClamp && (isNan(lo) || isNan(hi)))
     v = binary("add", Kind::Arith, Arg{&v, {}}, Arg{nullptr, Scalar(NAN)}, loc);
   if (!gradEnabled() || !requiresGradOf(*x.impl()))
-    return v;
+    return iteratorLayout(v, {&x.impl()->layout, 1});
   // PyTorch's gradient (clamp_backward): the incoming one where
   // lo <= x <= hi, none elsewhere, NaN included (where(x > hi, hi, x)
   // alone would pass it at NaN).
@@ -308,7 +336,9 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
         binary("le", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc);
     mask = lo ? mask.logical_and(le, loc) : le;
   }
-  return composite(strata::where(mask, x, v.detach(loc), loc), gradFn, {&in});
+  return iteratorLayout(
+      composite(strata::where(mask, x, v.detach(loc), loc), gradFn, {&in}),
+      {&x.impl()->layout, 1});
 }
 
 Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
@@ -1017,8 +1047,12 @@ Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
   Tensor w = weight ? *weight : scalarTensor(number, s.dtype, loc);
   shape = check(layout::broadcastShapes(shape, w.impl()->layout.sizes, "lerp"),
                 loc);
-  return record(Op::Where, "lerp", s.dtype, std::move(shape),
-                {&start, &end, &w}, loc);
+  Tensor r = record(Op::Where, "lerp", s.dtype, std::move(shape),
+                    {&start, &end, &w}, loc);
+  if (weight)
+    return r;
+  std::array<layout::Layout, 2> se{s.layout, e.layout};
+  return iteratorLayout(std::move(r), se);
 }
 } // namespace
 
@@ -1055,11 +1089,14 @@ Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
                (std::ostringstream() << v).str(),
            "tolerances are magnitudes: pass a non-negative value", loc);
   NoGradGuard noGrad; // a bool result: no gradient flows through it
+  // PyTorch updates `self == other` in place (|=): the result has its
+  // layout, up to the strides of size-1 dims strata's ops order otherwise.
   Tensor close = eq(o, loc);
+  const layout::Layout eqLayout = close.impl()->layout;
   if (equal_nan && isFloatingPoint(a.dtype))
     close = close.bitwise_or(isnan(loc).bitwise_and(o.isnan(loc), loc), loc);
   if (rtol == 0 && atol == 0)
-    return close;
+    return sizeOneStrides(close, eqLayout);
   // Integers and bool: both in the default float dtype, so |a - b| is
   // computed in f32 (no wrap-around; 2^24 + 1 is close to 2^24).
   Tensor x = isFloatingPoint(a.dtype) ? *this : to(DType::F32, loc);
@@ -1070,8 +1107,10 @@ Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
   Tensor allowed = binary("add", Kind::Arith, Arg{nullptr, Scalar(atol)},
                           Arg{&scaled, {}}, loc);
   Tensor actual = x.sub(y, loc).abs(loc);
-  return close.bitwise_or(
-      actual.isfinite(loc).bitwise_and(actual.le(allowed, loc), loc), loc);
+  return sizeOneStrides(
+      close.bitwise_or(
+          actual.isfinite(loc).bitwise_and(actual.le(allowed, loc), loc), loc),
+      eqLayout);
 }
 
 bool Tensor::allclose(const Tensor &o, double rtol, double atol, bool equal_nan,

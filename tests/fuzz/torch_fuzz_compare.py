@@ -63,7 +63,8 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     (`grad`, `grad_of`, and views of them) and their layouts and storage
 #     are not compared (PyTorch may return an expanded tensor; the strides
 #     of a compute result reading one directly differ with it: class
-#     `grad-layout-derived`, not failing), nor, once
+#     `grad-layout-derived`, not failing, as is view()'s stride error on
+#     one raised by one side only), nor, once
 #     requires_grad_() was called on one of them, their requires_grad and
 #     is_leaf (PyTorch's results of one grad() may view one tensor).
 #  8. matmul, and reshape/flatten that copy, are composite in PyTorch: the
@@ -198,6 +199,15 @@ def contiguous_strides(sizes):
     return out[::-1]
 
 
+def grad_layout_view(lines, k, meta, message):
+    """Whether line k views a value autograd made (difference 7: its
+    layout is not compared) and the error is view's stride check."""
+    ins = refs(lines[k]) if k < len(lines) else []
+    return op_of(lines, k) == "view" and bool(ins) and \
+        ins[0] < len(meta.gradval) and meta.gradval[ins[0]] and \
+        "view size is not compatible" in message
+
+
 def compare(lines, tout, sout, shadow):
     """A list of (class, detail) mismatches; class is 'kind:op(dtypes)'."""
     meta = tout["meta"]
@@ -214,6 +224,8 @@ def compare(lines, tout, sout, shadow):
             kind = "error-deferred" if deferred else "error-torch-raises"
             if "INTERNAL ASSERT FAILED" in te[1]:
                 kind = "torch-internal-assert"  # intentional difference 12
+            elif grad_layout_view(lines, k, meta, te[1]):
+                kind = "grad-layout-derived"  # difference 7
             found.append((f"{kind}:{op_sig(lines, k, tout)}",
                           f"line {k}: PyTorch raises ({te[1]}), strata "
                           + ("only when evaluating it" if deferred else
@@ -222,7 +234,9 @@ def compare(lines, tout, sout, shadow):
             k = se[0]
             ins = refs(lines[k]) if k < len(lines) else []
             kind = "error-strata-raises"
-            if op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
+            if grad_layout_view(lines, k, meta, se[1]):
+                kind = "grad-layout-derived"  # difference 7
+            elif op_of(lines, k) == "view" and ins and meta.flip[ins[0]]:
                 kind = "flip-view"  # PyTorch views its flip copy
             elif ins and ins[0] < len(meta.flip_ng) and meta.flip_ng[ins[0]]:
                 kind = "flip-view"  # a no-grad flip: a copy in PyTorch

@@ -93,6 +93,13 @@ StridedTensorType elementwiseType(Type element, ArrayRef<int64_t> shape,
     ins.push_back(t.getLayout());
   return StridedTensorType::get(element, layout::elementwiseResult(ins, shape));
 }
+
+/// Whether `v` is a C++ number: a fill (a bool number: a cast of one).
+bool isNumber(Value v) {
+  if (auto cast = v.getDefiningOp<CastOp>())
+    v = cast.getInput();
+  return bool(v.getDefiningOp<FillOp>());
+}
 } // namespace
 
 StridedTensorType strata::ir::preserveFormatType(StridedTensorType input,
@@ -186,11 +193,6 @@ LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
   // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
   // TensorIterator, which keeps a dense base's strides on size-1 dims too.
   // (A bool number is a cast of a bool fill.)
-  auto isNumber = [](Value v) {
-    if (auto cast = v.getDefiningOp<CastOp>())
-      v = cast.getInput();
-    return bool(v.getDefiningOp<FillOp>());
-  };
   if (name == "pow" && rhs.getRank() == 0 && isNumber(operands[1])) {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
   } else {
