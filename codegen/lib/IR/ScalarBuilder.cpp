@@ -49,11 +49,21 @@ Value ScalarBuilder::convert(Value x, Type to) {
     return to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
                ? b.create<arith::ExtFOp>(loc, to, x).getResult()
                : b.create<arith::TruncFOp>(loc, to, x).getResult();
-  if (fromFloat)
-    return b.create<arith::FPToSIOp>(loc, to, x);
+  if (fromFloat) {
+    // Out of range (or NaN) is undefined in C++ and poison in LLVM; PyTorch's
+    // CPU kernels (cvttss2si and its vector forms) give the "integer
+    // indefinite" INT_MIN there, and so does strata (CastOp::evalScalar).
+    double lim = std::ldexp(1.0, to.getIntOrFloatBitWidth() - 1);
+    Value inRange =
+        create<arith::AndIOp>(compare("ge", x, constant(from, -lim)),
+                              compare("lt", x, constant(from, lim)));
+    return select(inRange, b.create<arith::FPToSIOp>(loc, to, x),
+                  constant(to, -lim));
+  }
   if (toFloat)
-    return from.isInteger(1) ? b.create<arith::UIToFPOp>(loc, to, x).getResult()
-                             : b.create<arith::SIToFPOp>(loc, to, x).getResult();
+    return from.isInteger(1)
+               ? b.create<arith::UIToFPOp>(loc, to, x).getResult()
+               : b.create<arith::SIToFPOp>(loc, to, x).getResult();
   if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
     return from.isInteger(1) ? b.create<arith::ExtUIOp>(loc, to, x).getResult()
                              : b.create<arith::ExtSIOp>(loc, to, x).getResult();
@@ -73,17 +83,14 @@ Value ScalarBuilder::compare(StringRef name, Value x, Value y) {
     return b.create<arith::CmpFOp>(loc, p, x, y);
   }
   bool u = t.isInteger(1);
-  auto p = llvm::StringSwitch<arith::CmpIPredicate>(name)
-               .Case("eq", arith::CmpIPredicate::eq)
-               .Case("ne", arith::CmpIPredicate::ne)
-               .Case("lt", u ? arith::CmpIPredicate::ult
-                             : arith::CmpIPredicate::slt)
-               .Case("le", u ? arith::CmpIPredicate::ule
-                             : arith::CmpIPredicate::sle)
-               .Case("gt", u ? arith::CmpIPredicate::ugt
-                             : arith::CmpIPredicate::sgt)
-               .Default(u ? arith::CmpIPredicate::uge
-                          : arith::CmpIPredicate::sge);
+  auto p =
+      llvm::StringSwitch<arith::CmpIPredicate>(name)
+          .Case("eq", arith::CmpIPredicate::eq)
+          .Case("ne", arith::CmpIPredicate::ne)
+          .Case("lt", u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+          .Case("le", u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+          .Case("gt", u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+          .Default(u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
   return b.create<arith::CmpIOp>(loc, p, x, y);
 }
 
@@ -112,9 +119,9 @@ Value ScalarBuilder::pow(Operation *op, Value x, Value y) {
       // PyTorch's pow_tensor_scalar: sqrt and rsqrt (so pow(-inf, 0.5) is
       // NaN, where C's pow gives inf).
       Value r = b.create<math::SqrtOp>(loc, x);
-      return e > 0 ? r
-                   : b.create<arith::DivFOp>(loc, constant(t, 1), r)
-                         .getResult();
+      return e > 0
+                 ? r
+                 : b.create<arith::DivFOp>(loc, constant(t, 1), r).getResult();
     }
     if (t.isF32() && static_cast<double>(static_cast<float>(e)) != e) {
       Type f64 = b.getF64Type();

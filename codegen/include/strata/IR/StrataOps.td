@@ -613,8 +613,24 @@ def Strata_CastOp : Strata_Op<"cast", [
                                          ::llvm::ArrayRef<::mlir::Value> in) {
       return s.cast(getOperation(), in[0]);
     }
-    // Only the rounding to the result dtype, which the store does.
-    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) { return in[0]; }
+    // The rounding to the result dtype, which the store does; a float out
+    // of an integer type's range (or NaN) gives its minimum, as PyTorch's
+    // CPU kernels (x86's integer indefinite; ScalarBuilder::convert).
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) {
+      ::mlir::Type from = getInput().getType()
+                              .cast<::strata::ir::StridedTensorType>()
+                              .getElementType();
+      ::mlir::Type to = getResult().getType()
+                            .cast<::strata::ir::StridedTensorType>()
+                            .getElementType();
+      if (from.isa<::mlir::FloatType>() && to.isa<::mlir::IntegerType>() &&
+          !to.isInteger(1)) {
+        double lim = std::ldexp(1.0, to.getIntOrFloatBitWidth() - 1);
+        if (!(in[0] >= -lim && in[0] < lim))
+          return -lim;
+      }
+      return in[0];
+    }
   }];
 }
 
