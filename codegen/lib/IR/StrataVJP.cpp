@@ -134,23 +134,27 @@ LogicalResult rule(Atan2Op op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return success();
 }
 
-/// fmod and remainder: g for a, -g * rounded(a / b) for b (trunc for fmod,
-/// floor for remainder), as derivatives.yaml.
-template <typename RoundOp>
-LogicalResult modulo(Value a, Value b, GradBuilder &gb, Value g, Out &out) {
+/// fmod and remainder: g for a, -g * a.div(b, rounding_mode) for b, as
+/// derivatives.yaml: trunc(a / b) for fmod; for remainder PyTorch's floor
+/// division (div_floor_floating, strata.floor_divide), which is NaN where
+/// floor(a / b) is infinite (a infinite).
+LogicalResult modulo(Value a, Value b, Value q, GradBuilder &gb, Value g,
+                     Out &out) {
   give(gb, out, a, g);
-  Value q = gb.b.create<RoundOp>(gb.loc, gb.div(a, b));
   give(gb, out, b, gb.neg(gb.mul(g, q)));
   return success();
 }
 
 LogicalResult rule(FmodOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
-  return modulo<TruncOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+  Value a = op.getLhs(), b = op.getRhs();
+  return modulo(a, b, gb.b.create<TruncOp>(gb.loc, gb.div(a, b)), gb, g[0],
+                out);
 }
 
 LogicalResult rule(RemainderOp op, GradBuilder &gb, ArrayRef<Value> g,
                    Out &out) {
-  return modulo<FloorOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
+  Value a = op.getLhs(), b = op.getRhs();
+  return modulo(a, b, gb.b.create<FloorDivideOp>(gb.loc, a, b), gb, g[0], out);
 }
 
 /// Piecewise constant: PyTorch has no derivative (the DSL refuses its
