@@ -204,7 +204,9 @@ Value ScalarBuilder::floorDivide(Value x, Value y) {
 Value ScalarBuilder::lerp(Value start, Value end, Value weight) {
   Type t = start.getType();
   Value diff = create<arith::SubFOp>(end, start);
-  Value small = compare("lt", create<math::AbsFOp>(weight), constant(t, 0.5));
+  // PyTorch 1.13's lerp: the first form where weight < 0.5 (a negative
+  // weight included: -1.25 to -inf gives inf, not the other form's NaN).
+  Value small = compare("lt", weight, constant(t, 0.5));
   Value low = create<arith::AddFOp>(start, create<arith::MulFOp>(weight, diff));
   Value rest = create<arith::SubFOp>(constant(t, 1), weight);
   Value high = create<arith::SubFOp>(end, create<arith::MulFOp>(diff, rest));
@@ -237,6 +239,6 @@ double strata::ir::referenceFloorDivide(double x, double y, bool ints) {
 }
 
 double strata::ir::referenceLerp(double start, double end, double weight) {
-  return std::fabs(weight) < 0.5 ? start + weight * (end - start)
-                                 : end - (end - start) * (1 - weight);
+  return weight < 0.5 ? start + weight * (end - start)
+                      : end - (end - start) * (1 - weight);
 }

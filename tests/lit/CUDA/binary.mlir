@@ -3,7 +3,7 @@
 // compiles and ptxas accepts: atan2/fmod/copysign from CUDA's math library
 // (f32: the `f` names), integer `/` and `%` only by a divisor made nonzero
 // and not -1 (the select before them), lerp's two formulas selected by
-// |weight| < 0.5; prod's combiner StrataProd (identity 1).
+// weight < 0.5 (PyTorch 1.13's test, negative weights included); prod's combiner StrataProd (identity 1).
 // RUN: strata-translate --emit-cuda %S/../Reference/binary.mlir | FileCheck %s
 // RUN: strata-translate --emit-ptx %S/../Reference/binary.mlir -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -22,8 +22,9 @@
 // CHECK-NEXT: const long long {{v[0-9]+}} = {{.*}} % [[E]];
 // CHECK: const long long {{v[0-9]+}} = {{.*}} / {{v[0-9]+}};
 // CHECK: // kernel
-// CHECK: = fabsf(
-// CHECK-NEXT: const bool {{v[0-9]+}} = {{v[0-9]+}} < {{v[0-9]+}};
+// CHECK: const float [[W:v[0-9]+]] = 0.300000012f;
+// CHECK: const float [[H:v[0-9]+]] = 0.5f;
+// CHECK-NEXT: const bool {{v[0-9]+}} = [[W]] < [[H]];
 // CHECK: // kernel
 // CHECK: float acc0 = 1.0f;
 // CHECK: acc0 = StrataProd()(acc0,

@@ -558,7 +558,7 @@ def Strata_LerpOp : Strata_Op<"lerp", [
     DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Linear interpolation from start to end by weight";
   let description = [{
-    PyTorch's lerp: `start + weight * (end - start)` where |weight| < 0.5,
+    PyTorch 1.13's lerp: `start + weight * (end - start)` where weight < 0.5,
     else `end - (end - start) * (1 - weight)` (exact at both ends). Three
     floating-point operands of one dtype that broadcast; a number weight
     is a 0-d `strata.fill`.
