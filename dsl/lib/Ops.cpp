@@ -356,9 +356,13 @@ Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
   Tensor isNan = binary("ne", Kind::Compare, Arg{&in, {}}, Arg{&in, {}}, loc);
   Tensor x = replaceWhere(isNan, Scalar(nan.value_or(0.0)), in, loc);
   x = replaceWhere(is(INFINITY), Scalar(posinf.value_or(big)), x, loc);
-  return composite(
-      replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc),
-      "NanToNumBackward0", {&in});
+  // PyTorch writes into empty_like(self) (preserve_format: a dense input's
+  // strides, size-1 dims included).
+  return sizeOneStrides(
+      composite(
+          replaceWhere(is(-INFINITY), Scalar(neginf.value_or(-big)), x, loc),
+          "NanToNumBackward0", {&in}),
+      layout::preserveFormat(in.impl()->layout));
 }
 
 Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
