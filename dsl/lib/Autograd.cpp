@@ -564,6 +564,11 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   if (dest.autograd && dest.autograd->retainGrad && !isDiffView(dest))
     const_cast<TensorImpl &>(dest).autograd->retainedAt =
         write.shared_from_this();
+  // A differentiable view written in place has its grad_fn regenerated at
+  // once (PyTorch's rebase_history calls self.grad_fn()), which moves its
+  // retain_grad hook there: gradient reaches it only through later reads.
+  if (isDiffView(dest) && dest.autograd && dest.autograd->retainGrad)
+    viewChainOf(dest);
   // The destination, and the bases it is a view of, now depend on the
   // value: no longer leaves (PyTorch's CopySlices on the base).
   for (TensorImpl *p : {const_cast<TensorImpl *>(&dest), dest.gradBase})

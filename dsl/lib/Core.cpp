@@ -338,8 +338,9 @@ Shape strata::detail::resultStrides(const Node &n,
         std::string_view(n.name) == "pow" && in.size() == 2 &&
         in[1].layout.dim() == 0 && in[1].node) {
       const Node *e = in[1].node.get();
-      // (A bool number is a cast of a fill, on no device as numbers are.)
-      if (e->op == Op::Fill || (e->op == Op::Cast && e->device == kDevAny))
+      // (Numbers are on no device; a bool one is a cast of a fill. A
+      // fill the user made, full({}, v), is a tensor: a binary pow.)
+      if ((e->op == Op::Fill || e->op == Op::Cast) && e->device == kDevAny)
         ins.pop_back();
     }
     return layout::elementwiseResult(ins, n.sizes).strides;

@@ -140,9 +140,14 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
          "start and end must be finite", loc);
   if (st == 0)
     fail("arange: step must be nonzero", "", loc);
-  if ((st > 0 && e < s) || (st < 0 && e > s))
+  auto inconsistent = [&] {
     fail("arange: upper bound and larger bound inconsistent with step sign",
-         "with a positive step, end must be >= start", loc);
+         "with a positive step, end must be >= start; with a negative one, "
+         "end must be <= start",
+         loc);
+  };
+  if (isFloatingPoint(dtype) && ((st > 0 && e < s) || (st < 0 && e > s)))
+    inconsistent();
   if (dtype == DType::Bool)
     fail("arange: \"arange_cpu\" not implemented for 'Bool'",
          "make an integer arange and compare it: arange(n) > k", loc);
@@ -157,15 +162,19 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
     if (d == 0)
       fail("arange: step must be nonzero",
            "an integer arange truncates the step: use |step| >= 1", loc);
+    // (PyTorch checks the truncated bounds: arange(2, 2.1, -1) is empty.)
+    if ((d > 0 && z < a) || (d < 0 && z > a))
+      inconsistent();
     __int128 span = static_cast<__int128>(z) - a;
     __int128 count = d > 0 ? (span + d - 1) / d : (span + d + 1) / d;
     if (dtype != DType::I64 && floating)
       count = static_cast<__int128>(std::ceil((e - s) / st));
-    if (count > INT64_MAX)
+    if (count > INT64_MAX || count < 0) // (PyTorch: size_d < 0 too)
       fail("arange: invalid size, possible overflow?",
-           "the range holds more elements than int64 can count", loc);
-    if (count < 0)
-      count = 0;
+           count < 0 ? "the truncated bounds and the given ones disagree on "
+                       "the direction: give integral start, end and step"
+                     : "the range holds more elements than int64 can count",
+           loc);
     Tensor t = generated("arange", Op::Arange, {static_cast<int64_t>(count)},
                          dtype, s, st, options, loc);
     Node &node = *t.impl()->root->current;

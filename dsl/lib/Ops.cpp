@@ -141,6 +141,17 @@ Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
                       "shapes broadcast when, aligned at the last dim, each "
                       "pair of sizes is equal or one of them is 1; use "
                       "view/unsqueeze/expand to line them up");
+  // pow by a 0-d tensor is PyTorch's binary pow(Tensor, Tensor); the IR
+  // reads a fill exponent (maybe cast) as a number, pow(Tensor, Scalar),
+  // whose layout differs on size-1 dims: a pending fill the user made
+  // (full({}, v)) is evaluated first, so the IR reads it as the tensor it is.
+  if (kind == Kind::Pow && tb && tb->layout.dim() == 0) {
+    const Node *e = tb->root->current.get();
+    while (e && !e->buffer && e->op == Op::Cast && !e->inputs.empty())
+      e = e->inputs[0].node.get();
+    if (e && !e->buffer && e->op == Op::Fill && e->device != kDevAny)
+      evaluate({tb}, loc);
+  }
   DType common = resultType({a, b});
   // PyTorch refuses sub with any bool tensor operand, whatever the result
   // type would be (`mask - 1` is an error, not an int64 tensor).
@@ -748,12 +759,17 @@ Tensor Tensor::logical_not(SourceLoc loc) const {
                 loc);
 }
 
+// (PyTorch's logical ops are one iterator over both tensors: strata's
+// truth values may be dense where the tensors are not, so the result takes
+// that iterator's strides on size-1 dims.)
 #define STRATA_LOGICAL(method, name)                                           \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
     implOf(o, loc);                                                            \
     Tensor a = truthOf(*this, loc), b = truthOf(o, loc);                       \
-    return binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc);         \
+    std::array<layout::Layout, 2> ins{impl()->layout, o.impl()->layout};       \
+    return iteratorLayout(                                                     \
+        binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc), ins);      \
   }
 STRATA_LOGICAL(logical_and, "bitwise_and")
 STRATA_LOGICAL(logical_or, "bitwise_or")

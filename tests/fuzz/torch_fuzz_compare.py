@@ -41,7 +41,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     result depends on the summation order are "order-dependent": a
 #     difference beyond the strict tolerance but within 1e-4 (f64: 1e-10)
 #     of the value's magnitude, or of the largest term x count of the sums
-#     behind it (a cancelling sum), is class `float-order`, not failing.
+#     behind it (a cancelling sum), is class `float-order`, not failing;
+#     so is NaN on one side and 0 or an infinity on the other there (a
+#     product overflowing to inf in one order meets a zero: inf * 0).
 #  3. Booleans and integers decided by rounded floats (a comparison of
 #     exp(x), a cast of tanh(x) to int) can legitimately differ near a
 #     threshold: their mismatches are class `fuzzy-discrete`, not failing.
@@ -155,6 +157,12 @@ def close_floats(dt, a, b, slack, loose):
                 continue
             s = slack[k] if slack else 0.0
             if math.isnan(s) or math.isinf(s):
+                continue
+            other = y if math.isnan(x) else x
+            if loose and (other == 0 or math.isinf(other)):
+                # a product that overflows in one order and meets a zero
+                # (inf * 0) in it, or not in another
+                worst = worst or (k, "float-order")
                 continue
             return k, "values"
         if math.isinf(y) or math.isinf(x):
