@@ -191,8 +191,8 @@ Tensor countNonzero(const Tensor &x, const Shape &dims, bool keepdim, bool any,
 
 //===--- var and std ------------------------------------------------------===//
 
-Tensor Tensor::var(bool unbiased, SourceLoc loc) const {
-  return varImpl(*this, {}, unbiased ? 1 : 0, false, "var", loc);
+Tensor Tensor::var(Unbiased unbiased, SourceLoc loc) const {
+  return varImpl(*this, {}, unbiased.value ? 1 : 0, false, "var", loc);
 }
 Tensor Tensor::var(const Shape &dims, bool unbiased, bool keepdim,
                    SourceLoc loc) const {
@@ -202,8 +202,9 @@ Tensor Tensor::var(const Shape &dims, std::optional<int64_t> correction,
                    bool keepdim, SourceLoc loc) const {
   return varImpl(*this, dims, correction.value_or(1), keepdim, "var", loc);
 }
-Tensor Tensor::std(bool unbiased, SourceLoc loc) const {
-  return safeSqrt(varImpl(*this, {}, unbiased ? 1 : 0, false, "std", loc), loc);
+Tensor Tensor::std(Unbiased unbiased, SourceLoc loc) const {
+  return safeSqrt(varImpl(*this, {}, unbiased.value ? 1 : 0, false, "std", loc),
+                  loc);
 }
 Tensor Tensor::std(const Shape &dims, bool unbiased, bool keepdim,
                    SourceLoc loc) const {

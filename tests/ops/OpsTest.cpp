@@ -611,6 +611,26 @@ TEST(Ops, GradientsMatchFiniteDifferences) {
                   {r64({3, 4})});
 }
 
+// `x.var({1})` is a variance over dim 1, as `x.sum({1})` is a sum over it:
+// a braced dim list must not convert to the bool `unbiased` of the
+// every-element overload (it did, silently). PyTorch 1.13:
+// arange(6.).reshape(2, 3).var((1,)) = [1, 1], .var((0,)) = [4.5] * 3.
+static_assert(!std::is_convertible_v<int, Tensor::Unbiased>);
+static_assert(std::is_convertible_v<bool, Tensor::Unbiased>);
+TEST(Ops, BracedDimListIsADimListForVarAndStd) {
+  Tensor x = arange(6, kFloat64).reshape({2, 3});
+  auto expect = [](const Tensor &t, const std::vector<double> &want) {
+    ASSERT_EQ(t.sizes(), Shape{static_cast<int64_t>(want.size())});
+    EXPECT_EQ(t.to_vector<double>(), want);
+  };
+  expect(x.var({1}), {1, 1});
+  expect(x.var({0}), {4.5, 4.5, 4.5});
+  expect(x.std({1}), {1, 1});
+  expect(x.std({0}, false), {1.5, 1.5, 1.5});
+  EXPECT_DOUBLE_EQ(x.var().item<double>(), 3.5);
+  EXPECT_DOUBLE_EQ(x.var(false).item<double>(), 17.5 / 6);
+}
+
 // The ops fuse: a cat of two computed tensors and a reduction of it run as
 // one program, with no evaluation while recording.
 TEST(Ops, ComposedOpsAreRecordedNotRun) {

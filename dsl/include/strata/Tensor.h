@@ -99,7 +99,7 @@ public:
   /// `x.mutable_grad() = g`.
   Tensor &operator=(const Tensor &) & = default;
   /// Rebinds this handle (move).
-  Tensor &operator=(Tensor &&) & noexcept = default;
+  Tensor &operator=(Tensor &&) &noexcept = default;
   /// Drops this handle.
   ~Tensor() = default;
   /// For the implementation.
@@ -698,9 +698,17 @@ public:
   }
 
   //===--- Composite reductions (dsl/lib/CompositeReductions.cpp) ---------===//
+  /// var()/std()'s `unbiased` flag: only a bool converts to it, so that a
+  /// braced dim list such as `x.var({1})` takes the dims overload instead of
+  /// becoming `unbiased = true` (a silent reduction over every element).
+  struct Unbiased {
+    template <std::same_as<bool> B> constexpr Unbiased(B b) : value(b) {}
+    bool value;
+  };
   /// Variance of every element, with Bessel's correction when `unbiased`
   /// (floating point only; N - correction <= 0 gives inf or NaN, as PyTorch).
-  Tensor var(bool unbiased = true, SourceLoc loc = SourceLoc::current()) const;
+  Tensor var(Unbiased unbiased = true,
+             SourceLoc loc = SourceLoc::current()) const;
   /// Variance over dims (all when empty).
   Tensor var(const Shape &dims, bool unbiased = true, bool keepdim = false,
              SourceLoc loc = SourceLoc::current()) const;
@@ -722,7 +730,8 @@ public:
     return var(Shape{static_cast<int64_t>(dim)}, unbiased, keepdim, loc);
   }
   /// sqrt(var()); the gradient is 0 where the result is 0, as PyTorch's.
-  Tensor std(bool unbiased = true, SourceLoc loc = SourceLoc::current()) const;
+  Tensor std(Unbiased unbiased = true,
+             SourceLoc loc = SourceLoc::current()) const;
   /// Standard deviation over dims (all when empty).
   Tensor std(const Shape &dims, bool unbiased = true, bool keepdim = false,
              SourceLoc loc = SourceLoc::current()) const;
