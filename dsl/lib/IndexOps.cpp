@@ -223,6 +223,7 @@ Tensor Tensor::scatter(int64_t dim, const Tensor &index, Scalar value,
                        SourceLoc loc) const {
   implOf(*this, loc);
   implOf(index, loc);
+  checkScalarFits(value, this->dtype(loc), "scatter", loc);
   Tensor v = scalarTensor(value, this->dtype(loc), loc);
   return scatterLike(*this, dim, index, v, true, "scatter", loc);
 }
@@ -269,6 +270,7 @@ Tensor Tensor::index_add(int64_t dim, const Tensor &index, const Tensor &source,
                       " differ at dimension " + std::to_string(k),
                   "source is self's shape with size(dim) = index.numel()", loc);
   checkSelectBounds(idx, sizeAt(*this, d, loc), loc);
+  checkScalarFits(alpha, this->dtype(loc), "index_add", loc);
   Tensor scaled = source;
   if (alpha.isIntegral() ? alpha.toLong() != 1 : alpha.toDouble() != 1.0)
     scaled = source.mul(scalarTensor(alpha, this->dtype(loc), loc), loc);

@@ -928,6 +928,11 @@ Tensor whereArgs(const Tensor &cond, const Arg &a, const Arg &b,
   Shape s1 = check(layout::broadcastShapes(c.layout.sizes, sa, "where"), loc);
   Shape shape = check(layout::broadcastShapes(s1, sb, "where"), loc);
   DType common = resultType({a, b});
+  // PyTorch converts a number to the result type, raising where it
+  // overflows it (where(mask, int32, 3e9), where(mask, f32, 1e300)).
+  for (const Arg *arg : {&a, &b})
+    if (arg->scalar)
+      checkScalarFits(*arg->scalar, common, "where", loc);
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   return record(Op::Where, "where", common, std::move(shape), {&cond, &x, &y},
                 loc);
@@ -1064,6 +1069,8 @@ Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
                       loc);
   Shape shape = check(
       layout::broadcastShapes(s.layout.sizes, e.layout.sizes, "lerp"), loc);
+  if (!weight)
+    checkScalarFits(number, s.dtype, "lerp", loc);
   Tensor w = weight ? *weight : scalarTensor(number, s.dtype, loc);
   shape = check(layout::broadcastShapes(shape, w.impl()->layout.sizes, "lerp"),
                 loc);

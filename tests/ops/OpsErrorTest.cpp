@@ -165,6 +165,24 @@ TEST(OpsErrors, MessagesAndUserLocations) {
       ERR("The size of tensor a (3) must match the size of tensor b (4) at "
           "non-singleton dimension 1",
           x -= randn({2, 4})),
+      // Numbers converted to the result type raise where they overflow it,
+      // as PyTorch's checked conversion (x + 1e300 does not: a wrapped
+      // number is no checked Scalar there).
+      ERR("where: value cannot be converted to type int without overflow",
+          where(b, i.to(kInt32), 3000000000LL)),
+      ERR("where: value cannot be converted to type float without overflow",
+          where(b, x, 1e300)),
+      ERR("where: value cannot be converted to type float without overflow",
+          where(b, 1e300, 2.0)),
+      ERR("scatter: value cannot be converted to type int without overflow",
+          i.to(kInt32).scatter(1, zeros({2, 1}, kInt64), 3000000000LL)),
+      ERR("scatter: value cannot be converted to type float without overflow",
+          x.scatter(1, zeros({2, 1}, kInt64), 1e300)),
+      ERR("index_add: value cannot be converted to type float without "
+          "overflow",
+          x.index_add(0, zeros({1}, kInt64), ones({1, 3}), 1e300)),
+      ERR("lerp: value cannot be converted to type float without overflow",
+          x.lerp(x, 1e300)),
       ERR_NOHINT("sum: Dimension out of range", x.sum(2)),
       ERR_NOHINT("mean: Dimension out of range", x.mean(-3, true)),
   };
