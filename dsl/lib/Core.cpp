@@ -653,6 +653,35 @@ template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
   return out;
 }
 
+template <typename T>
+std::vector<T> strata::detail::elementsAt(const Tensor &tensor,
+                                          const std::vector<int64_t> &flat,
+                                          const SourceLoc &loc) {
+  const TensorImpl &t = implOf(tensor, loc);
+  TraceLock lock;
+  tensor.eval(loc);
+  std::vector<T> out;
+  if (t.layout.numel() == 0 || flat.empty())
+    return out;
+  out.reserve(flat.size());
+  runtime::StoragePtr host = hostBuffer(t.root->home, loc);
+  const Shape &sizes = t.layout.sizes;
+  for (int64_t k : flat) {
+    int64_t at = t.layout.offset;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      at += (k % sizes[d]) * t.layout.strides[d];
+      k /= sizes[d];
+    }
+    out.push_back(elementAs<T>(*host, t.dtype, at));
+  }
+  return out;
+}
+template std::vector<double>
+strata::detail::elementsAt<double>(const Tensor &, const std::vector<int64_t> &,
+                                   const SourceLoc &);
+template std::vector<int64_t> strata::detail::elementsAt<int64_t>(
+    const Tensor &, const std::vector<int64_t> &, const SourceLoc &);
+
 namespace {
 /// LibTorch's item<T>() is item().to<T>(): a checked conversion that
 /// raises "value cannot be converted to type int32_t without overflow".

@@ -419,6 +419,12 @@ bool fitsIn(const Scalar &value, DType dtype);
 /// "value cannot be converted to type int without overflow" and the like.
 void checkScalarFits(const Scalar &value, DType dtype, const char *op,
                      const SourceLoc &loc);
+/// The elements of `t` at the row-major flat indices `flat` (T: double or
+/// int64_t, integers exact), evaluating it first; reads only those (a
+/// printed summary of 3e9 expanded elements reads 36).
+template <typename T>
+std::vector<T> elementsAt(const Tensor &t, const std::vector<int64_t> &flat,
+                          const SourceLoc &loc);
 /// Records `dest.copy_(src)`: a write of `src` (converted to dest's dtype,
 /// broadcast to its shape) into dest's root.
 void recordWrite(const TensorImpl &dest, const Tensor &src,

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -23,13 +24,19 @@ namespace {
 constexpr int64_t kThreshold = 1000, kEdgeItems = 3, kLineWidth = 80;
 constexpr int kPrecision = 4;
 
-/// The elements of a row-major tensor, as PyTorch's tolist() gives them:
-/// doubles for floating dtypes, exact int64 otherwise.
+/// The printed elements of a tensor, as PyTorch's tolist() gives them:
+/// doubles for floating dtypes, exact int64 otherwise, for the ascending
+/// row-major flat indices `at` (all, or a summary's edge items).
 struct Values {
   bool floating;
+  std::vector<int64_t> at;
   std::vector<double> f;
   std::vector<int64_t> i;
-  double real(size_t k) const { return f[k]; }
+  size_t pos(int64_t k) const {
+    return std::lower_bound(at.begin(), at.end(), k) - at.begin();
+  }
+  double real(int64_t k) const { return f[pos(k)]; }
+  int64_t integer(int64_t k) const { return i[pos(k)]; }
 };
 
 /// Python's "{:.Nf}" / "{:.Ne}" of a double (nan never signed, as Python).
@@ -111,8 +118,8 @@ public:
 private:
   std::string plain(int64_t k) const {
     if (dtype_ == DType::Bool)
-      return values_.i[k] ? "True" : "False";
-    return std::to_string(values_.i[k]);
+      return values_.integer(k) ? "True" : "False";
+    return std::to_string(values_.integer(k));
   }
 
   DType dtype_;
@@ -254,15 +261,17 @@ std::string Tensor::toString(SourceLoc loc) const {
     if (t.dtype != DType::F32 && t.dtype != DType::I64 &&
         t.dtype != DType::Bool)
       suffixes.push_back("dtype=" + strata::toString(t.dtype));
-    Values values{isFloatingPoint(t.dtype), {}, {}};
-    // Integers print from their int64 values: a double would round 2^53 + 1.
-    if (values.floating)
-      values.f = to_vector<double>(loc);
-    else
-      values.i = to_vector<int64_t>(loc);
     Printer printer(t.layout.sizes, numel > kThreshold);
     std::vector<int64_t> shown;
     printer.shown(0, 0, shown);
+    // Only the printed elements are read (a summary of 3e9 reads 36 of
+    // them). Integers print from their int64 values: a double would round
+    // 2^53 + 1.
+    Values values{isFloatingPoint(t.dtype), shown, {}, {}};
+    if (values.floating)
+      values.f = elementsAt<double>(*this, shown, loc);
+    else
+      values.i = elementsAt<int64_t>(*this, shown, loc);
     Formatter fmt(t.dtype, values, shown);
     body = printer.print(fmt, 0, 0, indent);
   }
