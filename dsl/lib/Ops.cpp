@@ -823,9 +823,10 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
                !(a.layout.dim() == 1 && b.layout.dim() == 1);
   if (empty && a.dtype != b.dtype && a.layout.dim() > 0 && b.layout.dim() > 0) {
     // PyTorch's paths: mv (matrix @ vector) and bmm (batched, unless only
-    // the first operand has batch dims) take the second operand's dtype.
+    // the first operand has batch dims) take the second operand's dtype; a
+    // vector @ batch (unsqueezed, folded into one mm) the first's.
     int64_t da = a.layout.dim(), db = b.layout.dim();
-    if ((db == 1 && da >= 2) || (db >= 3 && da >= 1))
+    if ((db == 1 && da >= 2) || (db >= 3 && da >= 2))
       return to(b.dtype, loc).matmul(o, loc);
     return matmul(o.to(a.dtype, loc), loc);
   }
