@@ -167,8 +167,17 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
       inconsistent();
     __int128 span = static_cast<__int128>(z) - a;
     __int128 count = d > 0 ? (span + d - 1) / d : (span + d + 1) / d;
-    if (dtype != DType::I64 && floating)
+    if (dtype == DType::I64) {
+      // PyTorch's int64 count, (end - start + step - sign) / step in int64
+      // arithmetic: it wraps near 2^63 (a negative count raises "invalid
+      // size" below; arange(-2^63, 2^63 - 1, 2^62) is empty there).
+      uint64_t num = static_cast<uint64_t>(z) - static_cast<uint64_t>(a) +
+                     static_cast<uint64_t>(d) -
+                     static_cast<uint64_t>(d > 0 ? 1 : -1);
+      count = static_cast<int64_t>(num) / d;
+    } else if (floating) {
       count = static_cast<__int128>(std::ceil((e - s) / st));
+    }
     if (count > INT64_MAX || count < 0) // (PyTorch: size_d < 0 too)
       fail("arange: invalid size, possible overflow?",
            count < 0 ? "the truncated bounds and the given ones disagree on "
