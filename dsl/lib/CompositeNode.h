@@ -19,6 +19,10 @@ namespace strata::detail {
 /// require grad.
 Tensor composite(Tensor t, const char *name,
                  std::initializer_list<const Tensor *> inputs);
+/// `r` as a row-major tensor (a copy where it is not), strides of size-1
+/// dims included: the layout of composites PyTorch writes into a
+/// contiguous result (softmax, masked_fill, triu/tril, one_hot).
+Tensor rowMajorResult(const Tensor &r, const SourceLoc &loc);
 } // namespace strata::detail
 
 #endif // STRATA_DSL_LIB_COMPOSITENODE_H

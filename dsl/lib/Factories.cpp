@@ -317,21 +317,36 @@ STRATA_INSTANTIATE(long long) // int64_t is long here: `tensor({3LL})` too
 STRATA_INSTANTIATE(bool)
 #undef STRATA_INSTANTIATE
 
+namespace {
+/// `r`, a fresh fill or random tensor of t's sizes, laid out as PyTorch's
+/// *_like (preserve_format: a non-overlapping and dense t's strides, else
+/// dense in t's stride order). Its elements are all equal (or independent
+/// draws), so a dense permutation of its storage holds the same tensor.
+Tensor likeLayout(Tensor r, const Tensor &t) {
+  layout::Layout want = layout::preserveFormat(t.impl()->layout);
+  layout::Layout &have = r.impl()->layout;
+  if (want.sizes == have.sizes && want.offset == 0)
+    have.strides = want.strides;
+  return r;
+}
+} // namespace
+
 Tensor strata::empty_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return empty(sizes, t.options(loc).requires_grad(false), loc);
+  return likeLayout(empty(sizes, t.options(loc).requires_grad(false), loc), t);
 }
 Tensor strata::zeros_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return zeros(sizes, t.options(loc).requires_grad(false), loc);
+  return likeLayout(zeros(sizes, t.options(loc).requires_grad(false), loc), t);
 }
 Tensor strata::ones_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return ones(sizes, t.options(loc).requires_grad(false), loc);
+  return likeLayout(ones(sizes, t.options(loc).requires_grad(false), loc), t);
 }
 Tensor strata::full_like(const Tensor &t, Scalar value, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return full(sizes, value, t.options(loc).requires_grad(false), loc);
+  return likeLayout(
+      full(sizes, value, t.options(loc).requires_grad(false), loc), t);
 }
 Tensor strata::full_like(const Tensor &t, Scalar value, TensorOptions options,
                          SourceLoc loc) {
@@ -343,7 +358,7 @@ Tensor strata::full_like(const Tensor &t, Scalar value, TensorOptions options,
       options.dtype(options.has_dtype() ? options.dtype() : t.dtype(loc))
           .device(options.device().is_cuda() ? options.device()
                                              : t.device(loc));
-  Tensor r = full(sizes, value, o.requires_grad(false), loc);
+  Tensor r = likeLayout(full(sizes, value, o.requires_grad(false), loc), t);
   if (options.requires_grad())
     r.requires_grad_(true, loc);
   return r;
@@ -358,11 +373,11 @@ Tensor strata::ones_like(const Tensor &t, TensorOptions options,
 }
 Tensor strata::rand_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return rand(sizes, t.options(loc).requires_grad(false), loc);
+  return likeLayout(rand(sizes, t.options(loc).requires_grad(false), loc), t);
 }
 Tensor strata::randn_like(const Tensor &t, SourceLoc loc) {
   const Shape &sizes = implOf(t, loc).layout.sizes; // checked first
-  return randn(sizes, t.options(loc).requires_grad(false), loc);
+  return likeLayout(randn(sizes, t.options(loc).requires_grad(false), loc), t);
 }
 
 //===--- Memory

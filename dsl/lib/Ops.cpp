@@ -977,13 +977,23 @@ Tensor Tensor::isfinite(SourceLoc loc) const {
   return abs(loc).lt(scalarTensor(Scalar(INFINITY), dtype(loc), loc), loc);
 }
 
+Tensor strata::detail::rowMajorResult(const Tensor &r, const SourceLoc &loc) {
+  Tensor c = r.contiguous(loc);
+  layout::Layout want = layout::contiguous(c.impl()->layout.sizes);
+  return sizeOneStrides(std::move(c), want);
+}
+
 Tensor Tensor::masked_fill(const Tensor &mask, Scalar value,
                            SourceLoc loc) const {
   implOf(*this, loc);
   checkScalarFits(value, impl()->dtype, "masked_fill", loc);
-  // The result keeps this tensor's dtype (the value is converted).
+  // The result keeps this tensor's dtype (the value is converted) and is
+  // row-major (PyTorch fills a contiguous clone).
   return composite(
-      strata::where(mask, scalarTensor(value, impl()->dtype, loc), *this, loc),
+      rowMajorResult(strata::where(mask,
+                                   scalarTensor(value, impl()->dtype, loc),
+                                   *this, loc),
+                     loc),
       "MaskedFillBackward0", {this});
 }
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Composite.h"
+#include "CompositeNode.h"
 
 #include <vector>
 
@@ -48,9 +49,11 @@ Tensor triangle(const Tensor &x, int64_t diagonal, bool lower, const char *op,
   Tensor d = c.sub(r, loc);
   Tensor keep = lower ? d <= Scalar(diagonal, loc) : d >= Scalar(diagonal, loc);
   DType t = x.dtype(loc);
-  return where(
-      keep, x,
-      scalarOf(x, t == DType::Bool ? Scalar(false) : Scalar(0), t, loc), loc);
+  return detail::rowMajorResult( // PyTorch's result is contiguous
+      where(keep, x,
+            scalarOf(x, t == DType::Bool ? Scalar(false) : Scalar(0), t, loc),
+            loc),
+      loc);
 }
 
 } // namespace
@@ -347,7 +350,8 @@ Tensor strata::one_hot(const Tensor &tensor, int64_t num_classes,
   }
   Tensor classes = arange(
       num_classes, TensorOptions(DType::I64).device(tensor.device(loc)), loc);
-  return tensor.unsqueeze(-1, loc).eq(classes, loc).to(DType::I64, loc);
+  return detail::rowMajorResult( // PyTorch's zeros(...).scatter_
+      tensor.unsqueeze(-1, loc).eq(classes, loc).to(DType::I64, loc), loc);
 }
 
 Tensor strata::nn::functional::one_hot(const Tensor &tensor,

@@ -631,6 +631,45 @@ TEST(Ops, BracedDimListIsADimListForVarAndStd) {
   EXPECT_DOUBLE_EQ(x.var(false).item<double>(), 17.5 / 6);
 }
 
+// Result layouts of composites, as PyTorch 1.13 gives them for the same
+// inputs (printed by /usr/bin/python3 with torch 1.13): *_like keep a
+// dense input's strides (preserve_format); softmax, log_softmax,
+// masked_fill, triu/tril and one_hot are row-major whatever the input's.
+TEST(Ops, CompositeResultLayoutsArePyTorchs) {
+  Tensor p = randn({2, 3, 4}).permute({2, 0, 1});     // strides [1, 12, 4]
+  Tensor t = arange(6, kFloat32).reshape({2, 3}).t(); // [1, 3]
+  Tensor s1 = randn({1, 3}).permute({1, 0});          // [3, 1], [1, 3]
+  Tensor e = randn({3, 1}).expand({3, 4});
+  Tensor i = arange(6).reshape({2, 3}).t();
+  auto strides = [](const Tensor &x) { return x.strides(); };
+  EXPECT_EQ(strides(p.softmax(1)), (Shape{6, 3, 1}));
+  EXPECT_EQ(strides(s1.softmax(0)), (Shape{1, 1}));
+  EXPECT_EQ(strides(p.log_softmax(2)), (Shape{6, 3, 1}));
+  EXPECT_EQ(strides(t.masked_fill(t > 2, 0)), (Shape{2, 1}));
+  EXPECT_EQ(strides(s1.masked_fill(s1 > 0, 1)), (Shape{1, 1}));
+  EXPECT_EQ(strides(t.triu()), (Shape{2, 1}));
+  EXPECT_EQ(strides(t.tril(1)), (Shape{2, 1}));
+  EXPECT_EQ(strides(s1.triu()), (Shape{1, 1}));
+  EXPECT_EQ(strides(one_hot(i, 7)), (Shape{14, 7, 1}));
+  EXPECT_EQ(strides(one_hot(i.t(), 7)), (Shape{21, 7, 1}));
+  EXPECT_EQ(strides(zeros_like(p)), (Shape{1, 12, 4}));
+  EXPECT_EQ(strides(ones_like(t)), (Shape{1, 3}));
+  EXPECT_EQ(strides(full_like(s1, 2)), (Shape{1, 3}));
+  EXPECT_EQ(strides(empty_like(p)), (Shape{1, 12, 4}));
+  EXPECT_EQ(strides(rand_like(t)), (Shape{1, 3}));
+  EXPECT_EQ(strides(randn_like(p)), (Shape{1, 12, 4}));
+  EXPECT_EQ(strides(zeros_like(p, kInt64)), (Shape{1, 12, 4}));
+  EXPECT_EQ(strides(zeros_like(e)), (Shape{4, 1}));
+  EXPECT_EQ(strides(zeros_like(randn({4, 6}).slice(1, 0, 6, 2))),
+            (Shape{3, 1}));
+  // The values are those of the row-major results.
+  EXPECT_EQ(zeros_like(p).add(p).to_vector<float>(), p.to_vector<float>());
+  EXPECT_EQ(full_like(t, 2).mul(t).to_vector<float>(),
+            (t * 2).to_vector<float>());
+  EXPECT_EQ(t.masked_fill(t > 2, 0).to_vector<float>(),
+            (std::vector<float>{0, 0, 1, 0, 2, 0}));
+}
+
 // The ops fuse: a cat of two computed tensors and a reduction of it run as
 // one program, with no evaluation while recording.
 TEST(Ops, ComposedOpsAreRecordedNotRun) {

@@ -702,7 +702,9 @@ public:
   /// braced dim list such as `x.var({1})` takes the dims overload instead of
   /// becoming `unbiased = true` (a silent reduction over every element).
   struct Unbiased {
+    /// From a bool only (not an int, nor a braced list of one).
     template <std::same_as<bool> B> constexpr Unbiased(B b) : value(b) {}
+    /// Whether Bessel's correction (N - 1) is applied.
     bool value;
   };
   /// Variance of every element, with Bessel's correction when `unbiased`

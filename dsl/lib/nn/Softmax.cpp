@@ -29,15 +29,18 @@ Tensor shifted(const Tensor &x, int64_t &dim, const char *op,
 Tensor strata::nn::functional::softmax(const Tensor &input, int64_t dim,
                                        SourceLoc loc) {
   Tensor e = shifted(input, dim, "softmax", loc).exp(loc);
-  return detail::composite(e.div(e.sum({dim}, true, loc), loc),
-                           "SoftmaxBackward0", {&input});
+  // (Row-major, as PyTorch's: its kernel writes a contiguous result.)
+  return detail::composite(
+      detail::rowMajorResult(e.div(e.sum({dim}, true, loc), loc), loc),
+      "SoftmaxBackward0", {&input});
 }
 
 Tensor strata::nn::functional::log_softmax(const Tensor &input, int64_t dim,
                                            SourceLoc loc) {
   Tensor s = shifted(input, dim, "log_softmax", loc);
   return detail::composite(
-      s.sub(s.exp(loc).sum({dim}, true, loc).log(loc), loc),
+      detail::rowMajorResult(
+          s.sub(s.exp(loc).sum({dim}, true, loc).log(loc), loc), loc),
       "LogSoftmaxBackward0", {&input});
 }
 
