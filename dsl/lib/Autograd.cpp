@@ -553,6 +553,10 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
       write.gradInputs[0].noGrad = true;
       write.gradInputs[1].noGrad = false;
       write.gradInputs[1].leaf.reset();
+      // The old history goes on as it is: not a read through dest's view
+      // (whose grad_fn, and a retain_grad hook on it, PyTorch leaves off
+      // the path).
+      write.gradInputs[1].view = nullptr;
     }
     return;
   }
