@@ -1,7 +1,8 @@
 # strata: `make demo` and `make test` work on a fresh Debian 12 machine.
 #   make demo            install missing packages, build, run the demo
 #   make test            install, build, run every test (ctest: unit + lit)
-#   make test SANITIZE=1 the same in build-sanitize/ with ASan + UBSan
+#   make test SANITIZE=1 the same in build-sanitize/ with ASan + UBSan and
+#                        assertions on
 #   make bench           install, build (Release), run the benchmarks
 #   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
 #   make test-tsan       the 8-thread test under ThreadSanitizer (build-tsan/)
@@ -12,9 +13,11 @@ SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 BUILD_DIR ?= build-sanitize
 # -O1 -g1 (line tables): what ASan's reports need, built in about half the
-# time of RelWithDebInfo's -O2 -g (CI runs both builds).
+# time of RelWithDebInfo's -O2 -g (CI runs both builds). No NDEBUG: this
+# build runs the full suite with assertions on (strata's and those inline in
+# LLVM's and MLIR's headers, such as cast<>'s type checks).
 CMAKE_FLAGS += -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
 else
 BUILD_DIR ?= build
 CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release

@@ -427,6 +427,15 @@ void strata::detail::recordGradNode(Node &node) {
     if (rg(1) || !isNumber(in[1]))
       saveResult();
   } else if (is(node, "maximum") || is(node, "minimum") || is(node, "atan2")) {
+    if (is(node, "atan2") && in.size() == 2) { // a bool self cast (above)
+      const Node *e = in[0].node.get();
+      while (e && e->op == Op::Cast && e->dtype != DType::Bool &&
+             !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
+        e = e->inputs[0].node.get();
+      node.boolSelf = e && e->op == Op::Cast && !e->inputs.empty() &&
+                      e->inputs[0].node->dtype == DType::Bool &&
+                      !isNumber(in[0]);
+    }
     save(0);
     save(1);
   } else if (is(node, "fmod") || is(node, "remainder")) {

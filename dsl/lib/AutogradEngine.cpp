@@ -183,6 +183,14 @@ struct Graph {
            "supported. If you are trying to invert a mask, use the `~` or "
            "`logical_not()` operator instead.",
            "convert the exponent to a floating dtype before pow", loc);
+    // atan2's backward for `other` computes `-self`, which PyTorch refuses
+    // for a bool self (cast by promotion here; boolSelf).
+    if (std::string_view(n->name) == "atan2" && n->gradInputs.size() == 2 &&
+        !n->gradInputs[1].noGrad && n->boolSelf)
+      fail("Negation, the `-` operator, on a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or "
+           "`logical_not()` operator instead.",
+           "convert the first operand to a floating dtype before atan2", loc);
     // CopySlices of a write through a view with an element at two positions
     // (fill_ and zero_ take one): PyTorch's backward refuses it.
     if (n->op == Op::Write && n->viewWrite && n->overlapWrite)
@@ -959,9 +967,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (n->op == Op::Write && inputs.size() > 1)
         written.insert(inputs[1].node.get());
       for (const Operand &in : inputs) {
-        if (!in.noGrad && in.view &&
+        // (A perturbed read writes it; a read through a view of a no-grad
+        // view, cut off from the history, is perturbed too.)
+        if ((!in.noGrad || in.cutView) && in.view &&
             (!perturbChain.empty() || readMask.count(&in)))
-          written.insert(in.node.get()); // (a perturbed read writes it)
+          written.insert(in.node.get());
         if (!g.isConst.count(in.node.get()) || leafOfEdge(in) ||
             !constantEdge(in) || in.layout.numel() == 0)
           continue;

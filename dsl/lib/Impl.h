@@ -134,9 +134,11 @@ struct Node : std::enable_shared_from_this<Node> {
   /// promotion inserted (no node of PyTorch's graph).
   bool userCast = false;
   /// pow whose exponent was a bool tensor cast by promotion (PyTorch's
-  /// backward refuses `exponent - 1` on it): found when recorded, as the
-  /// cast's inputs go once it is evaluated.
+  /// backward refuses `exponent - 1` on it), atan2 whose first operand was
+  /// (its backward for `other` refuses `-self`): found when recorded, as
+  /// the cast's inputs go once it is evaluated.
   bool boolExponent = false;
+  bool boolSelf = false;
   /// The grad_fn name of a composite the DSL built of other ops (clamp is
   /// where(x < lo, lo, x): ClampBackward1, not WhereBackward0).
   const char *compositeName = nullptr;

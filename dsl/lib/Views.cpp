@@ -215,6 +215,7 @@ Tensor Tensor::detach(SourceLoc loc) const {
   d.impl()->isLeaf = true;
   d.impl()->detached = true;
   d.impl()->gradBase = nullptr;
+  d.impl()->viewGradFn = false; // no view's grad_fn: a history of its own
   return d;
 }
 
