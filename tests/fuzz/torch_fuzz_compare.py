@@ -117,6 +117,11 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     broadcasts raises in PyTorch (it ORs in place into `self != self`)
 #     and is computed by strata. The generator drops such lines
 #     (torch_fuzz_lang.Diverges), so no program holds one.
+# 16. Float fmod/remainder where the quotient a / b overflows (1e38 % 0.125
+#     in f32): PyTorch's vectorized kernel (Sleef's fmod) gives NaN, its
+#     scalar path (a tensor's tail) the exact 0, as strata everywhere. The
+#     value itself differs from PyTorch's float64 shadow (not compared);
+#     an integer cast of it is class `fuzzy-discrete`, not failing.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;

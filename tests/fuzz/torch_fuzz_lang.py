@@ -489,6 +489,13 @@ class Analyzer:
         is_float = r.dtype in (torch.float32, torch.float64)
         if op in ROUNDING and (is_float or op == "div"):
             rf = True
+        # PyTorch's vectorized float fmod/remainder (Sleef) gives NaN where
+        # the quotient a / b overflows (1e38 % 0.125 in f32), its scalar
+        # path and strata the exact 0: such a NaN is "rounded" (a cast of
+        # it to an integer is fuzzy-discrete; difference 16).
+        if op.rstrip("_") in ("fmod", "remainder") and is_float and \
+                bool(torch.isnan(r).any()):
+            rf = True
         sc = max([self.scale[j] for j in ins] + [0.0])
         if op in REDUCING and is_float:
             if not od:

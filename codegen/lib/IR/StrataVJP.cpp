@@ -124,11 +124,24 @@ LogicalResult rule(MinimumOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return extremum<GtOp>(op.getLhs(), op.getRhs(), gb, g[0], out);
 }
 
+/// x * x as PyTorch's atan2_backward computes it: in the operand's own
+/// dtype, so an integer operand (a cast by promotion here) squares with
+/// wrapping (INT64_MAX squared is 1 there), then promotes.
+Value squareAsGiven(GradBuilder &gb, Value x) {
+  if (auto cast = x.getDefiningOp<CastOp>()) {
+    Value in = cast.getInput();
+    Type e = elementOf(in);
+    if (e.isa<IntegerType>() && !e.isInteger(1))
+      return gb.cast(gb.mul(in, in), elementOf(x));
+  }
+  return gb.mul(x, x);
+}
+
 LogicalResult rule(Atan2Op op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   // atan2_backward: g * b / (a^2 + b^2), g * -a / (a^2 + b^2).
   Value a = op.getLhs(), b = op.getRhs();
-  Value r =
-      gb.b.create<ReciprocalOp>(gb.loc, gb.add(gb.mul(a, a), gb.mul(b, b)));
+  Value r = gb.b.create<ReciprocalOp>(
+      gb.loc, gb.add(squareAsGiven(gb, a), squareAsGiven(gb, b)));
   give(gb, out, a, gb.mul(g[0], gb.mul(b, r)));
   give(gb, out, b, gb.mul(g[0], gb.mul(gb.neg(a), r)));
   return success();
