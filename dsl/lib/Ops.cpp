@@ -824,9 +824,14 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
   if (empty && a.dtype != b.dtype && a.layout.dim() > 0 && b.layout.dim() > 0) {
     // PyTorch's paths: mv (matrix @ vector) and bmm (batched, unless only
     // the first operand has batch dims) take the second operand's dtype; a
-    // vector @ batch (unsqueezed, folded into one mm) the first's.
+    // vector @ batch (unsqueezed, folded into one mm) and a batch folded
+    // into one mm the first's.
     int64_t da = a.layout.dim(), db = b.layout.dim();
-    if ((db == 1 && da >= 2) || (db >= 3 && da >= 2))
+    // (A 3-d first operand whose last two dims are transposed under a
+    // slowest first dim is not folded: bmm, PyTorch 1.13's should_fold.)
+    const Shape &as = a.layout.sizes, &at = a.layout.strides;
+    bool unfolded = da == 3 && db == 2 && at[2] != 1 && at[0] == as[1] * as[2];
+    if ((db == 1 && da >= 2) || (db >= 3 && da >= 2) || unfolded)
       return to(b.dtype, loc).matmul(o, loc);
     return matmul(o.to(a.dtype, loc), loc);
   }
