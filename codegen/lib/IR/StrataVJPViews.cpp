@@ -82,8 +82,11 @@ Value GradBuilder::expandReduced(Value g, ArrayRef<int64_t> inShape,
   int64_t rank = inShape.size();
   if (dims.empty())
     keep.assign(rank, 1);
-  for (int64_t d : dims)
-    keep[d < 0 ? d + rank : d] = 1;
+  // (A 0-d input's dims, 0 or -1, name the tensor itself: nothing to
+  // restore. Indexing `keep` by them wrote past its end.)
+  if (rank > 0)
+    for (int64_t d : dims)
+      keep[d < 0 ? d + rank : d] = 1;
   Value k = reshape(g, keep);
   if (ArrayRef<int64_t>(keep) == inShape)
     return k;
