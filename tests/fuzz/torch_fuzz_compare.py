@@ -43,7 +43,9 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     of the value's magnitude, or of the largest term x count of the sums
 #     behind it (a cancelling sum), is class `float-order`, not failing;
 #     so is NaN on one side and 0 or an infinity on the other there (a
-#     product overflowing to inf in one order meets a zero: inf * 0).
+#     product overflowing to inf in one order meets a zero: inf * 0). A
+#     product's scale is its order-dependent factor's times the largest
+#     magnitude among its operands (a cancelling sum times 1e20).
 #  3. Booleans and integers decided by rounded floats (a comparison of
 #     exp(x), a cast of tanh(x) to int) can legitimately differ near a
 #     threshold: their mismatches are class `fuzzy-discrete`, not failing.

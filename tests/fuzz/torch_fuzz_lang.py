@@ -497,6 +497,19 @@ class Analyzer:
                 bool(torch.isnan(r).any()):
             rf = True
         sc = max([self.scale[j] for j in ins] + [0.0])
+        if op in ("mul", "mul_") and sc > 0:
+            # An order-dependent factor's error is scaled by the other
+            # factor (a cancelling sum times 1e20): bounded by the largest
+            # finite magnitude among the operands.
+            mags = [1.0]
+            for j in ins:
+                v = env.values[j]
+                if torch.is_tensor(v) and v.numel() and v.is_floating_point():
+                    f = v.detach().abs()
+                    f = f[torch.isfinite(f)]
+                    if f.numel():
+                        mags.append(float(f.max()))
+            sc *= max(mags)
         if op in REDUCING and is_float:
             if not od:
                 od = rf or not _exact_reduction(env, line)
