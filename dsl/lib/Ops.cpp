@@ -766,7 +766,11 @@ Tensor Tensor::logical_not(SourceLoc loc) const {
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
     implOf(o, loc);                                                            \
-    Tensor a = truthOf(*this, loc), b = truthOf(o, loc);                       \
+    /* (Truth of each in the common dtype: an int64 0-d -2^63 is 0 as */       \
+    /* int32, PyTorch's kernel casting to iter.common_dtype() first.) */       \
+    DType common = resultType({Arg{this, {}}, Arg{&o, {}}});                   \
+    Tensor a = truthOf(castTo(*this, common, loc), loc),                       \
+           b = truthOf(castTo(o, common, loc), loc);                           \
     std::array<layout::Layout, 2> ins{impl()->layout, o.impl()->layout};       \
     return iteratorLayout(                                                     \
         binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc), ins);      \
