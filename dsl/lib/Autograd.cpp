@@ -444,10 +444,12 @@ void strata::detail::recordGradNode(Node &node) {
       save(1);
     }
   } else if (is(node, "lerp")) {
-    if (!isNumber(in[2])) { // lerp.Tensor saves self, end and weight
-      save(0);
-      save(1);
-      save(2);
+    if (!isNumber(in[2])) { // lerp.Tensor: weight; self and end when
+      save(2);              // weight's gradient (end - self) is computed
+      if (rg(2)) {
+        save(0);
+        save(1);
+      }
     }
   } else if (savesInput(node)) {
     save(0);

@@ -884,8 +884,22 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
     shape.push_back(sb.back());
   if (empty && a.dtype == DType::Bool) // the IR has no bool matmul
     return zeros(shape, TensorOptions(DType::Bool), loc);
-  return record(Op::Matmul, "matmul", a.dtype, std::move(shape), {this, &o},
-                loc);
+  Tensor r = record(Op::Matmul, "matmul", a.dtype, shape, {this, &o}, loc);
+  // matrix @ batch: PyTorch 1.13 folds the batch into one mm of the
+  // transposed operands and returns the result's mT().contiguous(), which
+  // keeps the transposed strides where a size-1 m or n makes it count as
+  // contiguous (should_fold; not for a 3-d batch whose last two dims are
+  // transposed under a slowest first).
+  const Shape &bt = b.layout.strides;
+  if (sa.size() == 2 && sb.size() >= 3 &&
+      !(sb.size() == 3 && bt[2] != 1 && bt[0] == sb[1] * sb[2])) {
+    int64_t m = shape[shape.size() - 2];
+    layout::Layout want = layout::contiguous(shape);
+    want.strides[shape.size() - 2] = 1;
+    want.strides[shape.size() - 1] = m;
+    return sizeOneStrides(std::move(r), want);
+  }
+  return r;
 }
 
 Tensor Tensor::clone(SourceLoc loc) const {

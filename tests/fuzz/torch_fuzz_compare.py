@@ -447,9 +447,17 @@ def compare(lines, tout, sout, shadow):
         op_name(l) in INPLACE and refs(l) and refs(l)[0] < len(meta.group)
         and meta.group[refs(l)[0]] in meta.adopted for l in lines) or \
         adopted_then_backward(lines)
+    # (A CopySlices also counts when a later write replaced it: an in-place
+    # op through a view before a grad() line.)
+    grad_at = [k for k, l in enumerate(lines) if op_name(l) == "grad"]
+    view_write_before_grad = bool(grad_at) and any(
+        op_name(l) in INPLACE and refs(l) and refs(l)[0] < len(meta.group)
+        and meta.group[refs(l)[0]] != refs(l)[0]
+        for l in lines[:grad_at[-1]])
     copyslices_grad = \
         not any(op_name(l) == "backward" for l in lines) and \
-        any(t.get("grad_fn") == "CopySlices" for t in tv)
+        (any(t.get("grad_fn") == "CopySlices" for t in tv) or
+         view_write_before_grad)
     # With a backward() too, the .grad PyTorch's grad() accumulated adds to
     # backward's: the values differ (difference 11).
     copyslices_values = \
