@@ -763,7 +763,50 @@ void fuseSiblings(Block &block) {
 
 struct FusePass : public strata::impl::FuseBase<FusePass> {
   using FuseBase::FuseBase;
+
+  /// mean as PyTorch's CPU mean computes it: sum(x), then one division by
+  /// the count (summing x / n rounds otherwise: the f64 mean of six ones
+  /// was 1 - 2^-53, and pow of a negative base by it NaN). The division
+  /// fuses into the reduction's consumers; an empty mean is 0 / 0 = NaN.
+  void splitMeans() {
+    SmallVector<MeanOp> means;
+    getOperation().walk([&](MeanOp m) {
+      if (!m->getParentOfType<KernelOp>())
+        means.push_back(m);
+    });
+    for (MeanOp m : means) {
+      auto in = tensorType(m.getInput());
+      int64_t rank = in.getRank();
+      SmallVector<bool> reduced(rank, m.getDims().empty());
+      for (int64_t d : m.getDims())
+        if (rank > 0)
+          reduced[d < 0 ? d + rank : d] = true;
+      int64_t count = 1;
+      for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+          count *= in.getShape()[d];
+      OpBuilder b(m);
+      Location loc = m.getLoc();
+      Type element = tensorType(m.getResult()).getElementType();
+      Value sum = b.create<SumOp>(loc, m.getInput(), m.getDimsAttr(),
+                                  m.getKeepdimAttr());
+      Value n =
+          b.create<FillOp>(loc, StridedTensorType::getContiguous(element, {}),
+                           b.getF64FloatAttr(double(count)));
+      auto div = b.create<DivOp>(loc, sum, n);
+      if (div.getType() != m.getType()) { // (not expected: keep the mean)
+        div.erase();
+        n.getDefiningOp()->erase();
+        sum.getDefiningOp()->erase();
+        continue;
+      }
+      m.getResult().replaceAllUsesWith(div.getResult());
+      m.erase();
+    }
+  }
+
   void runOnOperation() override {
+    splitMeans();
     SmallVector<Operation *> roots;
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() && isa<StrataDialect>(op->getDialect()) &&
