@@ -338,6 +338,9 @@ def compare(lines, tout, sout, shadow):
                      op_of(lines, def_line(lines, meta.group[i])) in
                      ("reshape", "flatten") and
                      t["grad_fn"] == "UnsafeViewBackward0") or \
+                    (op in INPLACE and meta.group[i] != i and
+                     op_of(lines, def_line(lines, meta.group[i])) ==
+                     "matmul") or \
                     (op in ("contiguous", "flatten", "reshape", "to") and
                      matmul_itself(lines, ln)):
                 # (contiguous/flatten/reshape returning a matmul's result
