@@ -109,6 +109,16 @@ bool isNumber(const Operand &o) {
   return v && (v->op == Op::Fill || v->op == Op::Cast) && v->device == kDevAny;
 }
 
+/// Whether `o` reads a bool tensor (not a number) cast by promotion.
+bool boolTensorCast(const Operand &o) {
+  const Node *e = o.node.get();
+  while (e && e->op == Op::Cast && e->dtype != DType::Bool &&
+         !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
+    e = e->inputs[0].node.get();
+  return e && e->op == Op::Cast && !e->inputs.empty() &&
+         e->inputs[0].node->dtype == DType::Bool && !isNumber(o);
+}
+
 std::string nameOf(const Node &n) {
   static const std::pair<const char *, const char *> names[] = {
       {"add", "AddBackward0"},
@@ -414,28 +424,16 @@ void strata::detail::recordGradNode(Node &node) {
   } else if (is(node, "pow")) {
     save(0);
     save(1);
-    // A bool exponent tensor, cast by promotion (see Node::boolExponent).
-    const Node *e = in.size() == 2 ? in[1].node.get() : nullptr;
-    while (e && e->op == Op::Cast && e->dtype != DType::Bool &&
-           !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
-      e = e->inputs[0].node.get();
-    node.boolExponent = e && e->op == Op::Cast && !e->inputs.empty() &&
-                        e->inputs[0].node->dtype == DType::Bool &&
-                        !isNumber(in[1]); // (pow(x, False) computes)
+    // A bool exponent tensor, cast by promotion (see Node::boolExponent;
+    // pow(x, False), a number, computes).
+    node.boolExponent = in.size() == 2 && boolTensorCast(in[1]);
     // pow(Tensor, Tensor) and pow(Scalar, Tensor) save their result
     // whether or not the exponent's gradient is computed (PowBackward1/2).
     if (rg(1) || !isNumber(in[1]))
       saveResult();
   } else if (is(node, "maximum") || is(node, "minimum") || is(node, "atan2")) {
-    if (is(node, "atan2") && in.size() == 2) { // a bool self cast (above)
-      const Node *e = in[0].node.get();
-      while (e && e->op == Op::Cast && e->dtype != DType::Bool &&
-             !e->inputs.empty() && e->inputs[0].node->dtype != DType::Bool)
-        e = e->inputs[0].node.get();
-      node.boolSelf = e && e->op == Op::Cast && !e->inputs.empty() &&
-                      e->inputs[0].node->dtype == DType::Bool &&
-                      !isNumber(in[0]);
-    }
+    if (is(node, "atan2")) // a bool self cast by promotion (boolSelf)
+      node.boolSelf = in.size() == 2 && boolTensorCast(in[0]);
     save(0);
     save(1);
   } else if (is(node, "fmod") || is(node, "remainder")) {
