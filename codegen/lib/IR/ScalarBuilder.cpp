@@ -205,11 +205,14 @@ Value ScalarBuilder::lerp(Value start, Value end, Value weight) {
   Type t = start.getType();
   Value diff = create<arith::SubFOp>(end, start);
   // PyTorch 1.13's lerp: the first form where weight < 0.5 (a negative
-  // weight included: -1.25 to -inf gives inf, not the other form's NaN).
+  // weight included: -1.25 to -inf gives inf, not the other form's NaN),
+  // each form one fused multiply-add as its kernels compute it (Lerp.h
+  // compiled with contraction: `start + weight * diff` and
+  // `end - diff * (1 - weight)` round once).
   Value small = compare("lt", weight, constant(t, 0.5));
-  Value low = create<arith::AddFOp>(start, create<arith::MulFOp>(weight, diff));
-  Value rest = create<arith::SubFOp>(constant(t, 1), weight);
-  Value high = create<arith::SubFOp>(end, create<arith::MulFOp>(diff, rest));
+  Value low = create<math::FmaOp>(weight, diff, start);
+  Value rest = create<arith::SubFOp>(weight, constant(t, 1));
+  Value high = create<math::FmaOp>(rest, diff, end);
   return select(small, low, high);
 }
 
@@ -239,6 +242,6 @@ double strata::ir::referenceFloorDivide(double x, double y, bool ints) {
 }
 
 double strata::ir::referenceLerp(double start, double end, double weight) {
-  return weight < 0.5 ? start + weight * (end - start)
-                      : end - (end - start) * (1 - weight);
+  return weight < 0.5 ? std::fma(weight, end - start, start)
+                      : std::fma(weight - 1, end - start, end);
 }

@@ -559,7 +559,8 @@ def Strata_LerpOp : Strata_Op<"lerp", [
   let summary = "Linear interpolation from start to end by weight";
   let description = [{
     PyTorch 1.13's lerp: `start + weight * (end - start)` where weight < 0.5,
-    else `end - (end - start) * (1 - weight)` (exact at both ends). Three
+    else `end - (end - start) * (1 - weight)` (exact at both ends), each a
+    fused multiply-add (one rounding) as PyTorch's kernels compute it. Three
     floating-point operands of one dtype that broadcast; a number weight
     is a 0-d `strata.fill`.
 

@@ -48,10 +48,10 @@ std::string cuda::toMemory(mlir::Type t, const std::string &expr) {
 /// The math dialect ops whose CUDA function is the libm name (+ "f").
 static bool isLibmFunction(llvm::StringRef name) {
   static const llvm::StringRef names[] = {
-      "math.exp",   "math.exp2",  "math.expm1", "math.log",     "math.log2",
-      "math.log10", "math.log1p", "math.sqrt",  "math.sin",     "math.cos",
-      "math.tan",   "math.atan",  "math.atan2", "math.tanh",    "math.erf",
-      "math.floor", "math.ceil",  "math.trunc", "math.copysign"};
+      "math.exp",   "math.exp2",  "math.expm1", "math.log",      "math.log2",
+      "math.log10", "math.log1p", "math.sqrt",  "math.sin",      "math.cos",
+      "math.tan",   "math.atan",  "math.atan2", "math.tanh",     "math.erf",
+      "math.floor", "math.ceil",  "math.trunc", "math.copysign", "math.fma"};
   return llvm::is_contained(names, name);
 }
 

@@ -270,6 +270,8 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return b.CreateSDiv(in(0), in(1));
   if (name == "math.copysign")
     return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, in(0), in(1));
+  if (name == "math.fma") // one rounding, as PyTorch's contracted kernels
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {rt}, {in(0), in(1), in(2)});
   // The math dialect's float functions: LLVM intrinsics where LLVM has one
   // (inline instructions or its libm call), else the libm function itself.
   static const std::pair<llvm::StringRef, llvm::Intrinsic::ID> intrinsics[] = {
