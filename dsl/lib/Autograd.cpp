@@ -292,6 +292,12 @@ bool strata::detail::isLeafOf(const TensorImpl &t) {
   return isDiffView(t) ? !viewHasGradFn(t) : t.isLeaf;
 }
 
+bool strata::detail::gradFnFieldIsNull(const TensorImpl &t) {
+  if (!requiresGradOf(t))
+    return true;
+  return isDiffView(t) ? t.isLeaf && !t.viewGradFn && !t.regenChain : t.isLeaf;
+}
+
 bool strata::detail::gradGoesNowhere(const TensorImpl &t,
                                      const ViewChain *chain) {
   return isDiffView(t) &&
@@ -510,10 +516,7 @@ void strata::detail::checkInplace(const TensorImpl &dest,
     fail(std::string(op) + ": a view of a leaf Variable that requires grad "
                            "is being used in an in-place operation.",
          "write into x.detach() or under strata::NoGradGuard", loc);
-  bool leaf = isDiffView(dest)
-                  ? dest.isLeaf && !dest.viewGradFn && !dest.regenChain
-                  : isLeafOf(dest);
-  if (leaf)
+  if (gradFnFieldIsNull(dest))
     fail(std::string(op) + ": a leaf Variable that requires grad is being "
                            "used in an in-place operation.",
          "write into x.detach() or under strata::NoGradGuard, or do it "

@@ -547,7 +547,10 @@ bool Tensor::is_materialized(SourceLoc loc) const {
 Tensor &Tensor::requires_grad_(bool r, SourceLoc loc) {
   TensorImpl &t = const_cast<TensorImpl &>(implOf(*this, loc));
   TraceLock lock;
-  if (!isLeafOf(t)) {
+  // PyTorch tests the grad_fn field as it stands: a view's is regenerated
+  // only when read, so a no-grad view written in place since is still a
+  // leaf here (the next read of its grad_fn raises).
+  if (!gradFnFieldIsNull(t)) {
     if (r)
       return *this; // PyTorch: already requires grad
     fail("you can only change requires_grad flags of leaf variables. If you "

@@ -516,6 +516,10 @@ bool requiresGradOf(const TensorImpl &t);
 /// PyTorch's is_leaf: no grad_fn (does not require grad, or is a leaf
 /// requiring grad whose storage no in-place op with grad has written).
 bool isLeafOf(const TensorImpl &t);
+/// PyTorch's grad_fn field as it stands, not regenerated (requires_grad_()
+/// and the in-place leaf check test it): a view's is set when it is made
+/// with grad mode on or its grad_fn is regenerated, not by a write alone.
+bool gradFnFieldIsNull(const TensorImpl &t);
 /// The views `t` was made by when it requires grad (null otherwise): the
 /// identity of its grad_fn, one per view and version of its root.
 std::shared_ptr<const ViewChain> viewChainOf(const TensorImpl &t);
