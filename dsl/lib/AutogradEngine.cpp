@@ -1565,7 +1565,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     Tensor sum;
     if (targetPerturb[ti] >= 0) {
       sum = wrtGrads[g.leafArgs.size() + targetPerturb[ti]];
-    } else {
+    } else if (reachedLeaves.count(t.impl.get())) {
+      // (A leaf the program reads only for a value, through a detach()
+      // or a no-grad op, gets no gradient: grad() says it is unused.)
       for (size_t k = 0; k < g.leafArgs.size(); ++k)
         if (g.leafArgs[k].leaf == t.impl) {
           Tensor p = denseLeaves.count(t.impl.get())
