@@ -112,6 +112,16 @@ bool isElementwise(Op op) {
   }
 }
 
+/// A number not yet evaluated: a 0-d fill on no device in particular
+/// (scalarTensor), or a pending cast of one.
+bool isPendingNumber(const Node &n) {
+  const Node *v = &n;
+  while (v->op == Op::Cast && !v->buffer && v->inputs.size() == 1)
+    v = v->inputs[0].node.get();
+  return v->op == Op::Fill && !v->buffer && v->device == kDevAny &&
+         v->sizes.empty();
+}
+
 uint64_t nextEpoch() {
   static std::atomic<uint64_t> epoch{0};
   return ++epoch;
@@ -199,6 +209,14 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     // that is not part of this slice.
     long outside = n->weak_from_this().use_count() - n->refsInSlice;
     n->output = outside > 0;
+    // A C++ number (a 0-d fill on no device, maybe cast by promotion) is
+    // never written: it stays pending, a constant or scalar argument of
+    // every program that reads it. (Returned, a later program would read
+    // it as a stored 0-d tensor, and pow by a tensor is laid out unlike
+    // pow by a number: PyTorch's [0,1,1] ** 2 keeps strides [1,1,1].)
+    if (n->output && isPendingNumber(*n) &&
+        std::find(roots.begin(), roots.end(), n) == roots.end())
+      n->output = false;
     int cost = -1;
     if (isElementwise(n->op) && !n->requiresGrad) {
       cost = 1;
