@@ -95,6 +95,8 @@ strata::detail::ProgramCache<Program> &cache() {
 
 /// Pending nodes a deferred temporary may take to recompute (Slice).
 constexpr int kMaxRecompute = 8;
+/// The most roots one program evaluates (evaluateRoots).
+constexpr size_t kMaxProgramRoots = 512;
 
 /// Ops that compute each element from the same element of their inputs.
 bool isElementwise(Op op) {
@@ -731,9 +733,11 @@ namespace {
 /// trace lock was released (another thread may have run or added some).
 using CollectRoots = std::function<std::vector<NodePtr>()>;
 
+void evaluateRoots(const CollectRoots &collect, const SourceLoc &loc);
+
 /// Evaluates the nodes `collect` returns in one program per device.
-void evaluateRoots(const CollectRoots &collect, const SourceLoc &loc) {
-  TraceLock lock;
+void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
+                     const SourceLoc &loc) {
   // A program compiled outside the lock, for the slice of `compiledKey`.
   std::shared_ptr<Program> compiled;
   std::string compiledKey;
@@ -788,6 +792,36 @@ void evaluateRoots(const CollectRoots &collect, const SourceLoc &loc) {
     }
     runSlice(slice, *prepared, hit, loc);
     return;
+  }
+}
+
+/// Evaluates the nodes `collect` returns: in one program per device, or,
+/// past kMaxProgramRoots roots (an eval() of 10^5 outputs), in programs of
+/// kMaxProgramRoots roots each, of repeated structure (one prepare serves
+/// them all) and no wider than that for the passes. Each collect() is one
+/// scan of the caller's list: the chunks are taken from it.
+void evaluateRoots(const CollectRoots &collect, const SourceLoc &loc) {
+  TraceLock lock;
+  for (;;) {
+    std::vector<NodePtr> all = collect();
+    if (all.size() <= kMaxProgramRoots) {
+      evaluateProgram(lock, collect, loc);
+      return;
+    }
+    for (size_t i = 0; i < all.size(); i += kMaxProgramRoots) {
+      size_t end = std::min(all.size(), i + kMaxProgramRoots);
+      evaluateProgram(
+          lock,
+          [&all, i, end] {
+            std::vector<NodePtr> some;
+            for (size_t k = i; k < end; ++k)
+              if (!all[k]->buffer)
+                some.push_back(all[k]);
+            return some;
+          },
+          loc);
+    }
+    // (Roots another thread added while a chunk compiled: collected again.)
   }
 }
 

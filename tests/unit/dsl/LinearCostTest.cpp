@@ -95,19 +95,43 @@ TEST(LinearCost, ManyPendingWritesOfOneRoot) {
 }
 
 TEST(LinearCost, WideEvalOfIndependentOutputs) {
-  // One eval() of 3,000 outputs (a return of 3,000 values; the parser's
-  // scan of it is linear) gives each its value.
+  // One eval() of 20,000 outputs runs as programs of at most 512 roots of
+  // one structure (scalars are arguments): three prepares (the first
+  // chunk, which also computes the pending `x`; the later ones, which read
+  // it; the shorter last one), each output its own value.
   reset();
   Tensor x = arange(4).to(kFloat32);
   std::vector<Tensor> outs;
-  for (int i = 0; i < 3000; ++i)
-    outs.push_back(x * 2.0);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i)
+    outs.push_back(x * double(i));
   eval(outs);
-  EXPECT_EQ(eval_stats().programs, 1);
-  for (int i = 0; i < 3000; i += 299) {
+  EXPECT_EQ(eval_stats().programs, (n + 511) / 512);
+  EXPECT_LE(eval_stats().compiles, 3);
+  for (int i = 0; i < n; i += 997) {
     std::vector<float> got = outs[i].to_vector<float>();
     for (int e = 0; e < 4; ++e)
-      EXPECT_EQ(got[e], 2.0f * e) << "output " << i;
+      EXPECT_EQ(got[e], float(i) * e) << "output " << i;
+  }
+}
+
+TEST(LinearCost, WideEvalSharingAPendingInput) {
+  // The outputs share a pending intermediate: the first program writes it
+  // (read outside that program), the later ones read it; nothing is
+  // computed twice or lost between the programs.
+  reset();
+  Tensor x = arange(8).to(kFloat64);
+  Tensor y = (x * 3.0).exp().log(); // pending, shared by every output
+  std::vector<Tensor> outs;
+  const int n = 1500;
+  for (int i = 0; i < n; ++i)
+    outs.push_back(y + double(i));
+  eval(outs);
+  EXPECT_EQ(eval_stats().programs, 3);
+  for (int i = 0; i < n; i += 149) {
+    std::vector<double> got = outs[i].to_vector<double>();
+    for (int e = 0; e < 8; ++e)
+      EXPECT_NEAR(got[e], 3.0 * e + i, 1e-9) << "output " << i;
   }
 }
 
