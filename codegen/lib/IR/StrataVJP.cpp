@@ -80,7 +80,14 @@ LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value a = op.getLhs(), e = op.getRhs();
   Type t = elementOf(a);
   Value one = gb.fill(1.0, t), zero = gb.fill(0.0, t);
-  Value aPow = gb.b.create<PowOp>(gb.loc, a, gb.sub(e, one));
+  // A number exponent's `exponent - 1` is PyTorch's Scalar arithmetic
+  // (int64 or double), not the tensor's dtype: 3e9 - 1 is odd, which f32
+  // would round back to 3e9 (and lose the sign of a negative base).
+  auto number = e.getDefiningOp<FillOp>();
+  Value less = number && tensorOf(e).getRank() == 0
+                   ? gb.fill(number.getValueAsDouble() - 1, t)
+                   : gb.sub(e, one);
+  Value aPow = gb.b.create<PowOp>(gb.loc, a, less);
   Value dA = gb.mul(g[0], gb.mul(e, aPow));
   Value eZero = gb.b.create<EqOp>(gb.loc, e, zero);
   // A bool number (pow(x, False): a cast bool fill): PyTorch 1.13's Scalar
