@@ -99,14 +99,13 @@ STRATA_INFER(SelectOp, layout::select(l, a.getDim(), a.getIndex()))
 STRATA_INFER(NarrowOp,
              layout::narrow(l, a.getDim(), a.getStart(), a.getLength()))
 STRATA_INFER(ExpandOp, layout::expand(l, a.getShape()))
-STRATA_INFER(SqueezeOp,
-             a.getDims() ? layout::squeeze(l, *a.getDims())
-                         : layout::squeeze(l))
+STRATA_INFER(SqueezeOp, a.getDims() ? layout::squeeze(l, *a.getDims())
+                                    : layout::squeeze(l))
 STRATA_INFER(UnsqueezeOp, layout::unsqueeze(l, a.getDim()))
 STRATA_INFER(FlattenOp, layout::flatten(l, a.getStartDim(), a.getEndDim()))
-STRATA_INFER(AsStridedOp,
-             layout::asStrided(a.getSizes(), a.getStrides(), a.getOffset(),
-                               getRootStorageSize(getStorageRoot(a.getInput()))))
+STRATA_INFER(AsStridedOp, layout::asStrided(
+                              a.getSizes(), a.getStrides(), a.getOffset(),
+                              getRootStorageSize(getStorageRoot(a.getInput()))))
 STRATA_INFER(DiagonalOp,
              layout::diagonal(l, a.getOffset(), a.getDim1(), a.getDim2()))
 STRATA_INFER(UnfoldOp, layout::unfold(l, a.getDim(), a.getSize(), a.getStep()))
@@ -176,6 +175,22 @@ OpFoldResult ContiguousOp::fold(FoldAdaptor) {
   return isView() ? OpFoldResult(getInput()) : OpFoldResult();
 }
 
+Value strata::ir::wholeWriteValue(StridedViewOp view) {
+  auto write = view.getSource().getDefiningOp<WriteOp>();
+  if (!write)
+    return {};
+  auto dest = write.getDest().getType().dyn_cast<StridedTensorType>();
+  auto storage = write.getType().dyn_cast<StorageType>();
+  if (!dest || !storage || write.getSrc().getType() != view.getType() ||
+      dest != view.getType())
+    return {};
+  const layout::Layout &l = dest.getLayout();
+  if (!layout::isNonOverlappingAndDense(l) || l.numel() != storage.getSize() ||
+      layout::requiredStorageSize(l) != storage.getSize())
+    return {};
+  return write.getSrc();
+}
+
 OpFoldResult StridedViewOp::fold(FoldAdaptor) {
   // strided_view(strided_view(r)) == strided_view(r): layouts are absolute.
   if (auto inner = getSource().getDefiningOp<StridedViewOp>()) {
@@ -184,6 +199,10 @@ OpFoldResult StridedViewOp::fold(FoldAdaptor) {
   }
   if (getSource().getType() == getResult().getType())
     return getSource();
+  // A read, as written, of a write that replaced its whole storage is the
+  // value written (x.mul_(2) then x: the product, no write kernel).
+  if (Value written = wholeWriteValue(*this))
+    return written;
   return {};
 }
 
@@ -194,12 +213,12 @@ LogicalResult StridedViewOp::verify() {
           ? root.getType().cast<StorageType>().getElementType()
           : root.getType().cast<StridedTensorType>().getElementType();
   if (rootElement != getType().getElementType())
-    return emitOpError() << "element type " << dtypeName(getType().getElementType())
+    return emitOpError() << "element type "
+                         << dtypeName(getType().getElementType())
                          << " differs from its storage root's "
                          << dtypeName(rootElement);
-  auto inStorage = layout::checkInStorage(getType().getLayout(),
-                                          getRootStorageSize(root),
-                                          "strided_view");
+  auto inStorage = layout::checkInStorage(
+      getType().getLayout(), getRootStorageSize(root), "strided_view");
   if (!inStorage)
     return emitOpError() << inStorage.error();
   return success();
@@ -223,8 +242,8 @@ struct ComposePermutes : OpRewritePattern<PermuteOp> {
       int64_t in = inner.getDims()[outer];
       composed.push_back(in < 0 ? in + rank : in);
     }
-    rewriter.replaceOpWithNewOp<PermuteOp>(op, inner.getInput(),
-                                           rewriter.getDenseI64ArrayAttr(composed));
+    rewriter.replaceOpWithNewOp<PermuteOp>(
+        op, inner.getInput(), rewriter.getDenseI64ArrayAttr(composed));
     return success();
   }
 };

@@ -124,15 +124,31 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         return func.emitOpError("strata.wrt names argument ")
                << i << " but the function has " << func.getNumArguments();
 
+    // (0) A whole in-place write read back as written is its value
+    // (StridedViewOp's fold): `h.mul_(c).add_(d)` then differentiates as
+    // the out-of-place chain, with no write and zero-fill kernels per op.
+    SmallVector<StridedViewOp> views;
+    for (Operation &op : block.without_terminator())
+      if (auto view = dyn_cast<StridedViewOp>(op))
+        views.push_back(view);
+    for (StridedViewOp view : views)
+      if (Value written = wholeWriteValue(view)) {
+        view.getResult().replaceAllUsesWith(written);
+        view.erase();
+      }
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isa<WriteOp>(op) && op.use_empty())
+        op.erase();
+
     // (1) Values that depend on a listed argument.
     DenseSet<Value> active;
     for (int64_t i : wrt)
       if (isDifferentiableType(func.getArgument(i).getType()))
         active.insert(func.getArgument(i));
     for (Operation &op : block.without_terminator())
-      if (!isa<DetachOp>(op) &&
-          llvm::any_of(op.getOperands(),
-                       [&](Value v) { return active.contains(v); }))
+      if (!isa<DetachOp>(op) && llvm::any_of(op.getOperands(), [&](Value v) {
+            return active.contains(v);
+          }))
         for (Value r : op.getResults())
           if (isDifferentiableType(r.getType()))
             active.insert(r);

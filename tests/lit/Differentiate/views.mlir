@@ -123,3 +123,23 @@ func.func @covering_view(%s: !strata.storage<6xf32>, %b: !strata.tensor<3x2xf32,
   %m = strata.mul %v, %b : !strata.tensor<3x2xf32, strided<[1, -3], offset: 3>>, !strata.tensor<3x2xf32, strided<[2, 1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
   return %m : !strata.tensor<3x2xf32, strided<[1, 3], offset: 0>>
 }
+
+// -----
+
+// An in-place chain (x * 2 written over the whole of a fresh tensor, read
+// back as written, then exp written over it): the whole writes are their
+// values, so the gradient is the out-of-place chain's, with no write or
+// zeroed destination.
+// CHECK-LABEL: func.func @whole_writes
+// CHECK-NOT: strata.write
+// CHECK: return
+func.func @whole_writes(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata.tensor<4xf32, strided<[1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %n = strata.neg %x : !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %m = strata.mul %n, %n : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %w = strata.write %m into %n : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.storage<4xf32>
+  %v = strata.strided_view %w : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %e = strata.exp %v : !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %w2 = strata.write %e into %v : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.storage<4xf32>
+  %v2 = strata.strided_view %w2 : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  return %v2 : !strata.tensor<4xf32, strided<[1], offset: 0>>
+}
