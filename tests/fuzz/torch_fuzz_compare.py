@@ -45,7 +45,13 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     so is NaN on one side and 0 or an infinity on the other there (a
 #     product overflowing to inf in one order meets a zero: inf * 0). A
 #     product's scale is its order-dependent factor's times the largest
-#     magnitude among its operands (a cancelling sum times 1e20).
+#     magnitude among its operands (a cancelling sum times 1e20). An op
+#     whose error is not bounded by its input's (pow, div, exp, log, ...:
+#     AMPLIFYING in torch_fuzz_lang.py) of an order-dependent input that
+#     is all cancellation (an element within the loose tolerance of its
+#     scale: 1e20 - 1e20 is 0 in one order, -27 in another) gives an
+#     arbitrary value (0 ** 0 is 1, (-27) ** x NaN): any difference after
+#     it is `float-order`.
 #  3. Booleans and integers decided by rounded floats (a comparison of
 #     exp(x), a cast of tanh(x) to int) can legitimately differ near a
 #     threshold: their mismatches are class `fuzzy-discrete`, not failing.
@@ -168,7 +174,8 @@ def close_floats(dt, a, b, slack, loose):
             if math.isnan(s) or math.isinf(s):
                 continue
             other = y if math.isnan(x) else x
-            if loose and (other == 0 or math.isinf(other)):
+            if loose and (other == 0 or math.isinf(other) or
+                          math.isinf(loose)):
                 # a product that overflows in one order and meets a zero
                 # (inf * 0) in it, or not in another
                 worst = worst or (k, "float-order")
