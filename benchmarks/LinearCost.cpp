@@ -1,6 +1,6 @@
 //===- LinearCost.cpp - cost against program length, beside PyTorch eager ===//
 //
-// `make bench`: four workloads of n ops, n = 10^2 .. 10^5, each timed
+// `make bench`: five workloads of n ops, n = 10^2 .. 10^5, each timed
 // from the first recorded op to the checked result, compiles included
 // (the run starts with an empty disk cache unless STRATA_CACHE_DIR is set;
 // the sizes run in increasing order in one process, so a larger size may
@@ -8,7 +8,9 @@
 //   (a) chain    y = x; n times y = y * 0.5 or y + 1 (alternating);
 //   (b) add_     x.add_(1) n times, then read x;
 //   (c) eval     n independent outputs x + i, one eval() of all;
-//   (d) backward y = x; n times y = y * c (c = 1 - 1/n), y.sum().backward().
+//   (d) backward y = x; n times y = y * c (c = 1 - 1/n), y.sum().backward();
+//   (e) backward_ h = x * 1; n times h.mul_(c) or h.add_(0.001), alternating
+//       (in-place writes with history), h.sum().backward().
 // Every result is checked against the same recurrence computed in the
 // program (or its closed form), so speed never hides a wrong answer.
 // PyTorch eager (/usr/bin/python3 with torch) runs the same workloads in
@@ -127,6 +129,24 @@ void backward(int64_t n) {
       wrong("backward", n, v, want);
 }
 
+/// h = x * 1; n times h.mul_(c) or h.add_(d) (alternating), with history,
+/// then h.sum().backward(): in-place writes inside the differentiated graph.
+void backwardInPlace(int64_t n) {
+  const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
+  Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  for (int64_t i = 0; i < n; ++i)
+    (i % 2 == 0) ? h.mul_(c) : h.add_(d);
+  h.sum().backward();
+  std::vector<float> got = x.grad().to_vector<float>();
+  float want = 1.0f;
+  for (int64_t i = 0; i < n; i += 2)
+    want *= static_cast<float>(c);
+  for (float v : got)
+    if (!close(v, want, 1e-3))
+      wrong("backward_", n, v, want);
+}
+
 struct Workload {
   const char *name;
   const char *what;
@@ -137,6 +157,7 @@ const Workload kWorkloads[] = {
     {"add_", "(b) n pending x.add_(1), then read", addInPlace},
     {"eval", "(c) eval() of n outputs x + i", wideEval},
     {"backward", "(d) backward of an n-step chain", backward},
+    {"backward_", "(e) backward through n in-place ops", backwardInPlace},
 };
 
 /// PyTorch's seconds per (workload, n): benchmarks/linear_cost_torch.py.

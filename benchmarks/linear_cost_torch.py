@@ -44,10 +44,24 @@ def backward(n):
     assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
 
 
+def backward_inplace(n):
+    c = 1.0 - 1.0 / n
+    x = torch.ones(ELEMS, requires_grad=True)
+    h = x * 1.0
+    for i in range(n):
+        if i % 2 == 0:
+            h.mul_(c)
+        else:
+            h.add_(0.001)
+    h.sum().backward()
+    want = c ** ((n + 1) // 2)
+    assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+
+
 def main():
     max_n = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
     work = [("chain", chain), ("add_", add_inplace), ("eval", wide_eval),
-            ("backward", backward)]
+            ("backward", backward), ("backward_", backward_inplace)]
     for name, f in work:
         f(10)  # warm-up
         n = 100
