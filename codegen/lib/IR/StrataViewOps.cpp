@@ -188,6 +188,14 @@ Value strata::ir::wholeWriteValue(StridedViewOp view) {
   if (!layout::isNonOverlappingAndDense(l) || l.numel() != storage.getSize() ||
       layout::requiredStorageSize(l) != storage.getSize())
     return {};
+  // Only reads of the value: a view that is (or leads to) a write's
+  // destination names the storage written, which `x` is not.
+  for (OpOperand &use : view.getResult().getUses()) {
+    Operation *user = use.getOwner();
+    if ((isa<WriteOp>(user) && use.getOperandNumber() == 1) ||
+        isa<KernelOp>(user) || getViewSource(user) == view.getResult())
+      return {};
+  }
   return write.getSrc();
 }
 

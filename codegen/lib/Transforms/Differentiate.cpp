@@ -137,8 +137,8 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         view.erase();
       }
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (isa<WriteOp>(op) && op.use_empty())
-        op.erase();
+      if (isa<WriteOp, StridedViewOp>(op) && op.use_empty())
+        op.erase(); // (a dead write, then the view it wrote through)
 
     // (1) Values that depend on a listed argument.
     DenseSet<Value> active;

@@ -69,3 +69,27 @@ func.func @broadcast_source(%arg0: !strata.tensor<4xf32, strided<[1], offset: 0>
   %v = strata.strided_view %w : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
   return %v : !strata.tensor<4xf32, strided<[1], offset: 0>>
 }
+
+// -----
+
+// A view of a whole write that is itself written into names the storage
+// written (x.copy_(y) then x.add_(..)): kept, so the second write is still
+// a version of %arg0's storage, not of %arg1's; the read folds.
+// CHECK-LABEL: func.func @written_again(
+// CHECK-SAME: %[[A:[^:]*]]: {{.*}}, %[[B:[^:]*]]:
+// CHECK: %[[D:.*]] = strata.strided_view %[[A]]
+// CHECK: %[[Y:.*]] = strata.strided_view %[[B]]
+// CHECK: %[[W:.*]] = strata.write %[[Y]] into %[[D]]
+// CHECK: %[[V:.*]] = strata.strided_view %[[W]]
+// CHECK: %[[S:.*]] = strata.add %[[Y]], %[[Y]]
+// CHECK: strata.write %[[S]] into %[[V]]
+func.func @written_again(%arg0: !strata.storage<4xf32>, %arg1: !strata.storage<4xf32>) -> !strata.storage<4xf32> {
+  %d = strata.strided_view %arg0 : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %y = strata.strided_view %arg1 : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %w = strata.write %y into %d : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.storage<4xf32>
+  %r = strata.strided_view %w : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %v = strata.strided_view %w : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %s = strata.add %r, %r : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %w2 = strata.write %s into %v : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.storage<4xf32>
+  return %w2 : !strata.storage<4xf32>
+}

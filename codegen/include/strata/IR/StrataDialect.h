@@ -72,8 +72,9 @@ namespace strata::ir {
 /// walking view ops back (a storage value, or a tensor that is not a view).
 mlir::Value getStorageRoot(mlir::Value tensor);
 /// `x` when `view` reads `strata.write x into d` exactly as written: `d`
-/// addresses every element of its storage once and `x`, `d` and the view
-/// have one type (a whole in-place write read back); null otherwise.
+/// addresses every element of its storage once, `x`, `d` and the view
+/// have one type (a whole in-place write read back) and the view is only
+/// read (no write's destination, no view's source); null otherwise.
 mlir::Value wholeWriteValue(StridedViewOp view);
 /// The element count of the root's storage: a storage type's size, or the
 /// extent a root tensor's own layout needs.
