@@ -4,8 +4,8 @@
 // holds strata-run, strata-unit-cuda, strata-gpu-dsl-smoke,
 // strata-bench-cuda and strata-fuzz-programs, compiled from their own
 // sources with `main` renamed: one copy of the statically linked LLVM and
-// MLIR (about 40 MiB) instead of five. It runs the program named by its own name (the bundle's bin/ has a
-// link per program) or by its first argument:
+// MLIR (about 40 MiB) instead of five. It runs the program named by its own
+// name (the bundle's bin/ has a link per program) or by its first argument:
 //
 //   strata-run --engine=jit f.mlir     strata-gpu strata-run --engine=jit
 //   f.mlir

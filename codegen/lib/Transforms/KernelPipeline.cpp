@@ -16,4 +16,3 @@ namespace detail {
 } // namespace strata
 
 void strata::registerKernelPasses() { detail::registerStrataKernelPasses(); }
-

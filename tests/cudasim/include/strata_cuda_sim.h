@@ -156,15 +156,9 @@ template <typename T> inline T atomicAdd(T *p, T v) {
 
 namespace strata_sim {
 
-template <typename T> struct Bare {
-  using type = T;
-};
-template <typename T> struct Bare<const T> {
-  using type = T;
-};
-template <typename T> struct Bare<T *> {
-  using type = typename Bare<T>::type;
-};
+template <typename T> struct Bare { using type = T; };
+template <typename T> struct Bare<const T> { using type = T; };
+template <typename T> struct Bare<T *> { using type = typename Bare<T>::type; };
 
 inline void faultf(const char *what, const char *name, long long index,
                    uint64_t address, uint64_t base, uint64_t bytes) {

@@ -164,11 +164,12 @@ public:
       bool isView = pick(0, 1);
       if (isView && !layout::view(l, spelled))
         return false;
-      op = isView ? b.create<ViewOp>(loc, value, b.getDenseI64ArrayAttr(spelled))
-                        .getOperation()
-                  : b.create<ReshapeOp>(loc, value,
-                                        b.getDenseI64ArrayAttr(spelled))
-                        .getOperation();
+      op =
+          isView
+              ? b.create<ViewOp>(loc, value, b.getDenseI64ArrayAttr(spelled))
+                    .getOperation()
+              : b.create<ReshapeOp>(loc, value, b.getDenseI64ArrayAttr(spelled))
+                    .getOperation();
       next = oReshape(oracle, shape);
       break;
     }
@@ -241,8 +242,8 @@ Program buildRandomProgram(mlir::MLIRContext &ctx, uint64_t seed) {
   for (int64_t r = chain.pick(0, 4); r > 0; --r)
     sizes.push_back(chain.pick(0, 9) == 0 ? 0 : chain.pick(1, 4));
   layout::Layout rootLayout = layout::contiguous(sizes, chain.pick(0, 3));
-  int64_t storageSize = rootLayout.offset + std::max<int64_t>(
-                                                rootLayout.numel(), 1);
+  int64_t storageSize =
+      rootLayout.offset + std::max<int64_t>(rootLayout.numel(), 1);
   auto f32 = b.getF32Type();
   auto storageType = StorageType::get(&ctx, storageSize, f32);
   auto func = b.create<mlir::func::FuncOp>(
@@ -260,8 +261,8 @@ Program buildRandomProgram(mlir::MLIRContext &ctx, uint64_t seed) {
   mlir::Value negated = b.create<NegOp>(b.getUnknownLoc(), value);
   b.create<mlir::func::ReturnOp>(b.getUnknownLoc(),
                                  mlir::ValueRange{value, negated});
-  func.setType(b.getFunctionType({storageType},
-                                 {value.getType(), negated.getType()}));
+  func.setType(
+      b.getFunctionType({storageType}, {value.getType(), negated.getType()}));
   p.expected = std::move(oracle);
   return p;
 }
