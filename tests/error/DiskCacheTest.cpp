@@ -14,6 +14,7 @@
 // fails the test instead of hanging it or exhausting the machine.
 //
 //===----------------------------------------------------------------------===//
+#include "../unit/support/Sanitized.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Target/CUDA/KernelToCUDA.h"
@@ -37,18 +38,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||     \
-    __has_feature(memory_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using strata::test::kSanitized;
 
 /// The entry layout (jit/lib/DiskCache.cpp): magic, key length, key,
 /// payload length, checksum, payload; lengths are 8-byte host order.

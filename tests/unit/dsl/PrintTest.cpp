@@ -8,6 +8,7 @@
 // is rebuilt here from the same numbers and printed.
 //
 //===----------------------------------------------------------------------===//
+#include "../support/Sanitized.h"
 #include "strata/strata.h"
 
 #include <gtest/gtest.h>
@@ -158,17 +159,7 @@ TEST(Print, GradFnSuffix) {
 }
 
 namespace {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using strata::test::kSanitized;
 } // namespace
 
 // A summary reads only the elements it shows: printing 10^8 expanded
