@@ -175,22 +175,30 @@ struct Graph {
   /// PyTorch's checks of an op the gradient flows through: its saved
   /// tensors were not freed by an earlier backward, nor modified since.
   void check(const NodePtr &n) {
-    // PyTorch's pow backward computes `exponent - 1`, which it refuses for
-    // a bool exponent tensor (a cast by promotion here; boolExponent).
-    if (std::string_view(n->name) == "pow" && n->gradInputs.size() == 2 &&
-        !n->gradInputs[0].noGrad && n->boolExponent)
-      fail("Subtraction, the `-` operator, with a bool tensor is not "
-           "supported. If you are trying to invert a mask, use the `~` or "
-           "`logical_not()` operator instead.",
-           "convert the exponent to a floating dtype before pow", loc);
-    // atan2's backward for `other` computes `-self`, which PyTorch refuses
-    // for a bool self (cast by promotion here; boolSelf).
-    if (std::string_view(n->name) == "atan2" && n->gradInputs.size() == 2 &&
-        !n->gradInputs[1].noGrad && n->boolSelf)
-      fail("Negation, the `-` operator, on a bool tensor is not supported. "
-           "If you are trying to invert a mask, use the `~` or "
-           "`logical_not()` operator instead.",
-           "convert the first operand to a floating dtype before atan2", loc);
+    // Backward formulas PyTorch refuses on a bool operand (a cast by
+    // promotion here, found when recorded): pow's `exponent - 1` for the
+    // base's gradient, atan2's `-self` for `other`'s.
+    struct BoolOperandRule {
+      const char *op;
+      size_t gradOf;         // the input whose gradient needs the formula
+      bool Node::*boolInput; // the flag recorded for the bool operand
+      const char *message, *hint;
+    };
+    static const BoolOperandRule boolRules[] = {
+        {"pow", 0, &Node::boolExponent,
+         "Subtraction, the `-` operator, with a bool tensor is not "
+         "supported. If you are trying to invert a mask, use the `~` or "
+         "`logical_not()` operator instead.",
+         "convert the exponent to a floating dtype before pow"},
+        {"atan2", 1, &Node::boolSelf,
+         "Negation, the `-` operator, on a bool tensor is not supported. "
+         "If you are trying to invert a mask, use the `~` or "
+         "`logical_not()` operator instead.",
+         "convert the first operand to a floating dtype before atan2"}};
+    for (const BoolOperandRule &r : boolRules)
+      if (std::string_view(n->name) == r.op && n->gradInputs.size() == 2 &&
+          !n->gradInputs[r.gradOf].noGrad && (*n).*r.boolInput)
+        fail(r.message, r.hint, loc);
     // CopySlices of a write through a view with an element at two positions
     // (fill_ and zero_ take one): PyTorch's backward refuses it.
     if (n->op == Op::Write && n->viewWrite && n->overlapWrite)
