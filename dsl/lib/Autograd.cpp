@@ -382,6 +382,21 @@ void strata::detail::markGradLeaf(const std::shared_ptr<TensorImpl> &t) {
     n.gradLeaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
 }
 
+void strata::detail::saveInput(Node &node, const Operand &input, int index) {
+  // PyTorch saves the tensor the user passed, before type promotion
+  // (maximum(f32, i32) saves the int tensor): an in-place write to it
+  // is caught though the op read a cast of it.
+  const Operand *o = &input;
+  while (o->node->op == Op::Cast && !o->node->userCast &&
+         !o->node->inputs.empty())
+    o = &o->node->inputs[0];
+  if (auto r = o->node->root.lock()) {
+    node.saved.push_back({r, r->version, o->layout.sizes, {}, index});
+    o->node->keepData = true;
+    input.node->keepData = true;
+  }
+}
+
 void strata::detail::recordGradNode(Node &node) {
   node.requiresGrad = true;
   node.gradInputs = node.inputs;
@@ -392,21 +407,8 @@ void strata::detail::recordGradNode(Node &node) {
     return i < in.size() && (!in[i].noGrad || in[i].cutView);
   };
   auto save = [&](size_t i) {
-    if (i >= in.size())
-      return;
-    // PyTorch saves the tensor the user passed, before type promotion
-    // (maximum(f32, i32) saves the int tensor): an in-place write to it
-    // is caught though the op read a cast of it.
-    const Operand *o = &in[i];
-    while (o->node->op == Op::Cast && !o->node->userCast &&
-           !o->node->inputs.empty())
-      o = &o->node->inputs[0];
-    if (auto r = o->node->root.lock()) {
-      node.saved.push_back(
-          {r, r->version, o->layout.sizes, {}, static_cast<int>(i)});
-      o->node->keepData = true;
-      in[i].node->keepData = true;
-    }
+    if (i < in.size())
+      saveInput(node, in[i], static_cast<int>(i));
   };
   auto saveResult = [&] {
     node.saved.push_back({node.root, 0, node.sizes, node.weak_from_this()});

@@ -963,7 +963,8 @@ std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
   case Op::Scan:
     return "strata.scan " + names + " dim " + std::to_string(n.dims[0]) +
            (std::string_view(n.name) == "cumsum" ? " \"sum\"" : " \"prod\"") +
-           " : " + types + " -> " + result;
+           (n.scanGradInSource ? " {strata.scan_grad_in_source}" : "") + " : " +
+           types + " -> " + result;
   case Op::Write:
     return "strata.write " + ins[0].first + " into " + ins[1].first + " : " +
            ins[0].second + ", " + ins[1].second + " -> " + result;

@@ -139,6 +139,10 @@ struct Node : std::enable_shared_from_this<Node> {
   /// the cast's inputs go once it is evaluated.
   bool boolExponent = false;
   bool boolSelf = false;
+  /// cumsum/cumprod with a float `dtype` other than the float input's: its
+  /// backward runs in the input's dtype (PyTorch converts the gradient to
+  /// `self`'s type first), printed as `strata.scan_grad_in_source`.
+  bool scanGradInSource = false;
   /// The grad_fn name of a composite the DSL built of other ops (clamp is
   /// where(x < lo, lo, x): ClampBackward1, not WhereBackward0).
   const char *compositeName = nullptr;
@@ -506,7 +510,6 @@ std::string formatLoc(const SourceLoc &loc);
 
 //===--- Autograd hooks (Autograd.cpp)
 //--------------------------------------===//
-
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
 /// PyTorch's requires_grad of `t`: its own flag, or for a differentiable
@@ -538,6 +541,10 @@ bool viewHasGradFn(const TensorImpl &t);
 /// Called by makeResult for a node that requires grad: keeps its inputs and
 /// records what it saves for backward.
 void recordGradNode(Node &node);
+/// Records `input`, operand `index` of `node`'s op (Node::Saved::input), as
+/// a tensor `node`'s backward reads (PyTorch's saved `self`): a later
+/// in-place write to it makes backward raise.
+void saveInput(Node &node, const Operand &input, int index);
 /// Marks the version `t` reads as the data of a leaf when `t` requires grad
 /// and that version was not computed from a tensor requiring grad (what the
 /// grad_fn of a view of a leaf shows as AccumulateGrad).

@@ -452,6 +452,17 @@ Tensor strata::detail::composite(Tensor t, const char *name,
   n.compositeInputs.clear();
   for (const Tensor *in : inputs)
     n.compositeInputs.push_back(operandOf(*in->impl()));
+  // Composites whose PyTorch node saves `self` (the ops inside save what
+  // they read, a mask computed from it): a later in-place write to the
+  // user's tensor makes backward raise, as PyTorch's version check. As
+  // input 0, an in-place form (x.clamp_()) saves it as a copy.
+  static const std::string_view savesSelf[] = {
+      "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0",
+      "NanToNumBackward0"};
+  if (std::find(std::begin(savesSelf), std::end(savesSelf),
+                std::string_view(name)) != std::end(savesSelf) &&
+      !n.compositeInputs.empty())
+    saveInput(n, n.compositeInputs[0], 0);
   return t;
 }
 

@@ -46,6 +46,8 @@ Tensor scan(const Tensor &x, const char *name, int64_t dim, DType out,
   node->dtype = out;
   node->sizes = i.layout.sizes;
   node->dims = {rank ? wrapped : 0};
+  node->scanGradInSource =
+      t.dtype != out && isFloatingPoint(t.dtype) && isFloatingPoint(out);
   checkViewRead(i, loc);
   markGradLeaf(in.impl());
   node->inputs.push_back(operandOf(i));

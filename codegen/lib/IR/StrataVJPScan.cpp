@@ -33,18 +33,32 @@ namespace strata::ir::vjp {
 LogicalResult rule(ScanOp op, GradBuilder &gb, ArrayRef<Value> g,
                    GradContributions &out) {
   Value x = op.getInput(), y = op.getResult();
+  Value grad = g[0];
+  // cumsum/cumprod(self, dtype=...) of a float self (the DSL casts self,
+  // then scans, and marks the scan): PyTorch's backward converts the
+  // gradient to self's dtype first and computes there (a cumprod to f32
+  // of f64 values near 1e20 overflows in f32, not in f64), its gradient
+  // going to self, not to the cast.
+  if (op->hasAttr(kScanGradInSourceAttrName))
+    if (auto cast = x.getDefiningOp<CastOp>();
+        cast && tensorOf(cast.getInput()).getElementType().isa<FloatType>()) {
+      x = cast.getInput();
+      Type source = tensorOf(x).getElementType();
+      grad = gb.cast(grad, source);
+      y = gb.cast(y, source);
+    }
   auto in = tensorOf(x);
   int64_t dim = op.getWrappedDim();
   if (op.getCombiner() == "sum") {
     out.push_back(
-        {x, scan(gb, g[0], dim, "sum", !op.getReverse(), op.getExclusive())});
+        {x, scan(gb, grad, dim, "sum", !op.getReverse(), op.getExclusive())});
     return success();
   }
   if (op.getReverse() || op.getExclusive())
     return op.emitError() << "the gradient of a reversed or exclusive "
                              "product scan is not implemented";
   if (in.getNumElements() <= 1 || in.getShape()[dim] == 1) {
-    out.push_back({x, g[0]});
+    out.push_back({x, grad});
     return success();
   }
   Type e = in.getElementType();
@@ -62,11 +76,11 @@ LogicalResult rule(ScanOp op, GradBuilder &gb, ArrayRef<Value> g,
   Value between = gb.b.create<BitwiseAndOp>(gb.loc, oneZero,
                                             gb.b.create<NeOp>(gb.loc, x, zero));
   // k < z1: reversed_cumsum(w masked to [0, z1)) / x.
-  Value w = where(before, gb.mul(y, g[0]), zero);
+  Value w = where(before, gb.mul(y, grad), zero);
   Value atBefore = gb.div(scan(gb, w, dim, "sum", /*reverse=*/true), x);
   // k = z1: prod(x[:z1]) * sum(grad[z1:z2] * cumprod(x[z1+1:z2])).
   Value c = scan(gb, where(between, x, one), dim, "prod");
-  Value sum = gb.b.create<SumOp>(gb.loc, gb.mul(c, where(oneZero, g[0], zero)),
+  Value sum = gb.b.create<SumOp>(gb.loc, gb.mul(c, where(oneZero, grad, zero)),
                                  dims, gb.b.getUnitAttr());
   Value prefix = scan(gb, where(before, x, one), dim, "prod");
   Value atFirst = gb.mul(prefix, sum);

@@ -55,3 +55,18 @@ func.func @prod_all(%x: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> 
   %p = strata.prod %x dims [] : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
   return %p : !strata.tensor<f32, strided<[], offset: 0>>
 }
+
+// -----
+
+// cumsum(x, dtype=f32) of an f64 x (a cast, then a scan marked
+// strata.scan_grad_in_source): the gradient is converted to f64 and
+// scanned there, and goes to x itself (PyTorch's grad.to(self's dtype)).
+// CHECK-LABEL: func.func @cumsum_dtype
+// CHECK: %[[G:.*]] = strata.cast %arg1 : {{.*}}f32{{.*}} -> {{.*}}f64
+// CHECK: %[[R:.*]] = strata.scan %[[G]] dim 0 "sum" reverse : {{.*}}f64{{.*}} -> {{.*}}f64
+// CHECK: return %{{.*}}, %[[R]]
+func.func @cumsum_dtype(%x: !strata.tensor<4xf64, strided<[1], offset: 0>>) -> !strata.tensor<4xf32, strided<[1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %c = strata.cast %x : !strata.tensor<4xf64, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  %s = strata.scan %c dim 0 "sum" {strata.scan_grad_in_source} : !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  return %s : !strata.tensor<4xf32, strided<[1], offset: 0>>
+}

@@ -68,6 +68,11 @@ class OpBuilder;
 } // namespace mlir
 
 namespace strata::ir {
+/// On a `strata.scan` of a `strata.cast` of a float tensor (cumsum/cumprod
+/// with a dtype argument): its gradient is computed in the cast's source
+/// dtype and given to the source (PyTorch's `grad.to(self.scalar_type())`).
+inline constexpr llvm::StringLiteral kScanGradInSourceAttrName =
+    "strata.scan_grad_in_source";
 /// The storage root a tensor value addresses: the first value reached by
 /// walking view ops back (a storage value, or a tensor that is not a view).
 mlir::Value getStorageRoot(mlir::Value tensor);
