@@ -211,8 +211,11 @@ Value ScalarBuilder::lerp(Value start, Value end, Value weight) {
   // `end - diff * (1 - weight)` round once).
   Value small = compare("lt", weight, constant(t, 0.5));
   Value low = create<math::FmaOp>(weight, diff, start);
-  Value rest = create<arith::SubFOp>(weight, constant(t, 1));
-  Value high = create<math::FmaOp>(rest, diff, end);
+  // end - diff * (1 - weight) as one fused negative multiply-add (its sign
+  // of zero: lerp(-0.0, -0.0, 1.0) is -0.0, which fma(weight - 1, diff,
+  // end) would make +0.0).
+  Value rest = create<arith::SubFOp>(constant(t, 1), weight);
+  Value high = create<math::FmaOp>(create<arith::NegFOp>(diff), rest, end);
   return select(small, low, high);
 }
 
@@ -243,5 +246,5 @@ double strata::ir::referenceFloorDivide(double x, double y, bool ints) {
 
 double strata::ir::referenceLerp(double start, double end, double weight) {
   return weight < 0.5 ? std::fma(weight, end - start, start)
-                      : std::fma(weight - 1, end - start, end);
+                      : std::fma(-(end - start), 1 - weight, end);
 }
