@@ -168,6 +168,7 @@ std::optional<GemmCall> strata::jit::detail::matchGemm(mlir::Operation *op) {
     std::swap(call.a.rows, call.a.cols);
     std::swap(call.b.rows, call.b.cols);
     std::swap(call.c.rows, call.c.cols);
+    call.operandsSwapped = true;
   }
   if (!fitsInt(call.m) || !fitsInt(call.n) || !fitsInt(call.k) ||
       call.m * call.n * call.k == 0)
@@ -183,6 +184,8 @@ std::optional<GemmCall> strata::jit::detail::matchGemm(mlir::Operation *op) {
 void strata::jit::detail::runGemm(const GemmCall &call, const void *a,
                                   const void *b, void *c, int numThreads) {
   const Blas &lib = blas();
+  if (call.operandsSwapped) // (C^T = B^T A^T: the kernel's second input is A)
+    std::swap(a, b);
   auto ma = *access(call.m, call.k, call.a),
        mb = *access(call.k, call.n, call.b),
        mc = *access(call.m, call.n, call.c);

@@ -36,6 +36,9 @@ struct GemmCall {
   int64_t offsetA = 0, offsetB = 0, offsetC = 0;
   /// Batch loops: sizes and each operand's element stride along them.
   std::vector<int64_t> batch, batchA, batchB, batchC;
+  /// A column-major result computed as C^T = B^T A^T: `a` describes the
+  /// kernel's second input and `b` its first (runGemm swaps the buffers).
+  bool operandsSwapped = false;
 };
 
 /// The product kernel `kernel` computes, when it is one BLAS can run

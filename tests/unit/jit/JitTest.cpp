@@ -244,6 +244,26 @@ TEST(JitMatmul, BlasLayouts) {
     EXPECT_EQ(fn->numBlasKernels(), 1) << "libopenblas.so.0 not loaded";
 }
 
+// Products whose loop nest BLAS runs as C^T = B^T A^T (a result that looks
+// column-major to the matcher: here A broadcast over the batch and its
+// rows, so the batch loop is taken as N). The matcher swaps the operands'
+// descriptions; runGemm must swap the buffers too (it read A's buffer as
+// B's: garbage and NaN from another batch, found by the torch fuzzer).
+TEST(JitMatmul, SwappedOperandsReadTheirOwnBuffers) {
+  for (std::string dt : {"f32", "f64"}) {
+    SCOPED_TRACE(dt);
+    Program p;
+    V one = p.arg({1, 1, 1}, dt), b = p.arg({4, 1, 1}, dt);
+    V row = p.arg({1, 1, 3}, dt), b3 = p.arg({5, 3, 1}, dt);
+    std::vector<V> results = {
+        p.matmul(p.expand(one, {4, 2, 1}), b, {4, 2, 1}),
+        p.matmul(p.expand(row, {5, 2, 3}), b3, {5, 2, 1}),
+    };
+    std::string source = p.text(results);
+    expectMatchesReference(source, 3, dt == "f32" ? 1e-4 : 1e-10);
+  }
+}
+
 TEST(JitWrite, ThroughViews) {
   Program p;
   V s = p.storageArg(24);
