@@ -484,6 +484,26 @@ void Tensor::retain_grad(SourceLoc loc) const {
 
 namespace {
 
+/// The strides of a tensor type as tensorTypeText prints it
+/// (`!strata.tensor<2x1xf64, strided<[1, -1], offset: 0>>`).
+std::optional<Shape> stridesOfTypeText(const std::string &type) {
+  size_t at = type.find("strided<[");
+  if (at == std::string::npos)
+    return std::nullopt;
+  Shape strides;
+  const char *p = type.c_str() + at + 9;
+  while (*p && *p != ']') {
+    char *end = nullptr;
+    strides.push_back(std::strtoll(p, &end, 10));
+    if (end == p)
+      return std::nullopt;
+    p = end;
+    while (*p == ',' || *p == ' ')
+      ++p;
+  }
+  return strides;
+}
+
 /// Runs backward; returns one gradient per target (all leaves reached and
 /// retained tensors when `targets` is empty, then also filled in).
 std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
@@ -1482,7 +1502,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       // A row-major copy: strata.copy keeps a dense input's layout (and the
       // strides of its size-1 dims, which a view then makes row-major).
       std::string c = "%o" + std::to_string(i);
-      const layout::Layout &in = outEdges[i].layout;
+      // The layout read (a perturbation or a dense read may have laid the
+      // value out otherwise than the edge): its strides from its type.
+      layout::Layout in = outEdges[i].layout;
+      if (auto strides = stridesOfTypeText(type);
+          strides && strides->size() == in.sizes.size())
+        in = {in.sizes, *strides, 0};
       std::string kept = tensorTypeText(layout::preserveFormat(in), o.dtype);
       if (!layout::isContiguous(in))
         body += "    " + c + " = strata.contiguous " + v + " : " + type +
