@@ -64,8 +64,9 @@ const TensorImpl &autogradIdentity(const TensorImpl &t) {
 const NodePtr &historyFor(const NodePtr &n, const TensorImpl &id) {
   // Skipped: writes through another autograd identity (across a detach()),
   // and untracked writes (no-grad mode, passHistory): neither changes this
-  // identity's history. An untracked write right over that history is
-  // returned (it continues it). Iterative: 10^5 writes in a row.
+  // identity's history. An untracked write through this identity right
+  // over that history is returned (it continues it). Iterative: 10^5
+  // writes in a row.
   const NodePtr *h = &n, *above = nullptr;
   while ((*h)->op == Op::Write && (*h)->requiresGrad &&
          (*h)->gradInputs.size() == 2) {
@@ -74,7 +75,15 @@ const NodePtr &historyFor(const NodePtr &n, const TensorImpl &id) {
     above = h;
     h = &(*h)->gradInputs[1].node;
   }
-  return above && (*above)->passHistory ? *above : *h;
+  if (above && (*above)->passHistory) {
+    // It continues its writer's history: this identity's only when written
+    // through it (d = h.detach(); d.add_(x); h.mul_(2) under no_grad: a
+    // read of d passes its gradient to d's add_, as PyTorch's d.grad_fn).
+    auto writer = (*above)->writer.lock();
+    if (!writer || writer.get() == &id)
+      return *above;
+  }
+  return *h;
 }
 
 /// The node whose grad_fn `n` shows: a full in-place write shows its op.
@@ -563,6 +572,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
       // Untracked: the history goes on through the new version.
       write.requiresGrad = true;
       write.passHistory = true;
+      write.writer = autogradIdentity(dest).weak_from_this();
       write.gradInputs = write.inputs;
       write.gradInputs[0].noGrad = true;
       write.gradInputs[1].noGrad = false;
