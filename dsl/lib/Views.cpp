@@ -43,7 +43,9 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   // Recording the view reads its input's grad_fn (PyTorch's
   // collect_next_edges): a view whose base was written since gets its
   // regenerated grad_fn now, and is no leaf for in-place checks after.
-  if (impl->viewGradFn && src.gradBase)
+  // (detach() reads no grad_fn: PyTorch's detach records nothing.)
+  bool detach = std::string_view(op) == "detach";
+  if (impl->viewGradFn && src.gradBase && !detach)
     (void)viewChainOf(src);
   impl->viewOp = op;
   impl->viewArgs = std::move(args);
@@ -53,7 +55,7 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   // Its grad_fn (view chain) is made now, as PyTorch's: its edge to the
   // base is what the base was then (a base view that gets requires_grad_()
   // later, or a leaf that stops requiring grad, does not change it).
-  if (impl->viewGradFn)
+  if (impl->viewGradFn && !detach)
     (void)viewChainOf(*impl);
   return Tensor(std::move(impl));
 }
