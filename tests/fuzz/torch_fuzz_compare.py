@@ -324,16 +324,18 @@ def compare(lines, tout, sout, shadow):
         # A flip made in no-grad mode: a view of a tensor requiring grad in
         # strata, a plain copy in PyTorch (difference 1).
         flip_ng = meta.flip_ng[i] or meta.group[i] in meta.flip_ng_groups
+        flip_pre_rg = meta.flip_pre_rg[i] or \
+            meta.group[i] in meta.flip_pre_rg_groups
         if t["rl"] != s.get("rl") and t["rl"] != "!" and not flip_ng and \
                 not (meta.gradval[i] and grad_rg_changed) and \
-                not ((meta.flip[i] or meta.flip_pre_rg[i]) and any_rg_change):
+                not ((meta.flip[i] or flip_pre_rg) and any_rg_change):
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
                           "(requires_grad, is_leaf)"))
         if t["grad_fn"] != s.get("grad_fn") and s.get("grad_fn") is not None \
                 and t["grad_fn"] != "!" and not flip_ng and \
-                not (meta.flip_pre_rg[i] and any_rg_change):
+                not (flip_pre_rg and any_rg_change):
             kind = "grad-fn"
             op = op_of(lines, ln)
             if t["grad_fn"] == "AsStridedBackward0" and \

@@ -439,6 +439,7 @@ class Analyzer:
         self.flip_ng = []
         self.flip_ng_groups = set()  # written in place from a no-grad flip
         self.flip_pre_rg = []  # flip of a base not requiring grad, & reads
+        self.flip_pre_rg_groups = set()  # written in place from one
         self.grad_of_groups = set()
 
     def step(self, line):
@@ -574,6 +575,8 @@ class Analyzer:
         self.flip_pre_rg.append(
             (op == "flip" and not env.values[ins[0]].requires_grad) or
             any(self.flip_pre_rg[j] for j in ins))
+        if op in INPLACE and self.flip_pre_rg[-1]:
+            self.flip_pre_rg_groups.add(group)  # its destination too
         # matmul's and isclose's results have had in-place ops of their
         # decompositions
         self.impl_version.append(op in ("matmul", "isclose") or fl or

@@ -136,9 +136,29 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         view.getResult().replaceAllUsesWith(written);
         view.erase();
       }
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (isa<WriteOp, StridedViewOp>(op) && op.use_empty())
-        op.erase(); // (a dead write, then the view it wrote through)
+    // A write's destination gets a zero gradient where it was overwritten
+    // (PyTorch's CopyBackwards: zeros for self), and its producer's VJP
+    // runs with it (0 * NaN is NaN): each erased write passes that zero
+    // on to its destination's root (through the writes erased below it).
+    SmallVector<Value> zeroTargets;
+    llvm::SmallPtrSet<Operation *, 8> zeroPending;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      auto write = dyn_cast<WriteOp>(op);
+      bool pending = write && zeroPending.contains(&op);
+      if (!isa<WriteOp, StridedViewOp>(op) || !op.use_empty()) {
+        if (pending)
+          zeroTargets.push_back(write.getResult());
+        continue;
+      }
+      if (write) {
+        Value root = getStorageRoot(write.getDest());
+        if (auto below = root.getDefiningOp<WriteOp>())
+          zeroPending.insert(below);
+        else
+          zeroTargets.push_back(root);
+      }
+      op.erase(); // (a dead write, then the view it wrote through)
+    }
 
     // (1) Values that depend on a listed argument.
     DenseSet<Value> active;
@@ -170,6 +190,10 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         if (active.contains(r))
           accumulate(r, seed);
       }
+    for (Value t : zeroTargets)
+      if (active.contains(t))
+        accumulate(t, b.create<FillOp>(t.getLoc(), gradType(t),
+                                       b.getF64FloatAttr(0.0)));
 
     // (3) Reverse sweep.
     SmallVector<Operation *> ops;
