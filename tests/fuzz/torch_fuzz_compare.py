@@ -491,6 +491,13 @@ def compare(lines, tout, sout, shadow):
             kind = "grad-none"
             if s == "none" and (copyslices_grad or view_write_before_grad):
                 kind = "grad-copyslices"  # intentional difference 11
+            elif i < len(meta.flip) and meta.flip[i] and \
+                    meta.group[i] != i:
+                # contiguous()/reshape of a flip: PyTorch's flip is a copy
+                # (contiguous, so contiguous() is itself, a leaf when the
+                # flip is one), strata's a view its contiguous() copies
+                # (difference 1).
+                kind = "flip-view"
             found.append((kind, f"{where}: strata "
                           f"{'none' if s == 'none' else 'defined'}, PyTorch "
                           f"{'none' if g == 'none' else 'defined'}"))
