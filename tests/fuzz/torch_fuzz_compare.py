@@ -274,6 +274,13 @@ def compare(lines, tout, sout, shadow):
                     "does not require grad" in se[1]:
                 kind = "flip-view"  # a flip of a no-grad view: PyTorch's
                 # copy reads it as a leaf of its own
+            elif op_of(lines, k) == "grad" and \
+                    "does not require grad" in se[1] and any(
+                        j < len(meta.flip) and meta.flip[j] and
+                        meta.group[j] != j for j in ins):
+                kind = "flip-view"  # grad() w.r.t. a contiguous() of a
+                # flip: itself in PyTorch (its flip is dense), a copy
+                # made before requires_grad_() in strata
             elif se[1].startswith("strata cannot differentiate with respect "
                                   "to a tensor whose elements overlap"):
                 kind = "overlap-target"  # open: errors.md A17
