@@ -51,7 +51,10 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     is all cancellation (an element within the loose tolerance of its
 #     scale: 1e20 - 1e20 is 0 in one order, -27 in another) gives an
 #     arbitrary value (0 ** 0 is 1, (-27) ** x NaN): any difference after
-#     it is `float-order`.
+#     it is `float-order`. A rounded value (libm's and PyTorch's Sleef
+#     exp, atan, ... may differ in the last bit) times a number over 1e6
+#     is order-dependent too, its scale that number (tan(atan(x) * 2^31)
+#     differs in the 7th digit).
 #  3. Booleans and integers decided by rounded floats (a comparison of
 #     exp(x), a cast of tanh(x) to int) can legitimately differ near a
 #     threshold: their mismatches are class `fuzzy-discrete`, not failing.

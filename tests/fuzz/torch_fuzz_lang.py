@@ -524,6 +524,22 @@ class Analyzer:
                     if f.numel():
                         mags.append(float(f.max()))
             sc *= max(mags)
+        if op in ("mul", "mul_") and rf and is_float:
+            # A rounded value (exp, atan, pow: libm and PyTorch's Sleef
+            # kernels may differ in the last bit) times a huge number: its
+            # error is that number times an ulp, as an order-dependent
+            # sum's (tan(atan(x) * 2^31) differs in the 7th digit).
+            big = [1.0]
+            for j in ins:
+                v = env.values[j]
+                if torch.is_tensor(v) and v.numel() and v.is_floating_point():
+                    f = v.detach().abs()
+                    f = f[torch.isfinite(f)]
+                    if f.numel():
+                        big.append(float(f.max()))
+            if max(big) > 1e6:
+                od = True
+                sc = max(sc, max(big))
         if op in AMPLIFYING and sc > 0 and not math.isinf(sc):
             for j in ins:
                 v = env.values[j]

@@ -123,6 +123,24 @@ Value ScalarBuilder::pow(Operation *op, Value x, Value y) {
                  ? r
                  : b.create<arith::DivFOp>(loc, constant(t, 1), r).getResult();
     }
+    // pow_tensor_scalar's other specializations, rounded as PyTorch's
+    // kernels round them: 2 and 3 as products, -1 as the reciprocal and -2
+    // as 1 / (x * x) (libm's pow rounds once: a last bit apart, which
+    // sin(x ** -2) at x = 1e-8 makes a different number).
+    auto mul = [&](Value a, Value c) -> Value {
+      return create<arith::MulFOp>(a, c);
+    };
+    auto inverse = [&](Value a) -> Value {
+      return create<arith::DivFOp>(constant(t, 1), a);
+    };
+    if (e == 2)
+      return mul(x, x);
+    if (e == 3)
+      return mul(mul(x, x), x);
+    if (e == -1)
+      return inverse(x);
+    if (e == -2)
+      return inverse(mul(x, x));
     if (t.isF32() && static_cast<double>(static_cast<float>(e)) != e) {
       Type f64 = b.getF64Type();
       Value wide = b.create<arith::ExtFOp>(loc, f64, x);
