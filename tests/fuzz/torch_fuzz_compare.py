@@ -320,6 +320,7 @@ def compare(lines, tout, sout, shadow):
     any_value_error = False
     layout_diff = set()  # values whose layout differs by compute-layout
     flip_diff = set()  # values whose strides differ by difference 1
+    grad_diff = set()  # strides already grad-layout-derived (difference 7)
     # requires_grad_ on a grad result: PyTorch's results of one grad() may
     # be expanded views of one tensor (difference 7), which then follow it.
     any_rg_change = any(op_name(l) == "requires_grad_" for l in lines)
@@ -406,9 +407,10 @@ def compare(lines, tout, sout, shadow):
                 elif (op in VIEW_OPS or op in INPLACE) and \
                         refs(lines[ln])[:1] and refs(lines[ln])[0] in layout_diff:
                     kind = "compute-layout"  # a view of such a result
-                if any(k < len(meta.gradval) and meta.gradval[k]
-                       for k in refs(lines[ln])):
-                    kind = "grad-layout-derived"  # difference 7
+                if any((k < len(meta.gradval) and meta.gradval[k]) or
+                       k in grad_diff for k in refs(lines[ln])):
+                    kind = "grad-layout-derived"  # difference 7 (also
+                    # through ops that follow such a result's layout)
                 elif op not in VIEW_OPS and any(
                         k < len(meta.flip) and meta.flip[k]
                         for k in refs(lines[ln])):
@@ -421,6 +423,8 @@ def compare(lines, tout, sout, shadow):
                     layout_diff.add(i)
                 if kind == "flip-view":
                     flip_diff.add(i)
+                if kind == "grad-layout-derived":
+                    grad_diff.add(i)
                 found.append((f"{kind}:{op if kind == 'compute-layout' else sig}",
                               f"{where}: strides "
                               f"{s['strides']} vs PyTorch {t['strides']}"))
