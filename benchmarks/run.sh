@@ -19,6 +19,8 @@ fi
 "$bin/strata-bench-autograd"
 # A scalar schedule and random narrow offsets: compiles after step 1.
 "$bin/strata-bench-values"
+# The first evaluation in a fresh process with a cold disk cache.
+"$bin/strata-bench-first-eval"
 # Cost against program length, n = 10^2 .. 10^5, beside PyTorch eager.
 "$bin/strata-bench-linear" --markdown "$build_dir/linear-cost.md"
 # matmul GFLOP/s through OpenBLAS and through the compiled kernel, beside
