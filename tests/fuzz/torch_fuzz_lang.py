@@ -111,6 +111,20 @@ AMPLIFYING = {u + s for u in ("pow", "div", "exp", "exp2", "expm1", "log",
 LOOSE_RTOL = {torch.float32: 1e-4, torch.float64: 1e-10}
 
 
+def _largest_finite(env, ins):
+    """The largest finite magnitude among the float tensors `ins` read
+    (at least 1.0)."""
+    mags = [1.0]
+    for j in ins:
+        v = env.values[j]
+        if torch.is_tensor(v) and v.numel() and v.is_floating_point():
+            f = v.detach().abs()
+            f = f[torch.isfinite(f)]
+            if f.numel():
+                mags.append(float(f.max()))
+    return max(mags)
+
+
 def sample_step(n):
     """The runner prints every k-th element of a large value."""
     return (n + 1023) // 1024 if n > SAMPLE_LIMIT else 1
@@ -511,35 +525,20 @@ class Analyzer:
                 bool(torch.isnan(r).any()):
             rf = True
         sc = max([self.scale[j] for j in ins] + [0.0])
-        if op in ("mul", "mul_") and sc > 0:
+        if op in ("mul", "mul_") and (sc > 0 or (rf and is_float)):
+            mag = _largest_finite(env, ins)
             # An order-dependent factor's error is scaled by the other
             # factor (a cancelling sum times 1e20): bounded by the largest
             # finite magnitude among the operands.
-            mags = [1.0]
-            for j in ins:
-                v = env.values[j]
-                if torch.is_tensor(v) and v.numel() and v.is_floating_point():
-                    f = v.detach().abs()
-                    f = f[torch.isfinite(f)]
-                    if f.numel():
-                        mags.append(float(f.max()))
-            sc *= max(mags)
-        if op in ("mul", "mul_") and rf and is_float:
+            if sc > 0:
+                sc *= mag
             # A rounded value (exp, atan, pow: libm and PyTorch's Sleef
             # kernels may differ in the last bit) times a huge number: its
             # error is that number times an ulp, as an order-dependent
             # sum's (tan(atan(x) * 2^31) differs in the 7th digit).
-            big = [1.0]
-            for j in ins:
-                v = env.values[j]
-                if torch.is_tensor(v) and v.numel() and v.is_floating_point():
-                    f = v.detach().abs()
-                    f = f[torch.isfinite(f)]
-                    if f.numel():
-                        big.append(float(f.max()))
-            if max(big) > 1e6:
+            if rf and is_float and mag > 1e6:
                 od = True
-                sc = max(sc, max(big))
+                sc = max(sc, mag)
         if op in AMPLIFYING and sc > 0 and not math.isinf(sc):
             for j in ins:
                 v = env.values[j]
