@@ -53,7 +53,8 @@ strata::gradcheck(const Function<Tensor(const std::vector<Tensor> &)> &fn,
     if (options.analytic)
       gs = options.analytic(xs, go);
     else
-      gs = grad({y}, xs, {go}, /*retain_graph=*/true, loc);
+      gs = grad({y}, xs, {go}, /*retain_graph=*/true, /*create_graph=*/false,
+                loc);
     for (size_t i = 0; i < inputs.size(); ++i)
       analytic[i].push_back(gs[i].to_vector<double>(loc));
   }

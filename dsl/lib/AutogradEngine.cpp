@@ -11,6 +11,7 @@
 // (4) view each storage gradient through the target's layout.
 //
 //===----------------------------------------------------------------------===//
+#include "CreateGraph.h"
 #include "Impl.h"
 #include "ProgramCache.h"
 #include "strata/Autograd.h"
@@ -27,6 +28,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -509,7 +511,7 @@ std::optional<Shape> stridesOfTypeText(const std::string &type) {
 std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
-                        const SourceLoc &loc) {
+                        bool createGraph, const SourceLoc &loc) {
   auto start = std::chrono::steady_clock::now();
   if (gradOutputs.empty())
     gradOutputs.resize(outputs.size());
@@ -979,6 +981,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     onCuda |= n->buffer->device() == runtime::DeviceKind::CUDA;
   for (const NodePtr &n : g.ops)
     onCuda |= n->device == kDevCUDA;
+  if (createGraph && onCuda)
+    fail("create_graph is not supported on CUDA yet",
+         "compute the gradients on the CPU, or without create_graph", loc);
   auto storageType = [](const Node *n) {
     return "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
            irType(n->dtype) + ">";
@@ -1040,7 +1045,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // (Not a leaf whose reads a view target perturbs: the perturbation is
     // written into the whole storage; nor one passed dense.)
     for (size_t k = 0; k < g.leafArgs.size(); ++k)
-      if (reach[k].second >= 0 && !perturbLeaf.count(k) &&
+      if (reach[k].second >= 0 && !perturbLeaf.count(k) && !createGraph &&
           perturbChain.empty() && readMask.empty() &&
           !denseLeaves.count(g.leafArgs[k].leaf.get()))
         leafWindow[k] = readWindow(reach[k].first, reach[k].second,
@@ -1077,6 +1082,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     args.push_back(std::move(v));
     return name;
   };
+  // create_graph: what the replay reads for each argument (CreateGraph.h).
+  std::vector<ReplayArg> replayArgs;
+  auto replayConstant = [&] {
+    // (A copy: the gradient graph is evaluated later, after the writes
+    // the storage may see meanwhile.)
+    const jit::JitValue &v = args.back();
+    runtime::StoragePtr copy = allocate(v.buffer->nbytes(), loc);
+    if (v.buffer->nbytes())
+      memcpy(copy->data(), v.buffer->data(), v.buffer->nbytes());
+    DType dtype = static_cast<DType>(v.dtype);
+    replayArgs.push_back(
+        {true,
+         makeLeaf(copy, dtype, {v.sizes[0]}, TensorOptions(dtype), "grad", loc),
+         0});
+  };
   std::string wrt;
   auto addWrt = [&] {
     wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
@@ -1098,10 +1118,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           toJitDType(a.leaf->dtype), std::vector<int64_t>(sz.begin(), sz.end()),
           dense.to_vector<double>(loc)));
       leafName.push_back(name);
+      if (createGraph)
+        replayArgs.push_back({false, Tensor(a.leaf).contiguous(loc), 0});
       continue;
     }
     leafName.push_back(
         storageArg(a.node.get(), a.node->buffer, &leafWindow[k]));
+    if (createGraph) // (passed whole: see leafWindow)
+      replayArgs.push_back({true, Tensor(a.leaf), 0});
   }
   for (size_t p = 0; p < perturbs.size(); ++p) {
     addWrt();
@@ -1114,15 +1138,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         toJitDType(pt.dtype),
         std::vector<int64_t>(pt.layout.sizes.begin(), pt.layout.sizes.end()),
         std::vector<double>(pt.layout.numel(), 0.0)));
+    if (createGraph)
+      replayArgs.push_back(
+          {false, zeros(pt.layout.sizes, TensorOptions(pt.dtype), loc), 0});
   }
   std::map<const Node *, std::string> constName, recordedName;
   for (const NodePtr &n : g.constArgs) {
     auto w = window.find(n.get());
     constName[n.get()] = storageArg(n.get(), n->buffer,
                                     w == window.end() ? nullptr : &w->second);
+    if (createGraph)
+      replayConstant();
   }
+  // (create_graph recomputes them: a recorded value has no history.)
   for (const NodePtr &n : g.ops)
-    if (n->requiresGrad && freshBuffer(*n))
+    if (n->requiresGrad && freshBuffer(*n) && !createGraph)
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
 
   auto typeOf = [&](const Node *n) {
@@ -1532,67 +1562,82 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       "module {\n  func.func @main(" + sig + ") -> (" + retTypes +
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
-  bool hit = false;
-  // Compiled with the trace lock released: what the program runs on (the
-  // arguments' buffers, the graph's nodes) is held by `args` and `g`.
-  std::shared_ptr<jit::PreparedFunction> program = lock.unlocked([&] {
-    return cache().get(
-        source,
-        [&] {
-          std::string error;
-          auto fn = jit::PreparedFunction::fromSource(source, "main", error);
-          if (!fn && debugLevel() >= 1)
-            fprintf(stderr, "%s", source.c_str());
-          if (!fn)
-            fail("strata could not compile the gradient program: " + error,
-                 "this is a strata bug; the program was:\n" + source, loc);
-          ++gCompiles;
-          return fn;
-        },
-        hit);
-  });
-  bool compiled = !hit;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const TensorImpl &o = *outputs[i].impl();
-    std::vector<double> gv = gradOutputs[i].defined()
-                                 ? gradOutputs[i].to_vector<double>(loc)
-                                 : std::vector<double>{1.0};
-    args.push_back(jit::JitValue::fresh(
-        toJitDType(o.dtype),
-        std::vector<int64_t>(o.layout.sizes.begin(), o.layout.sizes.end()),
-        gv));
-  }
-  double prepared = secondsSince(start);
-  auto runStart = std::chrono::steady_clock::now();
-  jit::RunResult r = runPrepared(*program, args, onCuda);
-  if (debugLevel() >= 1)
-    fprintf(stderr,
-            "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
-            "in %.3f ms\n",
-            formatLoc(loc).c_str(), g.ops.size(),
-            compiled ? "compiled" : "found prepared", prepared * 1e3,
-            program->numKernels(), secondsSince(runStart) * 1e3);
-  if (debugLevel() >= 3)
-    fprintf(stderr, "%s", source.c_str());
-  if (!r.ok)
-    fail("strata could not run the gradient program: " + r.error, "", loc);
-  countProgramRun(program->numKernels(), compiled);
-  // The program computed each output on the way: keep the value of an
-  // output not evaluated yet (loss.item() after backward() runs nothing).
-  for (size_t i = 0; i < outputs.size(); ++i)
-    keepOutput(*outputs[i].impl(), r.values[i]);
-  // Gradients of the wrt arguments, in order.
   std::vector<Tensor> wrtGrads;
-  for (size_t k = outputs.size(); k < r.values.size(); ++k) {
-    size_t leaf = k - outputs.size();
-    if (leaf < g.leafArgs.size() && leafWindow[leaf].second >= 0)
-      widenGradient(r.values[k], leafWindow[leaf].first,
-                    g.leafArgs[leaf].node->rootNumel, loc);
-    wrtGrads.push_back(
-        fromJit(r.values[k], static_cast<DType>(r.values[k].dtype), loc));
+  if (createGraph) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const TensorImpl &o = *outputs[i].impl();
+      Tensor seed = gradOutputs[i].defined()
+                        ? gradOutputs[i].to(o.dtype, loc)
+                        : ones(o.layout.sizes, TensorOptions(o.dtype), loc);
+      replayArgs.push_back({false, seed, 0});
+    }
+    std::vector<Tensor> values = replayGradientProgram(source, replayArgs, loc);
+    wrtGrads.assign(values.begin() + outputs.size(), values.end());
+  } else {
+    bool hit = false;
+    // Compiled with the trace lock released: what the program runs on (the
+    // arguments' buffers, the graph's nodes) is held by `args` and `g`.
+    std::shared_ptr<jit::PreparedFunction> program = lock.unlocked([&] {
+      return cache().get(
+          source,
+          [&] {
+            std::string error;
+            auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+            if (!fn && debugLevel() >= 1)
+              fprintf(stderr, "%s", source.c_str());
+            if (!fn)
+              fail("strata could not compile the gradient program: " + error,
+                   "this is a strata bug; the program was:\n" + source, loc);
+            ++gCompiles;
+            return fn;
+          },
+          hit);
+    });
+    bool compiled = !hit;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const TensorImpl &o = *outputs[i].impl();
+      std::vector<double> gv = gradOutputs[i].defined()
+                                   ? gradOutputs[i].to_vector<double>(loc)
+                                   : std::vector<double>{1.0};
+      args.push_back(jit::JitValue::fresh(
+          toJitDType(o.dtype),
+          std::vector<int64_t>(o.layout.sizes.begin(), o.layout.sizes.end()),
+          gv));
+    }
+    double prepared = secondsSince(start);
+    auto runStart = std::chrono::steady_clock::now();
+    jit::RunResult r = runPrepared(*program, args, onCuda);
+    if (debugLevel() >= 1)
+      fprintf(stderr,
+              "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
+              "in %.3f ms\n",
+              formatLoc(loc).c_str(), g.ops.size(),
+              compiled ? "compiled" : "found prepared", prepared * 1e3,
+              program->numKernels(), secondsSince(runStart) * 1e3);
+    if (debugLevel() >= 3)
+      fprintf(stderr, "%s", source.c_str());
+    if (!r.ok)
+      fail("strata could not run the gradient program: " + r.error, "", loc);
+    countProgramRun(program->numKernels(), compiled);
+    // The program computed each output on the way: keep the value of an
+    // output not evaluated yet (loss.item() after backward() runs nothing).
+    for (size_t i = 0; i < outputs.size(); ++i)
+      keepOutput(*outputs[i].impl(), r.values[i]);
+    // Gradients of the wrt arguments, in order.
+    for (size_t k = outputs.size(); k < r.values.size(); ++k) {
+      size_t leaf = k - outputs.size();
+      if (leaf < g.leafArgs.size() && leafWindow[leaf].second >= 0)
+        widenGradient(r.values[k], leafWindow[leaf].first,
+                      g.leafArgs[leaf].node->rootNumel, loc);
+      wrtGrads.push_back(
+          fromJit(r.values[k], static_cast<DType>(r.values[k].dtype), loc));
+    }
   }
   std::vector<Tensor> out;
-  NoGradGuard guard;
+  // (With create_graph, what is made of the gradients below is recorded.)
+  std::optional<NoGradGuard> guard;
+  if (!createGraph)
+    guard.emplace();
   for (size_t ti = 0; ti < targets.size(); ++ti) {
     const Target &t = targets[ti];
     Tensor sum;
@@ -1624,9 +1669,13 @@ namespace {
 /// Adds each gradient `grads[i]`, i >= from, into targets[i]'s .grad (a
 /// leaf's first one obeys the layout contract).
 void accumulate(const std::vector<Target> &targets,
-                const std::vector<Tensor> &grads, size_t from,
+                const std::vector<Tensor> &grads, size_t from, bool createGraph,
                 const SourceLoc &loc) {
-  NoGradGuard guard;
+  // With create_graph, PyTorch's AccumulateGrad records the sum (out of
+  // place: the .grad a graph was made of is not overwritten).
+  std::optional<NoGradGuard> guard;
+  if (!createGraph)
+    guard.emplace();
   for (size_t i = from; i < targets.size(); ++i) {
     if (!grads[i].defined())
       continue;
@@ -1634,7 +1683,9 @@ void accumulate(const std::vector<Target> &targets,
     if (!impl.autograd)
       impl.autograd = std::make_shared<AutogradMeta>();
     Tensor &slot = impl.autograd->grad;
-    if (slot.defined())
+    if (slot.defined() && createGraph)
+      slot = slot + grads[i];
+    else if (slot.defined())
       slot.add_(grads[i], loc);
     else if (isLeafOf(impl))
       slot = obeyLayoutContract(grads[i], impl.layout, loc);
@@ -1642,25 +1693,26 @@ void accumulate(const std::vector<Target> &targets,
       slot = grads[i];
     // .grad is no view (PyTorch's `_base` is None): one made here, under
     // no-grad mode, must not refuse a later in-place op in grad mode.
-    if (slot.impl()->gradBase)
+    if (slot.impl()->gradBase && !createGraph)
       slot = slot.detach(loc);
   }
 }
 } // namespace
 
 void Tensor::backward(const Tensor &gradient, bool retain_graph,
-                      SourceLoc loc) const {
+                      bool create_graph, SourceLoc loc) const {
   TraceLock lock; // accumulation into a shared leaf's grad loses nothing
   std::vector<Target> targets;
-  std::vector<Tensor> grads =
-      run(lock, {*this}, {gradient}, targets, true, retain_graph, loc);
-  accumulate(targets, grads, 0, loc);
+  std::vector<Tensor> grads = run(lock, {*this}, {gradient}, targets, true,
+                                  retain_graph, create_graph, loc);
+  accumulate(targets, grads, 0, create_graph, loc);
 }
 
 std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
                                  const std::vector<Tensor> &inputs,
                                  const std::vector<Tensor> &grad_outputs,
-                                 bool retain_graph, SourceLoc loc) {
+                                 bool retain_graph, bool create_graph,
+                                 SourceLoc loc) {
   TraceLock lock;
   if (inputs.empty())
     fail("grad requires non-empty inputs.",
@@ -1673,9 +1725,10 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
            "call requires_grad_() on it before computing the outputs", loc);
     targets.push_back({t.impl(), nullptr});
   }
-  std::vector<Tensor> grads =
-      run(lock, outputs, grad_outputs, targets, false, retain_graph, loc);
-  accumulate(targets, grads, inputs.size(), loc); // retained tensors
+  std::vector<Tensor> grads = run(lock, outputs, grad_outputs, targets, false,
+                                  retain_graph, create_graph, loc);
+  accumulate(targets, grads, inputs.size(), create_graph,
+             loc); // retained tensors
   grads.resize(inputs.size());
   for (size_t i = 0; i < grads.size(); ++i)
     if (!grads[i].defined())

@@ -417,6 +417,12 @@ runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
 /// `dtype` as PyTorch's arithmetic does (integers exact, wrapping into
 /// int32; a float truncates into an integer type).
 Tensor scalarTensor(const Scalar &value, DType dtype, const SourceLoc &loc);
+/// Records compute op `name` (its IR mnemonic, of static lifetime) of kind
+/// `op` over `inputs`, its dtype and sizes given (no promotion or checks:
+/// the autograd engine's create_graph replays typed IR with it).
+Tensor recordOp(Op op, const char *name, DType dtype, Shape sizes,
+                const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
+                Shape dims = {}, bool keepdim = false);
 /// Whether `value` converts to `dtype` without overflow (PyTorch's
 /// checked_convert: NaN and out-of-range into integers, finite values past
 /// FLT_MAX into f32); fill_, full, from_vector and item<T>() ask it.

@@ -442,6 +442,15 @@ void strata::detail::notImplementedFor(const char *kernel, DType t,
        hint, loc);
 }
 
+Tensor strata::detail::recordOp(Op op, const char *name, DType dtype,
+                                Shape sizes,
+                                const std::vector<const Tensor *> &inputs,
+                                const SourceLoc &loc, Shape dims,
+                                bool keepdim) {
+  return record(op, name, dtype, std::move(sizes), inputs, loc, std::move(dims),
+                keepdim, /*dimList=*/op == Op::Reduce);
+}
+
 Tensor strata::detail::composite(Tensor t, const char *name,
                                  std::initializer_list<const Tensor *> inputs) {
   TraceLock lock;

@@ -108,7 +108,7 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       if (failed(differentiate(func, wrt)))
         return signalPassFailure();
     }
-    if (func.getBody().hasOneBlock())
+    if (!keepMarkers && func.getBody().hasOneBlock())
       removeMarkers(func.getBody().front());
   }
 

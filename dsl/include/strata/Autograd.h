@@ -72,11 +72,13 @@ std::string format_graph(const Tensor &t);
 
 /// Gradients of `outputs` with respect to `inputs` (PyTorch's
 /// torch.autograd.grad): nothing accumulates into .grad(). `grad_outputs`
-/// may be empty when every output is a scalar.
+/// may be empty when every output is a scalar. With `create_graph`, the
+/// gradients are recorded as a graph of their own, functions of the inputs
+/// (and of `grad_outputs`) that can be differentiated again.
 std::vector<Tensor> grad(const std::vector<Tensor> &outputs,
                          const std::vector<Tensor> &inputs,
                          const std::vector<Tensor> &grad_outputs = {},
-                         bool retain_graph = false,
+                         bool retain_graph = false, bool create_graph = false,
                          SourceLoc loc = SourceLoc::current());
 
 /// Gradient programs compiled so far (a backward of a structure seen

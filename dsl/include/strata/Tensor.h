@@ -99,7 +99,7 @@ public:
   /// `x.mutable_grad() = g`.
   Tensor &operator=(const Tensor &) & = default;
   /// Rebinds this handle (move).
-  Tensor &operator=(Tensor &&) &noexcept = default;
+  Tensor &operator=(Tensor &&) & noexcept = default;
   /// Drops this handle.
   ~Tensor() = default;
   /// For the implementation.
@@ -154,8 +154,11 @@ public:
   /// Whether retain_grad() was called (or this is a leaf requiring grad).
   bool retains_grad(SourceLoc loc = SourceLoc::current()) const;
   /// Accumulates d(this)/d(leaf) * gradient into every leaf's .grad();
-  /// `gradient` may be omitted for a scalar.
+  /// `gradient` may be omitted for a scalar. With `create_graph`, the
+  /// gradients are recorded as a graph of their own (they have a grad_fn and
+  /// can be differentiated again: second derivatives).
   void backward(const Tensor &gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false,
                 SourceLoc loc = SourceLoc::current()) const;
   /// The storage's version counter (incremented by every in-place op).
   int64_t _version(SourceLoc loc = SourceLoc::current()) const;

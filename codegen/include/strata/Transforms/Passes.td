@@ -105,7 +105,11 @@ def Differentiate : Pass<"strata-differentiate", "mlir::func::FuncOp"> {
   let options = [
     ListOption<"wrt", "wrt", "int64_t",
                "Arguments to differentiate with respect to, for functions "
-               "without a strata.wrt attribute">
+               "without a strata.wrt attribute">,
+    Option<"keepMarkers", "keep-markers", "bool", /*default=*/"false",
+           "Keep strata.detach and strata.recorded in the result (the "
+           "autograd engine's create_graph records the differentiated "
+           "function as a graph of its own, where a detach still cuts)">
   ];
   let dependentDialects = ["::strata::ir::StrataDialect"];
 }

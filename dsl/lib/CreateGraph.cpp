@@ -1,0 +1,257 @@
+//===- CreateGraph.cpp - Gradients recorded as a graph (create_graph) -----===//
+//
+// The differentiated gradient program, replayed as DSL ops (CreateGraph.h).
+// Each IR value becomes a tensor whose elements are the value's; where IR
+// reinterprets a value's storage (a view's result type is its layout in the
+// root), the tensor is first given the IR value's exact layout, so the view
+// becomes one `as_strided` of it. Compute ops are recorded with the IR's
+// mnemonic, dtype and sizes (recordOp), so the second differentiation uses
+// the same VJPs as the first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CreateGraph.h"
+
+#include "Impl.h"
+
+#include "strata/Functions.h"
+#include "strata/IR/Parse.h"
+#include "strata/IR/StrataDialect.h"
+#include "strata/JIT/Jit.h"
+#include "strata/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
+#include <set>
+
+using namespace strata;
+using namespace strata::detail;
+using namespace strata::ir;
+
+namespace {
+
+/// The IR mnemonic as a name of static lifetime (Node::name).
+const char *intern(llvm::StringRef name) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> names;
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.emplace(name.str()).first->c_str();
+}
+
+DType dtypeOf(mlir::Type type, const SourceLoc &loc) {
+  if (auto t = type.dyn_cast<StridedTensorType>())
+    type = t.getElementType();
+  else if (auto s = type.dyn_cast<StorageType>())
+    type = s.getElementType();
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isInteger(1))
+    return DType::Bool;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  fail("create_graph: a gradient value of an unsupported element type",
+       "this is a strata bug", loc);
+}
+
+layout::Layout layoutOf(mlir::Value v) {
+  return v.getType().cast<StridedTensorType>().getLayout();
+}
+
+/// The largest storage index `l` reaches, plus one (0 when empty).
+int64_t extentOf(const layout::Layout &l) {
+  if (l.numel() == 0)
+    return 0;
+  auto [lo, hi] = layout::indexRange(l);
+  (void)lo;
+  return hi + 1;
+}
+
+struct Replay {
+  const SourceLoc &loc;
+  llvm::DenseMap<mlir::Value, Tensor> values;
+  /// Storage values: the tensor addressing the storage and its element 0.
+  llvm::DenseMap<mlir::Value, std::pair<Tensor, int64_t>> storages;
+
+  [[noreturn]] void unsupported(mlir::Operation *op) {
+    fail("create_graph: strata cannot yet record the gradient through '" +
+             op->getName().getStringRef().str() + "' as a differentiable graph",
+         "compute this gradient without create_graph, or differentiate a "
+         "formulation without this op",
+         loc);
+  }
+
+  /// A tensor with `v`'s elements whose layout in its storage is `v`'s
+  /// IR type's (sizes, strides, offset): a copy when the recorded layout
+  /// differs, into a fresh storage of the extent `want` reaches.
+  Tensor laidOut(mlir::Value v, int64_t extent) {
+    Tensor t = values.lookup(v);
+    layout::Layout want = layoutOf(v);
+    const layout::Layout &have = t.impl()->layout;
+    if (have == want && t.impl()->root->numel >= extent)
+      return t;
+    Tensor fresh = empty({std::max(extent, extentOf(want))},
+                         TensorOptions(t.dtype()), loc);
+    fresh.as_strided(want.sizes, want.strides, want.offset, loc).copy_(t, loc);
+    return fresh;
+  }
+
+  /// A view op: the result type is its layout in the source's root.
+  Tensor view(mlir::Operation *op, mlir::Value source) {
+    layout::Layout l = layoutOf(op->getResult(0));
+    if (source.getType().isa<StorageType>()) {
+      auto &[t, base] = storages[source];
+      return t.as_strided(l.sizes, l.strides, base + l.offset, loc);
+    }
+    Tensor t = laidOut(source, extentOf(l));
+    return t.as_strided(l.sizes, l.strides, l.offset, loc);
+  }
+
+  Tensor compute(mlir::Operation *op, Op kind, Shape dims = {},
+                 bool keepdim = false) {
+    std::vector<Tensor> ins;
+    for (mlir::Value v : op->getOperands())
+      ins.push_back(values.lookup(v));
+    std::vector<const Tensor *> ptrs;
+    for (const Tensor &t : ins)
+      ptrs.push_back(&t);
+    auto type = op->getResult(0).getType().cast<StridedTensorType>();
+    Shape sizes(type.getShape().begin(), type.getShape().end());
+    return recordOp(kind, intern(op->getName().stripDialect()),
+                    dtypeOf(type, loc), std::move(sizes), ptrs, loc,
+                    std::move(dims), keepdim);
+  }
+
+  Tensor fill(FillOp op) {
+    auto type = op.getResult().getType().cast<StridedTensorType>();
+    DType dtype = dtypeOf(type, loc);
+    Scalar value =
+        op.getValue().isa<mlir::IntegerAttr>()
+            ? Scalar(op.getValue().cast<mlir::IntegerAttr>().getInt())
+            : Scalar(op.getValue().cast<mlir::FloatAttr>().getValueAsDouble());
+    if (dtype == DType::Bool)
+      value = Scalar(value.toDouble() != 0);
+    Tensor number = scalarTensor(value, dtype, loc);
+    if (type.getRank() == 0)
+      return number;
+    Shape sizes(type.getShape().begin(), type.getShape().end());
+    return number.expand(sizes, loc);
+  }
+
+  Tensor scan(ScanOp op) {
+    Tensor x = values.lookup(op.getInput());
+    int64_t dim = op.getDim();
+    bool sum = op.getCombiner() == "sum";
+    if (op.getExclusive() && !sum)
+      unsupported(op);
+    if (op.getReverse())
+      x = x.flip({dim}, loc);
+    Tensor r = sum ? x.cumsum(dim, std::nullopt, loc)
+                   : x.cumprod(dim, std::nullopt, loc);
+    if (op.getExclusive())
+      r = r - x;
+    return op.getReverse() ? r.flip({dim}, loc) : r;
+  }
+
+  Tensor replay(mlir::Operation *op) {
+    if (mlir::Value source = getViewSource(op))
+      return view(op, source);
+    auto sizesOf = [&] {
+      auto type = op->getResult(0).getType().cast<StridedTensorType>();
+      return Shape(type.getShape().begin(), type.getShape().end());
+    };
+    if (isa<ReshapeOp, FlattenOp>(op)) // (copies: the view case is above)
+      return values.lookup(op->getOperand(0)).reshape(sizesOf(), loc);
+    if (isa<ContiguousOp>(op))
+      return values.lookup(op->getOperand(0)).contiguous(loc);
+    if (auto d = dyn_cast<DetachOp>(op)) {
+      if (d.getInput().getType().isa<StorageType>())
+        unsupported(op);
+      return values.lookup(d.getInput()).detach(loc);
+    }
+    if (auto f = dyn_cast<FillOp>(op))
+      return fill(f);
+    if (auto s = dyn_cast<ScanOp>(op))
+      return scan(s);
+    if (isa<CastOp>(op))
+      return compute(op, Op::Cast);
+    if (isa<CopyOp>(op))
+      return compute(op, Op::Copy);
+    if (isa<WhereOp, LerpOp>(op))
+      return compute(op, Op::Where);
+    if (isa<MatmulOp>(op))
+      return compute(op, Op::Matmul);
+    if (auto g = dyn_cast<GatherOp>(op))
+      return compute(op, Op::Index, {g.getDim()});
+    if (auto s = dyn_cast<ScatterOp>(op))
+      return compute(op, Op::Index, {s.getDim()});
+    if (auto s = dyn_cast<ScatterAddOp>(op))
+      return compute(op, Op::Index, {s.getDim()});
+    if (isa<ReductionOpInterface>(op)) {
+      auto dims = op->getAttrOfType<mlir::DenseI64ArrayAttr>("dims");
+      if (!dims)
+        unsupported(op);
+      return compute(op, Op::Reduce,
+                     Shape(dims.asArrayRef().begin(), dims.asArrayRef().end()),
+                     op->hasAttr("keepdim"));
+    }
+    if (isa<ElementwiseOpInterface>(op))
+      return compute(op, op->getNumOperands() == 1 ? Op::Unary : Op::Binary);
+    unsupported(op);
+  }
+};
+
+} // namespace
+
+std::vector<Tensor>
+strata::detail::replayGradientProgram(const std::string &source,
+                                      const std::vector<ReplayArg> &args,
+                                      const SourceLoc &loc) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  jit::loadDialects(context);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  auto module = ir::parseSourceString(source, &context);
+  mlir::PassManager pm(&context);
+  DifferentiateOptions options;
+  options.keepMarkers = true;
+  pm.addNestedPass<mlir::func::FuncOp>(createDifferentiate(options));
+  if (!module || mlir::failed(pm.run(*module)))
+    fail("strata could not differentiate the gradient program: " + diagOS.str(),
+         "this is a strata bug; the program was:\n" + source, loc);
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+  if (!func || func.getNumArguments() != args.size())
+    fail("create_graph: the gradient program's arguments do not match",
+         "this is a strata bug", loc);
+  Replay r{loc, {}, {}};
+  for (auto [v, a] : llvm::zip(func.getArguments(), args)) {
+    if (a.storage)
+      r.storages[v] = {a.tensor, a.base};
+    else
+      r.values[v] = a.tensor;
+  }
+  std::vector<Tensor> results;
+  for (mlir::Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<mlir::func::ReturnOp>(op)) {
+      for (mlir::Value v : ret.getOperands())
+        results.push_back(r.values.lookup(v));
+      break;
+    }
+    if (op.getNumResults() != 1 ||
+        !op.getResult(0).getType().isa<StridedTensorType>())
+      r.unsupported(&op);
+    r.values[op.getResult(0)] = r.replay(&op);
+  }
+  return results;
+}
