@@ -332,6 +332,10 @@ void strata::detail::setGradEdge(Operand &o, const TensorImpl &t) {
 bool strata::is_grad_enabled() { return gGradEnabled; }
 NoGradGuard::NoGradGuard() : previous_(gGradEnabled) { gGradEnabled = false; }
 NoGradGuard::~NoGradGuard() { gGradEnabled = previous_; }
+AutoGradMode::AutoGradMode(bool enabled) : previous_(gGradEnabled) {
+  gGradEnabled = enabled;
+}
+AutoGradMode::~AutoGradMode() { gGradEnabled = previous_; }
 void strata::set_detect_anomaly(bool enabled) { gAnomaly = enabled; }
 bool strata::is_anomaly_enabled() { return gAnomaly; }
 

@@ -1563,6 +1563,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
       "    return " + rets + " : " + retTypes + "\n  }\n}\n";
   std::vector<Tensor> wrtGrads;
+  // PyTorch's engine runs in grad mode exactly when it creates a graph.
+  std::optional<AutoGradMode> mode;
+  if (createGraph)
+    mode.emplace(true);
   if (createGraph) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const TensorImpl &o = *outputs[i].impl();
@@ -1674,7 +1678,10 @@ void accumulate(const std::vector<Target> &targets,
   // With create_graph, PyTorch's AccumulateGrad records the sum (out of
   // place: the .grad a graph was made of is not overwritten).
   std::optional<NoGradGuard> guard;
-  if (!createGraph)
+  std::optional<AutoGradMode> mode;
+  if (createGraph)
+    mode.emplace(true);
+  else
     guard.emplace();
   for (size_t i = from; i < targets.size(); ++i) {
     if (!grads[i].defined())

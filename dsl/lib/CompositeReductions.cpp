@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Composite.h"
+#include "strata/Autograd.h"
 
 #include <cmath>
 
@@ -47,10 +48,24 @@ Tensor varImpl(const Tensor &x, const Shape &dims, int64_t correction,
   // The mean is detached: its gradient term sums (x - mean), which is 0,
   // and PyTorch's var_backward leaves it out (so x - mean = +-inf or a
   // divisor of 0 give +-inf gradients there, not inf - inf = NaN).
-  Tensor dev = x.sub(x.detach(loc).mean(wrapped, true, loc), loc);
+  Tensor mean = x.detach(loc).mean(wrapped, true, loc);
+  Tensor dev = x.sub(mean, loc);
   Tensor ss = dev.mul(dev, loc).sum(wrapped, keepdim, loc);
   double divisor = static_cast<double>(std::max<int64_t>(n - correction, 0));
-  return ss / Scalar(divisor, loc);
+  Tensor var = ss / Scalar(divisor, loc);
+  if (divisor == 0 || !x.requires_grad(loc) || !strata::is_grad_enabled())
+    return var;
+  // The second derivative (create_graph): PyTorch's var_backward,
+  // 2 / divisor * grad * (x - x.mean()), is a function of the mean too,
+  // which the detached mean is not. -(n / divisor) * w^2, with w the live
+  // mean minus the detached one (0 exactly; 0 where the mean is not
+  // finite), adds 0 to the value and to the first derivative, and the
+  // missing -2 / (n * divisor) to every element pair of the second.
+  Tensor live = x.mean(wrapped, true, loc);
+  Tensor w = where(mean.isfinite(loc), live - mean,
+                   scalarOf(x, 0, x.dtype(loc), loc), loc);
+  return var + (w * w).sum(wrapped, keepdim, loc) *
+                   Scalar(-static_cast<double>(n) / divisor, loc);
 }
 
 /// sqrt(v), with gradient 0 where v is 0 (not 0 * inf = NaN).

@@ -147,19 +147,45 @@ struct Replay {
     return number.expand(sizes, loc);
   }
 
+  /// A scan: cumsum/cumprod, reversed by flips, made exclusive by shifting
+  /// the inclusive scan one place (the identity first).
   Tensor scan(ScanOp op) {
     Tensor x = values.lookup(op.getInput());
     int64_t dim = op.getDim();
     bool sum = op.getCombiner() == "sum";
-    if (op.getExclusive() && !sum)
-      unsupported(op);
     if (op.getReverse())
       x = x.flip({dim}, loc);
     Tensor r = sum ? x.cumsum(dim, std::nullopt, loc)
                    : x.cumprod(dim, std::nullopt, loc);
-    if (op.getExclusive())
-      r = r - x;
+    if (op.getExclusive() && x.dim() > 0 && x.size(dim) > 0) {
+      Tensor first = full_like(r.narrow(dim, 0, 1, loc), sum ? 0 : 1,
+                               TensorOptions(), loc);
+      r = cat({first, r.narrow(dim, 0, x.size(dim) - 1, loc)}, dim, loc);
+    } else if (op.getExclusive()) {
+      r = full_like(r, sum ? 0 : 1, TensorOptions(), loc);
+    }
     return op.getReverse() ? r.flip({dim}, loc) : r;
+  }
+
+  /// `write %v into %dest`: a new version of dest's root storage (IR
+  /// writes are functional: the old version stays readable), a copy of
+  /// it with v copied into dest's elements, as a storage value.
+  void write(WriteOp op) {
+    mlir::Value dest = op.getDest();
+    mlir::Value root = getStorageRoot(dest);
+    int64_t size = op.getResult().getType().cast<StorageType>().getSize();
+    Tensor flat;
+    if (root.getType().isa<StorageType>()) {
+      auto &[t, base] = storages[root];
+      flat = t.as_strided({size}, {1}, base, loc);
+    } else {
+      flat = laidOut(root, size).as_strided({size}, {1}, 0, loc);
+    }
+    Tensor copy = flat.clone(loc);
+    layout::Layout l = layoutOf(dest);
+    copy.as_strided(l.sizes, l.strides, l.offset, loc)
+        .copy_(values.lookup(op.getSrc()), loc);
+    storages[op.getResult()] = {copy, 0};
   }
 
   Tensor replay(mlir::Operation *op) {
@@ -247,6 +273,10 @@ strata::detail::replayGradientProgram(const std::string &source,
       for (mlir::Value v : ret.getOperands())
         results.push_back(r.values.lookup(v));
       break;
+    }
+    if (auto w = dyn_cast<WriteOp>(op)) {
+      r.write(w);
+      continue;
     }
     if (op.getNumResults() != 1 ||
         !op.getResult(0).getType().isa<StridedTensorType>())

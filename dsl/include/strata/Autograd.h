@@ -104,6 +104,23 @@ private:
   bool previous_;
 };
 
+/// Sets grad mode while alive (torch::AutoGradMode): AutoGradMode(true)
+/// records the graph inside a NoGradGuard's scope.
+class AutoGradMode {
+public:
+  /// Sets grad mode to `enabled`.
+  explicit AutoGradMode(bool enabled);
+  /// Restores the previous mode.
+  ~AutoGradMode();
+  /// Not copyable: one guard per scope.
+  AutoGradMode(const AutoGradMode &) = delete;
+  /// Not copyable: one guard per scope.
+  AutoGradMode &operator=(const AutoGradMode &) = delete;
+
+private:
+  bool previous_;
+};
+
 /// Receives strata's warnings (PyTorch's UserWarnings): the message and the
 /// "file:line" of the user's call.
 using WarningHandler =

@@ -1,0 +1,282 @@
+//===- CreateGraphTest.cpp - second derivatives (create_graph) ------------===//
+//
+// grad(..., create_graph = true) and backward(..., create_graph = true):
+// first gradients and Hessian-vector products against PyTorch 1.13's
+// (e2e/data/create_graph_golden.txt, written by
+// scripts/gen_create_graph_golden.py), the first gradient's own gradient
+// against central finite differences (gradcheck of the gradient), and the
+// errors of what is not supported yet.
+//
+//===----------------------------------------------------------------------===//
+#include "../ops/OpsGolden.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+using namespace strata;
+namespace F = strata::nn::functional;
+
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor> &)>;
+
+/// The strata side of every case of gen_create_graph_golden.py.
+std::map<std::string, Fn> cases() {
+  std::map<std::string, Fn> m;
+  for (std::string s : {"_f32", "_f64"}) {
+    m["cube" + s] = [](auto &in) { return (in[0] * in[0] * in[0]).sum(); };
+    m["tanh_mul" + s] = [](auto &in) {
+      return ((in[0] * in[1]).tanh() * in[0].t().t()).sum();
+    };
+    m["matmul_tanh" + s] = [](auto &in) {
+      return in[0].matmul(in[1]).tanh().sum();
+    };
+    m["mlp" + s] = [](auto &in) {
+      return (in[0].matmul(in[1]) + in[2]).tanh().matmul(in[3]).pow(2).mean();
+    };
+    m["softmax_amax" + s] = [](auto &in) {
+      return in[0].softmax(1).log().mean() + in[0].exp().amax();
+    };
+    m["views" + s] = [](auto &in) {
+      return (in[0].t().reshape({-1}) * in[1].expand({2, 3}).reshape({-1}))
+                 .sigmoid()
+                 .sum() +
+             in[0].slice(0, 1).slice(1, 0, 2, 2).exp().sum();
+    };
+    m["reductions" + s] = [](auto &in) {
+      const Tensor &x = in[0];
+      return x.sum(0).pow(2).sum() + x.mean(1).exp().sum() + x.var(1).sum() +
+             x.prod(1).sum();
+    };
+    m["piecewise" + s] = [](auto &in) {
+      const Tensor &x = in[0];
+      return (x.relu().pow(3) + x.clamp(-0.5, 0.5).pow(2) +
+              where(x > 0.2, x.sin(), x.cos() * x))
+          .sum();
+    };
+    m["div_sqrt_log" + s] = [](auto &in) {
+      const Tensor &x = in[0];
+      return (x.abs() + 1).log().sum() +
+             (x * x + 1).sqrt().div(in[1].exp()).sum();
+    };
+    m["cumsum" + s] = [](auto &in) {
+      return in[0].cumsum(1).pow(2).sum() + in[0].cumprod(0).sum();
+    };
+    m["cross_entropy" + s] = [](auto &in) {
+      return F::cross_entropy(in[0], in[1]);
+    };
+    m["gather" + s] = [](auto &in) {
+      return in[0].gather(1, in[1]).pow(2).sum() * in[0].sum();
+    };
+    m["layer_norm" + s] = [](auto &in) {
+      return F::layer_norm(
+                 in[0], F::LayerNormFuncOptions({4}).weight(in[1]).bias(in[2]))
+          .pow(2)
+          .sum();
+    };
+  }
+  return m;
+}
+
+/// |got - want| <= atol + rtol * |want| elementwise.
+void expectClose(const Tensor &got, const Tensor &want, const std::string &what,
+                 double rtol, double atol) {
+  ASSERT_TRUE(got.defined()) << what;
+  ASSERT_EQ(got.sizes(), want.sizes()) << what;
+  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  int bad = 0;
+  for (size_t i = 0; i < g.size() && bad < 5; ++i)
+    if (!(std::fabs(g[i] - w[i]) <= atol + rtol * std::fabs(w[i]))) {
+      ++bad;
+      ADD_FAILURE() << what << "[" << i << "]: strata " << g[i] << ", PyTorch "
+                    << w[i];
+    }
+}
+
+const std::vector<opsgolden::Case> &goldenCases() {
+  static std::vector<opsgolden::Case> c =
+      opsgolden::load(STRATA_CREATE_GRAPH_GOLDEN);
+  return c;
+}
+
+/// The case's inputs as fresh leaves, the floating-point ones requiring
+/// grad.
+std::vector<Tensor> inputs(const opsgolden::Case &c) {
+  std::vector<Tensor> in;
+  for (int k = 0; c.has("in" + std::to_string(k)); ++k) {
+    Tensor t = c.at("in" + std::to_string(k)).clone();
+    if (t.dtype() == kFloat32 || t.dtype() == kFloat64)
+      t.requires_grad_();
+    in.push_back(t);
+  }
+  return in;
+}
+
+void checkCase(const opsgolden::Case &c, const Fn &fn);
+
+TEST(CreateGraph, SecondDerivativesMatchPyTorch) {
+  auto table = cases();
+  std::set<std::string> seen;
+  for (const opsgolden::Case &c : goldenCases()) {
+    SCOPED_TRACE(c.name);
+    auto it = table.find(c.name);
+    ASSERT_NE(it, table.end()) << "no strata side for golden case " << c.name;
+    seen.insert(c.name);
+    try {
+      checkCase(c, it->second);
+    } catch (const Error &e) {
+      ADD_FAILURE() << c.name << ": " << e.what();
+    }
+  }
+  for (auto &[name, fn] : table)
+    EXPECT_TRUE(seen.count(name)) << name << " has no golden case";
+}
+
+void checkCase(const opsgolden::Case &c, const Fn &fn) {
+  {
+    std::vector<Tensor> in = inputs(c);
+    bool f32 = c.at("f").dtype() == kFloat32;
+    double rtol = f32 ? 1e-4 : 1e-9, atol = f32 ? 1e-5 : 1e-10;
+    Tensor f = fn(in);
+    expectClose(f, c.at("f"), "f", rtol, atol);
+    std::vector<Tensor> diff;
+    std::vector<int> index;
+    for (size_t k = 0; k < in.size(); ++k)
+      if (in[k].requires_grad()) {
+        diff.push_back(in[k]);
+        index.push_back(static_cast<int>(k));
+      }
+    std::vector<Tensor> g = grad({f}, diff, {}, false, /*create_graph=*/true);
+    Tensor s;
+    for (size_t k = 0; k < g.size(); ++k) {
+      std::string j = std::to_string(index[k]);
+      EXPECT_TRUE(g[k].requires_grad()) << "g" << j << " has no history";
+      expectClose(g[k], c.at("g" + j), "g" + j, rtol, atol);
+      Tensor term = (g[k] * c.at("c" + j)).sum();
+      s = s.defined() ? s + term : term;
+    }
+    s.backward();
+    for (int j : index) {
+      std::string key = "h" + std::to_string(j);
+      if (c.has(key))
+        expectClose(in[j].grad(), c.at(key), key, rtol, atol);
+      else
+        EXPECT_FALSE(in[j].grad().defined()) << key << " should be None";
+    }
+  }
+}
+
+/// The gradient of the first gradient against central finite differences
+/// of the first gradient (computed by strata's first-order backward, which
+/// the rest of the suite checks): a wrong replay is caught without PyTorch.
+TEST(CreateGraph, GradientOfTheGradientMatchesFiniteDifferences) {
+  manual_seed(3);
+  struct Case {
+    const char *name;
+    Shape wSizes;
+    std::function<Tensor(const Tensor &, const Tensor &)> f;
+  };
+  std::vector<Case> fs = {
+      {"tanh_matmul",
+       {4, 2},
+       [](const Tensor &x, const Tensor &w) {
+         return x.matmul(w).tanh().pow(2).sum();
+       }},
+      {"softplus_views",
+       {4},
+       [](const Tensor &x, const Tensor &w) {
+         return (x.t() * w.unsqueeze(1)).softplus().sum() +
+                x.narrow(1, 1, 2).exp().mean();
+       }},
+      {"sigmoid_log_softmax",
+       {4},
+       [](const Tensor &x, const Tensor &w) {
+         return (x.log_softmax(1) * w.sigmoid().unsqueeze(0)).sum();
+       }},
+  };
+  for (const Case &c : fs) {
+    SCOPED_TRACE(c.name);
+    Tensor x = randn({3, 4}, kFloat64), w = randn(c.wSizes, kFloat64);
+    const auto &f = c.f;
+    // fn(x, w) = d f / d x, a function of both.
+    // (gradcheck's finite differences call it with tensors that do not
+    // require grad.)
+    auto fn = [&](const std::vector<Tensor> &in) {
+      AutoGradMode enable(true); // (its finite differences run without)
+      Tensor x =
+          in[0].requires_grad() ? in[0] : in[0].detach().requires_grad_();
+      return grad({f(x, in[1])}, {x}, {}, false, true)[0];
+    };
+    GradcheckResult r = gradcheck(fn, {x, w});
+    EXPECT_TRUE(r.ok) << r.message;
+  }
+}
+
+/// backward(create_graph) leaves .grad with a history: the second backward
+/// accumulates the Hessian-vector product into the same .grad (PyTorch's
+/// out-of-place accumulation: the first .grad tensor is not changed).
+TEST(CreateGraph, BackwardCreateGraphAccumulates) {
+  Tensor x = from_vector<double>({0.5, -1.0, 2.0}, {3}).requires_grad_();
+  (x * x * x).sum().backward({}, false, /*create_graph=*/true);
+  Tensor g = x.grad();
+  ASSERT_TRUE(g.requires_grad());
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0.75, 3.0, 12.0}));
+  // A first-order backward adds into .grad in place, as PyTorch's
+  // AccumulateGrad without grad mode: g is that tensor (3x^2 + 6x).
+  g.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>(),
+            (std::vector<double>{3.75, -3.0, 24.0}));
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{3.75, -3.0, 24.0}));
+  // With create_graph the sum is recorded out of place: the .grad tensor
+  // read before is unchanged, the new one has a history.
+  Tensor y = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
+  (y * y).sum().backward({}, false, true);
+  Tensor first = y.grad();
+  (y * y * y).sum().backward({}, false, true);
+  EXPECT_EQ(first.to_vector<double>(), (std::vector<double>{2.0, 4.0}));
+  EXPECT_EQ(y.grad().to_vector<double>(), (std::vector<double>{5.0, 16.0}));
+  ASSERT_TRUE(y.grad().requires_grad());
+  std::vector<Tensor> h = grad({y.grad().sum()}, {y}); // 2 + 6y
+  EXPECT_EQ(h[0].to_vector<double>(), (std::vector<double>{8.0, 14.0}));
+}
+
+/// grad_outputs that require grad: the gradient is a function of them too.
+TEST(CreateGraph, GradOutputsTakePart) {
+  Tensor x = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
+  Tensor v = from_vector<double>({3.0, -1.0}, {2}).requires_grad_();
+  Tensor y = x.exp();
+  Tensor g = grad({y}, {x}, {v}, false, true)[0]; // v * exp(x)
+  std::vector<Tensor> h = grad({g.sum()}, {x, v});
+  EXPECT_NEAR(h[0].to_vector<double>()[0], 3.0 * std::exp(1.0), 1e-12);
+  EXPECT_NEAR(h[0].to_vector<double>()[1], -std::exp(2.0), 1e-12);
+  EXPECT_NEAR(h[1].to_vector<double>()[0], std::exp(1.0), 1e-12);
+  EXPECT_NEAR(h[1].to_vector<double>()[1], std::exp(2.0), 1e-12);
+}
+
+/// A detach() still cuts in the recorded gradient: d/dw (x * w.detach())
+/// = 0 in the second derivative, as PyTorch's.
+TEST(CreateGraph, DetachCutsTheSecondDerivative) {
+  Tensor x = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
+  Tensor w = from_vector<double>({3.0, 4.0}, {2}).requires_grad_();
+  Tensor f = (x * x * w.detach()).sum() + (x * w).sum();
+  Tensor g = grad({f}, {x}, {}, false, true)[0]; // 2 x w + w
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{9.0, 20.0}));
+  std::vector<Tensor> h = grad({g.sum()}, {w});
+  EXPECT_EQ(h[0].to_vector<double>(), (std::vector<double>{1.0, 1.0}));
+}
+
+/// A gradient with respect to a non-leaf (an intermediate).
+TEST(CreateGraph, NonLeafTarget) {
+  Tensor x = from_vector<double>({0.5, 1.5}, {2}).requires_grad_();
+  Tensor h = x * 2;
+  Tensor f = (h * h * h).sum();
+  Tensor g = grad({f}, {h}, {}, false, true)[0]; // 3 h^2 = 12 x^2
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{3.0, 27.0}));
+  std::vector<Tensor> d = grad({g.sum()}, {x}); // 24 x
+  EXPECT_EQ(d[0].to_vector<double>(), (std::vector<double>{12.0, 36.0}));
+}
+
+} // namespace
