@@ -270,6 +270,7 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
     CASE("A18", "derivative for aten::floor_divide is not implemented", w.floor_divide(2).sum().backward()),
     CASE("A19", "leaf variable has been moved into the graph interior", { Tensor base = ones({2}); Tensor v = base.view({2}).requires_grad_(); base.add_(v); (v * v).sum().backward(); }),
+    CASE("A21", "create_graph: strata cannot yet record the gradient through 'strata.recorded' as a differentiable graph", { Tensor y = w * 2; y.detach().mul_(3); grad({(y * y).sum()}, {w}, {}, false, true); }),
   };
   // clang-format on
   for (const Case &c : cases)
@@ -507,6 +508,7 @@ TEST(ErrorCatalogue, NeedsAGpu) {
   std::vector<Case> cases = {
     CASE("G01", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", (void)(g + h)),
     CASE("G02", "no CUDA device: cuda:1 is not available (strata drives cuda:0 only)", ones({2}, device(Device::cuda(1)))),
+    CASE("A20", "create_graph is not supported on CUDA yet", { Tensor x = ones({2}, device(Device::cuda())).requires_grad_(); grad({(x * x).sum()}, {x}, {}, false, true); }),
   };
   // clang-format on
   for (const Case &c : cases)
