@@ -437,6 +437,14 @@ void checkScalarFits(const Scalar &value, DType dtype, const char *op,
 template <typename T>
 std::vector<T> elementsAt(const Tensor &t, const std::vector<int64_t> &flat,
                           const SourceLoc &loc);
+/// PyTorch's can_cast: no conversion to a lower category (float > integer
+/// > bool); in-place ops and the `_out` forms check it.
+bool canCast(DType from, DType to);
+/// PyTorch's assert_no_partial_overlap: an input of an op writing `dest`
+/// that shares memory with it must be exactly it (same start, end and
+/// strides); inputs with internal overlap are "too hard" and pass.
+void checkNoPartialOverlap(const TensorImpl &dest, const TensorImpl &in,
+                           const char *op, const SourceLoc &loc);
 /// Records `dest.copy_(src)`: a write of `src` (converted to dest's dtype,
 /// broadcast to its shape) into dest's root.
 void recordWrite(const TensorImpl &dest, const Tensor &src,

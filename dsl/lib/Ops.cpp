@@ -412,9 +412,11 @@ Tensor reduce(const Tensor &in, const char *name, const Shape &dims,
                 std::move(wrapped), keepdim, dimList);
 }
 
-bool canCast(DType from, DType to) { return category(from) <= category(to); }
-
 } // namespace
+
+bool strata::detail::canCast(DType from, DType to) {
+  return category(from) <= category(to);
+}
 
 /// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
 /// for" messages print it.
@@ -1262,12 +1264,9 @@ Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
 
 //===--- In place ---------------------------------------------------------===//
 
-namespace {
-/// PyTorch's assert_no_partial_overlap: an input of an in-place op that
-/// shares memory with the written tensor must be exactly it (same start,
-/// end and strides); inputs with internal overlap are "too hard" and pass.
-void checkNoPartialOverlap(const TensorImpl &dest, const TensorImpl &in,
-                           const char *op, const SourceLoc &loc) {
+void strata::detail::checkNoPartialOverlap(const TensorImpl &dest,
+                                           const TensorImpl &in, const char *op,
+                                           const SourceLoc &loc) {
   if (&dest == &in || dest.root != in.root)
     return;
   const layout::Layout &a = dest.layout, &b = in.layout;
@@ -1285,6 +1284,7 @@ void checkNoPartialOverlap(const TensorImpl &dest, const TensorImpl &in,
          "clone() the input: the op would read elements it already wrote", loc);
 }
 
+namespace {
 Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
                 const SourceLoc &loc, const Tensor *other = nullptr) {
   const TensorImpl &t = *self.impl();

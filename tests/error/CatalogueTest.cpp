@@ -148,6 +148,8 @@ TEST(ErrorCatalogue, ViewsAndShapes) {
 TEST(ErrorCatalogue, OpsAndDtypes) {
   Tensor a = ones({3});
   Tensor flag = ones({2}).to(kBool);
+  Tensor outF = empty({3}), outL = empty({3}, kInt64), out2 = empty({2});
+  Tensor outM = empty({2, 2}), outMl = empty({2, 2}, kInt64);
   // clang-format off
   std::vector<Case> cases = {
     CASE("O01", "Negation, the `-` operator, on a bool tensor is not supported.", (void)(-flag)),
@@ -186,6 +188,13 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O34", "rtol must be greater than or equal to zero, but got -1", a.isclose(a, -1.0)),
     CASE("O35", "\"cumsum_out_cpu\" not implemented for 'Bool'", ones({2}, kBool).cumsum_(0)),
     CASE("O36", "Bad in-place call: input tensor dtype float and output tensor dtype long int should match", a.cumprod_(0, kInt64)),
+    CASE("O37", "add(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.", add_out(outF, a, ones({3}).requires_grad_())),
+    CASE("O38", "result type Float can't be cast to the desired output type Long", div_out(outL, a, a)),
+    CASE("O39", "Expected out tensor to have dtype float, but got long int instead", matmul_out(outMl, ones({2, 3}), ones({3, 2}))),
+    CASE("O40", "add_out: out has shape [2], but the result has shape [3]", add_out(out2, a, a)),
+    CASE("O41", "For integral input tensors, argument alpha must not be a floating point number.", add_out(outL, arange(3), arange(3), 0.5)),
+    CASE("O42", "Boolean alpha only supported for Boolean results.", sub_out(outF, a, a, true)),
+    CASE("O43", "self must be a matrix", mm_out(outM, a, ones({3, 2}))),
   };
   // clang-format on
   for (const Case &c : cases)

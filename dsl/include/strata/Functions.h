@@ -186,6 +186,34 @@ Tensor cumprod(const Tensor &x, int64_t dim,
 /// torch.matmul.
 Tensor matmul(const Tensor &a, const Tensor &b,
               SourceLoc loc = SourceLoc::current());
+//===--- Out forms (dsl/lib/OutOps.cpp; docs/ops.md "Out forms") ---------===//
+// LibTorch's `_out` functions: the op's value written into `out` (a pending
+// write of out's storage, as `out.copy_(...)`), returned. `out` may be a
+// view; its dtype may be wider than the result's (PyTorch's can_cast; the
+// products want the result's dtype). An out of another shape is resized
+// only when it is empty (numel 0, not a view); otherwise strata raises
+// where PyTorch resizes with a warning. In grad mode no argument may
+// require grad; an elementwise input may share memory with out only
+// exactly (add_out(a, a, b)).
+/// out = self + alpha * other (torch.add(self, other, alpha=alpha, out=out)).
+Tensor &add_out(Tensor &out, const Tensor &self, const Tensor &other,
+                Scalar alpha = 1, SourceLoc loc = SourceLoc::current());
+/// out = self - alpha * other.
+Tensor &sub_out(Tensor &out, const Tensor &self, const Tensor &other,
+                Scalar alpha = 1, SourceLoc loc = SourceLoc::current());
+/// out = self * other.
+Tensor &mul_out(Tensor &out, const Tensor &self, const Tensor &other,
+                SourceLoc loc = SourceLoc::current());
+/// out = self / other (true division: integers give floats).
+Tensor &div_out(Tensor &out, const Tensor &self, const Tensor &other,
+                SourceLoc loc = SourceLoc::current());
+/// out = matmul(self, other); out's dtype must be the product's.
+Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other,
+                   SourceLoc loc = SourceLoc::current());
+/// out = self @ mat2 for two matrices (torch.mm).
+Tensor &mm_out(Tensor &out, const Tensor &self, const Tensor &mat2,
+               SourceLoc loc = SourceLoc::current());
+
 /// torch.atan2 (Tensor::atan2).
 Tensor atan2(const Tensor &a, const Tensor &b,
              SourceLoc loc = SourceLoc::current());
