@@ -1706,20 +1706,21 @@ void accumulate(const std::vector<Target> &targets,
 }
 } // namespace
 
-void Tensor::backward(const Tensor &gradient, bool retain_graph,
+void Tensor::backward(const Tensor &gradient, std::optional<bool> retain_graph,
                       bool create_graph, SourceLoc loc) const {
   TraceLock lock; // accumulation into a shared leaf's grad loses nothing
   std::vector<Target> targets;
-  std::vector<Tensor> grads = run(lock, {*this}, {gradient}, targets, true,
-                                  retain_graph, create_graph, loc);
+  std::vector<Tensor> grads =
+      run(lock, {*this}, {gradient}, targets, true,
+          retain_graph.value_or(create_graph), create_graph, loc);
   accumulate(targets, grads, 0, create_graph, loc);
 }
 
 std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
                                  const std::vector<Tensor> &inputs,
                                  const std::vector<Tensor> &grad_outputs,
-                                 bool retain_graph, bool create_graph,
-                                 SourceLoc loc) {
+                                 std::optional<bool> retain_graph,
+                                 bool create_graph, SourceLoc loc) {
   TraceLock lock;
   if (inputs.empty())
     fail("grad requires non-empty inputs.",
@@ -1732,8 +1733,9 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
            "call requires_grad_() on it before computing the outputs", loc);
     targets.push_back({t.impl(), nullptr});
   }
-  std::vector<Tensor> grads = run(lock, outputs, grad_outputs, targets, false,
-                                  retain_graph, create_graph, loc);
+  std::vector<Tensor> grads =
+      run(lock, outputs, grad_outputs, targets, false,
+          retain_graph.value_or(create_graph), create_graph, loc);
   accumulate(targets, grads, inputs.size(), create_graph,
              loc); // retained tensors
   grads.resize(inputs.size());

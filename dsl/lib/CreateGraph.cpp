@@ -13,6 +13,7 @@
 #include "CreateGraph.h"
 
 #include "Impl.h"
+#include "ProgramCache.h"
 
 #include "strata/Functions.h"
 #include "strata/IR/Parse.h"
@@ -238,25 +239,51 @@ struct Replay {
 
 } // namespace
 
+namespace {
+/// A differentiated gradient program, kept for the next step of the same
+/// structure (parsing and differentiating cost more than the replay).
+struct Differentiated {
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The context is single-threaded: one replay at a time reads it.
+  std::mutex mutex;
+};
+
+ProgramCache<Differentiated> &differentiatedCache() {
+  static ProgramCache<Differentiated> cache;
+  return cache;
+}
+
+std::unique_ptr<Differentiated> differentiate(const std::string &source,
+                                              const SourceLoc &loc) {
+  auto d = std::make_unique<Differentiated>();
+  jit::loadDialects(d->context);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &d->context, diagOS);
+  d->module = ir::parseSourceString(source, &d->context);
+  mlir::PassManager pm(&d->context);
+  DifferentiateOptions options;
+  options.keepMarkers = true;
+  pm.addNestedPass<mlir::func::FuncOp>(createDifferentiate(options));
+  if (!d->module || mlir::failed(pm.run(*d->module)))
+    fail("strata could not differentiate the gradient program: " + diagOS.str(),
+         "this is a strata bug; the program was:\n" + source, loc);
+  return d;
+}
+} // namespace
+
 std::vector<Tensor>
 strata::detail::replayGradientProgram(const std::string &source,
                                       const std::vector<ReplayArg> &args,
                                       const SourceLoc &loc) {
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  jit::loadDialects(context);
-  std::string diagnostics;
-  llvm::raw_string_ostream diagOS(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  auto module = ir::parseSourceString(source, &context);
-  mlir::PassManager pm(&context);
-  DifferentiateOptions options;
-  options.keepMarkers = true;
-  pm.addNestedPass<mlir::func::FuncOp>(createDifferentiate(options));
-  if (!module || mlir::failed(pm.run(*module)))
-    fail("strata could not differentiate the gradient program: " + diagOS.str(),
-         "this is a strata bug; the program was:\n" + source, loc);
-  auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+  bool hit = false;
+  std::shared_ptr<Differentiated> d = differentiatedCache().get(
+      source, [&] { return differentiate(source, loc); }, hit);
+  std::lock_guard<std::mutex> lock(d->mutex);
+  mlir::ModuleOp module = *d->module;
+  auto func = module.lookupSymbol<mlir::func::FuncOp>("main");
   if (!func || func.getNumArguments() != args.size())
     fail("create_graph: the gradient program's arguments do not match",
          "this is a strata bug", loc);

@@ -280,3 +280,22 @@ TEST(CreateGraph, NonLeafTarget) {
 }
 
 } // namespace
+
+namespace {
+
+/// retain_graph defaults to create_graph (PyTorch's): the forward graph
+/// stays for a loss that reads both the output and its gradient.
+TEST(CreateGraph, RetainGraphDefaultsToCreateGraph) {
+  Tensor w = from_vector<double>({0.5, -1.0}, {2, 1}).requires_grad_();
+  Tensor x = from_vector<double>({1, 2, 3, 4}, {2, 2}).requires_grad_();
+  Tensor out = x.matmul(w).tanh();
+  Tensor gx = grad({out.sum()}, {x}, {}, std::nullopt, true)[0];
+  (out.pow(2).mean() + gx.pow(2).sum()).backward();
+  ASSERT_TRUE(w.grad().defined());
+  // With retain_graph = false the forward graph is freed, as PyTorch's.
+  Tensor y = x.matmul(w).tanh();
+  Tensor gy = grad({y.sum()}, {x}, {}, false, true)[0];
+  EXPECT_THROW((y.sum() + gy.sum()).backward(), Error);
+}
+
+} // namespace

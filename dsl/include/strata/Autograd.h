@@ -75,10 +75,12 @@ std::string format_graph(const Tensor &t);
 /// may be empty when every output is a scalar. With `create_graph`, the
 /// gradients are recorded as a graph of their own, functions of the inputs
 /// (and of `grad_outputs`) that can be differentiated again.
+/// `retain_graph` defaults to `create_graph` (PyTorch's and LibTorch's).
 std::vector<Tensor> grad(const std::vector<Tensor> &outputs,
                          const std::vector<Tensor> &inputs,
                          const std::vector<Tensor> &grad_outputs = {},
-                         bool retain_graph = false, bool create_graph = false,
+                         std::optional<bool> retain_graph = std::nullopt,
+                         bool create_graph = false,
                          SourceLoc loc = SourceLoc::current());
 
 /// Gradient programs compiled so far (a backward of a structure seen

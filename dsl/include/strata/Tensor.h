@@ -157,7 +157,9 @@ public:
   /// `gradient` may be omitted for a scalar. With `create_graph`, the
   /// gradients are recorded as a graph of their own (they have a grad_fn and
   /// can be differentiated again: second derivatives).
-  void backward(const Tensor &gradient = Tensor(), bool retain_graph = false,
+  /// `retain_graph` defaults to `create_graph` (PyTorch's and LibTorch's).
+  void backward(const Tensor &gradient = Tensor(),
+                std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false,
                 SourceLoc loc = SourceLoc::current()) const;
   /// The storage's version counter (incremented by every in-place op).

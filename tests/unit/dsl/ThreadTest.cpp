@@ -348,6 +348,31 @@ TEST_F(Threads, EightThreadsAccumulateIntoOneSharedLeaf) {
     EXPECT_EQ(v, want);
 }
 
+// Second derivatives (create_graph) from eight threads: each a gradient
+// penalty of its own x through one shared leaf w. The differentiated
+// program is one (cached, replayed by one thread at a time); the sums are
+// exact small integers.
+TEST_F(Threads, EightThreadsSecondDerivatives) {
+  constexpr int kRounds = 10;
+  Tensor w = full({2}, 1.0, dtype(kFloat64)).requires_grad_();
+  std::vector<std::vector<double>> xg(kThreads);
+  runAtOnce([&](int t) {
+    Tensor x = full({2}, double(t + 1), dtype(kFloat64)).requires_grad_();
+    for (int round = 0; round < kRounds; ++round) {
+      // g = 2 x w; sum(g^2) = 4 x^2 w^2: d/dx = 8 x w^2, d/dw = 8 x^2 w
+      Tensor g = grad({(x * x * w).sum()}, {x}, {}, {}, true)[0];
+      g.pow(2).sum().backward();
+    }
+    xg[t] = x.grad().to_vector<double>();
+  });
+  double want = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    want += kRounds * 8.0 * (t + 1) * (t + 1);
+    EXPECT_EQ(xg[t], std::vector<double>(2, kRounds * 8.0 * (t + 1)));
+  }
+  EXPECT_EQ(w.grad().to_vector<double>(), std::vector<double>(2, want));
+}
+
 // One thread writes into x in place (add_(1), evaluated every other
 // write); seven read x or a view of it. Every read sees x between two
 // writes: all elements equal (no torn write), never decreasing, and the
