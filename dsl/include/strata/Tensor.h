@@ -435,6 +435,18 @@ public:
   /// true, this elsewhere; the gradient passes where the mask is false.
   Tensor masked_fill(const Tensor &mask, Scalar value,
                      SourceLoc loc = SourceLoc::current()) const;
+  /// The elements of this tensor where `mask` (bool; the two broadcast) is
+  /// true, as a 1-D tensor of this dtype. Reads the mask at the call (a
+  /// pending mask is evaluated: docs/ops.md "Value-dependent sizes"); this
+  /// tensor may stay pending, and its gradient is scattered back.
+  Tensor masked_select(const Tensor &mask,
+                       SourceLoc loc = SourceLoc::current()) const;
+  /// The indices of the nonzero elements (NaN counts), int64 (n, dim()) in
+  /// row-major order. Evaluates this tensor at the call (the result's size
+  /// depends on its values); no gradient.
+  Tensor nonzero(SourceLoc loc = SourceLoc::current()) const;
+  /// nonzero() (torch.argwhere).
+  Tensor argwhere(SourceLoc loc = SourceLoc::current()) const;
   /// PyTorch's index ops (docs/ops.md "Index"): the index's values are
   /// checked at the call, which evaluates a pending index (a sync).
   /// The slices along `dim` at `index` (int32 or int64, at most 1-D).
