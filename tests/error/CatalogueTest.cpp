@@ -489,6 +489,7 @@ TEST(ErrorCatalogue, IndexOps) {
     CASE("X09", "index out of range in self", x.index_select(0, full({1}, 3, dtype(kInt64)))),
     CASE("X10", "index_add_(): Number of indices (2) should be equal to source.size(dim): (3), for dim: 0", x.index_add(0, zeros({2}, dtype(kInt64)), ones({3, 4}))),
     CASE("X11", "index_add_(): self (Float) and source (Double) must have the same scalar type", x.index_add(0, zeros({2}, dtype(kInt64)), ones({2, 4}, dtype(kFloat64)))),
+    CASE("X12", "masked_select: expected BoolTensor or ByteTensor for mask", x.masked_select(ones({3, 4}, dtype(kInt64)))),
   };
   // clang-format on
   for (const Case &c : cases)
