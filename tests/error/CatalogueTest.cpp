@@ -417,6 +417,9 @@ TEST(ErrorCatalogue, NnAndOptim) {
     CASE("N41", "Nesterov momentum requires a momentum and zero dampening", optim::SGD({w}, optim::SGDOptions(0.1).nesterov(true))),
     CASE("N42", "Invalid beta parameter at index 1: 1", optim::Adam({w}, optim::AdamOptions().betas({0.9, 1.0}))),
     CASE("N43", "Invalid epsilon value: -1", optim::AdamW({w}, optim::AdamWOptions().eps(-1))),
+    CASE("N44", "'weight' must be 2-D", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5}))),
+    CASE("N45", "Padding_idx must be within num_embeddings", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5, 3}), F::EmbeddingFuncOptions().padding_idx(5))),
+    CASE("N46", "Padding_idx must be within num_embeddings", nn::EmbeddingImpl(nn::EmbeddingOptions(5, 3).padding_idx(-6))),
   };
   // clang-format on
   for (const Case &c : cases)
