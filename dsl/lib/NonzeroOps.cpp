@@ -22,8 +22,8 @@
 #include "CompositeNode.h"
 #include "Impl.h"
 
+#include <algorithm>
 #include <cstdint>
-#include <vector>
 
 using namespace strata;
 using namespace strata::detail;
@@ -45,21 +45,47 @@ const uint8_t *hostFlags(const Tensor &flags, Tensor &keep,
   return t.root->home->data() + t.layout.offset;
 }
 
-/// Calls `f(coords)` for each set byte of `flags`, row-major over `shape`
-/// (an odometer: O(1) per element amortized).
+/// The number of set bytes among `n`.
+int64_t countSet(const uint8_t *flags, int64_t n) {
+  return flags ? std::count_if(flags, flags + n, [](uint8_t b) { return b; })
+               : 0;
+}
+
+/// Calls `f(coords)` for each set byte of `flags`, row-major over `shape`:
+/// a loop over the last dim inside an odometer over the others.
 template <typename F>
 void forEachSet(const uint8_t *flags, const Shape &shape, F f) {
   int64_t n = layout::contiguous(shape).numel();
+  if (n == 0)
+    return;
   Shape coords(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    if (flags[k])
+  if (shape.empty()) {
+    if (flags[0])
       f(coords);
-    for (size_t d = shape.size(); d-- > 0;) {
+    return;
+  }
+  int64_t inner = shape.back();
+  for (int64_t base = 0; base < n; base += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      if (flags[base + j]) {
+        coords.back() = j;
+        f(coords);
+      }
+    for (size_t d = shape.size() - 1; d-- > 0;) {
       if (++coords[d] < shape[d])
         break;
       coords[d] = 0;
     }
   }
+}
+
+/// A new int64 CPU tensor of `sizes` whose elements `fill(p)` writes.
+template <typename F>
+Tensor int64Result(const Shape &sizes, F fill, const SourceLoc &loc) {
+  Tensor r = empty(sizes, TensorOptions(DType::I64), loc);
+  if (r.numel(loc) > 0)
+    fill(r.data_ptr<int64_t>(loc));
+  return r;
 }
 
 /// The same tensor on `device` (the CPU's own tensor when it is the CPU).
@@ -76,20 +102,19 @@ Tensor Tensor::nonzero(SourceLoc loc) const {
           ? *this
           : ne(scalarTensor(Scalar(int64_t{0}), self.dtype, loc), loc);
   const Shape &shape = self.layout.sizes;
-  std::vector<int64_t> rows;
-  int64_t n = 0;
-  {
-    TraceLock lock; // no write lands while the flags are read
-    Tensor keep;
-    const uint8_t *p = hostFlags(flags, keep, loc);
-    if (p)
-      forEachSet(p, shape, [&](const Shape &coords) {
-        rows.insert(rows.end(), coords.begin(), coords.end());
-        ++n;
-      });
-  }
-  Tensor r = from_vector(rows, {n, static_cast<int64_t>(shape.size())},
-                         TensorOptions(DType::I64), loc);
+  int64_t rank = static_cast<int64_t>(shape.size());
+  TraceLock lock; // no write lands while the flags are read
+  Tensor keep;
+  const uint8_t *p = hostFlags(flags, keep, loc);
+  int64_t n = countSet(p, self.layout.numel());
+  Tensor r = int64Result(
+      {n, rank},
+      [&](int64_t *out) {
+        forEachSet(p, shape, [&](const Shape &coords) {
+          out = std::copy(coords.begin(), coords.end(), out);
+        });
+      },
+      loc);
   return onDevice(r, device(loc), loc);
 }
 
@@ -113,22 +138,21 @@ Tensor Tensor::masked_select(const Tensor &mask, SourceLoc loc) const {
   // strides, 0 along the dims that broadcast.
   layout::Layout inSelf =
       check(layout::expand(layout::contiguous(self.layout.sizes), shape), loc);
-  std::vector<int64_t> positions;
-  {
-    TraceLock lock;
-    Tensor keep;
-    const uint8_t *p = hostFlags(mask.expand(shape, loc), keep, loc);
-    if (p)
-      forEachSet(p, shape, [&](const Shape &coords) {
-        int64_t at = 0;
-        for (size_t d = 0; d < coords.size(); ++d)
-          at += coords[d] * inSelf.strides[d];
-        positions.push_back(at);
-      });
-  }
-  Tensor index =
-      onDevice(from_vector(positions, {}, TensorOptions(DType::I64), loc),
-               device(loc), loc);
+  TraceLock lock;
+  Tensor keep;
+  const uint8_t *p = hostFlags(mask.expand(shape, loc), keep, loc);
+  Tensor positions = int64Result(
+      {countSet(p, inSelf.numel())},
+      [&](int64_t *out) {
+        forEachSet(p, shape, [&](const Shape &coords) {
+          int64_t at = 0;
+          for (size_t d = 0; d < coords.size(); ++d)
+            at += coords[d] * inSelf.strides[d];
+          *out++ = at;
+        });
+      },
+      loc);
+  Tensor index = onDevice(positions, device(loc), loc);
   Tensor flat = reshape({self.layout.numel()}, loc);
   return composite(flat.index_select(0, index, loc), "MaskedSelectBackward0",
                    {this});

@@ -15,7 +15,6 @@
 // op over its weight.
 //
 //===----------------------------------------------------------------------===//
-#include "../CompositeNode.h"
 #include "Common.h"
 
 #include "strata/Autograd.h"
@@ -70,8 +69,8 @@ Tensor functional::embedding(const Tensor &input, const Tensor &weight,
   }
   Shape shape = input.sizes(loc);
   shape.push_back(weight.size(1, loc));
-  return detail::composite(rows.view(shape, loc), "EmbeddingBackward0",
-                           {&weight});
+  // A view, so its grad_fn is ViewBackward0 (PyTorch's EmbeddingBackward0).
+  return rows.view(shape, loc);
 }
 
 EmbeddingImpl::EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim,

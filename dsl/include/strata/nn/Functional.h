@@ -204,7 +204,7 @@ struct EmbeddingFuncOptions {
 /// (int64 or int32 indices of any shape): input's shape plus embedding_dim.
 /// An index_select of weight, one gather kernel (indices checked at the
 /// call, evaluated if pending); its gradient adds the gradient rows into
-/// weight's (EmbeddingBackward0), except at padding_idx.
+/// weight's, except at padding_idx.
 Tensor embedding(const Tensor &input, const Tensor &weight,
                  const EmbeddingFuncOptions &options = {},
                  SourceLoc loc = SourceLoc::current());
