@@ -2,16 +2,17 @@
 //
 // PyTorch 1.13's ops whose result size depends on values. strata records
 // ops lazily, but a recorded op needs its result's sizes, so these read
-// the values that decide the size at the call (docs/ops.md "Value-dependent
-// sizes"), as the index ops read their indices: a pending input is
-// evaluated there, in one program with whatever pending ops produce it
+// the values that decide the size at the call (docs/ops.md "Index",
+// value-dependent sizes), as the index ops read their indices: a pending input
+// is evaluated there, in one program with whatever pending ops produce it
 // (PyTorch's CUDA kernels sync at the same point).
 //
 // What is read is a row-major bool buffer: `x != 0` for nonzero (one
 // fused kernel; a contiguous bool tensor is read as it is), the mask
 // expanded to the broadcast shape for masked_select (a copy only when the
-// mask is not already dense in that shape). The host then walks it once.
-// nonzero's result is a new int64 leaf (no gradient: integers).
+// mask is not already dense in that shape). The host counts its set bytes,
+// then writes the result straight into a new int64 tensor: nonzero's
+// result (a leaf, no gradient: integers) or masked_select's positions.
 // masked_select reads only the mask: its result is self flattened, then an
 // index_select of the selected positions (broadcast dims of self map to
 // stride 0, so a broadcast self is never copied to the broadcast shape), so
