@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Writes tests/ops/index_golden.txt: PyTorch 1.13's results of the index
 ops (index_select, gather, scatter, scatter_add, index_add and their
-in-place forms) for tests/ops/IndexOpsTest.cpp, in gen_ops_golden.py's
+in-place forms; nonzero, argwhere and masked_select, whose sizes depend on
+values) for tests/ops/IndexOpsTest.cpp, in gen_ops_golden.py's
 format (values, requires_grad, random upstream gradients and the inputs'
 gradients).
 
     /usr/bin/python3 scripts/gen_index_golden.py tests/ops/index_golden.txt
 
 Indices of scatter (not scatter_add) have no duplicates: PyTorch leaves
-which duplicate wins unspecified.
+which duplicate wins unspecified. The value-sized cases come last, so the
+random draws of the cases before them stay as they were.
 """
 import os
 import sys
@@ -105,6 +107,82 @@ def cases():
       [g.rn(3, 4), idx(3, 5, 4), g.rn(5, 4)])
     c("index_add_inplace", lambda x, i, s: x.clone().index_add_(0, i, s),
       [g.rn(4, 3), idx(4, 6), g.rn(6, 3)])
+
+    value_sized_cases()
+
+
+def value_sized_cases():
+    c = g.case
+    B = torch.bool
+    nan, inf = float("nan"), float("inf")
+    sparse = lambda t: t * (torch.rand(t.shape) > 0.5)  # zeros among values
+    c("nonzero_f64_nan_negzero", lambda x: x.nonzero(),
+      [torch.tensor([[1.0, 0.0, nan], [-0.0, 2.0, 0.0], [inf, 0.0, -1e-300]],
+                    dtype=torch.float64)])
+    c("nonzero_f32", lambda x: x.nonzero(),
+      [sparse(g.rn(3, 5, dtype=torch.float32))])
+    c("nonzero_i64_edges", lambda x: torch.nonzero(x),
+      [torch.tensor([0, 2**62, 0, -2**63, 1, 0], dtype=L)])
+    c("nonzero_i32_3d", lambda x: x.nonzero(),
+      [g.ints(2, 3, 4, dtype=torch.int32, lo=-1, hi=2)])
+    c("nonzero_bool", lambda x: x.nonzero(), [g.bools(4, 5)])
+    c("nonzero_t", lambda x: x.t().nonzero(), [sparse(g.rn(3, 4))])
+    c("nonzero_strided", lambda x: x[:, ::2].nonzero(),
+      [g.ints(3, 7, lo=-1, hi=2)])
+    c("nonzero_expanded", lambda x: x.expand(3, 4).nonzero(),
+      [g.ints(4, lo=-1, hi=2)])
+    c("nonzero_pending", lambda x: (x > 0.3).nonzero(), [g.rn(4, 3)])
+    c("nonzero_0d", lambda x: x.nonzero(), [torch.tensor(2.5, dtype=torch.float64)])
+    c("nonzero_0d_zero", lambda x: x.nonzero(), [torch.tensor(0, dtype=L)])
+    c("nonzero_all_zero", lambda x: x.nonzero(), [torch.zeros(2, 3, dtype=torch.float64)])
+    c("nonzero_empty", lambda x: x.nonzero(), [torch.zeros(0, 3, dtype=torch.float64)])
+    c("argwhere", lambda x: torch.argwhere(x), [g.ints(3, 4, lo=-1, hi=2)])
+    c("argwhere_method_bool", lambda x: x.argwhere(), [g.bools(2, 3)])
+    c("masked_select_same", lambda x, m: x.masked_select(m),
+      [g.rn(3, 4), g.bools(3, 4)])
+    c("masked_select_fn", lambda x, m: torch.masked_select(x, m),
+      [g.rn(3, 4), g.bools(3, 4)])
+    c("masked_select_mask_broadcast", lambda x, m: x.masked_select(m),
+      [g.rn(3, 4), g.bools(4)])
+    c("masked_select_self_broadcast", lambda x, m: x.masked_select(m),
+      [g.rn(4), g.bools(3, 4)])
+    c("masked_select_both_broadcast", lambda x, m: x.masked_select(m),
+      [g.rn(3, 1), g.bools(2, 1, 4)])
+    # PyTorch 1.13's masked_select backward is wrong for a dense input that
+    # is not row-major (its masked_scatter_ fills the gradient in memory
+    # order: gradcheck fails); the golden takes this case through a
+    # contiguous copy, whose gradient PyTorch gets right (docs/ops.md).
+    c("masked_select_t", lambda x, m: x.t().contiguous().masked_select(m),
+      [g.rn(4, 3), g.bools(3, 4)])
+    c("masked_select_strided", lambda x, m: x[:, ::2].masked_select(m[::2]),
+      [g.rn(3, 6), g.bools(5, 3)])
+    c("masked_select_expanded_self", lambda x, m: x.expand(3, 4).masked_select(m),
+      [g.rn(1, 4), g.bools(3, 4)])
+    c("masked_select_expanded_mask", lambda x, m: x.masked_select(m.expand(3, 4)),
+      [g.rn(3, 4), g.bools(4)])
+    c("masked_select_pending", lambda x, m: (x * 2).exp().masked_select(m),
+      [g.rn(3, 4), g.bools(3, 4)])
+    c("masked_select_by_self", lambda x: x.masked_select(x > 0), [g.rn(4, 5)])
+    c("masked_select_0d_self", lambda x, m: x.masked_select(m),
+      [g.rn(), g.bools(2, 3)])
+    c("masked_select_0d_mask", lambda x, m: x.masked_select(m),
+      [g.rn(2, 3), torch.tensor(True)])
+    c("masked_select_0d_mask_false", lambda x, m: x.masked_select(m),
+      [g.rn(2, 3), torch.tensor(False)])
+    c("masked_select_0d_both", lambda x, m: x.masked_select(m),
+      [g.rn(), torch.tensor(True)])
+    c("masked_select_none", lambda x, m: x.masked_select(m),
+      [g.rn(3, 4), torch.zeros(3, 4, dtype=B)])
+    c("masked_select_empty", lambda x, m: x.masked_select(m),
+      [g.rn(0, 3), g.bools(3)])
+    c("masked_select_f32", lambda x, m: x.masked_select(m),
+      [g.rn(2, 5, dtype=torch.float32), g.bools(2, 5)])
+    c("masked_select_i64", lambda x, m: x.masked_select(m),
+      [torch.tensor([[2**62, -2**63, 7], [0, 1, -1]], dtype=L), g.bools(2, 3)])
+    c("masked_select_i32", lambda x, m: x.masked_select(m),
+      [g.ints(3, 4, dtype=torch.int32), g.bools(4)])
+    c("masked_select_bool", lambda x, m: x.masked_select(m),
+      [g.bools(3, 4), g.bools(3, 4)])
 
 
 def main(path):

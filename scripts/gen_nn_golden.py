@@ -27,9 +27,9 @@ LINES = []
 def emit(key, t):
     t = t.detach()
     dtype = {torch.float32: "f32", torch.float64: "f64",
-             torch.int64: "i64"}[t.dtype]
+             torch.int64: "i64", torch.int32: "i32"}[t.dtype]
     vals = t.reshape(-1).tolist()
-    fmt = (lambda v: repr(int(v))) if dtype == "i64" else \
+    fmt = (lambda v: repr(int(v))) if dtype in ("i64", "i32") else \
         (lambda v: format(float(v), ".17g"))
     LINES.append(f"{key} {dtype} {t.dim()} " +
                  " ".join(str(s) for s in t.shape) + " : " +
@@ -218,9 +218,41 @@ def optimizer_cases():
                                          amsgrad=True), dt)
 
 
+def late_cases():
+    """F.embedding and nn.GELU: after the optimizer cases, so the earlier
+    cases' draws stay as they were."""
+    case("gelu_module", lambda a: torch.nn.GELU()(a), [rn(3, 4, scale=2)])
+    case("gelu_module_tanh", lambda a: torch.nn.GELU(approximate="tanh")(a),
+         [rn(3, 4, scale=2)])
+    case("gelu_module_f32_t", lambda a: torch.nn.GELU()(a.t()),
+         [rn(4, 3, dtype=torch.float32, scale=3)])
+    case("embedding_fn", lambda ww, i: F.embedding(i, ww),
+         [rn(6, 3), torch.tensor([[0, 5, 2], [2, 2, 1]])])
+    case("embedding_i32_f32", lambda ww, i: F.embedding(i, ww),
+         [rn(5, 4, dtype=torch.float32),
+          torch.tensor([4, 0, 4, 1], dtype=torch.int32)])
+    case("embedding_padding", lambda ww, i: F.embedding(i, ww, padding_idx=2),
+         [rn(5, 3), torch.tensor([[0, 2, 2], [4, 2, 1]])])
+    case("embedding_padding_neg",
+         lambda ww, i: F.embedding(i, ww, padding_idx=-1),
+         [rn(5, 2), torch.tensor([4, 3, 4, 0])])
+    case("embedding_padding_unused",
+         lambda ww, i: F.embedding(i, ww, padding_idx=0),
+         [rn(4, 3), torch.tensor([1, 3, 3])])
+    case("embedding_0d", lambda ww, i: F.embedding(i, ww),
+         [rn(4, 3), torch.tensor(2)])
+    case("embedding_empty", lambda ww, i: F.embedding(i, ww),
+         [rn(4, 3), torch.zeros(0, 2, dtype=torch.int64)])
+    case("embedding_views", lambda ww, i: F.embedding(i.t(), ww.t()),
+         [rn(3, 6), torch.tensor([[5, 0], [1, 1], [3, 5]])])
+    case("embedding_3d_dups", lambda ww, i: F.embedding(i, ww),
+         [rn(3, 2), idx(3, 2, 3, 4)])
+
+
 def main(path):
     functional_cases()
     optimizer_cases()
+    late_cases()
     with open(path, "w") as f:
         f.write("# written by scripts/gen_nn_golden.py (PyTorch "
                 f"{torch.__version__}); do not edit\n")

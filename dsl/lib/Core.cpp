@@ -573,7 +573,7 @@ Storage Tensor::storage(SourceLoc loc) const {
   const TensorImpl &t = implOf(*this, loc);
   TraceLock lock;
   settleStorage(*t.root, loc);
-  return Storage(t.root->home, elementSize(t.dtype), t.root);
+  return Storage(t.root->home, t.dtype, t.root);
 }
 
 void *Tensor::data_ptr(SourceLoc loc) const {
@@ -653,6 +653,21 @@ template <typename T> std::vector<T> Tensor::to_vector(SourceLoc loc) const {
   runtime::StoragePtr host = hostBuffer(t.root->home, loc);
   for (int64_t i : layout::storageIndices(t.layout))
     out.push_back(elementAs<T>(*host, t.dtype, i));
+  return out;
+}
+
+template <typename T> std::vector<T> Storage::to_vector(SourceLoc loc) const {
+  TraceLock lock; // no write lands while the elements are copied
+  if (root_)
+    detail::settleStorage(*root_, loc);
+  std::vector<T> out;
+  int64_t n = size();
+  if (n == 0)
+    return out;
+  out.reserve(n);
+  runtime::StoragePtr host = hostBuffer(buffer_, loc);
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(elementAs<T>(*host, dtype_, i));
   return out;
 }
 
@@ -744,6 +759,7 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
 #define STRATA_INSTANTIATE(T)                                                  \
   template T *Tensor::data_ptr<T>(SourceLoc) const;                            \
   template std::vector<T> Tensor::to_vector<T>(SourceLoc) const;               \
+  template std::vector<T> Storage::to_vector<T>(SourceLoc) const;              \
   template T Tensor::item<T>(SourceLoc) const;
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

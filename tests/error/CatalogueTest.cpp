@@ -427,6 +427,9 @@ TEST(ErrorCatalogue, NnAndOptim) {
     CASE("N41", "Nesterov momentum requires a momentum and zero dampening", optim::SGD({w}, optim::SGDOptions(0.1).nesterov(true))),
     CASE("N42", "Invalid beta parameter at index 1: 1", optim::Adam({w}, optim::AdamOptions().betas({0.9, 1.0}))),
     CASE("N43", "Invalid epsilon value: -1", optim::AdamW({w}, optim::AdamWOptions().eps(-1))),
+    CASE("N44", "'weight' must be 2-D", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5}))),
+    CASE("N45", "Padding_idx must be within num_embeddings", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5, 3}), F::EmbeddingFuncOptions().padding_idx(5))),
+    CASE("N46", "Padding_idx must be within num_embeddings", nn::EmbeddingImpl(nn::EmbeddingOptions(5, 3).padding_idx(-6))),
   };
   // clang-format on
   for (const Case &c : cases)
@@ -499,6 +502,7 @@ TEST(ErrorCatalogue, IndexOps) {
     CASE("X09", "index out of range in self", x.index_select(0, full({1}, 3, dtype(kInt64)))),
     CASE("X10", "index_add_(): Number of indices (2) should be equal to source.size(dim): (3), for dim: 0", x.index_add(0, zeros({2}, dtype(kInt64)), ones({3, 4}))),
     CASE("X11", "index_add_(): self (Float) and source (Double) must have the same scalar type", x.index_add(0, zeros({2}, dtype(kInt64)), ones({2, 4}, dtype(kFloat64)))),
+    CASE("X12", "masked_select: expected BoolTensor or ByteTensor for mask", x.masked_select(ones({3, 4}, dtype(kInt64)))),
   };
   // clang-format on
   for (const Case &c : cases)

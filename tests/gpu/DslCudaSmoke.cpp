@@ -161,6 +161,29 @@ TEST(DslCuda, Scans) {
   expectSame(zc.grad(), zh.grad());
 }
 
+// nonzero and masked_select read their bools on the host (the sync) and
+// give results on the device; masked_select's gradient stays there; a
+// device storage lists through the host.
+TEST(DslCuda, ValueSizedOpsAndStorageList) {
+  REQUIRE_GPU();
+  Tensor a = randn({40, 30});
+  Tensor g = a.to(kCuda);
+  Tensor nz = (g > 0.5).nonzero();
+  ASSERT_TRUE(nz.device().is_cuda());
+  EXPECT_EQ(nz.to_vector<int64_t>(), (a > 0.5).nonzero().to_vector<int64_t>());
+  EXPECT_EQ((g.t() * (g.t() > 0)).nonzero().to_vector<int64_t>(),
+            (a.t() * (a.t() > 0)).nonzero().to_vector<int64_t>());
+  Tensor m = a.sum(0) > 0; // (30), broadcast over the rows
+  Tensor gc = g.clone().requires_grad_(), ac = a.clone().requires_grad_();
+  Tensor sc = gc.masked_select(m.to(kCuda)), sa = ac.masked_select(m);
+  expectSame(sc, sa);
+  (sc * sc).sum().backward();
+  (sa * sa).sum().backward();
+  ASSERT_TRUE(gc.grad().device().is_cuda());
+  expectSame(gc.grad(), ac.grad());
+  EXPECT_EQ(g.storage().tolist(), a.storage().tolist());
+}
+
 TEST(DslCuda, TransposedProductTrainingStep) {
   REQUIRE_GPU();
   manual_seed(3);

@@ -127,6 +127,29 @@ std::map<std::string, Fn> functionalCases() {
     emb->weight = in[0];
     return emb(in[1]);
   };
+  for (const char *name : {"embedding_fn", "embedding_i32_f32", "embedding_0d",
+                           "embedding_empty", "embedding_3d_dups"})
+    m[name] = [](auto &in) { return F::embedding(in[1], in[0]); };
+  m["embedding_padding"] = [](auto &in) {
+    return F::embedding(in[1], in[0], F::EmbeddingFuncOptions().padding_idx(2));
+  };
+  m["embedding_padding_neg"] = [](auto &in) {
+    // Through the module too: its forward is the functional op.
+    nn::Embedding emb(nn::EmbeddingOptions(5, 2).padding_idx(-1));
+    emb->weight = in[0];
+    return emb(in[1]);
+  };
+  m["embedding_padding_unused"] = [](auto &in) {
+    return F::embedding(in[1], in[0], F::EmbeddingFuncOptions().padding_idx(0));
+  };
+  m["gelu_module"] = [](auto &in) { return nn::GELU()(in[0]); };
+  m["gelu_module_tanh"] = [](auto &in) {
+    return nn::GELU(nn::GELUOptions().approximate("tanh"))(in[0]);
+  };
+  m["gelu_module_f32_t"] = [](auto &in) { return nn::GELU()(in[0].t()); };
+  m["embedding_views"] = [](auto &in) {
+    return F::embedding(in[1].t(), in[0].t());
+  };
   return m;
 }
 

@@ -253,11 +253,49 @@ TEST(Module, Initialization) {
     sum += v, sq += double(v) * v;
   EXPECT_NEAR(sum / e.size(), 0, 5 / std::sqrt(e.size()));
   EXPECT_NEAR(sq / e.size(), 1, 5 * std::sqrt(2.0 / e.size()));
+  // padding_idx (negative: from the end) starts as a row of zeros.
+  nn::Embedding padded(nn::EmbeddingOptions(5, 3).padding_idx(-2));
+  EXPECT_EQ(padded->options.padding_idx(), 3);
+  std::vector<float> p = padded->weight.to_vector<float>();
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(p[r * 3 + c] == 0, r == 3) << r << " " << c;
+  EXPECT_TRUE(padded->weight.is_leaf());
+  EXPECT_TRUE(padded->weight.requires_grad());
   nn::LayerNorm ln(nn::LayerNormOptions({4}));
   EXPECT_EQ(ln->weight.to_vector<float>(), std::vector<float>(4, 1));
   EXPECT_EQ(ln->bias.to_vector<float>(), std::vector<float>(4, 0));
   nn::LayerNorm plain(nn::LayerNormOptions({4}).elementwise_affine(false));
   EXPECT_TRUE(plain->parameters().empty());
+}
+
+// nn::GELU: no parameters, LibTorch's options, the op's errors at the
+// caller's line; values are against PyTorch in FunctionalTest.cpp.
+TEST(Module, GELU) {
+  nn::Sequential seq(nn::Linear(3, 4), nn::GELU(),
+                     nn::GELU(nn::GELUOptions().approximate("tanh")));
+  EXPECT_EQ(seq->parameters().size(), 2u);
+  EXPECT_EQ((*seq)[1]->name(), "GELU");
+  Tensor x = from_vector(std::vector<float>{-1, 0.5f, 3});
+  nn::GELU exact, tanh(nn::GELUOptions().approximate("tanh"));
+  EXPECT_EQ(exact->options.approximate(), "none");
+  EXPECT_EQ(exact(x).to_vector<float>(), x.gelu().to_vector<float>());
+  EXPECT_EQ(tanh(x).to_vector<float>(), x.gelu("tanh").to_vector<float>());
+  EXPECT_NE(exact(x).to_vector<float>(), tanh(x).to_vector<float>());
+  nn::GELU bad(nn::GELUOptions().approximate("fast"));
+  int line = __LINE__ + 2;
+  try {
+    bad(x);
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(e.message().find("approximate argument must be either none or "
+                               "tanh."),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.where().find("ModuleOptimTest.cpp:" + std::to_string(line)),
+              std::string::npos)
+        << e.where();
+  }
 }
 
 TEST(Module, DropoutFollowsTheMode) {

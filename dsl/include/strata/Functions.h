@@ -137,6 +137,13 @@ Tensor index_select(const Tensor &t, int64_t dim, const Tensor &index,
 /// torch.gather (Tensor::gather).
 Tensor gather(const Tensor &t, int64_t dim, const Tensor &index,
               SourceLoc loc = SourceLoc::current());
+/// torch.masked_select (Tensor::masked_select).
+Tensor masked_select(const Tensor &t, const Tensor &mask,
+                     SourceLoc loc = SourceLoc::current());
+/// torch.nonzero (Tensor::nonzero).
+Tensor nonzero(const Tensor &t, SourceLoc loc = SourceLoc::current());
+/// torch.argwhere (Tensor::argwhere).
+Tensor argwhere(const Tensor &t, SourceLoc loc = SourceLoc::current());
 //===--- Joining and one-hot (dsl/lib/ShapeOps.cpp) ----------------------===//
 /// The tensors joined along dim (PyTorch's type promotion; all sizes but
 /// dim's equal; 1-D empty tensors are skipped, as PyTorch's legacy rule).

@@ -47,7 +47,7 @@ template <typename I>
 concept IntegralDim = std::integral<I> && !std::same_as<I, bool>;
 
 /// The flat buffer behind a tensor (PyTorch's untyped storage plus its
-/// element type): it knows its element count and element size, not a shape.
+/// element type): it knows its element count and type, not a shape.
 class Storage {
 public:
   /// An undefined storage.
@@ -63,6 +63,19 @@ public:
   int64_t size() const;
   /// Bytes per element.
   int64_t element_size() const { return elementSize_; }
+  /// The element type.
+  DType dtype() const { return dtype_; }
+  /// Every element of the buffer, size() of them in storage order whatever
+  /// the tensors over it view, converted to T (integers exactly). Pending
+  /// readers and writers run first, as for data_ptr(); a CUDA buffer is
+  /// copied to the host. Undefined: empty.
+  template <typename T>
+  std::vector<T> to_vector(SourceLoc loc = SourceLoc::current()) const;
+  /// to_vector<double>() (PyTorch's storage().tolist(); int64 elements
+  /// beyond 2^53 round: to_vector<int64_t>() keeps them).
+  std::vector<double> tolist(SourceLoc loc = SourceLoc::current()) const {
+    return to_vector<double>(loc);
+  }
   /// The device it lives on.
   Device device() const;
   /// How many owners share the buffer (tensors, JIT values, this handle).
@@ -73,15 +86,16 @@ public:
   bool is_alias_of(const Storage &o) const { return buffer_ == o.buffer_; }
 
   /// For the implementation.
-  Storage(std::shared_ptr<runtime::Storage> buffer, int64_t elementSize,
+  Storage(std::shared_ptr<runtime::Storage> buffer, DType dtype,
           std::shared_ptr<detail::StorageRoot> root = nullptr)
-      : buffer_(std::move(buffer)), root_(std::move(root)),
-        elementSize_(elementSize) {}
+      : buffer_(std::move(buffer)), root_(std::move(root)), dtype_(dtype),
+        elementSize_(elementSize(dtype)) {}
 
 private:
   std::shared_ptr<runtime::Storage> buffer_;
   /// The trace's view of the buffer: data_ptr() settles it (null: none).
   std::shared_ptr<detail::StorageRoot> root_;
+  DType dtype_ = DType::F32;
   int64_t elementSize_ = 1;
 };
 
@@ -440,6 +454,18 @@ public:
   /// true, this elsewhere; the gradient passes where the mask is false.
   Tensor masked_fill(const Tensor &mask, Scalar value,
                      SourceLoc loc = SourceLoc::current()) const;
+  /// The elements of this tensor where `mask` (bool; the two broadcast) is
+  /// true, as a 1-D tensor of this dtype. Reads the mask at the call (a
+  /// pending mask is evaluated: docs/ops.md "Value-dependent sizes"); this
+  /// tensor may stay pending, and its gradient is scattered back.
+  Tensor masked_select(const Tensor &mask,
+                       SourceLoc loc = SourceLoc::current()) const;
+  /// The indices of the nonzero elements (NaN counts), int64 (n, dim()) in
+  /// row-major order. Evaluates this tensor at the call (the result's size
+  /// depends on its values); no gradient.
+  Tensor nonzero(SourceLoc loc = SourceLoc::current()) const;
+  /// nonzero() (torch.argwhere).
+  Tensor argwhere(SourceLoc loc = SourceLoc::current()) const;
   /// PyTorch's index ops (docs/ops.md "Index"): the index's values are
   /// checked at the call, which evaluates a pending index (a sync).
   /// The slices along `dim` at `index` (int32 or int64, at most 1-D).

@@ -1,7 +1,7 @@
-//===- Activation.cpp - nn::ReLU ------------------------------------------===//
+//===- Activation.cpp - nn::ReLU, nn::GELU --------------------------------===//
 //
-// GELU is not here: strata has no erf or gelu op yet (issue 20 adds them in
-// codegen); nn::GELU comes with them.
+// Modules without parameters over the tensor ops: relu(), gelu(approximate)
+// (whose errors, such as an unknown approximation, are the op's).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/nn/Layers.h"
@@ -13,4 +13,11 @@ ReLUImpl::ReLUImpl() : Module("ReLU") {}
 
 Tensor ReLUImpl::forward(const Tensor &input, SourceLoc loc) {
   return input.relu(loc);
+}
+
+GELUImpl::GELUImpl(const GELUOptions &options)
+    : Module("GELU"), options(options) {}
+
+Tensor GELUImpl::forward(const Tensor &input, SourceLoc loc) {
+  return input.gelu(options.approximate(), loc);
 }

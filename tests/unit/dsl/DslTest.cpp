@@ -222,6 +222,40 @@ TEST(Storage, DataPointersAndSharing) {
             (std::vector<int32_t>{2, 3, 4}));
 }
 
+// storage().tolist() / to_vector<T>(): every element of the buffer, in
+// storage order, whatever the tensor views; pending writes land first.
+TEST(Storage, ToListReadsTheWholeBufferAfterPendingWrites) {
+  Tensor x = arange(6, kFloat32);
+  Tensor v = x.view({2, 3}).t().narrow(0, 1, 2); // a view of part of it
+  Storage s = v.storage();
+  EXPECT_EQ(s.dtype(), kFloat32);
+  EXPECT_EQ(s.tolist(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  // Writes recorded after the handle was taken are settled by the read.
+  v.mul_(10);
+  x.narrow(0, 0, 1).fill_(-1);
+  EXPECT_EQ(s.tolist(), (std::vector<double>{-1, 10, 20, 3, 40, 50}));
+  EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{-1, 10, 20, 3, 40, 50}));
+  // A pending tensor's storage: computed by storage().
+  EXPECT_EQ((x * 2).storage().tolist(),
+            (std::vector<double>{-2, 20, 40, 6, 80, 100}));
+  // Integers exactly (int64 past 2^53), bool, int32; 0-d and empty.
+  int64_t big = (int64_t{1} << 62) + 1;
+  Tensor i = from_vector(std::vector<int64_t>{big, -3});
+  EXPECT_EQ(i.storage().to_vector<int64_t>(), (std::vector<int64_t>{big, -3}));
+  EXPECT_EQ(i[0].storage().dtype(), kInt64);
+  Tensor b = from_vector(std::vector<bool>{true, false, true});
+  EXPECT_EQ(b.storage().tolist(), (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(b.storage().to_vector<bool>(),
+            (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(full({}, 7, kInt32).storage().to_vector<int32_t>(),
+            (std::vector<int32_t>{7}));
+  EXPECT_TRUE(zeros({0, 3}).storage().tolist().empty());
+  EXPECT_TRUE(Storage().tolist().empty());
+  // An expanded view's storage is the one element it repeats.
+  EXPECT_EQ(full({1}, 2.5, kFloat64).expand({4}).storage().tolist(),
+            (std::vector<double>{2.5}));
+}
+
 TEST(Compute, ValuesAndPromotion) {
   Tensor a = arange(6, kFloat32).view({2, 3});
   Tensor b = tensor({10, 20, 30}); // i64

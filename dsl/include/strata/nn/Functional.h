@@ -23,6 +23,7 @@
 #include "strata/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace strata {
 namespace nn {
@@ -189,6 +190,24 @@ Tensor dropout(const Tensor &input, const DropoutFuncOptions &options = {},
 Tensor linear(const Tensor &input, const Tensor &weight,
               const Tensor &bias = Tensor(),
               SourceLoc loc = SourceLoc::current());
+
+/// Options of embedding (torch::nn::functional::EmbeddingFuncOptions).
+struct EmbeddingFuncOptions {
+  /// No padding row.
+  EmbeddingFuncOptions() = default;
+  /// A row of weight (negative: counted from the end) whose lookups pass
+  /// no gradient to it (PyTorch's padding_idx); unset: none.
+  STRATA_ARG(std::optional<int64_t>, padding_idx);
+};
+
+/// The rows of `weight` ((num_embeddings, embedding_dim)) at `input`
+/// (int64 or int32 indices of any shape): input's shape plus embedding_dim.
+/// An index_select of weight, one gather kernel (indices checked at the
+/// call, evaluated if pending); its gradient adds the gradient rows into
+/// weight's, except at padding_idx.
+Tensor embedding(const Tensor &input, const Tensor &weight,
+                 const EmbeddingFuncOptions &options = {},
+                 SourceLoc loc = SourceLoc::current());
 
 /// Options of layer_norm (torch::nn::functional::LayerNormFuncOptions).
 struct LayerNormFuncOptions {

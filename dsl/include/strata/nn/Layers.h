@@ -1,5 +1,4 @@
-//===- Layers.h - Linear, Embedding, ReLU, Dropout, LayerNorm, Sequential -*-
-// C++ -*-===//
+//===- Layers.h - torch::nn's layers (Linear, GELU, ...) --------*- C++ -*-===//
 //
 // torch::nn's layers with LibTorch's names: each `XImpl` is the module and
 // `X` its ModuleHolder (`nn::Linear fc(64, 10); fc(x); fc->weight`). Their
@@ -18,6 +17,7 @@
 #include "strata/nn/Module.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -74,15 +74,14 @@ struct EmbeddingOptions {
   STRATA_ARG(int64_t, num_embeddings);
   /// Values per row.
   STRATA_ARG(int64_t, embedding_dim);
+  /// A row (negative: counted from the end) initialized to zeros whose
+  /// lookups pass no gradient to it; unset: none.
+  STRATA_ARG(std::optional<int64_t>, padding_idx);
 };
 
-/// A lookup table: forward(indices) returns weight's rows, with the
-/// indices' shape plus embedding_dim. weight is N(0, 1) as in PyTorch.
-/// strata has no index op yet, so the lookup is a one-hot matrix (indices
-/// compared with an arange) times weight: exact (one 1 per row), costs
-/// O(indices x num_embeddings x embedding_dim), and its gradient is the
-/// one-hot matrix transposed times the incoming gradient (the index_add
-/// PyTorch does, as a matmul).
+/// A lookup table: forward(indices) is functional::embedding(indices,
+/// weight, padding_idx), with the indices' shape plus embedding_dim.
+/// weight is N(0, 1) as in PyTorch (its padding_idx row zeros).
 class EmbeddingImpl : public Module {
 public:
   /// A table of num_embeddings x embedding_dim.
@@ -91,7 +90,7 @@ public:
   /// A table with `options`.
   explicit EmbeddingImpl(const EmbeddingOptions &options,
                          SourceLoc loc = SourceLoc::current());
-  /// Draws a new table from N(0, 1).
+  /// Draws a new table from N(0, 1) and zeroes the padding_idx row.
   void reset_parameters();
   /// The rows of `indices` (int64 or int32; values in [0, num_embeddings):
   /// checked when the indices are already computed).
@@ -114,6 +113,28 @@ public:
 };
 /// The ModuleHolder of ReLUImpl (torch::nn::ReLU).
 using ReLU = ModuleHolder<ReLUImpl>;
+
+/// Options of GELU (torch::nn::GELUOptions).
+struct GELUOptions {
+  /// approximate "none".
+  GELUOptions() = default;
+  /// "none" (x * Phi(x) through erf, PyTorch's default) or "tanh" (the
+  /// tanh approximation); another string throws at forward, as PyTorch.
+  STRATA_ARG(std::string, approximate) = "none";
+};
+
+/// x * Phi(x) (torch::nn::GELU); no parameters.
+class GELUImpl : public Module {
+public:
+  /// The layer; `GELU(GELUOptions().approximate("tanh"))` for the tanh form.
+  explicit GELUImpl(const GELUOptions &options = {});
+  /// x.gelu(options.approximate()) (floating-point x).
+  Tensor forward(const Tensor &input, SourceLoc loc = SourceLoc::current());
+  /// The options it was made with.
+  GELUOptions options;
+};
+/// The ModuleHolder of GELUImpl (torch::nn::GELU).
+using GELU = ModuleHolder<GELUImpl>;
 
 /// Options of Dropout (torch::nn::DropoutOptions).
 struct DropoutOptions {
