@@ -30,5 +30,7 @@ STRATA_BLAS=0 "$bin/strata-bench-matmul" --label kernels --no-torch \
   --sizes 128,256,512 --markdown "$build_dir/matmul-kernels.md"
 # LibTorch's _out forms (add_out) against out.copy_(a + b) and PyTorch eager.
 "$bin/strata-bench-out" --markdown "$build_dir/out.md"
+# A create_graph (gradient-penalty) training step against PyTorch eager.
+"$bin/strata-bench-grad-penalty"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"

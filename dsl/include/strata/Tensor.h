@@ -113,7 +113,7 @@ public:
   /// `x.mutable_grad() = g`.
   Tensor &operator=(const Tensor &) & = default;
   /// Rebinds this handle (move).
-  Tensor &operator=(Tensor &&) & noexcept = default;
+  Tensor &operator=(Tensor &&) &noexcept = default;
   /// Drops this handle.
   ~Tensor() = default;
   /// For the implementation.
