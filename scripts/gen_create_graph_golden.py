@@ -106,6 +106,20 @@ for dt, sfx in ((torch.float32, "f32"), (torch.float64, "f64")):
          lambda x, w, b: F.layer_norm(x, (4,), w, b).pow(2).sum(),
          [r(3, 4, dtype=dt), r(4, dtype=dt), r(4, dtype=dt)])
 
+# Found by an adversary: flips (negative strides), aranges inside a
+# gradient (unfold, tril, a product with one), prod with a zero, relu.
+for dt, sfx in ((torch.float32, "f32"), (torch.float64, "f64")):
+    case("flip_" + sfx, lambda x: (x.flip(0) * x).pow(2).sum() +
+         (x.flip(0).cumsum(0) * x).sum(), [r(5, dtype=dt)])
+    case("unfold_tril_" + sfx,
+         lambda x, m: x.unfold(0, 2, 1).pow(3).sum() + m.tril().pow(3).sum() +
+         (x * torch.arange(6, dtype=dt)).pow(2).sum(),
+         [r(6, dtype=dt), r(3, 3, dtype=dt)])
+    case("prod_zero_" + sfx, lambda x: x.prod() + x.prod(1).pow(2).sum(),
+         [torch.tensor([[0.0, 2.0, 3.0], [1.5, -0.5, 2.0]], dtype=dt)])
+    case("relu_abs_" + sfx, lambda x: x.relu().sum() + (x.abs() * x).sum(),
+         [r(6, dtype=dt)])
+
 with open(sys.argv[1], "w") as out:
     out.write("# Written by scripts/gen_create_graph_golden.py (PyTorch " +
               torch.__version__ + "); do not edit.\n")

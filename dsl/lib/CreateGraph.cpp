@@ -77,11 +77,33 @@ int64_t extentOf(const layout::Layout &l) {
   return hi + 1;
 }
 
+/// `t`'s storage seen through `l` (as_strided, which takes no negative
+/// stride: those dims are taken with the stride's magnitude from their
+/// lowest address, then flipped).
+Tensor stridedView(const Tensor &t, const layout::Layout &l, int64_t base,
+                   const SourceLoc &loc) {
+  Shape strides = l.strides, flips;
+  int64_t offset = base + l.offset;
+  for (size_t k = 0; k < strides.size(); ++k)
+    if (strides[k] < 0) {
+      offset += (l.sizes[k] - 1) * strides[k];
+      strides[k] = -strides[k];
+      flips.push_back(static_cast<int64_t>(k));
+    }
+  if (l.numel() == 0)
+    offset = base + l.offset;
+  Tensor v = t.as_strided(l.sizes, strides, offset, loc);
+  return flips.empty() || l.numel() == 0 ? v : v.flip(flips, loc);
+}
+
 struct Replay {
   const SourceLoc &loc;
   llvm::DenseMap<mlir::Value, Tensor> values;
   /// Storage values: the tensor addressing the storage and its element 0.
   llvm::DenseMap<mlir::Value, std::pair<Tensor, int64_t>> storages;
+  /// Values computed from an argument that requires grad: that argument's
+  /// tensor (a comparison or a cast to bool ends requires_grad, not this).
+  llvm::DenseMap<mlir::Value, Tensor> taint;
 
   [[noreturn]] void unsupported(mlir::Operation *op) {
     fail("create_graph: strata cannot yet record the gradient through '" +
@@ -102,7 +124,7 @@ struct Replay {
       return t;
     Tensor fresh = empty({std::max(extent, extentOf(want))},
                          TensorOptions(t.dtype()), loc);
-    fresh.as_strided(want.sizes, want.strides, want.offset, loc).copy_(t, loc);
+    stridedView(fresh, want, 0, loc).copy_(t, loc);
     return fresh;
   }
 
@@ -111,10 +133,9 @@ struct Replay {
     layout::Layout l = layoutOf(op->getResult(0));
     if (source.getType().isa<StorageType>()) {
       auto &[t, base] = storages[source];
-      return t.as_strided(l.sizes, l.strides, base + l.offset, loc);
+      return stridedView(t, l, base, loc);
     }
-    Tensor t = laidOut(source, extentOf(l));
-    return t.as_strided(l.sizes, l.strides, l.offset, loc);
+    return stridedView(laidOut(source, extentOf(l)), l, 0, loc);
   }
 
   Tensor compute(mlir::Operation *op, Op kind, Shape dims = {},
@@ -146,6 +167,34 @@ struct Replay {
       return number;
     Shape sizes(type.getShape().begin(), type.getShape().end());
     return number.expand(sizes, loc);
+  }
+
+  /// `strata.arange`: a node of its own (the IR's start and step, exact
+  /// for integers).
+  Tensor arange(ArangeOp op) {
+    auto type = op.getResult().getType().cast<StridedTensorType>();
+    Shape sizes(type.getShape().begin(), type.getShape().end());
+    Tensor t = recordOp(Op::Arange, "arange", dtypeOf(type, loc), sizes, {},
+                        loc);
+    Node &n = *t.impl()->root->current;
+    auto start = op.getStart().dyn_cast<mlir::IntegerAttr>();
+    auto step = op.getStep().dyn_cast<mlir::IntegerAttr>();
+    if (start && step) {
+      n.exact = true;
+      n.ia = start.getInt();
+      n.ib = step.getInt();
+      n.a = static_cast<double>(n.ia);
+      n.b = static_cast<double>(n.ib);
+    } else {
+      auto number = [](mlir::Attribute a) {
+        if (auto i = a.dyn_cast<mlir::IntegerAttr>())
+          return static_cast<double>(i.getInt());
+        return a.cast<mlir::FloatAttr>().getValueAsDouble();
+      };
+      n.a = number(op.getStart());
+      n.b = number(op.getStep());
+    }
+    return t;
   }
 
   /// A scan: cumsum/cumprod, reversed by flips, made exclusive by shifting
@@ -184,8 +233,7 @@ struct Replay {
     }
     Tensor copy = flat.clone(loc);
     layout::Layout l = layoutOf(dest);
-    copy.as_strided(l.sizes, l.strides, l.offset, loc)
-        .copy_(values.lookup(op.getSrc()), loc);
+    stridedView(copy, l, 0, loc).copy_(values.lookup(op.getSrc()), loc);
     storages[op.getResult()] = {copy, 0};
   }
 
@@ -207,6 +255,8 @@ struct Replay {
     }
     if (auto f = dyn_cast<FillOp>(op))
       return fill(f);
+    if (auto a = dyn_cast<ArangeOp>(op))
+      return arange(a);
     if (auto s = dyn_cast<ScanOp>(op))
       return scan(s);
     if (isa<CastOp>(op))
@@ -287,20 +337,42 @@ strata::detail::replayGradientProgram(const std::string &source,
   if (!func || func.getNumArguments() != args.size())
     fail("create_graph: the gradient program's arguments do not match",
          "this is a strata bug", loc);
-  Replay r{loc, {}, {}};
+  Replay r{loc, {}, {}, {}};
   for (auto [v, a] : llvm::zip(func.getArguments(), args)) {
     if (a.storage)
       r.storages[v] = {a.tensor, a.base};
     else
       r.values[v] = a.tensor;
+    if (a.tensor.requires_grad())
+      r.taint[v] = a.tensor;
   }
   std::vector<Tensor> results;
   for (mlir::Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<mlir::func::ReturnOp>(op)) {
-      for (mlir::Value v : ret.getOperands())
-        results.push_back(r.values.lookup(v));
+      for (mlir::Value v : ret.getOperands()) {
+        Tensor g = r.values.lookup(v);
+        // PyTorch's backward of relu, abs, ... reads a saved tensor that
+        // requires grad, so its result does too (with a zero derivative
+        // where only a comparison reads it): the same here, through a
+        // where() that never selects the anchor.
+        auto t = r.taint.find(v);
+        if (!g.requires_grad() && t != r.taint.end() &&
+            isFloatingPoint(g.dtype())) {
+          Tensor anchor = t->second.sum(loc).to(g.dtype(), loc);
+          g = where(scalarTensor(Scalar(false), DType::Bool, loc), anchor, g,
+                    loc);
+        }
+        results.push_back(g);
+      }
       break;
     }
+    for (mlir::Value in : op.getOperands())
+      if (auto t = r.taint.find(in); t != r.taint.end()) {
+        Tensor source = t->second; // (inserting may move the entries)
+        for (mlir::Value out : op.getResults())
+          r.taint[out] = source;
+        break;
+      }
     if (auto w = dyn_cast<WriteOp>(op)) {
       r.write(w);
       continue;

@@ -77,6 +77,21 @@ std::map<std::string, Fn> cases() {
           .pow(2)
           .sum();
     };
+    m["flip" + s] = [](auto &in) {
+      const Tensor &x = in[0];
+      return (x.flip({0}) * x).pow(2).sum() + (x.flip({0}).cumsum(0) * x).sum();
+    };
+    m["unfold_tril" + s] = [s](auto &in) {
+      DType t = s == "_f32" ? kFloat32 : kFloat64;
+      return in[0].unfold(0, 2, 1).pow(3).sum() + in[1].tril().pow(3).sum() +
+             (in[0] * arange(6, t)).pow(2).sum();
+    };
+    m["prod_zero" + s] = [](auto &in) {
+      return in[0].prod() + in[0].prod(1).pow(2).sum();
+    };
+    m["relu_abs" + s] = [](auto &in) {
+      return in[0].relu().sum() + (in[0].abs() * in[0]).sum();
+    };
   }
   return m;
 }
@@ -266,6 +281,35 @@ TEST(CreateGraph, DetachCutsTheSecondDerivative) {
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{9.0, 20.0}));
   std::vector<Tensor> h = grad({g.sum()}, {w});
   EXPECT_EQ(h[0].to_vector<double>(), (std::vector<double>{1.0, 1.0}));
+}
+
+/// A third derivative, through a reversed scan (cumsum's gradient) and a
+/// flip: f = sum(cumsum(x)^3) along a row of 3.
+TEST(CreateGraph, ThirdDerivativeThroughScans) {
+  Tensor x = from_vector<double>({1, 2, 3}, {3}).requires_grad_();
+  Tensor g = grad({x.cumsum(0).pow(3).sum()}, {x}, {}, {}, true)[0];
+  Tensor h = grad({g.sum()}, {x}, {}, {}, true)[0];
+  Tensor k = grad({h.sum()}, {x})[0];
+  // c = cumsum(x) = (1, 3, 6); g_i = sum_{j>=i} 3 c_j^2;
+  // sum(g) = sum_j 3 (j+1) c_j^2; h_i = sum_{j>=i} 6 (j+1) c_j;
+  // sum(h) = sum_j 6 (j+1)^2 c_j; k_i = sum_{j>=i} 6 (j+1)^2 = 84, 78, 54.
+  EXPECT_EQ(k.to_vector<double>(), (std::vector<double>{84, 78, 54}));
+}
+
+/// The gradient of a piecewise-linear op requires grad (PyTorch's backward
+/// reads a saved tensor that does), with a zero derivative; so does an
+/// empty input's.
+TEST(CreateGraph, PiecewiseLinearAndEmptyGradientsRequireGrad) {
+  Tensor x = from_vector<float>({-2, 0.5, 3}, {3}).requires_grad_();
+  Tensor g = grad({x.relu().sum()}, {x}, {}, {}, true)[0];
+  ASSERT_TRUE(g.requires_grad());
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 1, 1}));
+  EXPECT_EQ(grad({g.sum()}, {x})[0].to_vector<float>(),
+            (std::vector<float>{0, 0, 0}));
+  Tensor z = zeros({0, 3}, kFloat64).requires_grad_();
+  Tensor gz = grad({z.pow(2).sum()}, {z}, {}, {}, true)[0];
+  ASSERT_TRUE(gz.requires_grad());
+  EXPECT_EQ(grad({gz.sum()}, {z})[0].sizes(), (Shape{0, 3}));
 }
 
 /// A gradient with respect to a non-leaf (an intermediate).

@@ -288,16 +288,19 @@ LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   }
   if (dims.size() <= 1) {
     Value grad = expand(g[0]);
-    Value plain = gb.mul(grad, gb.div(expand(op.getResult()), x));
+    // (Divided by 1 where it is not selected, so that its own derivative,
+    // create_graph's second one, reads no 0 / 0 at a zero.)
+    Value zeros = gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e),
+                                     gb.b.getDenseI64ArrayAttr({}), UnitAttr());
+    Value none = gb.b.create<EqOp>(gb.loc, zeros, zero);
+    Value divisor = where(none, x, one);
+    Value plain = gb.mul(grad, gb.div(expand(op.getResult()), divisor));
     // Exclusive products from both sides of `v` along `d`.
     auto safe = [&](Value v, int64_t d) {
       Value before = scan(gb, v, d, "prod", false, true);
       Value after = scan(gb, v, d, "prod", true, true);
       return gb.mul(before, after);
     };
-    Value zeros = gb.b.create<SumOp>(gb.loc, gb.maskOf(isZero, e),
-                                     gb.b.getDenseI64ArrayAttr({}), UnitAttr());
-    Value none = gb.b.create<EqOp>(gb.loc, zeros, zero);
     if (dims.size() == 1) {
       int64_t d = dims[0] < 0 ? dims[0] + in.getRank() : dims[0];
       out.push_back({x, where(none, plain, gb.mul(grad, safe(x, d)))});
@@ -321,7 +324,7 @@ LogicalResult rule(ProdOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
                                        gb.b.getUnitAttr()));
   Value atZero = where(gb.b.create<EqOp>(gb.loc, nz, one), p, zero);
   Value elsewhere =
-      where(gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, x), zero);
+      where(gb.b.create<EqOp>(gb.loc, nz, zero), gb.div(p, nonzero), zero);
   Value others = where(isZero, atZero, elsewhere);
   out.push_back({x, gb.mul(expand(g[0]), others)});
   return success();

@@ -77,7 +77,10 @@ LogicalResult rule(ScanOp op, GradBuilder &gb, ArrayRef<Value> g,
                                             gb.b.create<NeOp>(gb.loc, x, zero));
   // k < z1: reversed_cumsum(w masked to [0, z1)) / x.
   Value w = where(before, gb.mul(y, grad), zero);
-  Value atBefore = gb.div(scan(gb, w, dim, "sum", /*reverse=*/true), x);
+  // (Divided by 1 at the zeros, where it is not selected: its derivative,
+  // create_graph's second one, then reads no 0 / 0.)
+  Value atBefore = gb.div(scan(gb, w, dim, "sum", /*reverse=*/true),
+                          where(isZero, one, x));
   // k = z1: prod(x[:z1]) * sum(grad[z1:z2] * cumprod(x[z1+1:z2])).
   Value c = scan(gb, where(between, x, one), dim, "prod");
   Value sum = gb.b.create<SumOp>(gb.loc, gb.mul(c, where(oneZero, grad, zero)),
