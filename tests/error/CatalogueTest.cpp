@@ -404,7 +404,7 @@ TEST(ErrorCatalogue, NnAndOptim) {
     CASE("N18", "dropout probability has to be between 0 and 1, but got 1.5", F::dropout(x, 1.5)),
     CASE("N19", "dropout probability has to be between 0 and 1, but got -0.1", nn::DropoutImpl(-0.1)),
     CASE("N20", "mat1 and mat2 shapes cannot be multiplied (3x4 and 5x10)", fc(ones({3, 4}))),
-    CASE("N21", "Linear: Trying to create tensor with negative dimension -1", nn::LinearImpl(-1, 3)),
+    CASE("N21", "Linear: Trying to create tensor with negative dimension -1", nn::Linear(-1, 3)),
     CASE("N22", "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3]", ln(ones({2, 3}))),
     CASE("N23", "Expected weight to be of same shape as normalized_shape, but got weight of shape [3] and normalized_shape = [4]", F::layer_norm(ones({2, 4}), F::LayerNormFuncOptions({4}).weight(ones({3})))),
     CASE("N24", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)", emb(ones({2}))),
@@ -429,7 +429,8 @@ TEST(ErrorCatalogue, NnAndOptim) {
     CASE("N43", "Invalid epsilon value: -1", optim::AdamW({w}, optim::AdamWOptions().eps(-1))),
     CASE("N44", "'weight' must be 2-D", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5}))),
     CASE("N45", "Padding_idx must be within num_embeddings", F::embedding(from_vector(std::vector<int64_t>{1}), ones({5, 3}), F::EmbeddingFuncOptions().padding_idx(5))),
-    CASE("N46", "Padding_idx must be within num_embeddings", nn::EmbeddingImpl(nn::EmbeddingOptions(5, 3).padding_idx(-6))),
+    CASE("N46", "Padding_idx must be within num_embeddings", nn::Embedding(nn::EmbeddingOptions(5, 3).padding_idx(-6))),
+    CASE("N47", "Embedding: Trying to create tensor with negative dimension -1", nn::Embedding(-1, 3)),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -18,6 +18,8 @@
 #include "Common.h"
 
 #include "strata/Autograd.h"
+
+#include <algorithm>
 #include "strata/nn/Layers.h"
 
 using namespace strata;
@@ -79,10 +81,16 @@ EmbeddingImpl::EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim,
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions &options, SourceLoc loc)
     : Module("Embedding"), options(options) {
+  if (options.num_embeddings() < 0 || options.embedding_dim() < 0)
+    throw Error("Embedding: Trying to create tensor with negative dimension " +
+                    std::to_string(std::min(options.num_embeddings(),
+                                            options.embedding_dim())),
+                "num_embeddings and embedding_dim are >= 0", loc);
   this->options.padding_idx(
       wrapPaddingIdx(options.padding_idx(), options.num_embeddings(), loc));
   weight = register_parameter(
-      "weight", zeros({options.num_embeddings(), options.embedding_dim()}),
+      "weight",
+      zeros({options.num_embeddings(), options.embedding_dim()}, {}, loc),
       true, loc);
   reset_parameters();
 }

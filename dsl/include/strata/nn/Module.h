@@ -118,6 +118,22 @@ public:
   ModuleHolder(std::nullptr_t) {}
   /// Holds `module`.
   ModuleHolder(std::shared_ptr<Impl> module) : impl_(std::move(module)) {}
+  /// Makes the module from one or two constructor arguments and the
+  /// caller's source location (`nn::Linear fc(64, 128)`: an error in
+  /// them names the user's line).
+  template <typename A,
+            typename = std::enable_if_t<
+                std::is_constructible_v<Impl, A &&, SourceLoc> &&
+                !std::is_same_v<std::decay_t<A>, ModuleHolder>>>
+  ModuleHolder(A &&a, SourceLoc loc = SourceLoc::current())
+      : impl_(std::make_shared<Impl>(std::forward<A>(a), loc)) {}
+  /// As above, two arguments.
+  template <typename A, typename B,
+            typename = std::enable_if_t<
+                std::is_constructible_v<Impl, A &&, B &&, SourceLoc>>>
+  ModuleHolder(A &&a, B &&b, SourceLoc loc = SourceLoc::current())
+      : impl_(std::make_shared<Impl>(std::forward<A>(a), std::forward<B>(b),
+                                     loc)) {}
   /// Makes the module from `args` (Impl's constructor arguments).
   template <typename... Args,
             typename = std::enable_if_t<
