@@ -174,8 +174,8 @@ struct Replay {
   Tensor arange(ArangeOp op) {
     auto type = op.getResult().getType().cast<StridedTensorType>();
     Shape sizes(type.getShape().begin(), type.getShape().end());
-    Tensor t = recordOp(Op::Arange, "arange", dtypeOf(type, loc), sizes, {},
-                        loc);
+    Tensor t =
+        recordOp(Op::Arange, "arange", dtypeOf(type, loc), sizes, {}, loc);
     Node &n = *t.impl()->root->current;
     auto start = op.getStart().dyn_cast<mlir::IntegerAttr>();
     auto step = op.getStep().dyn_cast<mlir::IntegerAttr>();

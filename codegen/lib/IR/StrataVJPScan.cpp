@@ -79,8 +79,8 @@ LogicalResult rule(ScanOp op, GradBuilder &gb, ArrayRef<Value> g,
   Value w = where(before, gb.mul(y, grad), zero);
   // (Divided by 1 at the zeros, where it is not selected: its derivative,
   // create_graph's second one, then reads no 0 / 0.)
-  Value atBefore = gb.div(scan(gb, w, dim, "sum", /*reverse=*/true),
-                          where(isZero, one, x));
+  Value atBefore =
+      gb.div(scan(gb, w, dim, "sum", /*reverse=*/true), where(isZero, one, x));
   // k = z1: prod(x[:z1]) * sum(grad[z1:z2] * cumprod(x[z1+1:z2])).
   Value c = scan(gb, where(between, x, one), dim, "prod");
   Value sum = gb.b.create<SumOp>(gb.loc, gb.mul(c, where(oneZero, grad, zero)),

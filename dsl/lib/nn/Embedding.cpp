@@ -19,8 +19,8 @@
 
 #include "strata/Autograd.h"
 
-#include <algorithm>
 #include "strata/nn/Layers.h"
+#include <algorithm>
 
 using namespace strata;
 using namespace strata::nn;
@@ -90,8 +90,8 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions &options, SourceLoc loc)
       wrapPaddingIdx(options.padding_idx(), options.num_embeddings(), loc));
   weight = register_parameter(
       "weight",
-      zeros({options.num_embeddings(), options.embedding_dim()}, {}, loc),
-      true, loc);
+      zeros({options.num_embeddings(), options.embedding_dim()}, {}, loc), true,
+      loc);
   reset_parameters();
 }
 

@@ -121,10 +121,9 @@ public:
   /// Makes the module from one or two constructor arguments and the
   /// caller's source location (`nn::Linear fc(64, 128)`: an error in
   /// them names the user's line).
-  template <typename A,
-            typename = std::enable_if_t<
-                std::is_constructible_v<Impl, A &&, SourceLoc> &&
-                !std::is_same_v<std::decay_t<A>, ModuleHolder>>>
+  template <typename A, typename = std::enable_if_t<
+                            std::is_constructible_v<Impl, A &&, SourceLoc> &&
+                            !std::is_same_v<std::decay_t<A>, ModuleHolder>>>
   ModuleHolder(A &&a, SourceLoc loc = SourceLoc::current())
       : impl_(std::make_shared<Impl>(std::forward<A>(a), loc)) {}
   /// As above, two arguments.
