@@ -1662,13 +1662,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // on the CPU, as PyTorch's does.
     if (onCuda && sum.defined() && t.impl->root->current->device == kDevCPU)
       sum = sum.to(Device::cpu(), loc);
-    // (create_graph: an empty input's gradient reads nothing, yet PyTorch's
-    // backward of the ops that read it requires grad; as CreateGraph.cpp's
-    // anchor.)
-    if (createGraph && sum.defined() && !sum.requires_grad() &&
-        sum.numel() == 0 && isFloatingPoint(sum.dtype()))
-      sum = where(scalarTensor(Scalar(false), DType::Bool, loc),
-                  Tensor(t.impl).sum(loc).to(sum.dtype(), loc), sum, loc);
     out.push_back(sum);
   }
   return out;

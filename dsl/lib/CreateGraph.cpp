@@ -108,8 +108,8 @@ struct Replay {
   [[noreturn]] void unsupported(mlir::Operation *op) {
     fail("create_graph: strata cannot yet record the gradient through '" +
              op->getName().getStringRef().str() + "' as a differentiable graph",
-         "compute this gradient without create_graph, or differentiate a "
-         "formulation without this op",
+         "this is a strata bug (every op a gradient program holds has a "
+         "recorded form); compute this gradient without create_graph",
          loc);
   }
 
@@ -195,6 +195,32 @@ struct Replay {
       n.b = number(op.getStep());
     }
     return t;
+  }
+
+  /// `value` with the gradient of `old` (the identity): exact where `old`
+  /// is finite (old - old is 0), no gradient where it is not.
+  Tensor straightThrough(const Tensor &old, const Tensor &value) {
+    Tensor frozen = old.detach(loc);
+    Tensor zero = where(frozen.isfinite(loc), old - frozen,
+                        scalarTensor(Scalar(0), old.dtype(), loc), loc);
+    return value.detach(loc) + zero;
+  }
+
+  /// `strata.recorded %recompute as %value`: the value recorded (an
+  /// untracked write's, with value_only), differentiated as `recompute`.
+  void recorded(RecordedOp op) {
+    mlir::Value old = op.getRecompute(), value = op.getValue();
+    if (auto type = old.getType().dyn_cast<StorageType>()) {
+      int64_t n = type.getSize();
+      auto flat = [&](mlir::Value v) {
+        auto &[t, base] = storages[v];
+        return t.as_strided({n}, {1}, base, loc);
+      };
+      storages[op.getResult()] = {straightThrough(flat(old), flat(value)), 0};
+      return;
+    }
+    values[op.getResult()] =
+        straightThrough(values.lookup(old), values.lookup(value));
   }
 
   /// A scan: cumsum/cumprod, reversed by flips, made exclusive by shifting
@@ -375,6 +401,10 @@ strata::detail::replayGradientProgram(const std::string &source,
       }
     if (auto w = dyn_cast<WriteOp>(op)) {
       r.write(w);
+      continue;
+    }
+    if (auto rec = dyn_cast<RecordedOp>(op)) {
+      r.recorded(rec);
       continue;
     }
     if (op.getNumResults() != 1 ||

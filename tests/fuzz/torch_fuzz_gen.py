@@ -544,8 +544,21 @@ class Generator:
         cands = self.rg_values()
         ins = sorted(self.r.sample(cands, self.r.randint(1, min(3, len(cands)))))
         retain = " retain" if self.r.random() < 0.4 else ""
-        self.line(self.new(f"grad [%{s}] [{','.join(f'%{k}' for k in ins)}]"
-                           f"{retain}"))
+        create = " create" if self.r.random() < 0.35 else ""
+        first = len(self.an.env.values)
+        if not self.line(self.new(f"grad [%{s}] [{','.join(f'%{k}' for k in ins)}]"
+                                  f"{retain}{create}")) or not create:
+            return
+        # Second order: a Hessian-vector product of the created gradients
+        # (later lines may use them too: they require grad).
+        gs = [k for k in range(first, len(self.an.env.values))
+              if self.t(k).requires_grad]
+        if not gs or self.r.random() < 0.3:
+            return
+        g = self.r.choice(gs)
+        if self.line(self.new(f"mul %{g} %{g}")) and \
+                self.line(self.new(f"sum %{len(self.an.env.values) - 1}")):
+            self.line(f"backward %{len(self.an.env.values) - 1}")
 
     def ag_update(self):
         """A training loop of 1-3 steps: w2 = (w - lr * w.grad).detach()

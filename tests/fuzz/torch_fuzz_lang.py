@@ -37,8 +37,11 @@ Autograd lines (docs/reliability.md, "The autograd vocabulary"):
   retain_grad <t>                    defines nothing
   no_grad | enable_grad              grad mode of the lines that follow
                                      (strata::NoGradGuard while off)
-  %i = grad [outs] [ins] [retain]    torch.autograd.grad (scalar outputs):
-                                     defines one value per input, %i, %i+1..
+  %i = grad [outs] [ins] [retain] [create]
+                                     torch.autograd.grad (scalar outputs):
+                                     defines one value per input, %i, %i+1..;
+                                     create: create_graph=True (retain_graph
+                                     then defaults to True, as PyTorch's)
   %i = grad_of <t>                   t.grad itself (an error when None)
 Lines that define nothing start with their keyword; every other line is
 `%i = op ...` (refs() reads %j tokens, also inside lists).
@@ -250,7 +253,10 @@ class TorchEnv:
         if op == "grad":
             outs = [self.values[j] for j in parse_refs(a[0])]
             ins = [self.values[j] for j in parse_refs(a[1])]
-            rs = torch.autograd.grad(outs, ins, retain_graph=a[2:] == ["retain"])
+            create = "create" in a[2:]
+            retain = True if "retain" in a[2:] else (None if create else False)
+            rs = torch.autograd.grad(outs, ins, retain_graph=retain,
+                                     create_graph=create)
             for r in rs:
                 self.values.append(r)
                 self.rg.append(False)
