@@ -1124,8 +1124,19 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     }
     leafName.push_back(
         storageArg(a.node.get(), a.node->buffer, &leafWindow[k]));
-    if (createGraph) // (passed whole: see leafWindow)
-      replayArgs.push_back({true, Tensor(a.leaf), 0});
+    if (createGraph) { // (passed whole: see leafWindow)
+      Tensor leaf(a.leaf);
+      if (a.leaf->root->current != a.node) {
+        // Written in place since it was read: the values read (a copy),
+        // differentiated as the leaf.
+        replayConstant();
+        int64_t n = a.node->rootNumel;
+        Tensor flat = leaf.as_strided({n}, {1}, 0, loc);
+        leaf = straightThrough(flat, replayArgs.back().tensor, loc);
+        replayArgs.pop_back();
+      }
+      replayArgs.push_back({true, leaf, 0});
+    }
   }
   for (size_t p = 0; p < perturbs.size(); ++p) {
     addWrt();
@@ -1401,6 +1412,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       std::string flat = fresh("f"), mask = "%a" + std::to_string(args.size());
       sig += ", " + mask + ": " + boolType;
       args.push_back(jit::JitValue::fresh(jit::DType::Bool, {size}, allowed));
+      if (createGraph)
+        replayArgs.push_back(
+            {false,
+             from_vector<double>(allowed, {size}, TensorOptions(DType::F64),
+                                 loc)
+                 .to(DType::Bool, loc),
+             0});
       body += "    " + flat + " = strata.strided_view " + v.name + " : " +
               (v.storage ? storageType(n) : typeOf(n)) + " -> " + flatType +
               "\n";
@@ -1662,6 +1680,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // on the CPU, as PyTorch's does.
     if (onCuda && sum.defined() && t.impl->root->current->device == kDevCPU)
       sum = sum.to(Device::cpu(), loc);
+    // (create_graph: an empty input's gradient is a fill after folding;
+    // it requires grad, as PyTorch's mostly does, so a second backward
+    // through it runs, and gives an empty gradient.)
+    if (createGraph && sum.defined() && !sum.requires_grad() &&
+        sum.numel() == 0 && isFloatingPoint(sum.dtype()))
+      sum = where(scalarTensor(Scalar(false), DType::Bool, loc),
+                  Tensor(t.impl).sum(loc).to(sum.dtype(), loc), sum, loc);
     out.push_back(sum);
   }
   return out;

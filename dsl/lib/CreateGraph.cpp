@@ -28,6 +28,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -197,13 +199,8 @@ struct Replay {
     return t;
   }
 
-  /// `value` with the gradient of `old` (the identity): exact where `old`
-  /// is finite (old - old is 0), no gradient where it is not.
   Tensor straightThrough(const Tensor &old, const Tensor &value) {
-    Tensor frozen = old.detach(loc);
-    Tensor zero = where(frozen.isfinite(loc), old - frozen,
-                        scalarTensor(Scalar(0), old.dtype(), loc), loc);
-    return value.detach(loc) + zero;
+    return strata::detail::straightThrough(old, value, loc);
   }
 
   /// `strata.recorded %recompute as %value`: the value recorded (an
@@ -315,6 +312,14 @@ struct Replay {
 
 } // namespace
 
+Tensor strata::detail::straightThrough(const Tensor &old, const Tensor &value,
+                                       const SourceLoc &loc) {
+  Tensor frozen = old.detach(loc);
+  Tensor zero = where(frozen.isfinite(loc), old - frozen,
+                      scalarTensor(Scalar(0), old.dtype(), loc), loc);
+  return value.detach(loc) + zero;
+}
+
 namespace {
 /// A differentiated gradient program, kept for the next step of the same
 /// structure (parsing and differentiating cost more than the replay).
@@ -359,6 +364,13 @@ strata::detail::replayGradientProgram(const std::string &source,
       source, [&] { return differentiate(source, loc); }, hit);
   std::lock_guard<std::mutex> lock(d->mutex);
   mlir::ModuleOp module = *d->module;
+  if (const char *level = std::getenv("STRATA_DEBUG");
+      level && std::atoi(level) >= 3) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    fprintf(stderr, "[strata] create_graph replays:\n%s\n", os.str().c_str());
+  }
   auto func = module.lookupSymbol<mlir::func::FuncOp>("main");
   if (!func || func.getNumArguments() != args.size())
     fail("create_graph: the gradient program's arguments do not match",

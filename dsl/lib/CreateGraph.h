@@ -30,6 +30,11 @@ struct ReplayArg {
   int64_t base = 0;
 };
 
+/// `value` with the gradient of `old` (the identity): exact where `old`
+/// is finite (old - old is 0), no gradient where it is not.
+Tensor straightThrough(const Tensor &old, const Tensor &value,
+                       const SourceLoc &loc);
+
 /// Differentiates `source` (a function @main with its `strata.wrt`) and
 /// records its ops over `args` (one per argument, the gradient seeds last)
 /// as DSL ops. Returns one tensor per result of the differentiated function

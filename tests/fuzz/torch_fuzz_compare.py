@@ -140,7 +140,14 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     is the last recorded op's (MulBackward0 where PyTorch names its
 #     double-backward node, TanhBackwardBackward0). Class
 #     `grad-fn-create-graph`, not failing; its values, requires_grad and
-#     everything computed from it are compared as usual.
+#     everything computed from it are compared as usual, except: its
+#     requires_grad (PyTorch's follows what its backward formula saves,
+#     strata's whether the replayed gradient reads a tensor requiring
+#     grad; they agree but for edge cases such as amax of a 0-d tensor):
+#     class `create-graph-rg`; and the requires_grad, is_leaf and grad_fn
+#     of what is computed from an empty one (strata's folded IR makes an
+#     empty gradient from nothing; it requires grad): class
+#     `create-graph-empty`. Neither fails.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -156,7 +163,8 @@ NON_FAILING = {"flip-view", "float-order", "fuzzy-discrete", "inplace-alias",
                "grad-fn-regenerated", "grad-fn-composite", "grad-copyslices",
                "torch-internal-assert", "grad-layout-derived",
                "inplace-overlap", "grad-fn-lazy", "grad-adopted",
-               "grad-fn-create-graph"}
+               "grad-fn-create-graph", "create-graph-empty",
+               "create-graph-rg"}
 VIEW_FNS = {"ViewBackward0", "TBackward0", "TransposeBackward0",
             "PermuteBackward0", "SliceBackward0", "SelectBackward0",
             "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1",
@@ -335,6 +343,20 @@ def compare(lines, tout, sout, shadow):
         op_name(l) == "requires_grad_" and refs(l) and
         refs(l)[0] < len(meta.gradval) and meta.gradval[refs(l)[0]]
         for l in lines)
+    # Difference 17: empty create_graph gradients and what is computed
+    # from them (their requires_grad: PyTorch's follows what its backward
+    # formula saves, strata's folded IR computes an empty gradient from
+    # nothing).
+    cg_empty = set()
+    for i, t in enumerate(tv):
+        ln = vline[i]
+        if op_of(lines, ln) == "grad":
+            if "create" in lines[ln].split(" ") and (
+                    0 in (t.get("sizes") or [1]) or
+                    (i < len(sv) and t["rl"] != sv[i].get("rl"))):
+                cg_empty.add(i)
+        elif any(k in cg_empty for k in refs(lines[ln])):
+            cg_empty.add(i)
     for i, (t, s) in enumerate(zip(tv, sv)):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
@@ -348,6 +370,12 @@ def compare(lines, tout, sout, shadow):
                 not (meta.gradval[i] and grad_rg_changed) and \
                 not ((meta.flip[i] or flip_pre_rg) and any_rg_change):
             what = "requires_grad" if t["rl"][0] != s["rl"][0] else "is_leaf"
+            if i in cg_empty or (op_of(lines, ln) == "grad" and
+                                 "create" in lines[ln].split(" ")):
+                found.append((f"create-graph-rg:{sig}",
+                              f"{where}: {what} {s['rl']} vs PyTorch "
+                              f"{t['rl']} (a create_graph gradient)"))
+                continue
             found.append((f"{what.replace('_', '-')}:{sig}",
                           f"{where}: {what} {s['rl']} vs PyTorch {t['rl']} "
                           "(requires_grad, is_leaf)"))
@@ -382,6 +410,8 @@ def compare(lines, tout, sout, shadow):
             elif op in ("contiguous", "reshape", "flatten") and \
                     refs(lines[ln]) and meta.flip[refs(lines[ln])[0]]:
                 kind = "flip-view"  # PyTorch's flip is dense: returns self
+            elif i in cg_empty:
+                kind = "create-graph-empty"
             elif op == "grad" and "create" in lines[ln].split(" "):
                 # Difference 17: a create_graph gradient is a replay of the
                 # differentiated IR, its grad_fn the last recorded op's
