@@ -306,7 +306,9 @@ void registerReader(const NodePtr &node) {
       });
       root->readersPruneAt = std::max<size_t>(32, 2 * readers.size());
     }
-    if (readers.empty() || readers.back().lock() != node)
+    // (Whether the last reader is `node`, by owner: no atomic lock().)
+    if (readers.empty() || readers.back().owner_before(node) ||
+        node.owner_before(readers.back()))
       readers.push_back(node);
   }
 }
