@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 
 using namespace strata;
@@ -304,7 +306,9 @@ void registerReader(const NodePtr &node) {
       });
       root->readersPruneAt = std::max<size_t>(32, 2 * readers.size());
     }
-    if (readers.empty() || readers.back().lock() != node)
+    // (Whether the last reader is `node`, by owner: no atomic lock().)
+    if (readers.empty() || readers.back().owner_before(node) ||
+        node.owner_before(readers.back()))
       readers.push_back(node);
   }
 }
@@ -326,7 +330,7 @@ void strata::detail::cutDeepChain(const TensorImpl &t, const SourceLoc &loc) {
 }
 
 Shape strata::detail::resultStrides(const Node &n,
-                                    std::vector<layout::Layout> ins) {
+                                    std::span<const layout::Layout> ins) {
   switch (n.op) {
   case Op::Unary:
   case Op::Binary:
@@ -341,7 +345,7 @@ Shape strata::detail::resultStrides(const Node &n,
       // (Numbers are on no device; a bool one is a cast of a fill. A
       // fill the user made, full({}, v), is a tensor: a binary pow.)
       if ((e->op == Op::Fill || e->op == Op::Cast) && e->device == kDevAny)
-        ins.pop_back();
+        ins = ins.first(ins.size() - 1);
     }
     return layout::elementwiseResult(ins, n.sizes).strides;
   case Op::Cast:
@@ -357,10 +361,21 @@ Shape strata::detail::resultStrides(const Node &n,
 
 namespace {
 Shape recordedStrides(const Node &n) {
+  // The common case without copying the inputs' layouts: an elementwise op
+  // over contiguous inputs of the result's shape has a contiguous result
+  // (elementwiseResult's first rule; a layout is contiguous exactly when
+  // its strides' magnitudes are, and a pow exponent it would drop is then
+  // 0-d and contiguous too).
+  if ((n.op == Op::Unary || n.op == Op::Binary || n.op == Op::Where) &&
+      !n.inputs.empty() &&
+      std::all_of(n.inputs.begin(), n.inputs.end(), [&](const Operand &in) {
+        return in.layout.sizes == n.sizes && layout::isContiguous(in.layout);
+      }))
+    return layout::contiguousStrides(n.sizes);
   std::vector<layout::Layout> ins;
   for (const Operand &in : n.inputs)
     ins.push_back(in.layout);
-  return strata::detail::resultStrides(n, std::move(ins));
+  return strata::detail::resultStrides(n, ins);
 }
 } // namespace
 
@@ -384,7 +399,8 @@ Tensor strata::detail::makeResult(NodePtr node, const SourceLoc &loc,
   }
   auto root = std::make_shared<StorageRoot>();
   root->dtype = node->dtype;
-  root->numel = layout::contiguous(node->sizes).numel();
+  root->numel = std::accumulate(node->sizes.begin(), node->sizes.end(),
+                                int64_t{1}, std::multiplies<int64_t>());
   node->rootNumel = root->numel;
   node->root = root;
   node->loc = loc;

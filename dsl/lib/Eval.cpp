@@ -136,6 +136,7 @@ void Slice::visit(Node *start) {
   // when first reached and pushed after its inputs; the order does not
   // matter (the slice is sorted by creation below).
   std::vector<std::pair<Node *, size_t>> stack; // (node, next input)
+  stack.reserve(16); // (one allocation for a short chain, not four)
   auto reach = [&](Node *n) {
     if (n->mark == epoch)
       return;
@@ -156,6 +157,7 @@ void Slice::visit(Node *start) {
 }
 
 Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
+  nodes.reserve(16);
   for (Node *n : roots)
     visit(n);
   // Readers of older versions of the roots written here: each root's
@@ -199,6 +201,9 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   // Ops a deferred node costs to recompute (itself and the pending,
   // unreturned nodes it reads); -1: not cheap (a reduction, a matmul).
   std::vector<int> recompute;
+  recompute.reserve(nodes.size());
+  args.reserve(nodes.size());
+  pending.reserve(nodes.size());
   for (Node *n : nodes) {
     if (n->buffer) {
       n->index = static_cast<int32_t>(args.size());
@@ -427,7 +432,8 @@ std::string locText(const SourceLoc &loc) {
 
 std::string Slice::key() const {
   std::string key;
-  key.reserve(64 * nodes.size());
+  // (About 200 bytes a one-dimensional binary op: one allocation.)
+  key.reserve(256 * nodes.size());
   for (size_t i = 0; i < args.size(); ++i) {
     push(key,
          -1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));

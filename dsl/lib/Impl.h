@@ -24,7 +24,9 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::detail {
@@ -349,12 +351,13 @@ private:
 /// the elements or bytes of `sizes` overflow int64; returns the numel.
 int64_t checkStorageSize(const Shape &sizes, int64_t elementSize,
                          const char *op, const SourceLoc &loc);
-/// Throws on a failed algebra result; returns the value otherwise.
+/// Throws on a failed algebra result; returns the value otherwise. (The
+/// hint is a view: recording an op builds no string unless it fails.)
 template <typename T>
 T check(layout::Result<T> &&r, const SourceLoc &loc,
-        const std::string &hint = "") {
+        std::string_view hint = {}) {
   if (!r.ok())
-    fail(r.error(), hint, loc);
+    fail(r.error(), std::string(hint), loc);
   return std::move(r.value());
 }
 /// The impl of a defined tensor (throws for an undefined one).
@@ -366,7 +369,7 @@ Operand operandOf(const TensorImpl &t);
 /// clone() and to(dtype) keep a dense input's strides (preserve_format),
 /// everything else is contiguous (contiguous(), reshape copies, reductions,
 /// matmul, factories).
-Shape resultStrides(const Node &n, std::vector<layout::Layout> ins);
+Shape resultStrides(const Node &n, std::span<const layout::Layout> ins);
 /// A tensor over a fresh root whose current version is `node` (a compute
 /// node, contiguous); registers `node` as a reader of its inputs' roots.
 Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);

@@ -63,7 +63,7 @@ DType scalarDefault(const Scalar &s) {
 }
 
 /// PyTorch's result_type over tensors (dim > 0, then 0-d) and scalars.
-DType resultType(const std::vector<Arg> &args) {
+DType resultType(std::span<const Arg> args) {
   std::optional<DType> dimR, zeroR, wrapR;
   for (const Arg &a : args) {
     std::optional<DType> *slot;
@@ -79,8 +79,11 @@ DType resultType(const std::vector<Arg> &args) {
   }
   return *combine(dimR, combine(zeroR, wrapR));
 }
+DType resultType(std::initializer_list<Arg> args) {
+  return resultType(std::span<const Arg>(args.begin(), args.size()));
+}
 
-bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
+bool anyRequiresGrad(std::span<const Tensor *const> ts) {
   for (const Tensor *t : ts)
     if (requiresGradOf(*t->impl()))
       return true;
@@ -88,7 +91,7 @@ bool anyRequiresGrad(const std::vector<const Tensor *> &ts) {
 }
 
 Tensor record(Op op, const char *name, DType dtype, Shape sizes,
-              const std::vector<const Tensor *> &inputs, const SourceLoc &loc,
+              std::span<const Tensor *const> inputs, const SourceLoc &loc,
               Shape dims = {}, bool keepdim = false, bool dimList = false) {
   checkStorageSize(sizes, elementSize(dtype), name, loc);
   TraceLock lock; // the versions read are the ones the reader registers on
@@ -107,6 +110,15 @@ Tensor record(Op op, const char *name, DType dtype, Shape sizes,
     node->inputs.push_back(operandOf(*t->impl()));
   }
   return makeResult(std::move(node), loc, anyRequiresGrad(inputs));
+}
+/// record() over a braced list of inputs (no vector built per op).
+Tensor record(Op op, const char *name, DType dtype, Shape sizes,
+              std::initializer_list<const Tensor *> inputs,
+              const SourceLoc &loc, Shape dims = {}, bool keepdim = false,
+              bool dimList = false) {
+  return record(op, name, dtype, std::move(sizes),
+                std::span<const Tensor *const>(inputs.begin(), inputs.size()),
+                loc, std::move(dims), keepdim, dimList);
 }
 
 Tensor castTo(const Tensor &t, DType dtype, const SourceLoc &loc) {
@@ -596,13 +608,17 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
          "cannot be written: clone() first",
          loc);
   const TensorImpl &s = *src.impl();
-  Shape shape = check(
-      layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op), loc);
-  if (shape != dest.layout.sizes)
-    fail(std::string(op) + ": output with shape " +
-             layout::formatList(dest.layout.sizes) +
-             " doesn't match the broadcast shape " + layout::formatList(shape),
-         "the value written must broadcast to the destination's shape", loc);
+  // (Equal shapes broadcast to themselves: no shape is built.)
+  if (s.layout.sizes != dest.layout.sizes)
+    if (Shape shape = check(
+            layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op),
+            loc);
+        shape != dest.layout.sizes)
+      fail(std::string(op) + ": output with shape " +
+               layout::formatList(dest.layout.sizes) +
+               " doesn't match the broadcast shape " +
+               layout::formatList(shape),
+           "the value written must broadcast to the destination's shape", loc);
   int8_t device =
       joinDevices(dest.root->current->device, s.root->current->device, loc);
   Tensor converted = castTo(src, dest.dtype, loc);
@@ -617,7 +633,10 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   // is computed before it is overwritten: backward() reads it.
   if (!dest.root->current->buffer && !dest.root->current->gradLeaf.expired())
     evaluate({&dest}, loc);
-  node->inputs = {operandOf(*converted.impl()), operandOf(dest)};
+  // (Not a braced list: its elements would be copied, layouts and all.)
+  node->inputs.reserve(2);
+  node->inputs.push_back(operandOf(*converted.impl()));
+  node->inputs.push_back(operandOf(dest));
   node->root = dest.root;
   node->loc = loc;
   // Only the value read is a reader; the dest is this chain's own history.

@@ -391,7 +391,11 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
                      dtypeName(value.dtype);
       return result;
     }
-    values[i] = value;
+    // The steps read an argument's dtype and buffer only (its layout is
+    // compiled in): its size lists are not copied (two allocations each).
+    values[i].dtype = value.dtype;
+    values[i].buffer = value.buffer;
+    values[i].isStorage = value.isStorage;
   }
   if (!error.empty()) {
     result.error = error;
@@ -402,7 +406,10 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
   for (const Step &step : steps) {
     if (step.isReturn) {
       for (const Step::Returned &r : step.returned) {
-        JitValue out = values[r.slot];
+        // (Its layout is set below: only the dtype and buffer are copied.)
+        JitValue out;
+        out.dtype = values[r.slot].dtype;
+        out.buffer = values[r.slot].buffer;
         out.isStorage = r.isStorage;
         if (r.isStorage) {
           out.sizes = {out.storageElements()};

@@ -7,6 +7,8 @@
 #ifndef STRATA_TYPES_H
 #define STRATA_TYPES_H
 
+#include "strata/Layout/Shape.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -16,8 +18,10 @@
 
 namespace strata {
 
-/// Sizes, strides or dims.
-using Shape = std::vector<int64_t>;
+/// Sizes, strides or dims: std::vector<int64_t>'s interface, with up to six
+/// elements held inline (no allocation); converts to and from
+/// std::vector<int64_t>.
+using Shape = layout::Shape;
 
 /// Element types.
 enum class DType {

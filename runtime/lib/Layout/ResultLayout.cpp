@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 #include "strata/Layout/LayoutAlgebra.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <span>
 
 using namespace strata::layout;
 
@@ -105,13 +107,23 @@ std::vector<int64_t> iteratorOrder(const std::vector<Shape> &strides,
 Layout strata::layout::elementwiseResult(std::span<const Layout> inputs,
                                          IntList shape) {
   int64_t n = static_cast<int64_t>(shape.size());
-  std::vector<Layout> in;
-  for (const Layout &l : inputs)
-    in.push_back(magnitudes(l));
+  // The rules read the strides' magnitudes; the layouts are copied only
+  // when some stride is negative (recording an op allocates little).
+  std::vector<Layout> copies;
+  std::span<const Layout> in = inputs;
+  if (std::any_of(inputs.begin(), inputs.end(), [](const Layout &l) {
+        return std::any_of(l.strides.begin(), l.strides.end(),
+                           [](int64_t s) { return s < 0; });
+      })) {
+    for (const Layout &l : inputs)
+      copies.push_back(magnitudes(l));
+    in = copies;
+  }
   // fast_set_up: every operand has the result's shape.
   bool sameShape = !in.empty();
   for (const Layout &l : in)
-    sameShape &= l.sizes == Shape(shape.begin(), shape.end());
+    sameShape &=
+        std::equal(l.sizes.begin(), l.sizes.end(), shape.begin(), shape.end());
   if (sameShape) {
     bool allContiguous = true, channelsLast = true, dense = true, equal = true;
     for (const Layout &l : in) {

@@ -393,7 +393,7 @@ struct ChainGen {
     } else {
       int64_t m = n;
       while (m > 1) {
-        Shape divs;
+        std::vector<int64_t> divs;
         for (int64_t d = 2; d <= m; ++d)
           if (m % d == 0)
             divs.push_back(d);

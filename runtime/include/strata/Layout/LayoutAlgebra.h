@@ -13,6 +13,8 @@
 #ifndef STRATA_LAYOUT_LAYOUTALGEBRA_H
 #define STRATA_LAYOUT_LAYOUTALGEBRA_H
 
+#include "strata/Layout/Shape.h"
+
 #include <cassert>
 #include <cstdint>
 #include <optional>
@@ -23,8 +25,7 @@
 
 namespace strata::layout {
 
-/// Sizes, strides or dims.
-using Shape = std::vector<int64_t>;
+// Sizes, strides or dims: Shape (strata/Layout/Shape.h), six inline.
 /// A read-only list of sizes, strides or dims (any contiguous container).
 using IntList = std::span<const int64_t>;
 
