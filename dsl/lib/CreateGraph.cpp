@@ -271,11 +271,8 @@ struct Replay {
       return values.lookup(op->getOperand(0)).reshape(sizesOf(), loc);
     if (isa<ContiguousOp>(op))
       return values.lookup(op->getOperand(0)).contiguous(loc);
-    if (auto d = dyn_cast<DetachOp>(op)) {
-      if (d.getInput().getType().isa<StorageType>())
-        unsupported(op);
+    if (auto d = dyn_cast<DetachOp>(op))
       return values.lookup(d.getInput()).detach(loc);
-    }
     if (auto f = dyn_cast<FillOp>(op))
       return fill(f);
     if (auto a = dyn_cast<ArangeOp>(op))
@@ -417,6 +414,12 @@ strata::detail::replayGradientProgram(const std::string &source,
     }
     if (auto rec = dyn_cast<RecordedOp>(op)) {
       r.recorded(rec);
+      continue;
+    }
+    if (auto d = dyn_cast<DetachOp>(op);
+        d && d.getInput().getType().isa<StorageType>()) {
+      auto [t, base] = r.storages[d.getInput()];
+      r.storages[d.getResult()] = {t.detach(loc), base};
       continue;
     }
     if (op.getNumResults() != 1 ||
