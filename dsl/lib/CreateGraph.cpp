@@ -311,10 +311,12 @@ struct Replay {
 
 Tensor strata::detail::straightThrough(const Tensor &old, const Tensor &value,
                                        const SourceLoc &loc) {
-  Tensor frozen = old.detach(loc);
-  Tensor zero = where(frozen.isfinite(loc), old - frozen,
-                      scalarTensor(Scalar(0), old.dtype(), loc), loc);
-  return value.detach(loc) + zero;
+  // PyTorch's own idiom: a copy of `old` written in no-grad mode keeps
+  // old's history and takes value's elements (an untracked write).
+  Tensor r = old.clone(loc);
+  NoGradGuard noGrad;
+  r.copy_(value, loc);
+  return r;
 }
 
 namespace {

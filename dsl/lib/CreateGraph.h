@@ -30,8 +30,8 @@ struct ReplayArg {
   int64_t base = 0;
 };
 
-/// `value` with the gradient of `old` (the identity): exact where `old`
-/// is finite (old - old is 0), no gradient where it is not.
+/// `value`'s elements with the history of `old` (an untracked write into a
+/// clone of old: the gradient passes to old as the identity).
 Tensor straightThrough(const Tensor &old, const Tensor &value,
                        const SourceLoc &loc);
 
