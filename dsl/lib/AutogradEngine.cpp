@@ -1502,7 +1502,15 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       std::string value = rec != recordedName.end() ? rec->second : name + "c";
       if (rec == recordedName.end())
         body += "    " + value + " = " + opText(*n, ins, result) + "\n";
-      Value old = opValue.at(inputs[1].node.get());
+      // (The old version's history: the version itself, or the history
+      // its read continues when writes of another identity came between.)
+      auto oldIt = opValue.find(inputs[1].node.get());
+      if (oldIt == opValue.end())
+        oldIt = opValue.find(historyOf(inputs[1]).get());
+      if (oldIt == opValue.end())
+        fail("strata could not find the history an untracked write continues",
+             "this is a strata bug", loc);
+      Value old = oldIt->second;
       std::string oldType =
           old.storage ? storageType(old.shape) : typeOf(old.shape);
       if (!old.storage) {
