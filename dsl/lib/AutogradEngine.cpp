@@ -1346,6 +1346,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // (A read through a view whose grad_fn leads nowhere still passes its
     // chain's perturbations: the targets there get their gradient, as
     // PyTorch runs that grad_fn.)
+    // The perturbations of the view read itself, when the read is masked
+    // (readMask): added after the mask, as the view's gradient is the
+    // read's, unmasked (only what flows below an as_strided is masked).
+    std::vector<size_t> afterMask;
     if (!perturbChain.empty() && in.view && (!in.noGrad || in.cutView)) {
       std::vector<const ViewChain *> chain;
       for (const ViewChain *c = in.view.get(); c; c = c->next.get())
@@ -1355,8 +1359,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       for (auto it = chain.rbegin(); it != chain.rend() && !dense; ++it) {
         if (denseChains.count(*it))
           dense = *it;
-        else if (auto f = perturbChain.find(*it); f != perturbChain.end())
-          list.insert(list.end(), f->second.begin(), f->second.end());
+        else if (auto f = perturbChain.find(*it); f != perturbChain.end()) {
+          auto &into =
+              *it == in.view.get() && readMask.count(&in) ? afterMask : list;
+          into.insert(into.end(), f->second.begin(), f->second.end());
+        }
       }
       if (!list.empty()) {
         auto [it, first] =
@@ -1430,6 +1437,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       std::string r = fresh("t"), rt = tensorTypeText(in.layout, n->dtype);
       body += "    " + r + " = strata.strided_view " + w + " : " + flatType +
               " -> " + rt + "\n";
+      layout::Layout at = in.layout;
+      for (size_t p : afterMask) {
+        layout::Layout pl = layout::contiguous(perturbs[p].layout.sizes);
+        std::vector<layout::Layout> both{at, pl};
+        layout::Layout sum = layout::elementwiseResult(both, at.sizes);
+        std::string q = fresh("q");
+        body += "    " + q + " = strata.add " + r + ", %p" + std::to_string(p) +
+                " : " + rt + ", " + tensorTypeText(pl, n->dtype) + " -> " +
+                tensorTypeText(sum, n->dtype) + "\n";
+        r = q;
+        rt = tensorTypeText(sum, n->dtype);
+        at = sum;
+      }
+      if (!afterMask.empty())
+        denseRead = at; // (its consumer's layout follows what is read)
       return std::make_pair(r, rt);
     }
     if (const auto *w = windowOf(in)) {
