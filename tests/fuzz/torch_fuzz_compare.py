@@ -412,7 +412,13 @@ def compare(lines, tout, sout, shadow):
                 kind = "flip-view"  # PyTorch's flip is dense: returns self
             elif i in cg_empty:
                 kind = "create-graph-empty"
-            elif op == "grad" and "create" in lines[ln].split(" "):
+            elif (op == "grad" and "create" in lines[ln].split(" ")) or (
+                    op in ("contiguous", "reshape", "flatten") and
+                    refs(lines[ln]) and
+                    op_of(lines, vline[refs(lines[ln])[0]]) == "grad" and
+                    "create" in lines[vline[refs(lines[ln])[0]]].split(" ")
+                    and t["grad_fn"] == tv[refs(lines[ln])[0]]["grad_fn"]):
+                # (also contiguous/reshape/flatten returning it itself)
                 # Difference 17: a create_graph gradient is a replay of the
                 # differentiated IR, its grad_fn the last recorded op's
                 # (MulBackward0 where PyTorch has TanhBackwardBackward0).
