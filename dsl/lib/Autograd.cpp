@@ -410,9 +410,19 @@ void strata::detail::saveInput(Node &node, const Operand &input, int index) {
   }
 }
 
+void strata::detail::setGradWeight(Node &node) {
+  constexpr int64_t kCap = int64_t(1) << 40;
+  int64_t w = 1;
+  for (const Operand &in : node.gradInputs)
+    if (!in.noGrad && in.node->requiresGrad)
+      w = std::min(kCap, w + in.node->gradWeight);
+  node.gradWeight = w;
+}
+
 void strata::detail::recordGradNode(Node &node) {
   node.requiresGrad = true;
   node.gradInputs = node.inputs;
+  setGradWeight(node);
   // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
   // a gradient that needs it is computed (x * 2 saves the 2, not x).
   const std::vector<Operand> &in = node.inputs;
@@ -585,11 +595,13 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
       // (whose grad_fn, and a retain_grad hook on it, PyTorch leaves off
       // the path).
       write.gradInputs[1].view = nullptr;
+      setGradWeight(write);
     }
     return;
   }
   write.requiresGrad = true;
   write.gradInputs = write.inputs;
+  setGradWeight(write);
   write.writer = autogradIdentity(dest).weak_from_this();
   // A retained tensor written in place itself retains the new history
   // (PyTorch moves its retain_grad hook); through a view it keeps the old.

@@ -37,7 +37,7 @@ using namespace strata::detail;
 
 namespace {
 
-std::atomic<int64_t> gCompiles{0};
+std::atomic<int64_t> gCompiles{0}, gSegments{0};
 
 /// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
 int debugLevel() {
@@ -96,10 +96,25 @@ bool freshBuffer(const Node &n) {
   return !root || n.buffer != root->home || root->homeSeq == n.seq;
 }
 
+/// In a segment of a long backward (backwardInSegments): the versions
+/// computed in the segments below, each read as a leaf holding its value.
+using Boundaries =
+    std::unordered_map<const Node *, std::shared_ptr<TensorImpl>>;
+thread_local const Boundaries *tBoundaries = nullptr;
+
+/// Whether `in` records a read of a leaf (AccumulateGrad), live or not.
+bool leafRead(const Operand &in) {
+  const std::weak_ptr<TensorImpl> none;
+  return in.leaf.owner_before(none) || none.owner_before(in.leaf);
+}
+
 /// The leaf an edge feeds (null: a history or a constant).
 std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in) {
   if (in.noGrad)
     return nullptr;
+  if (tBoundaries && !in.history && !leafRead(in))
+    if (auto it = tBoundaries->find(in.node.get()); it != tBoundaries->end())
+      return it->second;
   auto leaf = in.leaf.lock();
   return leaf && leaf->requiresGrad ? leaf : nullptr;
 }
@@ -114,9 +129,7 @@ const NodePtr &historyOf(const Operand &in) {
 /// never becomes an edge to the history of the version the leaf read (a
 /// `d = s.detach().requires_grad_()` shares `s`'s version).
 bool deadLeafEdge(const Operand &in) {
-  const std::weak_ptr<TensorImpl> none;
-  bool recorded = in.leaf.owner_before(none) || none.owner_before(in.leaf);
-  return !in.noGrad && recorded && !leafOfEdge(in);
+  return !in.noGrad && leafRead(in) && !leafOfEdge(in);
 }
 
 /// Whether no gradient flows through edge `in` (detach(), no-grad mode, a
@@ -449,6 +462,7 @@ Tensor obeyLayoutContract(const Tensor &g, const layout::Layout &leaf,
 } // namespace
 
 int64_t strata::backward_compiles() { return gCompiles; }
+int64_t strata::backward_segments() { return gSegments; }
 
 int64_t strata::detail::trimGradientPrograms() {
   cache().trim();
@@ -508,19 +522,36 @@ std::optional<Shape> stridesOfTypeText(const std::string &type) {
 
 /// Runs backward; returns one gradient per target (all leaves reached and
 /// retained tensors when `targets` is empty, then also filled in).
+/// `seeds` (a segment of a long backward, backwardInSegments): the outputs
+/// are these reads of versions instead of `outputs`, each given its
+/// gradient.
 std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
-                        bool createGraph, const SourceLoc &loc) {
+                        bool createGraph, const SourceLoc &loc,
+                        const std::vector<Operand> *seeds = nullptr) {
   auto start = std::chrono::steady_clock::now();
+  const size_t numOutputs = seeds ? seeds->size() : outputs.size();
   if (gradOutputs.empty())
-    gradOutputs.resize(outputs.size());
-  if (gradOutputs.size() != outputs.size())
+    gradOutputs.resize(numOutputs);
+  if (gradOutputs.size() != numOutputs)
     fail("grad_outputs must have the same length as outputs", "", loc);
   Graph g(loc);
   std::vector<Operand> outEdges;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  // Each output's sizes and dtype.
+  std::vector<Shape> outSizes;
+  std::vector<DType> outTypes;
+  if (seeds)
+    for (const Operand &e : *seeds) {
+      g.visit(e);
+      outEdges.push_back(e);
+      outSizes.push_back(e.layout.sizes);
+      outTypes.push_back(e.node->dtype);
+    }
+  for (size_t i = 0; i < outputs.size() && !seeds; ++i) {
     const TensorImpl &o = implOf(outputs[i], loc);
+    outSizes.push_back(o.layout.sizes);
+    outTypes.push_back(o.dtype);
     // PyTorch reads the output's grad_fn first: a view made in no-grad
     // mode whose base was written since is refused, whatever the mode.
     checkViewRead(o, loc, true);
@@ -1571,11 +1602,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   }
   // Results: each output as a contiguous tensor.
   std::string rets, retTypes;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const TensorImpl &o = *outputs[i].impl();
+  for (size_t i = 0; i < numOutputs; ++i) {
     auto [v, type] = read(outEdges[i]);
     std::string want =
-        tensorTypeText(layout::contiguous(o.layout.sizes), o.dtype);
+        tensorTypeText(layout::contiguous(outSizes[i]), outTypes[i]);
     if (type != want) {
       // A row-major copy: strata.copy keeps a dense input's layout (and the
       // strides of its size-1 dims, which a view then makes row-major).
@@ -1586,7 +1616,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       if (auto strides = stridesOfTypeText(type);
           strides && strides->size() == in.sizes.size())
         in = {in.sizes, *strides, 0};
-      std::string kept = tensorTypeText(layout::preserveFormat(in), o.dtype);
+      std::string kept =
+          tensorTypeText(layout::preserveFormat(in), outTypes[i]);
       if (!layout::isContiguous(in))
         body += "    " + c + " = strata.contiguous " + v + " : " + type +
                 " -> " + want + "\n";
@@ -1616,15 +1647,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (createGraph)
     mode.emplace(true);
   if (createGraph) {
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const TensorImpl &o = *outputs[i].impl();
+    for (size_t i = 0; i < numOutputs; ++i) {
       Tensor seed = gradOutputs[i].defined()
-                        ? gradOutputs[i].to(o.dtype, loc)
-                        : ones(o.layout.sizes, TensorOptions(o.dtype), loc);
+                        ? gradOutputs[i].to(outTypes[i], loc)
+                        : ones(outSizes[i], TensorOptions(outTypes[i]), loc);
       replayArgs.push_back({false, seed, 0});
     }
     std::vector<Tensor> values = replayGradientProgram(source, replayArgs, loc);
-    wrtGrads.assign(values.begin() + outputs.size(), values.end());
+    wrtGrads.assign(values.begin() + numOutputs, values.end());
   } else {
     bool hit = false;
     // Compiled with the trace lock released: what the program runs on (the
@@ -1646,15 +1676,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           hit);
     });
     bool compiled = !hit;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const TensorImpl &o = *outputs[i].impl();
+    for (size_t i = 0; i < numOutputs; ++i) {
       std::vector<double> gv = gradOutputs[i].defined()
                                    ? gradOutputs[i].to_vector<double>(loc)
                                    : std::vector<double>{1.0};
       args.push_back(jit::JitValue::fresh(
-          toJitDType(o.dtype),
-          std::vector<int64_t>(o.layout.sizes.begin(), o.layout.sizes.end()),
-          gv));
+          toJitDType(outTypes[i]),
+          std::vector<int64_t>(outSizes[i].begin(), outSizes[i].end()), gv));
     }
     double prepared = secondsSince(start);
     auto runStart = std::chrono::steady_clock::now();
@@ -1673,11 +1701,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     countProgramRun(program->numKernels(), compiled);
     // The program computed each output on the way: keep the value of an
     // output not evaluated yet (loss.item() after backward() runs nothing).
-    for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t i = 0; i < outputs.size() && !seeds; ++i)
       keepOutput(*outputs[i].impl(), r.values[i]);
     // Gradients of the wrt arguments, in order.
-    for (size_t k = outputs.size(); k < r.values.size(); ++k) {
-      size_t leaf = k - outputs.size();
+    for (size_t k = numOutputs; k < r.values.size(); ++k) {
+      size_t leaf = k - numOutputs;
       if (leaf < g.leafArgs.size() && leafWindow[leaf].second >= 0)
         widenGradient(r.values[k], leafWindow[leaf].first,
                       g.leafArgs[leaf].node->rootNumel, loc);
@@ -1720,6 +1748,165 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     out.push_back(sum);
   }
   return out;
+}
+
+/// Ops requiring grad per segment of a long backward.
+constexpr size_t kSegmentOps = 256;
+
+/// backward() of a long graph (issue 17: cost linear in the work) as
+/// segments of about kSegmentOps ops, taken in recording order, run from
+/// the last. The versions a segment reads from the segments below (its
+/// boundaries) are evaluated first, in order, so each forward program
+/// covers one segment; a segment's gradient program reads each boundary
+/// as a leaf holding its value (tBoundaries), and its gradient seeds the
+/// segment that computed it. A chain of repeated structure is then a few
+/// gradient programs prepared once and run per segment, instead of one
+/// program whose MLIR pipeline costs ~50 µs per op (docs/design.md, "Deep
+/// programs"). Each segment runs PyTorch's checks on its own ops; the
+/// leaves' gradients are summed over the segments and returned once.
+/// Returns false, having changed nothing that run() would not, where the
+/// graph is small or holds what segments do not handle (retained
+/// tensors, reads across a detach() of a written tensor, as_strided
+/// views, untracked writes, CUDA): run() then takes the whole graph.
+bool backwardInSegments(TraceLock &lock, const Tensor &output,
+                        const Tensor &gradient, bool retain,
+                        std::vector<Target> &targets,
+                        std::vector<Tensor> &grads, const SourceLoc &loc) {
+  const TensorImpl *o = output.impl().get();
+  if (!o || !requiresGradOf(*o))
+    return false;
+  Operand edge = operandOf(*o);
+  edge.noGrad = false;
+  if (edge.history || leafOfEdge(edge) || !edge.node->requiresGrad ||
+      edge.node->gradWeight < static_cast<int64_t>(2 * kSegmentOps))
+    return false;
+  {
+    std::lock_guard<std::mutex> guard(gRetainedMutex);
+    for (const auto &w : gRetained)
+      if (!w.expired())
+        return false;
+  }
+  Graph g(loc);
+  g.visit(edge);
+  std::vector<Node *> ops;
+  for (const NodePtr &n : g.ops)
+    if (n->requiresGrad)
+      ops.push_back(n.get());
+  if (ops.size() < 2 * kSegmentOps)
+    return false;
+  for (const Graph::LeafArg &a : g.leafArgs)
+    if (a.node->buffer->device() != runtime::DeviceKind::CPU)
+      return false;
+  std::sort(ops.begin(), ops.end(),
+            [](const Node *a, const Node *b) { return a->seq < b->seq; });
+  // Segments of kSegmentOps counted from the output, so that a loop whose
+  // step's ops divide kSegmentOps gives segments of one structure (only the
+  // first one, at the leaves, is shorter).
+  const size_t numSeg = (ops.size() + kSegmentOps - 1) / kSegmentOps;
+  std::unordered_map<const Node *, size_t> segOf;
+  for (size_t i = 0; i < ops.size(); ++i)
+    segOf[ops[i]] = numSeg - 1 - (ops.size() - 1 - i) / kSegmentOps;
+  // Boundaries: versions read by a later segment (their gradient edges
+  // make them leaves there; a read without gradient only needs the value).
+  std::vector<Node *> boundaries;
+  std::unordered_map<const Node *, bool> isBoundary; // -> read with grad
+  for (Node *n : ops) {
+    // (An in-place write: evaluating an older version of its storage
+    // evaluates every pending reader of the storage, the whole graph.)
+    if (n->op == Op::Write || n->device != kDevCPU)
+      return false;
+    size_t s = segOf.at(n);
+    for (const Operand &in : n->gradInputs) {
+      if (in.history || in.cutView || (in.view && in.view->anyAsStrided))
+        return false;
+      auto it = segOf.find(in.node.get());
+      if (it == segOf.end() || it->second == s)
+        continue;
+      bool withGrad = !in.noGrad && !leafRead(in);
+      auto [b, first] = isBoundary.emplace(in.node.get(), withGrad);
+      b->second = b->second || withGrad;
+      if (first)
+        boundaries.push_back(in.node.get());
+    }
+  }
+  std::sort(boundaries.begin(), boundaries.end(),
+            [](const Node *a, const Node *b) { return a->seq < b->seq; });
+  // The forward, one segment at a time.
+  for (Node *b : boundaries) {
+    b->keepData = true;
+    if (!b->buffer)
+      evaluateNode(b->shared_from_this(), loc);
+  }
+  Boundaries leaves;
+  std::unordered_map<const TensorImpl *, Node *> boundaryOf;
+  for (Node *b : boundaries) {
+    if (!freshBuffer(*b))
+      return false; // (evaluated, which changes nothing run() relies on)
+    if (!isBoundary.at(b))
+      continue;
+    Tensor leaf =
+        makeLeaf(b->buffer, b->dtype, {b->rootNumel},
+                 TensorOptions(b->dtype).requires_grad(true), "backward", loc);
+    boundaryOf[leaf.impl().get()] = b;
+    leaves[b] = leaf.impl();
+  }
+  std::unordered_map<const Node *, Tensor> seedGrad;
+  std::map<const TensorImpl *, size_t> leafIndex;
+  NoGradGuard noGrad;
+  struct Restore {
+    ~Restore() { tBoundaries = nullptr; }
+  } restore;
+  for (size_t s = numSeg; s-- > 0;) {
+    // A boundary of this segment is a version computed here, not a leaf.
+    std::vector<Operand> seeds;
+    std::vector<Tensor> seedGrads;
+    for (Node *b : boundaries) {
+      if (segOf.at(b) != s)
+        continue;
+      leaves.erase(b);
+      auto it = seedGrad.find(b);
+      if (it == seedGrad.end())
+        continue;
+      Operand e;
+      e.node = b->shared_from_this();
+      e.layout = layout::contiguous(Shape{b->rootNumel});
+      e.noGrad = false;
+      seeds.push_back(std::move(e));
+      seedGrads.push_back(it->second);
+      seedGrad.erase(it);
+    }
+    bool top = s + 1 == numSeg;
+    if (!top && seeds.empty())
+      continue;
+    tBoundaries = &leaves;
+    std::vector<Target> segTargets;
+    std::vector<Tensor> segGrads =
+        top ? run(lock, {output}, {gradient}, segTargets, true, retain, false,
+                  loc)
+            : run(lock, {}, seedGrads, segTargets, true, retain, false, loc,
+                  &seeds);
+    tBoundaries = nullptr;
+    ++gSegments;
+    for (size_t i = 0; i < segTargets.size(); ++i) {
+      if (!segGrads[i].defined())
+        continue;
+      const TensorImpl *t = segTargets[i].impl.get();
+      if (auto b = boundaryOf.find(t); b != boundaryOf.end()) {
+        auto [it, first] = seedGrad.emplace(b->second, segGrads[i]);
+        if (!first)
+          it->second = it->second + segGrads[i];
+        continue;
+      }
+      auto [it, first] = leafIndex.emplace(t, targets.size());
+      if (first) {
+        targets.push_back(segTargets[i]);
+        grads.push_back(segGrads[i]);
+      } else {
+        grads[it->second] = grads[it->second] + segGrads[i];
+      }
+    }
+  }
+  return true;
 }
 
 } // namespace
@@ -1765,9 +1952,12 @@ void Tensor::backward(const Tensor &gradient, std::optional<bool> retain_graph,
                       bool create_graph, SourceLoc loc) const {
   TraceLock lock; // accumulation into a shared leaf's grad loses nothing
   std::vector<Target> targets;
-  std::vector<Tensor> grads =
-      run(lock, {*this}, {gradient}, targets, true,
-          retain_graph.value_or(create_graph), create_graph, loc);
+  std::vector<Tensor> grads;
+  bool retain = retain_graph.value_or(create_graph);
+  if (create_graph ||
+      !backwardInSegments(lock, *this, gradient, retain, targets, grads, loc))
+    grads = run(lock, {*this}, {gradient}, targets, true, retain, create_graph,
+                loc);
   accumulate(targets, grads, 0, create_graph, loc);
 }
 

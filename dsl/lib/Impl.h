@@ -180,6 +180,10 @@ struct Node : std::enable_shared_from_this<Node> {
   bool gradFreed = false;
   /// Autograd: the inputs, kept for backward (`inputs` go on evaluation).
   std::vector<Operand> gradInputs;
+  /// Autograd: an upper bound on the ops a backward from this version
+  /// walks (each path counted, saturating): long backwards run in segments
+  /// (AutogradEngine.cpp, backwardInSegments) only when it is large.
+  int64_t gradWeight = 1;
   /// Autograd: a root saved for backward and its version when saved
   /// (kSavedCopy: the original value of an in-place op's own destination,
   /// which PyTorch saves as a copy, so later writes do not invalidate it).
@@ -558,6 +562,8 @@ bool viewHasGradFn(const TensorImpl &t);
 /// Called by makeResult for a node that requires grad: keeps its inputs and
 /// records what it saves for backward.
 void recordGradNode(Node &node);
+/// Sets `node.gradWeight` from its gradInputs'.
+void setGradWeight(Node &node);
 /// Records `input`, operand `index` of `node`'s op (Node::Saved::input), as
 /// a tensor `node`'s backward reads (PyTorch's saved `self`): a later
 /// in-place write to it makes backward raise.

@@ -86,6 +86,10 @@ std::vector<Tensor> grad(const std::vector<Tensor> &outputs,
 /// Gradient programs compiled so far (a backward of a structure seen
 /// before reuses its compiled program).
 int64_t backward_compiles();
+/// Segments run so far by backwards of long graphs, each one gradient
+/// program (docs/design.md, "Deep programs"); 0 while every backward ran
+/// as one program.
+int64_t backward_segments();
 
 /// Whether ops record the autograd graph (false inside a NoGradGuard).
 bool is_grad_enabled();

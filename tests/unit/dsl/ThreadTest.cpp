@@ -444,3 +444,51 @@ TEST_F(Threads, EightThreadsWriteThroughDataPointers) {
   });
   EXPECT_EQ(wrong.load(), 0);
 }
+
+TEST_F(Threads, EightThreadsRunLongBackwardsInSegments) {
+  // Each thread: its own 700-step chain h <- (h * w).sin() with a leaf w
+  // read every step, backward in segments (700 steps = 1,400 ops), the
+  // gradients against the same chain differentiated by hand in double.
+  const int64_t n = 700, d = 4;
+  std::atomic<int> mismatches{0}, errors{0};
+  int64_t segments = backward_segments();
+  runAtOnce([&](int t) {
+    std::vector<float> h0 = input(t, 0, 0, d), w0 = input(t, 0, 1, d);
+    for (float &v : w0) // (|w| < 1: a contraction, as stable in f32 as in f64)
+      v = 0.9f + v * 0.02f;
+    try {
+      Tensor h = from_vector(h0, {d}).requires_grad_();
+      Tensor w = from_vector(w0, {d}).requires_grad_();
+      Tensor s = h;
+      for (int64_t i = 0; i < n; ++i)
+        s = (s * w).sin();
+      s.sum().backward();
+      std::vector<std::vector<double>> hs(n + 1, std::vector<double>(d));
+      for (int64_t k = 0; k < d; ++k)
+        hs[0][k] = h0[k];
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < d; ++k)
+          hs[i + 1][k] = std::sin(hs[i][k] * w0[k]);
+      std::vector<double> g(d, 1.0), gw(d, 0.0);
+      for (int64_t i = n; i-- > 0;)
+        for (int64_t k = 0; k < d; ++k) {
+          double pre = g[k] * std::cos(hs[i][k] * w0[k]);
+          gw[k] += pre * hs[i][k];
+          g[k] = pre * w0[k];
+        }
+      std::vector<float> gh = h.grad().to_vector<float>();
+      std::vector<float> gwv = w.grad().to_vector<float>();
+      bool same = true;
+      for (int64_t k = 0; k < d; ++k)
+        same = same && std::abs(gh[k] - g[k]) <= 1e-4 * (1 + std::abs(g[k])) &&
+               std::abs(gwv[k] - gw[k]) <= 1e-3 * (1 + std::abs(gw[k]));
+      mismatches += !same;
+    } catch (const Error &e) {
+      ++errors;
+      ADD_FAILURE() << "thread " << t << ": " << e.what();
+    }
+  });
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_GE(backward_segments() - segments, 8 * 5);
+}

@@ -1,0 +1,270 @@
+//===- SegmentedBackwardTest.cpp - long backwards run in segments ---------===//
+//
+// backward() of a graph of more than 512 ops runs as segments of 256 ops
+// (AutogradEngine.cpp, backwardInSegments; docs/design.md "Deep
+// programs"): each segment's gradient program reads the values it needs
+// from the segments below as leaves, and seeds them with its gradients.
+// Every gradient here is checked against the same network differentiated
+// by hand in double precision (a loop in the test), not against strata's
+// other backward path; what the segments must keep of PyTorch's engine
+// (its checks of saved tensors, retain_graph) is checked by its messages.
+//
+//===----------------------------------------------------------------------===//
+#include <strata/strata.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+void expectClose(const std::vector<float> &got, const std::vector<double> &want,
+                 double rel, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], rel * (1.0 + std::abs(want[i])))
+        << what << " element " << i;
+}
+
+/// Expects some backward to have run in segments before it goes.
+struct ExpectSegmented {
+  int64_t before = backward_segments();
+  ~ExpectSegmented() {
+    EXPECT_GT(backward_segments(), before) << "ran as one program";
+  }
+};
+
+std::vector<float> values(int64_t n, double scale, double shift) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(std::sin(0.7 * i + shift) * scale);
+  return v;
+}
+
+TEST(SegmentedBackward, ChainAndItsRepeatedSegmentsCompileOnce) {
+  // y = x * c^n: the segments between the first and the last have one
+  // structure, so a longer chain of the same step prepares at most the
+  // one new (shorter) segment at the leaves.
+  for (int64_t n : {3000, 6000}) {
+    int64_t before = backward_compiles(), segments = backward_segments();
+    double c = 1.0 - 1.0 / 3000.0;
+    Tensor x = from_vector(values(16, 1.0, 0.3), {16}).requires_grad_();
+    Tensor y = x;
+    for (int64_t i = 0; i < n; ++i)
+      y = y * c;
+    y.sum().backward();
+    std::vector<double> want(16, std::pow(static_cast<float>(c), n));
+    expectClose(x.grad().to_vector<float>(), want, 1e-4,
+                "n=" + std::to_string(n));
+    EXPECT_EQ(backward_segments() - segments, (n + 1 + 255) / 256);
+    if (n == 3000) {
+      EXPECT_LE(backward_compiles() - before, 4) << "n=3000";
+    } else {
+      EXPECT_LE(backward_compiles() - before, 1)
+          << "a longer chain of the same step prepared new segments";
+    }
+  }
+}
+
+TEST(SegmentedBackward, RecurrentCellWithAWeightReadEverywhere) {
+  ExpectSegmented segmented;
+  // h <- tanh(h * w + b_t), n steps, loss = sum(h_n): w is read by every
+  // segment, so its gradient is the sum of every segment's part.
+  const int64_t n = 1500, d = 8;
+  std::vector<float> h0 = values(d, 0.5, 0.1), w0 = values(d, 1.1, 0.9);
+  Tensor h = from_vector(h0, {d}).requires_grad_();
+  Tensor w = from_vector(w0, {d}).requires_grad_();
+  Tensor s = h;
+  std::vector<std::vector<float>> bias(n);
+  for (int64_t t = 0; t < n; ++t) {
+    bias[t] = values(d, 0.2, 0.01 * t);
+    s = (s * w + from_vector(bias[t], {d})).tanh();
+  }
+  s.sum().backward();
+  // By hand: forward values in double, then the adjoints.
+  std::vector<std::vector<double>> hs(n + 1, std::vector<double>(d));
+  for (int64_t i = 0; i < d; ++i)
+    hs[0][i] = h0[i];
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t i = 0; i < d; ++i)
+      hs[t + 1][i] = std::tanh(hs[t][i] * w0[i] + bias[t][i]);
+  std::vector<double> g(d, 1.0), gw(d, 0.0);
+  for (int64_t t = n; t-- > 0;)
+    for (int64_t i = 0; i < d; ++i) {
+      double pre = g[i] * (1 - hs[t + 1][i] * hs[t + 1][i]);
+      gw[i] += pre * hs[t][i];
+      g[i] = pre * w0[i];
+    }
+  expectClose(h.grad().to_vector<float>(), g, 1e-4, "dh0");
+  expectClose(w.grad().to_vector<float>(), gw, 1e-3, "dw");
+}
+
+TEST(SegmentedBackward, SkipConnectionsAcrossSegments) {
+  ExpectSegmented segmented;
+  // y_{t+1} = y_t * a + y_{t-300} * b: reads reach 300 steps back, across
+  // segment boundaries, so a boundary gets gradients from two segments.
+  const int64_t n = 1400, lag = 300, d = 4;
+  const double a = 0.999, b = 0.002;
+  std::vector<float> x0 = values(d, 1.0, 0.4);
+  Tensor x = from_vector(x0, {d}).requires_grad_();
+  std::vector<Tensor> ys{x};
+  for (int64_t t = 0; t < n; ++t) {
+    Tensor next = ys.back() * a;
+    if (t >= lag)
+      next = next + ys[t - lag] * b;
+    ys.push_back(next);
+  }
+  Tensor last = ys.back();
+  ys.resize(1); // (the graph keeps what backward needs)
+  (last * last).sum().backward();
+  // By hand (the recurrence is linear in x: the same adjoint per element).
+  std::vector<double> coef(n + 1, 0.0); // y_t = coef_t * x
+  coef[0] = 1;
+  for (int64_t t = 0; t < n; ++t)
+    coef[t + 1] = coef[t] * static_cast<float>(a) +
+                  (t >= lag ? coef[t - lag] * static_cast<float>(b) : 0.0);
+  std::vector<double> want(d);
+  for (int64_t i = 0; i < d; ++i)
+    want[i] = 2 * coef[n] * x0[i] * coef[n];
+  expectClose(x.grad().to_vector<float>(), want, 1e-3, "dx");
+}
+
+TEST(SegmentedBackward, ViewsAndDetachedReadsBetweenSegments) {
+  ExpectSegmented segmented;
+  // y <- y.t() * m + y.detach() * 1e-3 on a 4x4 tensor: the transposed read
+  // crosses boundaries as a view of the value below; the detached read
+  // passes no gradient.
+  const int64_t n = 1200, r = 4;
+  std::vector<float> x0 = values(r * r, 1.0, 0.2), m0(r * r);
+  for (int64_t i = 0; i < r * r; ++i)
+    m0[i] = static_cast<float>(0.999 + 0.0005 * std::cos(i));
+  Tensor x = from_vector(x0, {r, r}).requires_grad_();
+  Tensor m = from_vector(m0, {r, r});
+  Tensor y = x;
+  for (int64_t t = 0; t < n; ++t)
+    y = y.t() * m + y.detach() * 1e-3;
+  y.sum().backward();
+  // d y_{t+1}[i][j] / d y_t[j][i] = m[i][j] (the detached term adds none).
+  std::vector<double> g(r * r, 1.0);
+  for (int64_t t = 0; t < n; ++t) {
+    std::vector<double> prev(r * r);
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < r; ++j)
+        prev[j * r + i] = g[i * r + j] * m0[i * r + j];
+    g = prev;
+  }
+  expectClose(x.grad().to_vector<float>(), g, 1e-3, "dx");
+}
+
+TEST(SegmentedBackward, SecondBackwardNeedsRetainGraph) {
+  ExpectSegmented segmented;
+  const int64_t n = 1000;
+  Tensor x = ones({4}).requires_grad_();
+  Tensor y = x;
+  for (int64_t t = 0; t < n; ++t)
+    y = (y * 0.999).sin();
+  Tensor loss = y.sum();
+  loss.backward({}, true);
+  std::vector<float> once = x.grad().to_vector<float>();
+  loss.backward(); // retained: runs again, and accumulates
+  std::vector<float> twice = x.grad().to_vector<float>();
+  std::vector<double> want(once.begin(), once.end());
+  for (double &v : want)
+    v *= 2;
+  expectClose(twice, want, 1e-6, "accumulated");
+  // By hand: d sin(0.999 y)/dy = 0.999 cos(0.999 y).
+  double v = 1, dv = 1;
+  for (int64_t t = 0; t < n; ++t) {
+    dv *= static_cast<float>(0.999) * std::cos(static_cast<float>(0.999) * v);
+    v = std::sin(static_cast<float>(0.999) * v);
+  }
+  expectClose(once, std::vector<double>(4, dv), 1e-4, "first backward");
+  try {
+    loss.backward();
+    FAIL() << "a third backward through freed saved tensors ran";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("Trying to backward through the "
+                                         "graph a second time"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SegmentedBackward, AnInPlaceWriteToASavedTensorIsRefused) {
+  ExpectSegmented segmented;
+  // sin saves its input: writing that input in place after the forward
+  // makes PyTorch's backward refuse, whichever segment the op is in; and
+  // nothing is accumulated.
+  const int64_t n = 1500;
+  Tensor x = ones({4}).requires_grad_();
+  Tensor y = x * 1.0;
+  Tensor saved;
+  for (int64_t t = 0; t < n; ++t) {
+    if (t == 200)
+      saved = y;
+    y = y.sin() * 1.0;
+  }
+  Tensor loss = y.sum();
+  saved.add_(1.0);
+  try {
+    loss.backward();
+    FAIL() << "backward ran over a tensor modified in place";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("modified by an inplace operation"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(SegmentedBackward, RetainedTensorsInALongGraph) {
+  // A retained non-leaf gets its gradient in a long graph too (such a
+  // graph runs as one program).
+  const int64_t n = 1200;
+  const double c = 0.9995;
+  int64_t segments = backward_segments();
+  Tensor x = ones({4}).requires_grad_();
+  Tensor y = x;
+  Tensor mid;
+  for (int64_t t = 0; t < n; ++t) {
+    y = y * c;
+    if (t == 599) {
+      mid = y;
+      mid.retain_grad();
+    }
+  }
+  y.sum().backward();
+  double cf = static_cast<float>(c);
+  expectClose(mid.grad().to_vector<float>(),
+              std::vector<double>(4, std::pow(cf, n - 600)), 1e-4, "mid");
+  EXPECT_EQ(backward_segments(), segments) << "a retained tensor segmented";
+  expectClose(x.grad().to_vector<float>(),
+              std::vector<double>(4, std::pow(cf, n)), 1e-4, "x");
+}
+
+TEST(SegmentedBackward, DoubleAndMixedLeaves) {
+  ExpectSegmented segmented;
+  // f64 throughout, and two leaves: one read at the start, one near the
+  // end (in the last segment only).
+  const int64_t n = 2000;
+  Tensor x = full({3}, 2.0, TensorOptions(kFloat64).requires_grad(true));
+  Tensor z = full({3}, 3.0, TensorOptions(kFloat64).requires_grad(true));
+  Tensor y = x;
+  for (int64_t t = 0; t < n; ++t) {
+    y = y * 0.9999;
+    if (t == n - 10)
+      y = y * z;
+  }
+  y.sum().backward();
+  double p = std::pow(0.9999, n);
+  for (double v : x.grad().to_vector<double>())
+    EXPECT_NEAR(v, p * 3.0, 1e-12);
+  for (double v : z.grad().to_vector<double>())
+    EXPECT_NEAR(v, p * 2.0, 1e-12);
+}
+
+} // namespace
