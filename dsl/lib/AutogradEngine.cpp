@@ -31,6 +31,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace strata;
 using namespace strata::detail;
@@ -152,10 +153,10 @@ struct Graph {
   std::vector<LeafArg> leafArgs;
   std::map<std::pair<const Node *, const TensorImpl *>, size_t> leafIndex;
   std::vector<NodePtr> constArgs;
-  std::set<const Node *> isConst;
+  std::unordered_set<const Node *> isConst;
   /// Ops re-emitted, each after its inputs (sorted by creation later).
   std::vector<NodePtr> ops;
-  std::set<const Node *> isOp, checked;
+  std::unordered_set<const Node *> isOp, checked;
   /// Ops the gradient flows through, to check() once the targets are known.
   std::vector<NodePtr> toCheck;
   const SourceLoc &loc;
@@ -609,9 +610,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // feed the recomputed forward).
   // A view's grad_fn is its view chain (one per view and version): the
   // chains the gradient passes through are reached too.
-  std::set<const Node *> reached;
-  std::set<const TensorImpl *> reachedLeaves;
-  std::set<const ViewChain *> reachedChains;
+  std::unordered_set<const Node *> reached;
+  std::unordered_set<const TensorImpl *> reachedLeaves;
+  std::unordered_set<const ViewChain *> reachedChains;
   auto reachEdge = [&](const Operand &in) {
     if (in.noGrad) {
       // A view whose grad_fn leads nowhere (a view of a no-grad view):
@@ -794,7 +795,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     std::set<const TensorImpl *> targetImpls;
     for (const Target &t : targets)
       targetImpls.insert(t.impl.get());
-    std::set<const Node *> needed;
+    std::unordered_set<const Node *> needed;
     auto leads = [&](const Operand &in) {
       if (in.noGrad)
         return false;
@@ -1022,10 +1023,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // A constant the program only reads is passed as the window its reads
   // reach (as the evaluator does, Slice::placeArgs), its reads' offsets
   // relative to it: a mini-batch's offset is not in the program's text.
-  std::map<const Node *, std::pair<int64_t, int64_t>> window;
+  std::unordered_map<const Node *, std::pair<int64_t, int64_t>> window;
   {
-    std::map<const Node *, std::pair<int64_t, int64_t>> reach;
-    std::set<const Node *> written;
+    std::unordered_map<const Node *, std::pair<int64_t, int64_t>> reach;
+    std::unordered_set<const Node *> written;
     for (const NodePtr &n : g.ops) {
       const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
       if (n->op == Op::Write && inputs.size() > 1)
@@ -1184,7 +1185,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       replayArgs.push_back(
           {false, zeros(pt.layout.sizes, TensorOptions(pt.dtype), loc), 0});
   }
-  std::map<const Node *, std::string> constName, recordedName;
+  std::unordered_map<const Node *, std::string> constName, recordedName;
   for (const NodePtr &n : g.constArgs) {
     auto w = window.find(n.get());
     constName[n.get()] = storageArg(n.get(), n->buffer,
@@ -1260,8 +1261,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     /// has its old version's).
     const Node *shape;
   };
-  std::map<const Node *, Value> opValue;
-  std::map<const Node *, std::string> detachedName;
+  std::unordered_map<const Node *, Value> opValue;
+  std::unordered_map<const Node *, std::string> detachedName;
   /// The value edge `in` reads, before its layout.
   std::map<std::pair<const Node *, const Node *>, Value> historyValue;
   auto sourceOf = [&](const Operand &in) -> Value {
@@ -1786,17 +1787,45 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       if (!w.expired())
         return false;
   }
-  Graph g(loc);
-  g.visit(edge);
+  // (The output keeps every node alive; the walk's references go before
+  // the evaluations below, which count a node's references.)
+  // The ops requiring grad that run() would emit (Graph::visit's walk,
+  // without its arguments).
   std::vector<Node *> ops;
-  for (const NodePtr &n : g.ops)
-    if (n->requiresGrad)
-      ops.push_back(n.get());
-  if (ops.size() < 2 * kSegmentOps)
-    return false;
-  for (const Graph::LeafArg &a : g.leafArgs)
-    if (a.node->buffer->device() != runtime::DeviceKind::CPU)
+  {
+    std::unordered_set<const Node *> seen;
+    std::vector<std::pair<Node *, size_t>> stack; // (op, next input)
+    bool onCpu = true;
+    auto reachNode = [&](Node *n, bool constant) {
+      if (!(constant && n->buffer) && seen.insert(n).second)
+        stack.push_back({n, 0});
+    };
+    auto reach = [&](const Operand &in) {
+      if (leafOfEdge(in)) {
+        onCpu = onCpu && in.node->device == kDevCPU;
+        return;
+      }
+      bool constant = constantEdge(in);
+      if (in.history && !constant)
+        reachNode(in.node.get(), true);
+      reachNode(constant ? in.node.get() : historyOf(in).get(), constant);
+    };
+    reach(edge);
+    while (!stack.empty()) {
+      auto &[n, next] = stack.back();
+      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      if (next < inputs.size()) {
+        const Operand &in = inputs[next++];
+        reach(in);
+        continue;
+      }
+      if (n->requiresGrad)
+        ops.push_back(n);
+      stack.pop_back();
+    }
+    if (ops.size() < 2 * kSegmentOps || !onCpu)
       return false;
+  }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
   // Segments of kSegmentOps counted from the output, so that a loop whose
@@ -1831,7 +1860,9 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   }
   std::sort(boundaries.begin(), boundaries.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
-  // The forward, one segment at a time.
+  // The forward, one segment at a time (what only a segment's own ops
+  // read is recomputed by its gradient program).
+  RecomputeElementwiseGrads recompute;
   for (Node *b : boundaries) {
     b->keepData = true;
     if (!b->buffer)

@@ -98,6 +98,9 @@ constexpr int kMaxRecompute = 8;
 /// The most roots one program evaluates (evaluateRoots).
 constexpr size_t kMaxProgramRoots = 512;
 
+/// Set by RecomputeElementwiseGrads.
+thread_local bool tRecomputeElementwise = false;
+
 /// Ops that compute each element from the same element of their inputs.
 bool isElementwise(Op op) {
   switch (op) {
@@ -190,6 +193,16 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     if (!n->buffer)
       for (const Operand &in : n->inputs)
         ++in.node->refsInSlice;
+  // Evaluating the boundaries of a segmented backward: an elementwise
+  // result kept only for a consumer's backward is recomputed by the
+  // gradient program, not written (RecomputeElementwiseGrads).
+  if (tRecomputeElementwise)
+    for (Node *n : nodes)
+      if (!n->buffer && n->requiresGrad)
+        for (const Operand &in : n->gradInputs)
+          if (in.node->mark == epoch && !in.node->buffer &&
+              isElementwise(in.node->op))
+            ++in.node->refsInSlice;
   for (const NodePtr &k : keepAlive)
     ++k->refsInSlice; // our own reference
   // Temporaries of the caller's expression may stay pending (below) unless
@@ -985,4 +998,12 @@ std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
 
 std::string strata::detail::tensorTypeText(const layout::Layout &l, DType t) {
   return tensorType(l, t);
+}
+
+strata::detail::RecomputeElementwiseGrads::RecomputeElementwiseGrads()
+    : was(tRecomputeElementwise) {
+  tRecomputeElementwise = true;
+}
+strata::detail::RecomputeElementwiseGrads::~RecomputeElementwiseGrads() {
+  tRecomputeElementwise = was;
 }

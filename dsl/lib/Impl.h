@@ -465,6 +465,20 @@ void evaluate(const std::vector<const TensorImpl *> &tensors,
 /// Computes version `n` of a storage (pending) into a buffer of its own:
 /// an older version than the current one stays out of the home buffer.
 void evaluateNode(const NodePtr &n, const SourceLoc &loc);
+/// While alive, on this thread, an evaluation does not write an
+/// elementwise result that only the kept inputs of an op requiring grad
+/// (its backward) refer to: a gradient program recomputes it from its
+/// inputs. The boundaries of a segmented backward are evaluated so.
+struct RecomputeElementwiseGrads {
+  RecomputeElementwiseGrads();
+  ~RecomputeElementwiseGrads();
+  RecomputeElementwiseGrads(const RecomputeElementwiseGrads &) = delete;
+  RecomputeElementwiseGrads &
+  operator=(const RecomputeElementwiseGrads &) = delete;
+
+private:
+  bool was;
+};
 /// Makes `root`'s storage safe to hand out as raw memory (data_ptr(),
 /// storage(), DLPack): evaluates its current version and every pending
 /// reader of any version of it, and waits for a CUDA stream. What is
