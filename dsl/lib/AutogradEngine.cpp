@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -519,6 +521,35 @@ std::optional<Shape> stridesOfTypeText(const std::string &type) {
       ++p;
   }
   return strides;
+}
+
+/// The incoming gradient `g` (undefined: ones) of an output of type
+/// `dtype` and sizes `sizes`, as the program's argument: its buffer itself
+/// where it is one dense CPU tensor of that type (a segment's seed of any
+/// size, without a copy), else its elements.
+jit::JitValue seedValue(const Tensor &g, DType dtype, const Shape &sizes,
+                        bool onCuda, const SourceLoc &loc) {
+  std::vector<int64_t> shape(sizes.begin(), sizes.end());
+  if (!g.defined())
+    return jit::JitValue::fresh(toJitDType(dtype), shape, {1.0});
+  if (!onCuda && g.numel() > 1) {
+    Tensor c = g.to(dtype, loc).contiguous(loc);
+    const TensorImpl &t = implOf(c, loc);
+    evaluate({&t}, loc);
+    const NodePtr &n = t.root->current;
+    if (n->buffer && n->buffer->device() == runtime::DeviceKind::CPU &&
+        t.layout.offset == 0 && t.root->numel == t.layout.numel()) {
+      jit::JitValue v;
+      v.dtype = toJitDType(dtype);
+      v.buffer = n->buffer;
+      v.sizes = shape;
+      Shape strides = layout::contiguous(sizes).strides;
+      v.strides.assign(strides.begin(), strides.end());
+      return v;
+    }
+  }
+  return jit::JitValue::fresh(toJitDType(dtype), shape,
+                              g.to_vector<double>(loc));
 }
 
 /// Runs backward; returns one gradient per target (all leaves reached and
@@ -1075,11 +1106,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     for (const Operand &e : outEdges)
       reachLeaf(e);
     // (Not a leaf whose reads a view target perturbs: the perturbation is
-    // written into the whole storage; nor one passed dense.)
+    // written into the whole storage; nor one passed dense; nor the
+    // boundary of a segment, which the segment may write over.)
     for (size_t k = 0; k < g.leafArgs.size(); ++k)
       if (reach[k].second >= 0 && !perturbLeaf.count(k) && !createGraph &&
           perturbChain.empty() && readMask.empty() &&
-          !denseLeaves.count(g.leafArgs[k].leaf.get()))
+          !denseLeaves.count(g.leafArgs[k].leaf.get()) &&
+          !(tBoundaries && tBoundaries->count(g.leafArgs[k].node.get())))
         leafWindow[k] = readWindow(reach[k].first, reach[k].second,
                                    g.leafArgs[k].node->rootNumel, onCuda);
   }
@@ -1198,9 +1231,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if (n->requiresGrad && freshBuffer(*n) && !createGraph)
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
 
-  auto typeOf = [&](const Node *n) {
-    return n->isStorageValue() ? storageType(n)
-                               : tensorTypeText(n->resultLayout(), n->dtype);
+  // (Each version's type is printed once: a long gradient program spends
+  // most of its text on types.)
+  std::unordered_map<const Node *, std::string> typeText;
+  auto typeOf = [&](const Node *n) -> const std::string & {
+    auto [it, first] = typeText.emplace(n, std::string());
+    if (first)
+      it->second = n->isStorageValue()
+                       ? storageType(n)
+                       : tensorTypeText(n->resultLayout(), n->dtype);
+    return it->second;
   };
   int tmp = 0;
   auto fresh = [&](const char *prefix) {
@@ -1677,14 +1717,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           hit);
     });
     bool compiled = !hit;
-    for (size_t i = 0; i < numOutputs; ++i) {
-      std::vector<double> gv = gradOutputs[i].defined()
-                                   ? gradOutputs[i].to_vector<double>(loc)
-                                   : std::vector<double>{1.0};
-      args.push_back(jit::JitValue::fresh(
-          toJitDType(outTypes[i]),
-          std::vector<int64_t>(outSizes[i].begin(), outSizes[i].end()), gv));
-    }
+    for (size_t i = 0; i < numOutputs; ++i)
+      args.push_back(
+          seedValue(gradOutputs[i], outTypes[i], outSizes[i], onCuda, loc));
     double prepared = secondsSince(start);
     auto runStart = std::chrono::steady_clock::now();
     jit::RunResult r = runPrepared(*program, args, onCuda);
@@ -1752,7 +1787,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
 }
 
 /// Ops requiring grad per segment of a long backward.
-constexpr size_t kSegmentOps = 256;
+constexpr size_t kSegmentOps = 128;
+/// The most elements of a storage a graph run in segments computes or
+/// writes. Segments pay where the MLIR pipeline (~50 µs an op) outweighs
+/// the kernels: past this size the one program's fusion wins (a 1,000-step
+/// tanh chain over 10^6 elements: 7.5 s in segments, whose boundaries the
+/// evaluator computes with its scalars as arguments, 1.1 s as one program).
+constexpr int64_t kSegmentElements = 1 << 14;
 
 /// backward() of a long graph (issue 17: cost linear in the work) as
 /// segments of about kSegmentOps ops, taken in recording order, run from
@@ -1792,7 +1833,23 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   // The ops requiring grad that run() would emit (Graph::visit's walk,
   // without its arguments).
   std::vector<Node *> ops;
+  // The graph's structure (what the one program's text depends on: ops,
+  // attributes and scalars, types, layouts, edges), hashed on the way.
+  uint64_t structure = 0xcbf29ce484222325ull;
   {
+    auto mix = [&](uint64_t v) {
+      structure = (structure ^ v) * 0x100000001b3ull;
+      structure ^= structure >> 29;
+    };
+    auto mixShape = [&](const Shape &v) {
+      mix(v.size());
+      for (int64_t x : v)
+        mix(static_cast<uint64_t>(x));
+    };
+    std::unordered_map<const Node *, uint64_t> id; // in order of reaching
+    auto idOf = [&](const Node *n) {
+      return id.emplace(n, id.size()).first->second;
+    };
     std::unordered_set<const Node *> seen;
     std::vector<std::pair<Node *, size_t>> stack; // (op, next input)
     bool onCpu = true;
@@ -1821,9 +1878,43 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       }
       if (n->requiresGrad)
         ops.push_back(n);
+      mix(static_cast<uint64_t>(n->op));
+      mix(std::hash<std::string_view>()(n->name));
+      mix(static_cast<uint64_t>(n->dtype) | uint64_t(n->requiresGrad) << 8 |
+          uint64_t(n->keepdim) << 9 | uint64_t(n->exact) << 10);
+      mix(std::bit_cast<uint64_t>(n->a));
+      mix(std::bit_cast<uint64_t>(n->b));
+      mix(static_cast<uint64_t>(n->ia));
+      mix(static_cast<uint64_t>(n->ib));
+      mix(static_cast<uint64_t>(n->rootNumel));
+      mixShape(n->sizes);
+      mixShape(n->strides);
+      mixShape(n->dims);
+      for (const Operand &in : inputs) {
+        bool leaf = leafOfEdge(in) != nullptr, constant = constantEdge(in);
+        mix(idOf(leaf || constant ? in.node.get() : historyOf(in).get()));
+        mix(uint64_t(leaf) | uint64_t(constant) << 1 |
+            uint64_t(in.view != nullptr) << 2 | uint64_t(in.noGrad) << 3);
+        mixShape(in.layout.sizes);
+        mixShape(in.layout.strides);
+        mix(static_cast<uint64_t>(in.layout.offset));
+      }
+      idOf(n);
       stack.pop_back();
     }
     if (ops.size() < 2 * kSegmentOps || !onCpu)
+      return false;
+  }
+  // A structure seen before is run as one program, prepared once and then
+  // found prepared (a training loop's long graph, step after step: ~2 µs
+  // an op then, against ~5 in segments); a new one runs in segments.
+  {
+    static std::mutex mutex;
+    static std::unordered_set<uint64_t> seenStructures;
+    std::lock_guard<std::mutex> guard(mutex);
+    if (seenStructures.size() >= 4096)
+      seenStructures.clear();
+    if (!seenStructures.insert(structure).second)
       return false;
   }
   std::sort(ops.begin(), ops.end(),
@@ -1840,9 +1931,12 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   std::vector<Node *> boundaries;
   std::unordered_map<const Node *, bool> isBoundary; // -> read with grad
   for (Node *n : ops) {
-    // (An in-place write: evaluating an older version of its storage
-    // evaluates every pending reader of the storage, the whole graph.)
-    if (n->op == Op::Write || n->device != kDevCPU)
+    // (A write of a large storage: the evaluator runs a chain of pending
+    // writes as a few kernels per write, each over the whole storage,
+    // where the one gradient program fuses the chain: 500 write pairs of
+    // 10^6 elements took 2.2 s in segments, 0.05 s as one program.)
+    if (n->passHistory || n->device != kDevCPU ||
+        n->rootNumel > kSegmentElements)
       return false;
     size_t s = segOf.at(n);
     for (const Operand &in : n->gradInputs) {
@@ -1862,7 +1956,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
   // The forward, one segment at a time (what only a segment's own ops
   // read is recomputed by its gradient program).
-  RecomputeElementwiseGrads recompute;
+  BoundaryEvaluation evaluation;
   for (Node *b : boundaries) {
     b->keepData = true;
     if (!b->buffer)

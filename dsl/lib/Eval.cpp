@@ -98,8 +98,8 @@ constexpr int kMaxRecompute = 8;
 /// The most roots one program evaluates (evaluateRoots).
 constexpr size_t kMaxProgramRoots = 512;
 
-/// Set by RecomputeElementwiseGrads.
-thread_local bool tRecomputeElementwise = false;
+/// Set by BoundaryEvaluation.
+thread_local bool tBoundaryEvaluation = false;
 
 /// Ops that compute each element from the same element of their inputs.
 bool isElementwise(Op op) {
@@ -174,6 +174,18 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     auto root = n->root.lock();
     if (!root || !rootsScanned.insert(root.get()).second)
       continue;
+    // Evaluating the boundaries of a segmented backward: this program
+    // overwrites no buffer a pending reader of an older version reads
+    // unless it computes the storage's current version (its home) or
+    // writes over the home buffer; an older version with a buffer of its
+    // own that it writes over gets a copy first (evaluateProgram).
+    if (tBoundaryEvaluation &&
+        std::none_of(nodes.begin(), nodes.end(), [&](const Node *m) {
+          return m->root.lock() == root &&
+                 (m->buffer ? m->buffer == root->home
+                            : m == root->current.get());
+        }))
+      continue;
     for (const std::weak_ptr<Node> &w : root->readers) {
       NodePtr r = w.lock();
       if (!r || r->buffer || r->mark == epoch)
@@ -195,13 +207,13 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
         ++in.node->refsInSlice;
   // Evaluating the boundaries of a segmented backward: an elementwise
   // result kept only for a consumer's backward is recomputed by the
-  // gradient program, not written (RecomputeElementwiseGrads).
-  if (tRecomputeElementwise)
+  // gradient program, not written (BoundaryEvaluation).
+  if (tBoundaryEvaluation)
     for (Node *n : nodes)
       if (!n->buffer && n->requiresGrad)
         for (const Operand &in : n->gradInputs)
           if (in.node->mark == epoch && !in.node->buffer &&
-              isElementwise(in.node->op))
+              (isElementwise(in.node->op) || in.node->op == Op::Write))
             ++in.node->refsInSlice;
   for (const NodePtr &k : keepAlive)
     ++k->refsInSlice; // our own reference
@@ -657,6 +669,16 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
         const_cast<Node *>(a)->buffer =
             copyBuffer(root->home, root->home->device(), loc);
   }
+  // (Boundaries of a segmented backward, Slice::Slice: an older version
+  // with a buffer of its own that this program writes over.)
+  if (tBoundaryEvaluation)
+    for (size_t i = 0; i < slice.args.size(); ++i)
+      if (slice.donated[i]) {
+        Node *a = slice.args[i];
+        auto root = a->root.lock();
+        if (!root || a->buffer != root->home)
+          a->buffer = copyBuffer(a->buffer, a->buffer->device(), loc);
+      }
   jit::RunOptions options;
   options.donated = program.donated;
   jit::RunResult result = runPrepared(*program.fn, args, onCuda, options);
@@ -1000,10 +1022,10 @@ std::string strata::detail::tensorTypeText(const layout::Layout &l, DType t) {
   return tensorType(l, t);
 }
 
-strata::detail::RecomputeElementwiseGrads::RecomputeElementwiseGrads()
-    : was(tRecomputeElementwise) {
-  tRecomputeElementwise = true;
+strata::detail::BoundaryEvaluation::BoundaryEvaluation()
+    : was(tBoundaryEvaluation) {
+  tBoundaryEvaluation = true;
 }
-strata::detail::RecomputeElementwiseGrads::~RecomputeElementwiseGrads() {
-  tRecomputeElementwise = was;
+strata::detail::BoundaryEvaluation::~BoundaryEvaluation() {
+  tBoundaryEvaluation = was;
 }

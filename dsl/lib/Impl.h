@@ -465,16 +465,20 @@ void evaluate(const std::vector<const TensorImpl *> &tensors,
 /// Computes version `n` of a storage (pending) into a buffer of its own:
 /// an older version than the current one stays out of the home buffer.
 void evaluateNode(const NodePtr &n, const SourceLoc &loc);
-/// While alive, on this thread, an evaluation does not write an
-/// elementwise result that only the kept inputs of an op requiring grad
-/// (its backward) refer to: a gradient program recomputes it from its
-/// inputs. The boundaries of a segmented backward are evaluated so.
-struct RecomputeElementwiseGrads {
-  RecomputeElementwiseGrads();
-  ~RecomputeElementwiseGrads();
-  RecomputeElementwiseGrads(const RecomputeElementwiseGrads &) = delete;
-  RecomputeElementwiseGrads &
-  operator=(const RecomputeElementwiseGrads &) = delete;
+/// While alive, on this thread, evaluations are of the boundaries of a
+/// segmented backward (AutogradEngine.cpp, backwardInSegments): an
+/// elementwise result or a write that only the kept inputs of an op
+/// requiring grad (its backward) refer to is not written (a gradient
+/// program recomputes it from its inputs), and a program that computes an
+/// older version of a storage does not evaluate the pending readers of
+/// its older versions first unless it writes the storage's home buffer
+/// (an older version with a buffer of its own that it writes over is
+/// copied instead).
+struct BoundaryEvaluation {
+  BoundaryEvaluation();
+  ~BoundaryEvaluation();
+  BoundaryEvaluation(const BoundaryEvaluation &) = delete;
+  BoundaryEvaluation &operator=(const BoundaryEvaluation &) = delete;
 
 private:
   bool was;

@@ -1,6 +1,6 @@
 //===- SegmentedBackwardTest.cpp - long backwards run in segments ---------===//
 //
-// backward() of a graph of more than 512 ops runs as segments of 256 ops
+// backward() of a graph of more than 256 ops runs as segments of 128 ops
 // (AutogradEngine.cpp, backwardInSegments; docs/design.md "Deep
 // programs"): each segment's gradient program reads the values it needs
 // from the segments below as leaves, and seeds them with its gradients.
@@ -60,7 +60,7 @@ TEST(SegmentedBackward, ChainAndItsRepeatedSegmentsCompileOnce) {
     std::vector<double> want(16, std::pow(static_cast<float>(c), n));
     expectClose(x.grad().to_vector<float>(), want, 1e-4,
                 "n=" + std::to_string(n));
-    EXPECT_EQ(backward_segments() - segments, (n + 1 + 255) / 256);
+    EXPECT_EQ(backward_segments() - segments, (n + 1 + 127) / 128);
     if (n == 3000) {
       EXPECT_LE(backward_compiles() - before, 4) << "n=3000";
     } else {
@@ -265,6 +265,87 @@ TEST(SegmentedBackward, DoubleAndMixedLeaves) {
     EXPECT_NEAR(v, p * 3.0, 1e-12);
   for (double v : z.grad().to_vector<double>())
     EXPECT_NEAR(v, p * 2.0, 1e-12);
+}
+
+TEST(SegmentedBackward, InPlaceWritesWholeAndThroughViews) {
+  // h = x * 1, then per step a write of all of h and one through a view
+  // of half of it: the segments' boundaries are older versions of h's
+  // storage. Checked after backward: the gradient, h's value, and the
+  // value of a clone taken from an old version mid-way (pending until
+  // read: it reads a version the boundaries' evaluation did not compute).
+  ExpectSegmented segmented;
+  const int64_t n = 700, d = 8;
+  std::vector<float> x0 = values(d, 1.0, 0.5);
+  Tensor x = from_vector(x0, {d}).requires_grad_();
+  Tensor h = x * 1.0;
+  Tensor snapshot;
+  std::vector<double> value(x0.begin(), x0.end()), grad(d, 1.0), snapshotWant;
+  for (int64_t t = 0; t < n; ++t) {
+    double c = 1.0 - 0.0002 * static_cast<double>(t % 7);
+    int64_t at = t % (d / 2);
+    h.mul_(0.9995).add_(0.001);
+    h.narrow(0, at, d / 2).mul_(c);
+    for (int64_t i = 0; i < d; ++i) {
+      double m = static_cast<float>(0.9995) *
+                 (i >= at && i < at + d / 2 ? static_cast<float>(c) : 1.0f);
+      value[i] = (value[i] * static_cast<float>(0.9995) + 0.001f) *
+                 (m / static_cast<float>(0.9995));
+      grad[i] *= m;
+    }
+    if (t == n / 2) {
+      snapshot = h.clone();
+      snapshotWant = value;
+    }
+  }
+  (h * 1.0).sum().backward();
+  expectClose(x.grad().to_vector<float>(), grad, 1e-4, "dx");
+  expectClose(h.to_vector<float>(), value, 1e-4, "h");
+  expectClose(snapshot.to_vector<float>(), snapshotWant, 1e-4, "snapshot");
+}
+
+TEST(SegmentedBackward, AStructureSeenBeforeRunsAsOneProgram) {
+  // The same long graph three times (a training loop's steps): segments
+  // the first time, one program prepared the second, found prepared the
+  // third; the gradient the same each time.
+  const int64_t n = 900;
+  std::vector<int64_t> segments, compiles;
+  for (int step = 0; step < 3; ++step) {
+    segments.push_back(backward_segments());
+    compiles.push_back(backward_compiles());
+    Tensor x = from_vector(values(8, 1.0, 0.25), {8}).requires_grad_();
+    Tensor y = x;
+    for (int64_t t = 0; t < n; ++t)
+      y = (y * 0.999).sin() * 1.0001;
+    y.sum().backward();
+    double v0 = values(8, 1.0, 0.25)[3], g = 1;
+    for (int64_t t = 0; t < n; ++t) {
+      float pre = static_cast<float>(v0) * static_cast<float>(0.999);
+      g *= static_cast<float>(0.999) * std::cos(pre) *
+           static_cast<float>(1.0001);
+      v0 = std::sin(pre) * static_cast<float>(1.0001);
+    }
+    EXPECT_NEAR(x.grad().to_vector<float>()[3], g, 1e-4 * (1 + std::abs(g)))
+        << "step " << step;
+  }
+  segments.push_back(backward_segments());
+  compiles.push_back(backward_compiles());
+  EXPECT_GT(segments[1], segments[0]) << "first step: not in segments";
+  EXPECT_EQ(segments[2], segments[1]) << "second step: not one program";
+  EXPECT_EQ(segments[3], segments[2]) << "third step: not one program";
+  EXPECT_EQ(compiles[3], compiles[2]) << "third step: prepared again";
+}
+
+TEST(SegmentedBackward, LargeTensorsRunAsOneProgram) {
+  // Past 16,384 elements the kernels outweigh the pipeline: one program.
+  int64_t segments = backward_segments();
+  Tensor x = ones({20000}).requires_grad_();
+  Tensor y = x;
+  for (int64_t t = 0; t < 600; ++t)
+    y = y * 0.999;
+  y.sum().backward();
+  EXPECT_EQ(backward_segments(), segments);
+  EXPECT_NEAR(x.grad().to_vector<float>()[19999],
+              std::pow(static_cast<float>(0.999), 600), 1e-4);
 }
 
 } // namespace

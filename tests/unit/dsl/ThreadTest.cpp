@@ -461,18 +461,18 @@ TEST_F(Threads, EightThreadsRunLongBackwardsInSegments) {
       Tensor w = from_vector(w0, {d}).requires_grad_();
       Tensor s = h;
       for (int64_t i = 0; i < n; ++i)
-        s = (s * w).sin();
+        s = (s * w).sin() * (1.0 + 1e-3 * t); // (a structure per thread)
       s.sum().backward();
       std::vector<std::vector<double>> hs(n + 1, std::vector<double>(d));
       for (int64_t k = 0; k < d; ++k)
         hs[0][k] = h0[k];
       for (int64_t i = 0; i < n; ++i)
         for (int64_t k = 0; k < d; ++k)
-          hs[i + 1][k] = std::sin(hs[i][k] * w0[k]);
+          hs[i + 1][k] = std::sin(hs[i][k] * w0[k]) * (1.0 + 1e-3 * t);
       std::vector<double> g(d, 1.0), gw(d, 0.0);
       for (int64_t i = n; i-- > 0;)
         for (int64_t k = 0; k < d; ++k) {
-          double pre = g[k] * std::cos(hs[i][k] * w0[k]);
+          double pre = g[k] * (1.0 + 1e-3 * t) * std::cos(hs[i][k] * w0[k]);
           gw[k] += pre * hs[i][k];
           g[k] = pre * w0[k];
         }
