@@ -8,7 +8,9 @@
 // the leaf arguments (and, for a non-leaf target, a zero tensor added to its
 // value: its gradient is the target's). (3) Prepare it through the JIT (cached
 // by text: same structure, same program), run it with the incoming gradients,
-// (4) view each storage gradient through the target's layout.
+// (4) view each storage gradient through the target's layout. A long graph
+// of small tensors runs as segments of such programs (backwardInSegments;
+// docs/design.md "Long backwards run in segments").
 //
 //===----------------------------------------------------------------------===//
 #include "CreateGraph.h"

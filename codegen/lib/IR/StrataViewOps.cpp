@@ -282,6 +282,48 @@ struct TransposeToPermute : OpRewritePattern<TransposeOp> {
 };
 } // namespace
 
+namespace {
+/// write(v into view(write(u into d))) where `view` covers its storage
+/// whole and densely -> write(v into view'(root of d)): the inner write is
+/// overwritten whole, so what it wrote is not part of the result (and,
+/// read by nothing else, it goes). A chain of pending whole writes
+/// (`h.mul_(c).add_(d)` n times, then h read) is then one write of the
+/// last value, its reads folded to the values written (StridedViewOp's
+/// fold): one fused kernel instead of a write kernel per op.
+struct WriteOverWholeWrite : OpRewritePattern<WriteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WriteOp op,
+                                PatternRewriter &rewriter) const override {
+    auto view = op.getDest().getDefiningOp<StridedViewOp>();
+    if (!view)
+      return failure();
+    auto inner = view.getSource().getDefiningOp<WriteOp>();
+    auto dest = view.getType().dyn_cast<StridedTensorType>();
+    auto storage = op.getType().dyn_cast<StorageType>();
+    if (!inner || !dest || !storage || inner.getType() != op.getType())
+      return failure();
+    const layout::Layout &l = dest.getLayout();
+    if (!layout::isNonOverlappingAndDense(l) ||
+        l.numel() != storage.getSize() ||
+        layout::requiredStorageSize(l) != storage.getSize())
+      return failure();
+    Value root = getStorageRoot(inner.getDest());
+    if (!root)
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Value fresh =
+        rewriter.create<StridedViewOp>(view.getLoc(), dest, root).getResult();
+    rewriter.updateRootInPlace(op, [&] { op.getDestMutable().assign(fresh); });
+    return success();
+  }
+};
+} // namespace
+
+void WriteOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<WriteOverWholeWrite>(context);
+}
+
 void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<ComposePermutes>(context);

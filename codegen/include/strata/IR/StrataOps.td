@@ -770,6 +770,7 @@ def Strata_WriteOp : Strata_Op<"write", [Pure]> {
   let results = (outs Strata_Storage:$result);
   let assemblyFormat = "$src `into` $dest attr-dict `:` qualified(type($src)) `,` qualified(type($dest)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
