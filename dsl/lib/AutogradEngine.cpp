@@ -1561,10 +1561,47 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
             tensorTypeText(rowMajor, dtype) + " -> " +
             tensorTypeText(to, dtype) + "\n";
   };
+  // C++ numbers (pending 0-d fills) are arguments, as in the evaluator's
+  // programs ("Scalars are arguments"): a schedule of them is one gradient
+  // program. Not a pow exponent, whose value selects the code, nor a bool,
+  // nor an output; nor with create_graph (the replay reads constants) or
+  // on CUDA.
+  std::unordered_set<const Node *> constantScalars;
+  for (const NodePtr &n : g.ops)
+    if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
+      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+        constantScalars.insert(in.node.get());
+  for (const Operand &e : outEdges)
+    constantScalars.insert(e.node.get());
+  auto scalarArgument = [&](const Node *n) {
+    return !createGraph && !onCuda && n->op == Op::Fill && n->sizes.empty() &&
+           !n->requiresGrad && !n->buffer &&
+           (n->dtype == DType::F32 || n->dtype == DType::F64 ||
+            n->dtype == DType::I32 || n->dtype == DType::I64) &&
+           !constantScalars.count(n);
+  };
   int vi = 0;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
     std::string name = "%v" + std::to_string(vi++);
+    if (scalarArgument(n)) {
+      std::string a = "%a" + std::to_string(args.size());
+      std::string storage =
+          std::string("!strata.storage<1x") + irType(n->dtype) + ">";
+      sig += (sig.empty() ? "" : ", ") + a + ": " + storage;
+      jit::JitValue v;
+      v.dtype = toJitDType(n->dtype);
+      v.buffer = allocate(elementSize(n->dtype), loc);
+      writeScalar(*n, v.buffer->data());
+      v.sizes = {1};
+      v.strides = {1};
+      v.isStorage = true;
+      args.push_back(std::move(v));
+      body += "    " + name + " = strata.strided_view " + a + " : " + storage +
+              " -> " + typeOf(n) + "\n";
+      opValue[n] = {name, false, n};
+      continue;
+    }
     const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
     OperandTexts ins;
     std::vector<layout::Layout> readLayouts;
@@ -1884,10 +1921,14 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       mix(std::hash<std::string_view>()(n->name));
       mix(static_cast<uint64_t>(n->dtype) | uint64_t(n->requiresGrad) << 8 |
           uint64_t(n->keepdim) << 9 | uint64_t(n->exact) << 10);
-      mix(std::bit_cast<uint64_t>(n->a));
-      mix(std::bit_cast<uint64_t>(n->b));
-      mix(static_cast<uint64_t>(n->ia));
-      mix(static_cast<uint64_t>(n->ib));
+      // (A C++ number is an argument of the gradient programs: not its
+      // value. A pow exponent's would be, a rare difference of tiering.)
+      if (n->op != Op::Fill || !n->sizes.empty() || n->dtype == DType::Bool) {
+        mix(std::bit_cast<uint64_t>(n->a));
+        mix(std::bit_cast<uint64_t>(n->b));
+        mix(static_cast<uint64_t>(n->ia));
+        mix(static_cast<uint64_t>(n->ib));
+      }
       mix(static_cast<uint64_t>(n->rootNumel));
       mixShape(n->sizes);
       mixShape(n->strides);

@@ -624,17 +624,7 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     v.dtype = toJitDType(n->dtype);
     v.buffer = runtime::Storage::wrapExternal(p, elementSize(n->dtype),
                                               runtime::DeviceKind::CPU, [] {});
-    auto iv = [n] { return n->exact ? n->ia : static_cast<int64_t>(n->a); };
-    if (n->dtype == DType::F32)
-      *static_cast<float *>(p) =
-          static_cast<float>(n->exact ? static_cast<double>(n->ia) : n->a);
-    else if (n->dtype == DType::F64)
-      *static_cast<double *>(p) = n->exact ? static_cast<double>(n->ia) : n->a;
-    else if (n->dtype == DType::I32)
-      *static_cast<int32_t *>(p) =
-          static_cast<int32_t>(static_cast<uint32_t>(iv()));
-    else
-      *static_cast<int64_t *>(p) = iv();
+    writeScalar(*n, p);
     v.sizes = {1};
     v.strides = {1};
     v.isStorage = true;
@@ -1028,4 +1018,18 @@ strata::detail::BoundaryEvaluation::BoundaryEvaluation()
 }
 strata::detail::BoundaryEvaluation::~BoundaryEvaluation() {
   tBoundaryEvaluation = was;
+}
+
+void strata::detail::writeScalar(const Node &n, void *p) {
+  auto iv = [&n] { return n.exact ? n.ia : static_cast<int64_t>(n.a); };
+  if (n.dtype == DType::F32)
+    *static_cast<float *>(p) =
+        static_cast<float>(n.exact ? static_cast<double>(n.ia) : n.a);
+  else if (n.dtype == DType::F64)
+    *static_cast<double *>(p) = n.exact ? static_cast<double>(n.ia) : n.a;
+  else if (n.dtype == DType::I32)
+    *static_cast<int32_t *>(p) =
+        static_cast<int32_t>(static_cast<uint32_t>(iv()));
+  else
+    *static_cast<int64_t *>(p) = iv();
 }

@@ -465,6 +465,9 @@ void evaluate(const std::vector<const TensorImpl *> &tensors,
 /// Computes version `n` of a storage (pending) into a buffer of its own:
 /// an older version than the current one stays out of the home buffer.
 void evaluateNode(const NodePtr &n, const SourceLoc &loc);
+/// Stores fill `n`'s value at `p` in its dtype (f32, f64, i32 or i64), as
+/// the kernels' constant would hold it: a scalar passed as an argument.
+void writeScalar(const Node &n, void *p);
 /// While alive, on this thread, evaluations are of the boundaries of a
 /// segmented backward (AutogradEngine.cpp, backwardInSegments): an
 /// elementwise result or a write that only the kept inputs of an op

@@ -62,4 +62,31 @@ TEST(ScalarArgs, PowExponentsStayInTheKey) {
   EXPECT_EQ(eval_stats().compiles - before, 2);
 }
 
+TEST(ScalarArgs, BackwardWithAScheduleCompilesOnce) {
+  // Scalars inside the differentiated graph (a loss weight annealed every
+  // step, a temperature, a shift) are arguments of the gradient program
+  // too: 50 steps of new values prepare it once. Checked against the
+  // gradient by hand: d/dx sum(relu(x * w + b) * lam) = w * lam where
+  // x * w + b > 0; and w.pow(2)'s exponent stays in the key (one program).
+  std::vector<float> xv = {-1.5f, -0.25f, 0.5f, 2.0f};
+  int64_t before = backward_compiles();
+  for (int step = 0; step < 50; ++step) {
+    double w = 0.5 + 0.01 * step, b = 0.02 * step - 0.5,
+           lam = std::pow(0.9, step);
+    Tensor x = from_vector(xv, {4}).requires_grad_();
+    Tensor loss = ((x * w + b).relu() * lam).sum() + x.pow(2.0).sum() * 0.5;
+    loss.backward();
+    std::vector<float> g = x.grad().to_vector<float>();
+    for (size_t i = 0; i < xv.size(); ++i) {
+      float pre = xv[i] * static_cast<float>(w) + static_cast<float>(b);
+      double want =
+          (pre > 0 ? static_cast<float>(w) * static_cast<float>(lam) : 0.0) +
+          xv[i];
+      EXPECT_NEAR(g[i], want, 1e-5 * (1 + std::abs(want)))
+          << "step " << step << " element " << i;
+    }
+  }
+  EXPECT_EQ(backward_compiles() - before, 1);
+}
+
 } // namespace

@@ -449,10 +449,11 @@ TEST_F(Threads, EightThreadsRunLongBackwardsInSegments) {
   // Each thread: its own 700-step chain h <- (h * w).sin() with a leaf w
   // read every step, backward in segments (700 steps = 1,400 ops), the
   // gradients against the same chain differentiated by hand in double.
-  const int64_t n = 700, d = 4;
+  const int64_t n = 700;
   std::atomic<int> mismatches{0}, errors{0};
   int64_t segments = backward_segments();
   runAtOnce([&](int t) {
+    const int64_t d = 4 + t; // (a structure per thread: each runs segments)
     std::vector<float> h0 = input(t, 0, 0, d), w0 = input(t, 0, 1, d);
     for (float &v : w0) // (|w| < 1: a contraction, as stable in f32 as in f64)
       v = 0.9f + v * 0.02f;
@@ -461,7 +462,7 @@ TEST_F(Threads, EightThreadsRunLongBackwardsInSegments) {
       Tensor w = from_vector(w0, {d}).requires_grad_();
       Tensor s = h;
       for (int64_t i = 0; i < n; ++i)
-        s = (s * w).sin() * (1.0 + 1e-3 * t); // (a structure per thread)
+        s = (s * w).sin() * (1.0 + 1e-3 * t);
       s.sum().backward();
       std::vector<std::vector<double>> hs(n + 1, std::vector<double>(d));
       for (int64_t k = 0; k < d; ++k)
