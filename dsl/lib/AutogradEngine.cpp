@@ -1825,8 +1825,18 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   return out;
 }
 
-/// Ops requiring grad per segment of a long backward.
-constexpr size_t kSegmentOps = 128;
+/// Ops requiring grad per segment of a long backward (128).
+/// `STRATA_SEGMENT_OPS` (docs/environment.md) sets it: a small value
+/// makes short graphs run in segments, which the fuzzers use to compare
+/// segments with PyTorch on every program.
+size_t segmentOps() {
+  static size_t ops = [] {
+    const char *v = getenv("STRATA_SEGMENT_OPS");
+    long n = v ? atol(v) : 0;
+    return n > 0 ? static_cast<size_t>(n) : size_t(128);
+  }();
+  return ops;
+}
 /// The most elements of a storage a graph run in segments computes or
 /// writes. Segments pay where the MLIR pipeline (~50 µs an op) outweighs
 /// the kernels: past this size the one program's fusion wins (a 1,000-step
@@ -1835,7 +1845,7 @@ constexpr size_t kSegmentOps = 128;
 constexpr int64_t kSegmentElements = 1 << 14;
 
 /// backward() of a long graph (issue 17: cost linear in the work) as
-/// segments of about kSegmentOps ops, taken in recording order, run from
+/// segments of about segmentOps() ops, taken in recording order, run from
 /// the last. The versions a segment reads from the segments below (its
 /// boundaries) are evaluated first, in order, so each forward program
 /// covers one segment; a segment's gradient program reads each boundary
@@ -1859,7 +1869,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   Operand edge = operandOf(*o);
   edge.noGrad = false;
   if (edge.history || leafOfEdge(edge) || !edge.node->requiresGrad ||
-      edge.node->gradWeight < static_cast<int64_t>(2 * kSegmentOps))
+      edge.node->gradWeight < static_cast<int64_t>(2 * segmentOps()))
     return false;
   {
     std::lock_guard<std::mutex> guard(gRetainedMutex);
@@ -1945,7 +1955,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       idOf(n);
       stack.pop_back();
     }
-    if (ops.size() < 2 * kSegmentOps || !onCpu)
+    if (ops.size() < 2 * segmentOps() || !onCpu)
       return false;
   }
   // A structure seen before is run as one program, prepared once and then
@@ -1962,13 +1972,13 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
-  // Segments of kSegmentOps counted from the output, so that a loop whose
-  // step's ops divide kSegmentOps gives segments of one structure (only the
+  // Segments of segmentOps() counted from the output, so that a loop whose
+  // step's ops divide segmentOps() gives segments of one structure (only the
   // first one, at the leaves, is shorter).
-  const size_t numSeg = (ops.size() + kSegmentOps - 1) / kSegmentOps;
+  const size_t numSeg = (ops.size() + segmentOps() - 1) / segmentOps();
   std::unordered_map<const Node *, size_t> segOf;
   for (size_t i = 0; i < ops.size(); ++i)
-    segOf[ops[i]] = numSeg - 1 - (ops.size() - 1 - i) / kSegmentOps;
+    segOf[ops[i]] = numSeg - 1 - (ops.size() - 1 - i) / segmentOps();
   // Boundaries: versions read by a later segment (their gradient edges
   // make them leaves there; a read without gradient only needs the value).
   std::vector<Node *> boundaries;
