@@ -2084,6 +2084,11 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       }
     }
   }
+  if (debugLevel() >= 1)
+    fprintf(stderr,
+            "[strata] backward at %s ran in %zu segments: %zu ops, %zu "
+            "boundaries\n",
+            formatLoc(loc).c_str(), numSeg, ops.size(), boundaries.size());
   return true;
 }
 
