@@ -236,6 +236,8 @@ struct Group {
     }
   }
 
+  ~Group() { shutdown(); }
+
   void shutdown() {
     {
       std::lock_guard<std::mutex> lock(m);
