@@ -1,4 +1,5 @@
-//===- CollectivesTest.cpp - every collective against the local computation ===//
+//===- CollectivesTest.cpp - every collective against the local computation
+//===//
 //
 // Run as every rank of a group (strata-launch --nproc-per-node N): each
 // rank's inputs are a function of its rank, so every rank computes what
@@ -30,8 +31,9 @@ void expectEq(const std::string &what, const std::vector<T> &got,
   ++gChecks;
   bool same = got.size() == want.size();
   for (size_t i = 0; same && i < got.size(); ++i)
-    same = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <=
-           tol * std::max(1.0, std::abs(static_cast<double>(want[i])));
+    same =
+        std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <=
+        tol * std::max(1.0, std::abs(static_cast<double>(want[i])));
   if (same)
     return;
   ++gFailures;
@@ -45,7 +47,9 @@ void expectEq(const std::string &what, const std::vector<T> &got,
 
 /// Rank r's i-th input value: small integers, exact in every dtype and
 /// under every reduction of up to 4 ranks.
-double value(int64_t r, int64_t i) { return static_cast<double>((r + 1) * (i % 5 + 1) - (i % 3)); }
+double value(int64_t r, int64_t i) {
+  return static_cast<double>((r + 1) * (i % 5 + 1) - (i % 3));
+}
 
 template <typename T> std::vector<T> inputOf(int64_t r, int64_t n) {
   std::vector<T> v(n);
@@ -54,8 +58,7 @@ template <typename T> std::vector<T> inputOf(int64_t r, int64_t n) {
   return v;
 }
 
-template <typename T>
-std::vector<T> reduced(dist::ReduceOp op, int64_t n) {
+template <typename T> std::vector<T> reduced(dist::ReduceOp op, int64_t n) {
   std::vector<T> out = inputOf<T>(0, n);
   for (int64_t r = 1; r < gSize; ++r) {
     std::vector<T> x = inputOf<T>(r, n);
@@ -84,9 +87,9 @@ std::vector<T> reduced(dist::ReduceOp op, int64_t n) {
 }
 
 template <typename T> void allReduceEveryOp(const char *name) {
-  for (auto op : {dist::ReduceOp::SUM, dist::ReduceOp::AVG,
-                  dist::ReduceOp::PRODUCT, dist::ReduceOp::MIN,
-                  dist::ReduceOp::MAX}) {
+  for (auto op :
+       {dist::ReduceOp::SUM, dist::ReduceOp::AVG, dist::ReduceOp::PRODUCT,
+        dist::ReduceOp::MIN, dist::ReduceOp::MAX}) {
     if (op == dist::ReduceOp::AVG && !std::is_floating_point_v<T>)
       continue;
     Tensor t = from_vector(inputOf<T>(gRank, 15), {3, 5});
@@ -132,8 +135,7 @@ void allReduceViewsAndPending() {
   std::vector<bool> mine = {gRank == 0, true, false, gRank == 1};
   Tensor flags = from_vector(mine, {4});
   dist::all_reduce(flags, dist::ReduceOp::SUM);
-  expectEq("all_reduce bool or",
-           flags.to(kInt64).to_vector<int64_t>(),
+  expectEq("all_reduce bool or", flags.to(kInt64).to_vector<int64_t>(),
            std::vector<int64_t>{1, 1, 0, gSize > 1 ? 1 : 0});
 
   // A large message (4 MB).
@@ -160,8 +162,7 @@ void broadcasts() {
   expectEq("broadcast strided view", view.to_vector<float>(),
            inputOf<float>(0, 12));
   expectEq("broadcast strided view: column 0",
-           base.select(1, 0).to_vector<float>(),
-           std::vector<float>(4, 0.0f));
+           base.select(1, 0).to_vector<float>(), std::vector<float>(4, 0.0f));
 }
 
 void allGathers() {
@@ -187,23 +188,21 @@ void allGathers() {
 }
 
 template <typename T> void reduceScatters(const char *name) {
-  for (auto op : {dist::ReduceOp::SUM, dist::ReduceOp::MAX,
-                  dist::ReduceOp::MIN}) {
+  for (auto op :
+       {dist::ReduceOp::SUM, dist::ReduceOp::MAX, dist::ReduceOp::MIN}) {
     // Rank r's k-th input is the slice k of one input of gSize * 5 values.
     std::vector<T> all = inputOf<T>(gRank, gSize * 5);
     std::vector<Tensor> inputs;
     for (int64_t k = 0; k < gSize; ++k)
-      inputs.push_back(
-          from_vector(std::vector<T>(all.begin() + k * 5,
-                                     all.begin() + (k + 1) * 5),
-                      {5}));
+      inputs.push_back(from_vector(
+          std::vector<T>(all.begin() + k * 5, all.begin() + (k + 1) * 5), {5}));
     Tensor out = zeros({5}, dtype(from_vector(std::vector<T>{0}).dtype()));
     dist::reduce_scatter(out, inputs, op);
     std::vector<T> red = reduced<T>(op, gSize * 5);
-    expectEq(std::string("reduce_scatter ") + name + " " + dist::toString(op),
-             out.to_vector<T>(),
-             std::vector<T>(red.begin() + gRank * 5,
-                            red.begin() + (gRank + 1) * 5));
+    expectEq(
+        std::string("reduce_scatter ") + name + " " + dist::toString(op),
+        out.to_vector<T>(),
+        std::vector<T>(red.begin() + gRank * 5, red.begin() + (gRank + 1) * 5));
   }
 }
 

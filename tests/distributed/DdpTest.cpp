@@ -98,8 +98,9 @@ int main() {
     for (int64_t s = 0; s < kSteps; ++s) {
       float local;
       {
-        Tensor loss = F::cross_entropy(model(x.narrow(0, s * kBatch + rank * shard, shard)),
-                            y.narrow(0, s * kBatch + rank * shard, shard));
+        Tensor loss = F::cross_entropy(
+            model(x.narrow(0, s * kBatch + rank * shard, shard)),
+            y.narrow(0, s * kBatch + rank * shard, shard));
         opt.zero_grad(/*set_to_none=*/true);
         loss.backward();
         local = loss.item<float>();
@@ -112,8 +113,9 @@ int main() {
 
       float single;
       {
-        Tensor loss = F::cross_entropy(reference(x.narrow(0, s * kBatch, kBatch)),
-                                       y.narrow(0, s * kBatch, kBatch));
+        Tensor loss =
+            F::cross_entropy(reference(x.narrow(0, s * kBatch, kBatch)),
+                             y.narrow(0, s * kBatch, kBatch));
         refOpt.zero_grad(true);
         loss.backward();
         single = loss.item<float>();

@@ -61,9 +61,9 @@ int main(int argc, char **argv) {
     std::printf("OK\n");
     return 0;
   } catch (const Error &e) {
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     std::printf("strata::Error after %.1f s: %s\n", s, e.what());
     return 1;
   } catch (const std::exception &e) {

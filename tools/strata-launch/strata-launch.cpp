@@ -1,4 +1,5 @@
-//===- strata-launch.cpp - start N ranks of a program, as torchrun ---------===//
+//===- strata-launch.cpp - start N ranks of a program, as torchrun
+//---------===//
 //
 //   strata-launch --nproc-per-node N [--master-addr A] [--master-port P]
 //                 [--grace-seconds S] PROGRAM ARGS...

@@ -1,4 +1,5 @@
-//===- distributed.h - torch.distributed: process groups, collectives -*- C++ -*-===//
+//===- distributed.h - torch.distributed: process groups, collectives -*- C++
+//-*-===//
 //
 // PyTorch's c10d API over Gloo (CPU tensors, TCP): a process group made from
 // the environment torchrun sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT;
@@ -107,8 +108,7 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
                             SourceLoc loc = SourceLoc::current());
 /// Reduces `input_list[k]` across ranks with `op` into rank k's `output`
 /// (the list has world-size tensors of output's shape and dtype).
-Work reduce_scatter(const Tensor &output,
-                    const std::vector<Tensor> &input_list,
+Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
                     ReduceOp op = ReduceOp::SUM, bool async_op = false,
                     SourceLoc loc = SourceLoc::current());
 /// Returns when every rank has entered it.
@@ -140,18 +140,16 @@ struct DistributedDataParallelOptions {
 class DistributedDataParallel {
 public:
   /// Wraps `module` (shared, not copied) in the default process group.
-  explicit DistributedDataParallel(
-      std::shared_ptr<nn::Module> module,
-      DistributedDataParallelOptions options = {},
-      SourceLoc loc = SourceLoc::current());
+  explicit DistributedDataParallel(std::shared_ptr<nn::Module> module,
+                                   DistributedDataParallelOptions options = {},
+                                   SourceLoc loc = SourceLoc::current());
   /// Wraps the module a holder refers to.
   template <typename Impl>
   explicit DistributedDataParallel(const nn::ModuleHolder<Impl> &holder,
                                    DistributedDataParallelOptions options = {},
                                    SourceLoc loc = SourceLoc::current())
       : DistributedDataParallel(
-            std::static_pointer_cast<nn::Module>(holder.ptr()), options, loc) {
-  }
+            std::static_pointer_cast<nn::Module>(holder.ptr()), options, loc) {}
   /// Averages the gradients across ranks (call after backward(), before the
   /// optimizer's step). A parameter without a gradient on this rank takes
   /// part with zeros (its gradient becomes the average).

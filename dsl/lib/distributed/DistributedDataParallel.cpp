@@ -88,8 +88,8 @@ void DistributedDataParallel::sync_gradients(SourceLoc loc) {
     for (size_t k : buckets_[b]) {
       Tensor &p = params_[k];
       int64_t n = p.numel(loc);
-      Tensor avg = pending[b].flat.narrow(0, offset, n, loc).view(p.sizes(loc),
-                                                                  loc);
+      Tensor avg =
+          pending[b].flat.narrow(0, offset, n, loc).view(p.sizes(loc), loc);
       offset += n;
       Tensor g = p.grad(loc);
       if (g.defined())

@@ -116,7 +116,8 @@ std::string toString(ReduceOp op) {
 
 namespace {
 
-//===--- The group ----------------------------------------------------------===//
+//===--- The group
+//----------------------------------------------------------===//
 
 /// What a rank says about a collective before running it; every rank's
 /// record must equal rank 0's.
@@ -188,8 +189,8 @@ struct Group {
       {
         std::lock_guard<std::mutex> lock(m);
         if (!broken.empty()) {
-          error = w->what + ": the process group failed earlier (" + broken +
-                  ")";
+          error =
+              w->what + ": the process group failed earlier (" + broken + ")";
           hint = "a failed collective leaves the group unusable; end the "
                  "process and restart every rank";
         }
@@ -215,12 +216,11 @@ struct Group {
                   "or crash?)";
           os << " [gloo: " << what << "]";
           error = os.str();
-          hint = timedOut
-                     ? "every rank must call the same collectives in the "
-                       "same order; a longer timeout "
-                       "(init_process_group's timeout) if a rank is slow"
-                     : "look at the other ranks' output for the first "
-                       "failure";
+          hint = timedOut ? "every rank must call the same collectives in the "
+                            "same order; a longer timeout "
+                            "(init_process_group's timeout) if a rank is slow"
+                          : "look at the other ranks' output for the first "
+                            "failure";
           std::lock_guard<std::mutex> lock(m);
           broken = error;
         }
@@ -273,8 +273,7 @@ int64_t envInt(const char *name, const std::string &what,
                const SourceLoc &loc) {
   const char *v = std::getenv(name);
   if (!v || !*v)
-    fail(what + ": environment variable " + name +
-             " expected, but not set",
+    fail(what + ": environment variable " + name + " expected, but not set",
          "start the ranks with strata-launch (or torchrun), or set RANK, "
          "WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
          loc);
@@ -327,8 +326,9 @@ void checkTensor(const char *what, const Tensor &t, const SourceLoc &loc) {
                              "undefined one",
          "pass a tensor made by a factory or an op", loc);
   if (t.device(loc).type() != Device::Type::CPU)
-    fail(std::string(what) + ": the gloo backend takes CPU tensors, but got "
-                             "a tensor on " +
+    fail(std::string(what) +
+             ": the gloo backend takes CPU tensors, but got "
+             "a tensor on " +
              t.device(loc).str() +
              "; the nccl backend (CUDA tensors) is not available in this "
              "build (libnccl.so.2 is not loaded)",
@@ -362,8 +362,8 @@ void *pointerTo(const Tensor &t, Work::State &w, bool writeBack,
   return p;
 }
 
-Signature signatureOf(OpCode op, const Tensor *t, int64_t reduce,
-                      int64_t root, int64_t count, const SourceLoc &loc) {
+Signature signatureOf(OpCode op, const Tensor *t, int64_t reduce, int64_t root,
+                      int64_t count, const SourceLoc &loc) {
   Signature s;
   s.op = op;
   s.reduce = reduce;
@@ -374,8 +374,7 @@ Signature signatureOf(OpCode op, const Tensor *t, int64_t reduce,
     s.numel = t->numel(loc);
     s.ndim = t->dim(loc);
     const Shape &sizes = t->sizes(loc);
-    for (int64_t d = 0; d < std::min<int64_t>(s.ndim, Signature::kMaxDims);
-         ++d)
+    for (int64_t d = 0; d < std::min<int64_t>(s.ndim, Signature::kMaxDims); ++d)
       s.sizes[d] = sizes[d];
   }
   return s;
@@ -529,7 +528,8 @@ void checkList(const char *what, const std::vector<Tensor> &list,
 
 } // namespace
 
-//===--- Initialization -----------------------------------------------------===//
+//===--- Initialization
+//-----------------------------------------------------===//
 
 void init_process_group(const std::string &backend,
                         const std::string &init_method,
@@ -575,8 +575,7 @@ void init_process_group(const std::string &backend,
       if (!addr || !*addr)
         fail(what + ": environment variable MASTER_ADDR expected, but not "
                     "set",
-             "set MASTER_ADDR and MASTER_PORT (strata-launch sets them)",
-             loc);
+             "set MASTER_ADDR and MASTER_PORT (strata-launch sets them)", loc);
       int64_t port = envInt("MASTER_PORT", what, loc);
       if (port <= 0 || port > 65535)
         fail(what + ": MASTER_PORT must be in [1, 65535], but got " +
@@ -603,8 +602,8 @@ void init_process_group(const std::string &backend,
              loc);
       }
     } else if (init_method.rfind("file://", 0) == 0) {
-      g->store = std::make_unique<TimedFileStore>(init_method.substr(7),
-                                                  timeout);
+      g->store =
+          std::make_unique<TimedFileStore>(init_method.substr(7), timeout);
     } else {
       fail(what + ": unsupported init_method '" + init_method +
                "' (expected env:// or file:///DIR)",
@@ -621,8 +620,7 @@ void init_process_group(const std::string &backend,
       attr.iface = iface;
     }
     g->device = gloo::transport::tcp::CreateDevice(attr);
-    g->context =
-        std::make_shared<gloo::rendezvous::Context>(g->rank, g->size);
+    g->context = std::make_shared<gloo::rendezvous::Context>(g->rank, g->size);
     g->context->setTimeout(timeout);
     g->context->connectFullMesh(*g->store, g->device);
     // Every rank has read the store once all are here: rank 0, which
@@ -704,8 +702,9 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
   checkTensor(what, tensor, loc);
   DType dt = tensor.dtype(loc);
   if (op == ReduceOp::AVG && !isFloatingPoint(dt))
-    fail(std::string(what) + ": ReduceOp.AVG needs a floating-point tensor, "
-                             "but got " +
+    fail(std::string(what) +
+             ": ReduceOp.AVG needs a floating-point tensor, "
+             "but got " +
              toString(dt),
          "use ReduceOp::SUM and divide, or convert with .to(kFloat32)", loc);
   auto w = newState(what, loc);
@@ -728,11 +727,10 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
       }
     });
   };
-  return submit(g,
-                w,
-                signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1,
-                            1, loc),
-                async_op);
+  return submit(
+      g, w,
+      signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1, 1, loc),
+      async_op);
 }
 
 Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
@@ -788,10 +786,10 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
   w->finish = [list, out, shape, numel, loc]() {
     NoGradGuard noGrad;
     for (size_t k = 0; k < list.size(); ++k)
-      Tensor(list[k])
-          .copy_(out.narrow(0, static_cast<int64_t>(k) * numel, numel, loc)
-                     .view(shape, loc),
-                 loc);
+      Tensor(list[k]).copy_(
+          out.narrow(0, static_cast<int64_t>(k) * numel, numel, loc)
+              .view(shape, loc),
+          loc);
   };
   uint32_t tag = takeTag(g);
   Group *gp = &g;
@@ -822,8 +820,7 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
   checkTensor(what, output, loc);
   if (output.dtype(loc) != input.dtype(loc) ||
       output.numel(loc) != g.size * input.numel(loc) || output.dim(loc) < 1 ||
-      output.size(0, loc) != g.size * (input.dim(loc) ? input.size(0, loc)
-                                                      : 1))
+      output.size(0, loc) != g.size * (input.dim(loc) ? input.size(0, loc) : 1))
     fail(std::string(what) +
              ": output tensor size must be equal to world_size times input "
              "tensor size, with the input's dtype (" +
@@ -861,8 +858,9 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
   checkList(what, input_list, output, g.size, "input_list", loc);
   DType dt = output.dtype(loc);
   if (op == ReduceOp::AVG && !isFloatingPoint(dt))
-    fail(std::string(what) + ": ReduceOp.AVG needs a floating-point tensor, "
-                             "but got " +
+    fail(std::string(what) +
+             ": ReduceOp.AVG needs a floating-point tensor, "
+             "but got " +
              toString(dt),
          "use ReduceOp::SUM and divide, or convert with .to(kFloat32)", loc);
   auto w = newState(what, loc);
@@ -923,8 +921,7 @@ Work barrier(bool async_op, SourceLoc loc) {
     opts.setTag(tag);
     gloo::barrier(opts);
   };
-  return submit(g, w, signatureOf(kBarrier, nullptr, -1, -1, 0, loc),
-                async_op);
+  return submit(g, w, signatureOf(kBarrier, nullptr, -1, -1, 0, loc), async_op);
 }
 
 } // namespace distributed

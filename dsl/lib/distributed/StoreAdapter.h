@@ -1,4 +1,5 @@
-//===- StoreAdapter.h - the rendezvous stores of a process group -*- C++ -*-===//
+//===- StoreAdapter.h - the rendezvous stores of a process group -*- C++
+//-*-===//
 //
 // gloo::rendezvous::Store over PyTorch's c10d::TCPStore (env://, what
 // torchrun's ranks use) or gloo's FileStore (file://). Internal to
