@@ -54,6 +54,8 @@ struct Work::State {
   std::function<void()> run;
   /// On the waiting thread, after success: copy-backs into strided views.
   std::function<void()> finish;
+  /// The tag of the signature check (0: none).
+  uint32_t checkTag = 0;
   /// Temporaries the raw pointers point into.
   std::vector<Tensor> keep;
 
@@ -170,21 +172,38 @@ struct Group {
   std::mutex m;
   std::condition_variable cv;
   std::deque<std::shared_ptr<Work::State>> queue;
+  bool running = false; // a work item runs (on the worker or inline)
   bool stop = false;
   std::string broken; // the first failure, once one happened
   std::thread worker;
 
+  /// The worker: runs queued work in order, never while a synchronous
+  /// collective runs inline on its caller's thread.
   void loop() {
     for (;;) {
       std::shared_ptr<Work::State> w;
       {
         std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return stop || !queue.empty(); });
+        cv.wait(lock, [&] { return stop || (!queue.empty() && !running); });
         if (queue.empty())
           return;
         w = std::move(queue.front());
         queue.pop_front();
+        running = true;
       }
+      execute(*w);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        running = false;
+      }
+      cv.notify_all();
+    }
+  }
+
+  /// Runs one work item (without holding m) and publishes its outcome.
+  void execute(Work::State &item) {
+    Work::State *w = &item;
+    {
       std::string error, hint;
       {
         std::lock_guard<std::mutex> lock(m);
@@ -468,12 +487,7 @@ template <typename T> void divideBy(void *p, size_t n, int size) {
 /// `async`, waits for it.
 Work submit(Group &g, std::shared_ptr<Work::State> w, const Signature &sig,
             bool async) {
-  uint32_t checkTag = 0;
-  {
-    std::lock_guard<std::mutex> lock(g.m);
-    if (g.check && g.size > 1)
-      checkTag = g.nextTag++;
-  }
+  uint32_t checkTag = w->checkTag;
   if (checkTag) {
     auto run = std::move(w->run);
     Group *gp = &g;
@@ -483,12 +497,25 @@ Work submit(Group &g, std::shared_ptr<Work::State> w, const Signature &sig,
       run();
     };
   }
+  Work work(w);
   {
-    std::lock_guard<std::mutex> lock(g.m);
+    std::unique_lock<std::mutex> lock(g.m);
+    if (!async && g.queue.empty() && !g.running) {
+      // Nothing queued or running: run here, sparing two thread hand-offs
+      // (each a scheduler tick on a loaded machine).
+      g.running = true;
+      lock.unlock();
+      g.execute(*w);
+      lock.lock();
+      g.running = false;
+      lock.unlock();
+      g.cv.notify_all();
+      work.wait(w->loc);
+      return work;
+    }
     g.queue.push_back(w);
   }
-  g.cv.notify_one();
-  Work work(w);
+  g.cv.notify_all();
   if (!async)
     work.wait(w->loc);
   return work;
@@ -499,10 +526,16 @@ uint32_t takeTag(Group &g) {
   return g.nextTag++;
 }
 
-std::shared_ptr<Work::State> newState(const char *what, const SourceLoc &loc) {
+/// A new work item; its signature check (when on) takes the next tag, so
+/// the check's tag comes before the collective's.
+std::shared_ptr<Work::State> newState(Group &g, const char *what,
+                                      const SourceLoc &loc) {
   auto w = std::make_shared<Work::State>();
   w->what = what;
   w->loc = loc;
+  std::lock_guard<std::mutex> lock(g.m);
+  if (g.check && g.size > 1)
+    w->checkTag = g.nextTag++;
   return w;
 }
 
@@ -707,7 +740,7 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
              "but got " +
              toString(dt),
          "use ReduceOp::SUM and divide, or convert with .to(kFloat32)", loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   void *p = pointerTo(tensor, *w, /*writeBack=*/true, loc);
   size_t n = static_cast<size_t>(tensor.numel(loc));
   uint32_t tag = takeTag(g);
@@ -742,7 +775,7 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
     fail(std::string(what) + ": src must be a rank in [0, " +
              std::to_string(g.size) + "), but got " + std::to_string(src),
          "give the rank whose tensor is sent", loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   void *p = pointerTo(tensor, *w, /*writeBack=*/true, loc);
   size_t bytes =
       static_cast<size_t>(tensor.numel(loc) * tensor.element_size(loc));
@@ -770,7 +803,7 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
   Group &g = group(what, loc);
   checkTensor(what, tensor, loc);
   checkList(what, tensor_list, tensor, g.size, "tensor_list", loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   size_t bytes =
       static_cast<size_t>(tensor.numel(loc) * tensor.element_size(loc));
   void *in = pointerTo(tensor, *w, /*writeBack=*/false, loc);
@@ -826,7 +859,7 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
              "tensor size, with the input's dtype (" +
              toString(input.dtype(loc)) + ")",
          "make output's first dim world_size times input's", loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   size_t bytes =
       static_cast<size_t>(input.numel(loc) * input.element_size(loc));
   void *in = pointerTo(input, *w, false, loc);
@@ -863,7 +896,7 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
              "but got " +
              toString(dt),
          "use ReduceOp::SUM and divide, or convert with .to(kFloat32)", loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   int64_t numel = output.numel(loc);
   // The inputs side by side in one buffer (cat of the flattened list, a
   // recorded copy), all-reduced by gloo; rank r keeps the part at r * numel.
@@ -911,7 +944,7 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
 Work barrier(bool async_op, SourceLoc loc) {
   const char *what = "barrier";
   Group &g = group(what, loc);
-  auto w = newState(what, loc);
+  auto w = newState(g, what, loc);
   uint32_t tag = takeTag(g);
   Group *gp = &g;
   w->run = [gp, tag]() {
