@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
   int size = static_cast<int>(dist::get_world_size());
 
   // The direct gloo context: same transport, its own rendezvous.
-  std::string dir = "/tmp/strata-bench-allreduce-" +
-                    std::string(std::getenv("MASTER_PORT"));
+  std::string dir =
+      "/tmp/strata-bench-allreduce-" + std::string(std::getenv("MASTER_PORT"));
   if (rank == 0) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);

@@ -7,6 +7,7 @@
 // exit-early, crash and hang (rank 1 leaves, aborts, or never calls the
 // collective), shape and dtype (rank 1 gives another tensor), missing and
 // no-master (run_fault.py starts fewer ranks or none at the master),
+// ddp-shapes (rank 1 wraps a model of other shapes),
 // file-store (a plain all_reduce). Prints "OK" and exits 0, or prints
 // "strata::Error: <what()>" and exits 1; any other exception exits 2.
 //
@@ -44,6 +45,10 @@ int main(int argc, char **argv) {
         std::abort();
       if (mode == "hang")
         std::this_thread::sleep_for(std::chrono::minutes(5));
+    }
+    if (mode == "ddp-shapes") {
+      nn::Linear model(rank == 1 ? 3 : 2, 2);
+      dist::DistributedDataParallel ddp(model);
     }
     Tensor t = ones({3}, dtype(kFloat32));
     if (rank == 1 && mode == "shape")

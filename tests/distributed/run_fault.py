@@ -30,6 +30,8 @@ CASES = {
     "dtype": (2, [0, 1], [0, 1], "and dtype torch.float64"),
     "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
     "no-master": (2, [1], [1], "could not reach the master's store"),
+    "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "
+                   "module has parameters of other number, shapes or dtypes"),
     "file-store": (2, [0, 1], [], "OK"),
 }
 

@@ -130,13 +130,14 @@ struct DistributedDataParallelOptions {
 };
 
 /// Data-parallel training of a module (torch.nn.parallel.
-/// DistributedDataParallel): rank 0's parameters are broadcast at
-/// construction; after loss.backward(), sync_gradients() averages every
-/// parameter's gradient across ranks, in buckets of about bucket_cap_bytes
-/// (one all_reduce per bucket, started asynchronously one after another),
-/// so an optimizer step keeps the ranks' parameters identical. strata's
-/// autograd runs backward as one program, with no per-gradient hook, so the
-/// buckets start after backward() returns, not during it.
+/// DistributedDataParallel): the ranks' parameter shapes and dtypes are
+/// compared and rank 0's values broadcast at construction; after
+/// loss.backward(), sync_gradients() averages every parameter's gradient across
+/// ranks, in buckets of about bucket_cap_bytes (one all_reduce per bucket,
+/// started asynchronously one after another), so an optimizer step keeps the
+/// ranks' parameters identical. strata's autograd runs backward as one program,
+/// with no per-gradient hook, so the buckets start after backward() returns,
+/// not during it.
 class DistributedDataParallel {
 public:
   /// Wraps `module` (shared, not copied) in the default process group.
@@ -160,6 +161,9 @@ public:
   const std::vector<std::vector<size_t>> &buckets() const { return buckets_; }
 
 private:
+  /// Throws on every rank unless all ranks' parameters agree.
+  void verifyShapes(const SourceLoc &loc) const;
+
   std::shared_ptr<nn::Module> module_;
   std::vector<Tensor> params_;
   std::vector<std::vector<size_t>> buckets_;

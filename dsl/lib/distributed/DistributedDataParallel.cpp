@@ -11,9 +11,13 @@
 // returns (docs/distributed.md).
 //
 //===----------------------------------------------------------------------===//
+#include "Unchecked.h"
+
 #include "strata/distributed.h"
 
 #include "strata/strata.h"
+
+#include <algorithm>
 
 namespace strata {
 namespace distributed {
@@ -36,6 +40,7 @@ DistributedDataParallel::DistributedDataParallel(
                     std::to_string(options.bucket_cap_bytes),
                 "the default is 25 MB, as PyTorch's bucket_cap_mb", loc);
   params_ = module_->parameters();
+  verifyShapes(loc);
   if (options.broadcast_parameters) {
     std::vector<Work> works;
     for (const Tensor &p : params_)
@@ -62,6 +67,38 @@ DistributedDataParallel::DistributedDataParallel(
     buckets_.push_back(std::move(current));
 }
 
+void DistributedDataParallel::verifyShapes(const SourceLoc &loc) const {
+  // Each rank's parameter list as (count, then dtype, rank and sizes of
+  // each), all-gathered in two steps: the lengths, then the lists padded to
+  // the longest.
+  std::vector<int64_t> mine = {static_cast<int64_t>(params_.size())};
+  for (const Tensor &p : params_) {
+    mine.push_back(static_cast<int64_t>(p.dtype(loc)));
+    mine.push_back(p.dim(loc));
+    for (int64_t s : p.sizes(loc))
+      mine.push_back(s);
+  }
+  int64_t world = get_world_size(loc);
+  Tensor length =
+      from_vector(std::vector<int64_t>{static_cast<int64_t>(mine.size())}, {1});
+  Tensor lengths = empty({world}, dtype(kInt64));
+  all_gather_into_tensor(lengths, length, false, loc);
+  std::vector<int64_t> ls = lengths.to_vector<int64_t>();
+  int64_t longest = *std::max_element(ls.begin(), ls.end());
+  mine.resize(static_cast<size_t>(longest), -1);
+  Tensor all = empty({world * longest}, dtype(kInt64));
+  all_gather_into_tensor(all, from_vector(mine, {longest}), false, loc);
+  std::vector<int64_t> av = all.to_vector<int64_t>();
+  for (int64_t r = 1; r < world; ++r)
+    if (!std::equal(av.begin(), av.begin() + longest, av.begin() + r * longest))
+      throw Error("DistributedDataParallel: rank " + std::to_string(r) +
+                      "'s module has parameters of other number, shapes or "
+                      "dtypes than rank 0's (" +
+                      std::to_string(av[r * longest]) + " and " +
+                      std::to_string(av[0]) + " parameters)",
+                  "every rank must wrap the same model", loc);
+}
+
 void DistributedDataParallel::sync_gradients(SourceLoc loc) {
   NoGradGuard noGrad;
   struct Pending {
@@ -79,6 +116,8 @@ void DistributedDataParallel::sync_gradients(SourceLoc loc) {
     }
     Tensor flat = grads.size() == 1 ? grads[0].contiguous(loc).clone(loc)
                                     : cat(grads, 0, loc);
+    // The buckets' shapes were checked across ranks at construction.
+    detail::UncheckedGuard unchecked;
     Work work = all_reduce(flat, ReduceOp::AVG, /*async_op=*/true, loc);
     pending.push_back({flat, work});
   }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "StoreAdapter.h"
+#include "Unchecked.h"
 
 #include "strata/distributed.h"
 #include "strata/strata.h"
@@ -314,6 +315,7 @@ struct Group {
 
 std::mutex gGroupMutex;
 std::unique_ptr<Group> gGroup;
+thread_local bool tUnchecked = false;
 
 void help(void *group, Work::State *w) { static_cast<Group *>(group)->help(w); }
 
@@ -581,7 +583,7 @@ std::shared_ptr<Work::State> newState(Group &g, const char *what,
   w->what = what;
   w->loc = loc;
   std::lock_guard<std::mutex> lock(g.m);
-  if (g.check && g.size > 1)
+  if (g.check && g.size > 1 && !tUnchecked)
     w->checkTag = g.nextTag++;
   return w;
 }
@@ -607,6 +609,12 @@ void checkList(const char *what, const std::vector<Tensor> &list,
 }
 
 } // namespace
+
+detail::UncheckedGuard::UncheckedGuard() : previous_(tUnchecked) {
+  tUnchecked = true;
+}
+
+detail::UncheckedGuard::~UncheckedGuard() { tUnchecked = previous_; }
 
 //===--- Initialization
 //-----------------------------------------------------===//
