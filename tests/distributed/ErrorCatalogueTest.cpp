@@ -72,7 +72,7 @@ TEST(DistributedErrorCatalogue, Initialization) {
   std::vector<Case> cases = {
     CASE("D01", "get_rank: Default process group has not been initialized", (void)dist::get_rank()),
     CASE("D02", "init_process_group: Invalid backend: 'mpi'", dist::init_process_group("mpi")),
-    CASE("D03", "init_process_group: the nccl backend is not available in this build", dist::init_process_group("nccl")),
+    CASE("D03", "init_process_group: the nccl backend needs libnccl-absent.so.2, which could not be loaded (", ::setenv("STRATA_NCCL_LIBRARY", "libnccl-absent.so.2", 1); dist::init_process_group("nccl")),
     CASE("D04", "init_process_group: environment variable WORLD_SIZE expected, but not set", dist::init_process_group()),
     CASE("D05", "init_process_group: environment variable RANK must be an integer, but got 'one'", ::setenv("RANK", "one", 1); dist::init_process_group("gloo", "env://", t, 2)),
     CASE("D06", "init_process_group: the rank must be in [0, world_size), but got rank 2 and world_size 2", dist::init_process_group("gloo", "env://", t, 2, 2)),

@@ -63,15 +63,15 @@ private:
 };
 
 /// Joins the default process group (torch.distributed.init_process_group):
-/// `backend` "gloo" (CPU tensors) or "nccl" (CUDA tensors; not available in
-/// this build, a strata::Error says so); `init_method` "env://" (RANK,
-/// WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment; rank 0 hosts
-/// the store) or "file:///DIR" (a directory every rank sees, empty at the
-/// start). `world_size` and `rank` override the environment's (-1: read
-/// it). Every rank must call it; it returns when all have joined, and
-/// throws a located strata::Error (D-codes, docs/errors.md) when a rank
-/// does not join within `timeout`, the master cannot be reached, or the
-/// arguments are invalid. `timeout` also bounds every later collective.
+/// `backend` "gloo" (CPU tensors); "nccl" loads libnccl.so.2 at run time
+/// and, not implemented yet, throws a strata::Error saying what is missing;
+/// `init_method` "env://" (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the
+/// environment; rank 0 hosts the store) or "file:///DIR" (a directory every
+/// rank sees, empty at the start). `world_size` and `rank` override the
+/// environment's (-1: read it). Every rank must call it; it returns when all
+/// have joined, and throws a located strata::Error (D-codes, docs/errors.md)
+/// when a rank does not join within `timeout`, the master cannot be reached, or
+/// the arguments are invalid. `timeout` also bounds every later collective.
 void init_process_group(const std::string &backend = "gloo",
                         const std::string &init_method = "env://",
                         std::chrono::milliseconds timeout = kDefaultTimeout,

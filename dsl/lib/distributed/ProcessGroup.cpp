@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <dlfcn.h>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -397,8 +398,8 @@ void checkTensor(const char *what, const Tensor &t, const SourceLoc &loc) {
              ": the gloo backend takes CPU tensors, but got "
              "a tensor on " +
              t.device(loc).str() +
-             "; the nccl backend (CUDA tensors) is not available in this "
-             "build (libnccl.so.2 is not loaded)",
+             "; collectives on CUDA tensors need the nccl backend, which "
+             "strata does not implement yet",
          "move the tensor with .to(kCPU) before the collective", loc);
 }
 
@@ -624,11 +625,26 @@ void init_process_group(const std::string &backend,
                         std::chrono::milliseconds timeout, int64_t world_size,
                         int64_t rank, SourceLoc loc) {
   const std::string what = "init_process_group";
-  if (backend == "nccl")
-    fail(what + ": the nccl backend is not available in this build "
-                "(libnccl.so.2 is not loaded; strata's collectives on CUDA "
-                "tensors need it)",
-         "use backend \"gloo\" with CPU tensors", loc);
+  if (backend == "nccl") {
+    // Loaded at run time, like the CUDA driver: a build without NCCL runs
+    // everywhere and says what is missing.
+    const char *name = std::getenv("STRATA_NCCL_LIBRARY");
+    std::string library = name && *name ? name : "libnccl.so.2";
+    void *nccl = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!nccl) {
+      const char *why = dlerror();
+      fail(what + ": the nccl backend needs " + library +
+               ", which could not be loaded (" +
+               std::string(why ? why : "not found") + ")",
+           "install NCCL (Debian: libnccl2) on a machine with NVIDIA GPUs, "
+           "or use backend \"gloo\" with CPU tensors",
+           loc);
+    }
+    dlclose(nccl);
+    fail(what + ": the nccl backend is not implemented yet (" + library +
+             " was found; strata's collectives run on gloo only)",
+         "use backend \"gloo\" with CPU tensors (.to(kCPU))", loc);
+  }
   if (backend != "gloo")
     fail(what + ": Invalid backend: '" + backend + "'",
          "use \"gloo\" (CPU tensors)", loc);
