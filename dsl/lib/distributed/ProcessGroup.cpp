@@ -686,14 +686,19 @@ void init_process_group(const std::string &backend,
                  std::to_string(port),
              "give a free TCP port", loc);
       std::string master = addr;
+      // Under torchrun its agent serves the store at MASTER_PORT and says
+      // so (PyTorch's env:// rendezvous reads the same variable).
+      const char *agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+      bool agentStore = agent && std::string(agent) == "True";
       if (master != "127.0.0.1" && master != "localhost") {
         char name[256] = {};
         gethostname(name, sizeof name - 1);
         host = name;
       }
       try {
-        g->store = detail::makeTcpStore(master, static_cast<uint16_t>(port),
-                                        rank == 0, g->size, timeout);
+        g->store =
+            detail::makeTcpStore(master, static_cast<uint16_t>(port),
+                                 rank == 0 && !agentStore, g->size, timeout);
       } catch (const std::exception &e) {
         std::string m = e.what();
         m = m.substr(0, m.find('\n'));
