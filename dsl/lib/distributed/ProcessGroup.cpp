@@ -862,8 +862,8 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
     if (bytes == 0 || gp->size == 1)
       return;
     gloo::BroadcastOptions opts(gp->context);
-    if (gp->rank == root)
-      opts.setInput(static_cast<uint8_t *>(p), bytes);
+    // The root sends its output buffer (an input that is the same memory
+    // would be memcpy'd onto itself while being sent).
     opts.setOutput(static_cast<uint8_t *>(p), bytes);
     opts.setRoot(root);
     opts.setTag(tag);
