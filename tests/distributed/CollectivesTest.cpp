@@ -131,6 +131,26 @@ void allReduceViewsAndPending() {
     v -= 1;
   expectEq("all_reduce then an op", after.to_vector<double>(), wantMax);
 
+  // A reader recorded before the collective reads the values before it
+  // (data_ptr() runs pending readers first: PyTorch's eager order).
+  Tensor a = from_vector(inputOf<float>(gRank, 6), {6});
+  Tensor before = a * 1.0f; // pending
+  dist::all_reduce(a, dist::ReduceOp::SUM);
+  expectEq("a reader recorded before", before.to_vector<float>(),
+           inputOf<float>(gRank, 6));
+  expectEq("the reduced tensor", a.to_vector<float>(),
+           reduced<float>(dist::ReduceOp::SUM, 6));
+
+  // A strided view's result is a recorded write: the version moves.
+  Tensor m = from_vector(inputOf<float>(gRank, 12), {3, 4});
+  int64_t version = m._version();
+  dist::all_reduce(m.t(), dist::ReduceOp::MAX);
+  ++gChecks;
+  if (m._version() <= version) {
+    ++gFailures;
+    std::printf("FAIL the version of a view's base did not move\n");
+  }
+
   // Bool: sum is logical or, product logical and.
   std::vector<bool> mine = {gRank == 0, true, false, gRank == 1};
   Tensor flags = from_vector(mine, {4});
