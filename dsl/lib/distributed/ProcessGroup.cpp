@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -171,6 +172,15 @@ std::string describe(const int64_t *w) {
   if (w[0] == 3 || w[0] == 4)
     os << ", a list of " << w[4] << " tensors";
   return os.str();
+}
+
+/// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
+int debugLevel() {
+  static int level = [] {
+    const char *v = std::getenv("STRATA_DEBUG");
+    return v ? std::atoi(v) : 0;
+  }();
+  return level;
 }
 
 bool checkFromEnvironment() {
@@ -414,6 +424,24 @@ void *pointerTo(const Tensor &t, Work::State &w, bool writeBack,
     return nullptr;
   if (t.is_contiguous(loc))
     return t.data_ptr(loc);
+  if (debugLevel() >= 1) {
+    std::ostringstream os;
+    auto list = [&os](const Shape &v) {
+      os << "[";
+      for (size_t i = 0; i < v.size(); ++i)
+        os << (i ? ", " : "") << v[i];
+      os << "]";
+    };
+    os << "[strata] " << w.what << " at " << loc.file_name() << ":"
+       << loc.line() << ": a strided view (sizes ";
+    list(t.sizes(loc));
+    os << ", strides ";
+    list(t.strides(loc));
+    os << ", offset " << t.storage_offset(loc) << ") is packed into a "
+       << "contiguous copy of " << t.numel(loc) * t.element_size(loc)
+       << " bytes" << (writeBack ? ", the result copied back" : "") << "\n";
+    std::fputs(os.str().c_str(), stderr);
+  }
   Tensor packed = t.contiguous(loc);
   void *p = packed.data_ptr(loc);
   w.keep.push_back(packed);
