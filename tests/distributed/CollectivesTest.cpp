@@ -151,6 +151,16 @@ void allReduceViewsAndPending() {
     std::printf("FAIL the version of a view's base did not move\n");
   }
 
+  // A 0-d tensor and an empty one.
+  Tensor scalar = ones(Shape{}, dtype(kFloat64)) * static_cast<double>(gRank);
+  dist::all_reduce(scalar, dist::ReduceOp::SUM);
+  expectEq("all_reduce 0-d", std::vector<double>{scalar.item<double>()},
+           std::vector<double>{static_cast<double>(gSize * (gSize - 1) / 2)});
+  Tensor none = zeros({0, 3});
+  dist::all_reduce(none);
+  dist::broadcast(none, 0);
+  expectEq("all_reduce empty", none.to_vector<float>(), std::vector<float>{});
+
   // Bool: sum is logical or, product logical and.
   std::vector<bool> mine = {gRank == 0, true, false, gRank == 1};
   Tensor flags = from_vector(mine, {4});
