@@ -89,7 +89,7 @@ int64_t get_world_size(SourceLoc loc = SourceLoc::current());
 std::string get_backend(SourceLoc loc = SourceLoc::current());
 
 /// Reduces `tensor` across ranks with `op`; every rank gets the result in
-/// place. Any strided tensor of a dtype other than bool for AVG; pending
+/// place. Any strided CPU tensor (AVG: floating dtypes only); pending
 /// tensors are evaluated first; every rank must give the same shape and
 /// dtype (checked: a strata::Error on every rank otherwise).
 Work all_reduce(const Tensor &tensor, ReduceOp op = ReduceOp::SUM,
@@ -117,6 +117,7 @@ Work barrier(bool async_op = false, SourceLoc loc = SourceLoc::current());
 /// Whether a collective checks first that every rank gives the same op,
 /// shape, dtype and root (one small all_gather; on by default, as PyTorch's
 /// TORCH_DISTRIBUTED_DEBUG=DETAIL; STRATA_DISTRIBUTED_CHECK=0 turns it off).
+/// Applies to the current group; every rank must set the same.
 void set_consistency_check(bool enabled);
 /// The current setting of set_consistency_check.
 bool consistency_check();
