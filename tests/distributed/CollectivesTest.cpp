@@ -236,6 +236,22 @@ template <typename T> void reduceScatters(const char *name) {
   }
 }
 
+/// Two async collectives on one strided view, waited in reverse order: the
+/// second sees the first's result (PyTorch's order), not the view's values
+/// from before it.
+void asyncTwiceOnAView() {
+  Tensor base = from_vector(inputOf<float>(gRank, 12), {3, 4});
+  Tensor view = base.t(); // 4 x 3, strided
+  dist::Work first = dist::all_reduce(view, dist::ReduceOp::SUM, true);
+  dist::Work second = dist::all_reduce(view, dist::ReduceOp::SUM, true);
+  second.wait();
+  first.wait();
+  std::vector<float> want = reduced<float>(dist::ReduceOp::SUM, 12);
+  for (float &v : want)
+    v *= static_cast<float>(gSize);
+  expectEq("two async all_reduces on one view", base.to_vector<float>(), want);
+}
+
 void asyncForms() {
   std::vector<Tensor> ts;
   std::vector<dist::Work> works;
@@ -283,6 +299,7 @@ int main() {
     reduceScatters<float>("float32");
     reduceScatters<int64_t>("int64");
     asyncForms();
+    asyncTwiceOnAView();
     dist::barrier();
     dist::destroy_process_group();
   } catch (const std::exception &e) {

@@ -240,6 +240,8 @@ Work submit(Group &g, std::shared_ptr<Work::State> w, const Signature &sig,
     }
     w->group = &g;
     g.queue.push_back(w);
+    if (async && w->finish)
+      g.copyBacks.push_back(w);
   }
   g.cv.notify_all();
   if (!async)
@@ -254,8 +256,26 @@ uint32_t takeTag(Group &g) {
 
 /// A new work item; its signature check (when on) takes the next tag, so
 /// the check's tag comes before the collective's.
+/// Runs the copy-backs of earlier async collectives (in call order), so a
+/// collective on a view an earlier one writes sees that result.
+void settleCopyBacks(Group &g) {
+  for (;;) {
+    std::shared_ptr<Work::State> w;
+    {
+      std::lock_guard<std::mutex> lock(g.m);
+      if (g.copyBacks.empty())
+        return;
+      w = g.copyBacks.front().lock();
+      g.copyBacks.pop_front();
+    }
+    if (w)
+      copyBack(*w);
+  }
+}
+
 std::shared_ptr<Work::State> newState(Group &g, const char *what,
                                       const SourceLoc &loc) {
+  settleCopyBacks(g);
   auto w = std::make_shared<Work::State>();
   w->what = what;
   w->loc = loc;

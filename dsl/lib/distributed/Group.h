@@ -40,6 +40,9 @@ namespace detail {
 /// Runs queued work of `group` (a Group) on this thread until `w` is done,
 /// when the worker is not already running some (see Group::help).
 void help(void *group, Work::State *w);
+/// Waits for `w` (helping the queue) and, if it succeeded, runs its
+/// copy-backs once, on this thread.
+void copyBack(Work::State &w);
 } // namespace detail
 
 struct Work::State {
@@ -61,7 +64,9 @@ struct Work::State {
 
   std::mutex m;
   std::condition_variable cv;
-  bool done = false, finished = false;
+  /// done: the collective ran; copied: its copy-backs ran; finished:
+  /// wait() returned or threw once.
+  bool done = false, copied = false, finished = false;
   std::string error, hint;
 };
 
@@ -98,6 +103,10 @@ struct Group {
   std::mutex m;
   std::condition_variable cv;
   std::deque<std::shared_ptr<Work::State>> queue;
+  /// Async work with copy-backs (strided views, all_gather's list), in call
+  /// order: the next collective runs them first, so it sees their results
+  /// as PyTorch's eager order would.
+  std::deque<std::weak_ptr<Work::State>> copyBacks;
   bool running = false; // a work item runs (on the worker or inline)
   bool stop = false;
   std::string broken; // the first failure, once one happened

@@ -36,30 +36,41 @@ Work::Work() : state_(std::make_shared<State>()) {
 
 Work::Work(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
-void Work::wait(SourceLoc loc) {
-  (void)loc; // errors point at the collective's call, not at wait()
+void detail::copyBack(Work::State &w) {
   void *group;
   {
-    std::lock_guard<std::mutex> lock(state_->m);
-    group = state_->done ? nullptr : state_->group;
+    std::lock_guard<std::mutex> lock(w.m);
+    group = w.done ? nullptr : w.group;
   }
   if (group)
-    detail::help(group, state_.get());
+    detail::help(group, &w);
+  std::unique_lock<std::mutex> lock(w.m);
+  w.cv.wait(lock, [&] { return w.done; });
+  if (w.copied || !w.error.empty())
+    return;
+  w.copied = true;
+  std::function<void()> finish = std::move(w.finish);
+  w.finish = nullptr;
+  lock.unlock();
+  if (finish)
+    finish();
+  std::lock_guard<std::mutex> relock(w.m);
+  w.keep.clear();
+}
+
+void Work::wait(SourceLoc loc) {
+  (void)loc; // errors point at the collective's call, not at wait()
+  detail::copyBack(*state_);
   std::unique_lock<std::mutex> lock(state_->m);
-  state_->cv.wait(lock, [&] { return state_->done; });
   if (state_->finished)
     return;
   state_->finished = true;
   std::string error = state_->error;
-  lock.unlock();
   if (!error.empty()) {
     state_->keep.clear();
+    lock.unlock();
     throw Error(error, state_->hint, state_->loc);
   }
-  if (state_->finish)
-    state_->finish();
-  state_->keep.clear();
-  state_->finish = nullptr;
 }
 
 bool Work::is_completed() const {
