@@ -5,7 +5,8 @@
 #                        assertions on
 #   make bench           install, build (Release), run the benchmarks
 #   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
-#   make test-tsan       the 8-thread test under ThreadSanitizer (build-tsan/)
+#   make test-tsan       the 8-thread test and the distributed collectives
+#                        under ThreadSanitizer (build-tsan/)
 #   make gpu-bundle      gpu-bundle/: what tests/gpu/run.sh --bundle runs on a
 #                        GPU machine without LLVM/MLIR (build-bundle/)
 JOBS ?= $(shell nproc)
@@ -56,9 +57,14 @@ test-tsan: deps
 	@if [ ! -f $(TSAN_DIR)/build.ninja ]; then \
 	  cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DSTRATA_TSAN=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-	cmake --build $(TSAN_DIR) -j $(JOBS) --target strata-unit-threads
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target strata-unit-threads \
+	  strata-launch strata-dist-collectives
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
 	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-unit-threads
+	# strata::distributed's worker, inline and waiting threads (3 ranks).
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
+	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-launch --nproc-per-node 3 \
+	  $(TSAN_DIR)/bin/strata-dist-collectives
 
 FUZZ_SECONDS ?= 600
 fuzz: configure

@@ -34,3 +34,13 @@ STRATA_BLAS=0 "$bin/strata-bench-matmul" --label kernels --no-torch \
 "$bin/strata-bench-grad-penalty"
 # What including <strata/strata.h> costs a user's g++ -O2 (budget 2 s, 300 MB).
 "$(dirname "$0")/HeaderCompileTime.sh" "$build_dir"
+# strata::distributed (issue 21): all_reduce against the same gloo call
+# made directly, 4 KB .. 256 MB on 2 ranks; the data-parallel digits step on
+# 1, 2 and 4 ranks (docs/performance.md, docs/distributed.md).
+if [[ -x "$bin/strata-bench-allreduce" ]]; then
+  "$bin/strata-launch" --nproc-per-node 2 "$bin/strata-bench-allreduce" \
+    --markdown "$build_dir/allreduce.md"
+  for n in 1 2 4; do
+    "$bin/strata-launch" --nproc-per-node "$n" "$bin/strata-bench-ddp"
+  done
+fi

@@ -10,8 +10,11 @@ set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/strata)
 
 # Public headers: the DSL's (what users include), the generated version, and
 # the runtime's layout/storage headers (for code that works with buffers).
+# strata/distributed.h stays out until strata_distributed (and its gloo and
+# libtorch dependencies) is exported too (docs/distributed.md "Limits").
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/dsl/include/strata
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
+  PATTERN "distributed.h" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/strata
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/strata/Version.h
@@ -37,6 +40,8 @@ set(STRATA_TOOLS strata-opt strata-run strata-translate)
 set_target_properties(${STRATA_TOOLS} PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS ${STRATA_TOOLS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The launcher depends on nothing of strata's: installed with the tools.
+install(TARGETS strata-launch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(EXPORT strataTargets NAMESPACE strata::
   DESTINATION ${STRATA_INSTALL_CMAKEDIR})

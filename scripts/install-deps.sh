@@ -9,7 +9,7 @@ PACKAGES=(
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools lld-16
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang-format libdlpack-dev graphviz python3-numpy python3-torch
-  python3-sklearn libopenblas0
+  python3-sklearn libopenblas0 libgloo-dev libtorch-dev
 )
 # Extra packages a target needs (make gpu-bundle: clang-16).
 PACKAGES+=("$@")

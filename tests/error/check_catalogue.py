@@ -2,7 +2,8 @@
 """Keeps docs/errors.md honest (ctest `error-catalogue`).
 
 The catalogue's rows (`| V01 | op | condition | `message` | fix |`) and the
-cases of tests/error/CatalogueTest.cpp (`CASE("V01", "message", ...)`) must
+cases of tests/error/CatalogueTest.cpp (and of the further test files
+given, tests/distributed/ErrorCatalogueTest.cpp) (`CASE("V01", "message", ...)`) must
 be the same set of ids; each row's message must contain its case's expected
 text verbatim; and the count the catalogue states ("N user errors") must be
 the number of rows. Exit status 1 and the differences otherwise.
@@ -11,9 +12,9 @@ import re
 import sys
 
 
-def main(doc_path, test_path):
+def main(doc_path, *test_paths):
     doc = open(doc_path, encoding="utf-8").read()
-    test = open(test_path, encoding="utf-8").read()
+    test = "\n".join(open(p, encoding="utf-8").read() for p in test_paths)
     rows = {}
     problems = []
     for line in doc.splitlines():
@@ -56,4 +57,4 @@ def main(doc_path, test_path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], *sys.argv[2:]))

@@ -1,0 +1,407 @@
+//===- ProcessGroup.cpp - joining and leaving the default process group ---===//
+//
+// init_process_group: the rendezvous through c10d::TCPStore (env://, rank 0
+// serving it unless torchrun's agent does) or gloo's FileStore (file://),
+// gloo's TCP device and full-mesh context, a barrier (so rank 0, which
+// serves the store, may exit once its program ends) and the worker thread;
+// every failure on the way is a located strata::Error. Also Work's methods
+// and the group's shared helpers (Group.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Group.h"
+#include "StoreAdapter.h"
+#include "Unchecked.h"
+
+#include "strata/strata.h"
+
+#include <gloo/barrier.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <unistd.h>
+
+namespace strata {
+namespace distributed {
+
+using namespace detail;
+
+//===--- Work -------------------------------------------------------------===//
+
+Work::Work() : state_(std::make_shared<State>()) {
+  state_->done = state_->finished = true;
+}
+
+Work::Work(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+void detail::copyBack(Work::State &w) {
+  void *group;
+  {
+    std::lock_guard<std::mutex> lock(w.m);
+    group = w.done ? nullptr : w.group;
+  }
+  if (group)
+    detail::help(group, &w);
+  std::unique_lock<std::mutex> lock(w.m);
+  w.cv.wait(lock, [&] { return w.done; });
+  if (w.copied || !w.error.empty())
+    return;
+  w.copied = true;
+  std::function<void()> finish = std::move(w.finish);
+  w.finish = nullptr;
+  lock.unlock();
+  if (finish)
+    finish();
+  std::lock_guard<std::mutex> relock(w.m);
+  w.keep.clear();
+}
+
+void Work::wait(SourceLoc loc) {
+  (void)loc; // errors point at the collective's call, not at wait()
+  detail::copyBack(*state_);
+  std::unique_lock<std::mutex> lock(state_->m);
+  if (state_->finished)
+    return;
+  state_->finished = true;
+  std::string error = state_->error;
+  if (!error.empty()) {
+    state_->keep.clear();
+    lock.unlock();
+    throw Error(error, state_->hint, state_->loc);
+  }
+}
+
+bool Work::is_completed() const {
+  std::lock_guard<std::mutex> lock(state_->m);
+  return state_->done;
+}
+
+bool Work::is_success() const {
+  std::lock_guard<std::mutex> lock(state_->m);
+  return state_->done && state_->error.empty();
+}
+
+std::string toString(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::SUM:
+    return "sum";
+  case ReduceOp::AVG:
+    return "avg";
+  case ReduceOp::PRODUCT:
+    return "product";
+  case ReduceOp::MIN:
+    return "min";
+  case ReduceOp::MAX:
+    return "max";
+  }
+  return "?";
+}
+
+//===--- Shared helpers (Group.h)
+//-------------------------------------------===//
+
+namespace detail {
+
+std::string describe(const int64_t *w) {
+  static const char *ops[] = {"?",          "all_reduce",     "broadcast",
+                              "all_gather", "reduce_scatter", "barrier"};
+  std::ostringstream os;
+  os << (w[0] >= 0 && w[0] <= 5 ? ops[w[0]] : "?");
+  if (w[0] == 5)
+    return os.str();
+  os << " of a tensor of shape [";
+  int64_t nd = w[6];
+  for (int64_t d = 0; d < std::min<int64_t>(nd, Signature::kMaxDims); ++d)
+    os << (d ? ", " : "") << w[7 + d];
+  if (nd > Signature::kMaxDims)
+    os << ", ...";
+  os << "] and dtype "
+     << (w[1] >= 0 ? toString(static_cast<DType>(w[1])) : "none");
+  if (w[2] >= 0)
+    os << ", op " << toString(static_cast<ReduceOp>(w[2]));
+  if (w[3] >= 0)
+    os << ", src " << w[3];
+  if (w[0] == 3 || w[0] == 4)
+    os << ", a list of " << w[4] << " tensors";
+  return os.str();
+}
+
+/// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
+int debugLevel() {
+  static int level = [] {
+    const char *v = std::getenv("STRATA_DEBUG");
+    return v ? std::atoi(v) : 0;
+  }();
+  return level;
+}
+
+bool checkFromEnvironment() {
+  const char *v = std::getenv("STRATA_DISTRIBUTED_CHECK");
+  return !(v && std::string(v) == "0");
+}
+
+std::mutex gGroupMutex;
+std::unique_ptr<Group> gGroup;
+thread_local bool tUnchecked = false;
+
+void help(void *group, Work::State *w) { static_cast<Group *>(group)->help(w); }
+
+[[noreturn]] void fail(const std::string &message, const std::string &hint,
+                       const SourceLoc &loc) {
+  throw Error(message, hint, loc);
+}
+
+Group &group(const char *what, const SourceLoc &loc) {
+  std::lock_guard<std::mutex> lock(gGroupMutex);
+  if (!gGroup)
+    fail(std::string(what) +
+             ": Default process group has not been initialized, please "
+             "make sure to call init_process_group.",
+         "call strata::distributed::init_process_group() first on every "
+         "rank",
+         loc);
+  return *gGroup;
+}
+
+} // namespace detail
+
+namespace {
+
+int64_t envInt(const char *name, const std::string &what,
+               const SourceLoc &loc) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    fail(what + ": environment variable " + name + " expected, but not set",
+         "start the ranks with strata-launch (or torchrun), or set RANK, "
+         "WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
+         loc);
+  char *end = nullptr;
+  long long x = std::strtoll(v, &end, 10);
+  if (*end != '\0')
+    fail(what + ": environment variable " + name +
+             " must be an integer, but got '" + v + "'",
+         "set it to a decimal number", loc);
+  return x;
+}
+
+/// gloo's FileStore with the group's timeout on every wait.
+class TimedFileStore : public gloo::rendezvous::Store {
+public:
+  TimedFileStore(const std::string &path, std::chrono::milliseconds timeout)
+      : store_(path), timeout_(timeout) {}
+  void set(const std::string &key, const std::vector<char> &data) override {
+    store_.set(key, data);
+  }
+  std::vector<char> get(const std::string &key) override {
+    return store_.get(key);
+  }
+  void wait(const std::vector<std::string> &keys) override {
+    store_.wait(keys, timeout_);
+  }
+  void wait(const std::vector<std::string> &keys,
+            const std::chrono::milliseconds &timeout) override {
+    store_.wait(keys, timeout);
+  }
+
+private:
+  gloo::rendezvous::FileStore store_;
+  std::chrono::milliseconds timeout_;
+};
+
+} // namespace
+
+detail::UncheckedGuard::UncheckedGuard() : previous_(tUnchecked) {
+  tUnchecked = true;
+}
+
+detail::UncheckedGuard::~UncheckedGuard() { tUnchecked = previous_; }
+
+//===--- Initialization
+//-----------------------------------------------------===//
+
+void init_process_group(const std::string &backend,
+                        const std::string &init_method,
+                        std::chrono::milliseconds timeout, int64_t world_size,
+                        int64_t rank, SourceLoc loc) {
+  const std::string what = "init_process_group";
+  if (backend == "nccl") {
+    // Loaded at run time, like the CUDA driver: a build without NCCL runs
+    // everywhere and says what is missing.
+    const char *name = std::getenv("STRATA_NCCL_LIBRARY");
+    std::string library = name && *name ? name : "libnccl.so.2";
+    void *nccl = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!nccl) {
+      const char *why = dlerror();
+      fail(what + ": the nccl backend needs " + library +
+               ", which could not be loaded (" +
+               std::string(why ? why : "not found") + ")",
+           "install NCCL (Debian: libnccl2) on a machine with NVIDIA GPUs, "
+           "or use backend \"gloo\" with CPU tensors",
+           loc);
+    }
+    dlclose(nccl);
+    fail(what + ": the nccl backend is not implemented yet (" + library +
+             " was found; strata's collectives run on gloo only)",
+         "use backend \"gloo\" with CPU tensors (.to(kCPU))", loc);
+  }
+  if (backend != "gloo")
+    fail(what + ": Invalid backend: '" + backend + "'",
+         "use \"gloo\" (CPU tensors)", loc);
+  if (timeout.count() <= 0)
+    fail(what + ": the timeout must be positive, but got " +
+             std::to_string(timeout.count()) + " ms",
+         "give a timeout such as std::chrono::seconds(30)", loc);
+  {
+    std::lock_guard<std::mutex> lock(gGroupMutex);
+    if (gGroup)
+      fail(what + ": trying to initialize the default process group twice!",
+           "call destroy_process_group() first", loc);
+  }
+  if (world_size < 0)
+    world_size = envInt("WORLD_SIZE", what, loc);
+  if (rank < 0)
+    rank = envInt("RANK", what, loc);
+  if (world_size < 1 || rank < 0 || rank >= world_size)
+    fail(what + ": the rank must be in [0, world_size), but got rank " +
+             std::to_string(rank) + " and world_size " +
+             std::to_string(world_size),
+         "check RANK and WORLD_SIZE (strata-launch sets them)", loc);
+
+  auto g = std::make_unique<Group>();
+  g->rank = static_cast<int>(rank);
+  g->size = static_cast<int>(world_size);
+  g->timeout = timeout;
+  std::string host = "127.0.0.1";
+  try {
+    if (init_method.rfind("env://", 0) == 0) {
+      const char *addr = std::getenv("MASTER_ADDR");
+      if (!addr || !*addr)
+        fail(what + ": environment variable MASTER_ADDR expected, but not "
+                    "set",
+             "set MASTER_ADDR and MASTER_PORT (strata-launch sets them)", loc);
+      int64_t port = envInt("MASTER_PORT", what, loc);
+      if (port <= 0 || port > 65535)
+        fail(what + ": MASTER_PORT must be in [1, 65535], but got " +
+                 std::to_string(port),
+             "give a free TCP port", loc);
+      std::string master = addr;
+      // Under torchrun its agent serves the store at MASTER_PORT and says
+      // so (PyTorch's env:// rendezvous reads the same variable).
+      const char *agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+      bool agentStore = agent && std::string(agent) == "True";
+      if (master != "127.0.0.1" && master != "localhost") {
+        char name[256] = {};
+        gethostname(name, sizeof name - 1);
+        host = name;
+      }
+      try {
+        g->store =
+            detail::makeTcpStore(master, static_cast<uint16_t>(port),
+                                 rank == 0 && !agentStore, g->size, timeout);
+      } catch (const std::exception &e) {
+        std::string m = e.what();
+        m = m.substr(0, m.find('\n'));
+        fail(what + ": rank " + std::to_string(rank) +
+                 " could not reach the master's store at " + master + ":" +
+                 std::to_string(port) + " within " +
+                 std::to_string(timeout.count()) + " ms [c10d: " + m + "]",
+             "check MASTER_ADDR and MASTER_PORT, and that rank 0 is "
+             "running (it hosts the store)",
+             loc);
+      }
+    } else if (init_method.rfind("file://", 0) == 0) {
+      g->store =
+          std::make_unique<TimedFileStore>(init_method.substr(7), timeout);
+    } else {
+      fail(what + ": unsupported init_method '" + init_method +
+               "' (expected env:// or file:///DIR)",
+           "use \"env://\" with strata-launch, or \"file:///DIR\" with a "
+           "directory every rank sees",
+           loc);
+    }
+    if (const char *h = std::getenv("STRATA_GLOO_HOSTNAME"))
+      host = h;
+    gloo::transport::tcp::attr attr;
+    attr.hostname = host;
+    if (const char *iface = std::getenv("GLOO_SOCKET_IFNAME")) {
+      attr.hostname.clear();
+      attr.iface = iface;
+    }
+    g->device = gloo::transport::tcp::CreateDevice(attr);
+    g->context = std::make_shared<gloo::rendezvous::Context>(g->rank, g->size);
+    g->context->setTimeout(timeout);
+    g->context->connectFullMesh(*g->store, g->device);
+    // Every rank has read the store once all are here: rank 0, which
+    // serves it, may then exit whenever its program ends.
+    gloo::BarrierOptions barrier(g->context);
+    barrier.setTag(0);
+    gloo::barrier(barrier);
+  } catch (const Error &) {
+    throw;
+  } catch (const std::exception &e) {
+    std::string m = e.what();
+    bool timedOut = m.find("imed out") != std::string::npos ||
+                    m.find("imeout") != std::string::npos;
+    fail(what + ": rank " + std::to_string(rank) + " of " +
+             std::to_string(world_size) +
+             (timedOut ? " timed out after " + std::to_string(timeout.count()) +
+                             " ms waiting for the other ranks to join"
+                       : " could not connect to the other ranks") +
+             " [" + m.substr(0, m.find('\n')) + "]",
+         "start WORLD_SIZE processes with ranks 0..WORLD_SIZE-1 (strata-"
+         "launch --nproc-per-node N), all with the same MASTER_ADDR and "
+         "MASTER_PORT (or file:// directory)",
+         loc);
+  }
+  Group *gp = g.get();
+  g->worker = std::thread([gp] { gp->loop(); });
+  std::lock_guard<std::mutex> lock(gGroupMutex);
+  gGroup = std::move(g);
+}
+
+bool is_initialized() {
+  std::lock_guard<std::mutex> lock(gGroupMutex);
+  return gGroup != nullptr;
+}
+
+void destroy_process_group(SourceLoc loc) {
+  std::unique_ptr<Group> g;
+  {
+    std::lock_guard<std::mutex> lock(gGroupMutex);
+    if (!gGroup)
+      fail("destroy_process_group: Default process group has not been "
+           "initialized, please make sure to call init_process_group.",
+           "call init_process_group() first", loc);
+    g = std::move(gGroup);
+  }
+  g->shutdown();
+}
+
+int64_t get_rank(SourceLoc loc) { return group("get_rank", loc).rank; }
+
+int64_t get_world_size(SourceLoc loc) {
+  return group("get_world_size", loc).size;
+}
+
+std::string get_backend(SourceLoc loc) {
+  group("get_backend", loc);
+  return "gloo";
+}
+
+void set_consistency_check(bool enabled) {
+  std::lock_guard<std::mutex> lock(gGroupMutex);
+  if (gGroup) {
+    std::lock_guard<std::mutex> l(gGroup->m);
+    gGroup->check = enabled;
+  }
+}
+
+bool consistency_check() {
+  std::lock_guard<std::mutex> lock(gGroupMutex);
+  return gGroup ? gGroup->check : checkFromEnvironment();
+}
+
+} // namespace distributed
+} // namespace strata

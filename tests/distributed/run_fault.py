@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""One fault case of strata_distributed (ctest distributed-fault-MODE).
+
+    run_fault.py FAULT_BIN MODE
+
+Starts the ranks of MODE directly (not through strata-launch, which would
+end the others as soon as one fails), with a 3 s timeout, and checks that
+every rank that should survive exits with status 1 within 20 s, printing a
+located strata::Error containing the expected text. A rank left running
+(the hanging one) is killed afterwards.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT_MS = 3000
+LIMIT_S = 20
+
+# mode: (world size, ranks started, surviving ranks, expected text)
+CASES = {
+    "exit-early": (2, [0, 1], [0], "lost its connection to another rank"),
+    "crash": (2, [0, 1], [0], "lost its connection to another rank"),
+    "hang": (2, [0, 1], [0], "timed out after 3000 ms"),
+    "shape": (2, [0, 1], [0, 1], "all_reduce: the ranks disagree: rank 0 "
+              "called all_reduce of a tensor of shape [3]"),
+    "dtype": (2, [0, 1], [0, 1], "and dtype torch.float64"),
+    "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
+    "no-master": (2, [1], [1], "could not reach the master's store"),
+    "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "
+                   "module has parameters of other number, shapes or dtypes"),
+    "file-store": (2, [0, 1], [], "OK"),
+}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main(binary, mode):
+    world, started, survivors, expected = CASES[mode]
+    port = free_port()
+    store = None
+    env = dict(os.environ, WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(port))
+    if mode == "file-store":
+        store = tempfile.mkdtemp(prefix="strata-store-")
+        env["STRATA_TEST_STORE"] = store
+    procs = {}
+    start = time.monotonic()
+    for r in started:
+        procs[r] = subprocess.Popen(
+            [binary, mode, str(TIMEOUT_MS)], env=dict(env, RANK=str(r)),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    problems = []
+    outputs = {}
+    waited = survivors if survivors else started
+    for r in waited:
+        left = max(0.1, LIMIT_S - (time.monotonic() - start))
+        try:
+            out, _ = procs[r].communicate(timeout=left)
+        except subprocess.TimeoutExpired:
+            procs[r].kill()
+            out, _ = procs[r].communicate()
+            problems.append(f"rank {r} still running after {LIMIT_S} s "
+                            "(a hang)")
+        outputs[r] = out
+        want_status = 0 if not survivors else 1
+        if procs[r].returncode != want_status:
+            problems.append(f"rank {r} exited with {procs[r].returncode}, "
+                            f"expected {want_status}")
+        if expected not in out:
+            problems.append(f"rank {r}'s output lacks {expected!r}")
+        if survivors and "strata::Error" not in out:
+            problems.append(f"rank {r} printed no strata::Error")
+        if survivors and " at " not in out.split("strata::Error", 1)[-1]:
+            problems.append(f"rank {r}'s error has no location")
+    for r, p in procs.items():
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if store:
+        shutil.rmtree(store, ignore_errors=True)
+    elapsed = time.monotonic() - start
+    for r in sorted(outputs):
+        for line in outputs[r].splitlines():
+            if "Logging before InitGoogleLogging" not in line:
+                print(f"[rank {r}] {line}")
+    print(f"run_fault.py {mode}: {elapsed:.1f} s, "
+          f"{len(problems)} problems")
+    for p in problems:
+        print("run_fault.py:", p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
