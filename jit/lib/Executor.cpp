@@ -612,17 +612,19 @@ RunResult strata::jit::runSource(const std::string &source,
 }
 
 /// What a prepared function keeps: the plan, which is all run() needs,
-/// and the lowered module printed as text. The MLIR context the function
-/// was lowered in (its dialects, uniqued types and attributes: about 2.4 MB
-/// for a one-kernel program) goes when fromSource returns; function() and
-/// loweredIR() parse the text back into a context of their own on first
-/// use (a CUDA run, a dump), which is then kept. A cached CPU program costs
-/// its plan and its text (docs/design.md "Memory").
+/// and its source. The MLIR context the function was lowered in (its
+/// dialects, uniqued types and attributes: about 2.4 MB for a one-kernel
+/// program) goes when fromSource returns; function() and loweredIR() lower
+/// the source again into a context of their own on first use (a CUDA run,
+/// a dump), which is then kept: the pipeline is deterministic, and printing
+/// every lowered module when prepared cost a new batch size's step ~10%.
+/// A cached CPU program costs its plan and its source (docs/design.md
+/// "Memory").
 struct strata::jit::PreparedFunction::Impl {
   Plan plan;
   std::string funcName;
-  /// The lowered module with its locations (diagnostics name user code).
-  std::string lowered;
+  /// The program as given (lowered again by parse()).
+  std::string source;
   std::once_flag parsed;
   /// No thread pool: a program has one function, parsed on the calling
   /// thread (a pool per cached program would hold idle threads and their
@@ -631,13 +633,13 @@ struct strata::jit::PreparedFunction::Impl {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::Operation *func = nullptr;
 
-  /// Parses `lowered` once; `func` stays null if that fails.
+  /// Lowers `source` once; `func` stays null if that fails.
   void parse() {
     std::call_once(parsed, [this] {
       context = std::make_unique<mlir::MLIRContext>(
           mlir::MLIRContext::Threading::DISABLED);
-      loadDialects(*context);
-      module = strata::ir::parseSourceString(lowered, context.get());
+      std::string error;
+      module = lower(*context, source, error);
       if (module)
         if (auto f = module->lookupSymbol<mlir::func::FuncOp>(funcName))
           func = f;
@@ -670,10 +672,7 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
     return nullptr;
   }
   impl->plan.dropBuildState();
-  llvm::raw_string_ostream os(impl->lowered);
-  module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
-  os.flush();
-  impl->lowered.shrink_to_fit();
+  impl->source = source;
   return std::unique_ptr<PreparedFunction>(
       new PreparedFunction(std::move(impl)));
 }
@@ -694,8 +693,8 @@ int strata::jit::PreparedFunction::numBlasKernels() const {
 mlir::Operation *strata::jit::PreparedFunction::function() const {
   impl->parse();
   if (!impl->func)
-    llvm::report_fatal_error("strata: a prepared function's lowered IR does "
-                             "not parse back (a printer/parser mismatch)");
+    llvm::report_fatal_error("strata: a prepared function's source does not "
+                             "lower again (the pipeline is not deterministic)");
   return impl->func;
 }
 
