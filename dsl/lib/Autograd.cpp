@@ -404,10 +404,23 @@ void strata::detail::saveInput(Node &node, const Operand &input, int index) {
          !o->node->inputs.empty())
     o = &o->node->inputs[0];
   if (auto r = o->node->root.lock()) {
-    node.saved.push_back({r, r->version, o->layout.sizes, {}, index});
+    node.saved.push_back(
+        {r, r->version, o->layout.sizes, recordOf(*r), {}, index});
     o->node->keepData = true;
     input.node->keepData = true;
   }
+}
+
+std::shared_ptr<const VersionRecord>
+strata::detail::recordOf(StorageRoot &root) {
+  if (!root.record) {
+    root.record = std::make_shared<VersionRecord>();
+    root.record->version = root.version;
+    root.record->current = root.current;
+    root.record->dtype = root.dtype;
+    root.record->writeLocs = root.writeLocs;
+  }
+  return root.record;
 }
 
 void strata::detail::setGradWeight(Node &node) {
@@ -434,7 +447,10 @@ void strata::detail::recordGradNode(Node &node) {
       saveInput(node, in[i], static_cast<int>(i));
   };
   auto saveResult = [&] {
-    node.saved.push_back({node.root, 0, node.sizes, node.weak_from_this()});
+    auto root = node.root.lock();
+    node.saved.push_back({node.root, 0, node.sizes,
+                          root ? recordOf(*root) : nullptr,
+                          node.weak_from_this()});
     node.keepData = true;
   };
   if (node.op == Op::Index) { // the index (PyTorch saves it)
@@ -573,7 +589,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
     }
     if (savedResult && std::string_view(op) != "copy_")
       v->saved.push_back({dest.root, dest.root->version, dest.layout.sizes,
-                          dest.root->current});
+                          recordOf(*dest.root), dest.root->current});
     v = v->op == Op::Cast && !v->inputs.empty() ? v->inputs[0].node.get()
                                                 : nullptr;
   }

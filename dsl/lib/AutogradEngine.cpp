@@ -166,7 +166,7 @@ struct Graph {
   const SourceLoc &loc;
   explicit Graph(const SourceLoc &l) : loc(l) {}
 
-  [[noreturn]] void versionError(const StorageRoot &root, int64_t expected,
+  [[noreturn]] void versionError(const VersionRecord &root, int64_t expected,
                                  const Shape &sizes, const Node *op,
                                  NodePtr saved) {
     std::string msg =
@@ -240,11 +240,18 @@ struct Graph {
         (!n->saved.empty() ||
          (n->op == Op::Write && n->viewWrite && !n->passHistory)))
       fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
-    for (const Node::Saved &s : n->saved)
-      if (auto r = s.root.lock();
-          r && s.version != Node::kSavedCopy && r->version != s.version)
-        versionError(*r, s.version, s.sizes, n.get(),
-                     s.node.expired() ? r->current : s.node.lock());
+    for (const Node::Saved &s : n->saved) {
+      // (The root's record when no tensor refers to the root any more.)
+      const VersionRecord *r = s.record.get();
+      auto root = s.root.lock();
+      int64_t now = root ? root->version : r ? r->version : s.version;
+      if (s.version == Node::kSavedCopy || now == s.version || !r)
+        continue;
+      versionError(*r, s.version, s.sizes, n.get(),
+                   !s.node.expired() ? s.node.lock()
+                   : root            ? root->current
+                                     : r->current.lock());
+    }
   }
 
   /// The data of `leaf`, version `n`, as an argument.

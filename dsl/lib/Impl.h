@@ -54,6 +54,7 @@ enum class Op : uint8_t {
 
 struct Node;
 struct StorageRoot;
+struct VersionRecord;
 /// Shared ownership of a node.
 using NodePtr = std::shared_ptr<Node>;
 
@@ -191,6 +192,10 @@ struct Node : std::enable_shared_from_this<Node> {
     std::weak_ptr<StorageRoot> root;
     int64_t version;
     Shape sizes;
+    /// The root's versions, kept when no tensor refers to the root any more
+    /// (`h = h * 2` drops the `h` an op saved, which a write may have
+    /// changed before): backward still checks them.
+    std::shared_ptr<const VersionRecord> record;
     /// For a saved result, the op that saved it (its grad_fn names it in
     /// the error, as PyTorch's saved outputs); a saved input names the
     /// root's current grad_fn.
@@ -242,6 +247,18 @@ struct Node : std::enable_shared_from_this<Node> {
   bool isStorageValue() const { return op == Op::Leaf || op == Op::Write; }
 };
 
+/// What backward's checks of a saved root need once the root is gone (no
+/// tensor refers to it, while a version of it is still read): its version
+/// count, its latest version (whose grad_fn the error names), its dtype and
+/// where each write was made. Made when a version of the root is first
+/// saved (recordOf), kept up to date by every write after.
+struct VersionRecord {
+  int64_t version = 0;
+  std::weak_ptr<Node> current;
+  DType dtype = DType::F32;
+  std::vector<SourceLoc> writeLocs;
+};
+
 /// One storage: its versions, its buffer once evaluated, its version count.
 struct StorageRoot {
   NodePtr current;
@@ -260,6 +277,8 @@ struct StorageRoot {
   uint64_t homeSeq = 0;
   /// Source location of each in-place write (writeLocs[v - 1] made version v).
   std::vector<SourceLoc> writeLocs;
+  /// Set once a version of this root is saved for backward (VersionRecord).
+  std::shared_ptr<VersionRecord> record;
 };
 
 /// Autograd state of a tensor: its accumulated gradient.
@@ -585,6 +604,8 @@ bool viewHasGradFn(const TensorImpl &t);
 void recordGradNode(Node &node);
 /// Sets `node.gradWeight` from its gradInputs'.
 void setGradWeight(Node &node);
+/// `root`'s VersionRecord, made on first use.
+std::shared_ptr<const VersionRecord> recordOf(StorageRoot &root);
 /// Records `input`, operand `index` of `node`'s op (Node::Saved::input), as
 /// a tensor `node`'s backward reads (PyTorch's saved `self`): a later
 /// in-place write to it makes backward raise.

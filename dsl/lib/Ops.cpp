@@ -646,6 +646,11 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   dest.root->current = std::move(node);
   ++dest.root->version;
   dest.root->writeLocs.push_back(loc);
+  if (VersionRecord *r = dest.root->record.get()) {
+    r->version = dest.root->version;
+    r->current = dest.root->current;
+    r->writeLocs.push_back(loc);
+  }
   recordGradWrite(dest, *converted.impl(), write, op, loc);
   if (dest.root->home)
     dest.root->home->bumpVersion();

@@ -348,4 +348,33 @@ TEST(SegmentedBackward, LargeTensorsRunAsOneProgram) {
               std::pow(static_cast<float>(0.999), 600), 1e-4);
 }
 
+TEST(SegmentedBackward, ASavedTensorWrittenThenDroppedIsRefused) {
+  // exp saves its result; writing it in place, then dropping the last
+  // handle to it (`h = h - 1`, as a loop does), must still make backward
+  // refuse, as PyTorch's saved variable keeps the version counter alive:
+  // in one program (3 ops) and in segments (a 300-step loop).
+  for (int64_t n : {1, 300}) {
+    Tensor x = from_vector<float>({0.1f, 0.2f, 0.3f}, {3}).requires_grad_();
+    Tensor h = x;
+    for (int64_t i = 0; i < n; ++i) {
+      h = (h * 0.5).exp();
+      if (i == n / 2)
+        h.add_(1.0);
+      h = h - 1.0;
+    }
+    try {
+      h.sum().backward();
+      FAIL() << "n=" << n << ": backward ran over a result written in place";
+    } catch (const Error &e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("modified by an inplace operation: [torch."
+                          "FloatTensor [3]], which is output 0 of "
+                          "ExpBackward0, is at version 1; expected version 0"),
+                std::string::npos)
+          << what;
+    }
+    EXPECT_FALSE(x.grad().defined());
+  }
+}
+
 } // namespace
