@@ -1,11 +1,11 @@
-//===- ErrorCatalogueTest.cpp - the D rows of docs/errors.md, one case each
-//===//
+//===- ErrorCatalogueTest.cpp - docs/errors.md's D rows, one case each ----===//
 //
 // As tests/error/CatalogueTest.cpp, for strata::distributed's user errors
 // that one process raises (check_catalogue.py reads both files); the faults
 // that need several processes are run_fault.py's ctests.
 //
 //===----------------------------------------------------------------------===//
+#include "../error/ErrorCase.h"
 #include <strata/DLPack.h>
 #include <strata/distributed.h>
 #include <strata/strata.h>
@@ -26,31 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Case {
-  const char *id;
-  int line;
-  std::function<void()> raise;
-  const char *message;
-};
+using strata_test::Case;
 
-// One line per case: the statement's line is the error's location.
-#define CASE(id, message, ...)                                                 \
-  Case {                                                                       \
-    id, __LINE__, [&] { __VA_ARGS__; }, message                                \
-  }
-
+/// Runs case `c` of this file.
 void expectCase(const Case &c) {
-  SCOPED_TRACE(c.id);
-  try {
-    c.raise();
-    ADD_FAILURE() << c.id << ": no error; expected: " << c.message;
-  } catch (const Error &e) {
-    EXPECT_NE(e.message().find(c.message), std::string::npos)
-        << c.id << ": " << e.what();
-    std::string want = "ErrorCatalogueTest.cpp:" + std::to_string(c.line);
-    EXPECT_NE(e.where().find(want), std::string::npos)
-        << c.id << ": located at " << e.where() << ", expected " << want;
-  }
+  strata_test::expectCase(c, "ErrorCatalogueTest.cpp");
 }
 
 /// A one-rank group through a fresh file:// store.

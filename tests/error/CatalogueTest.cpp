@@ -9,6 +9,7 @@
 // the count docs/errors.md states is the number of rows.
 //
 //===----------------------------------------------------------------------===//
+#include "ErrorCase.h"
 #include "strata/Runtime/Allocator.h"
 #include <strata/strata.h>
 
@@ -31,31 +32,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Case {
-  const char *id;
-  int line;
-  std::function<void()> raise;
-  const char *message;
-};
+using strata_test::Case;
 
-// One line per case: the statement's line is the error's location.
-#define CASE(id, message, ...)                                                 \
-  Case {                                                                       \
-    id, __LINE__, [&] { __VA_ARGS__; }, message                                \
-  }
-
+/// Runs case `c` of this file.
 void expectCase(const Case &c) {
-  SCOPED_TRACE(c.id);
-  try {
-    c.raise();
-    ADD_FAILURE() << c.id << ": no error; expected: " << c.message;
-  } catch (const Error &e) {
-    EXPECT_NE(e.message().find(c.message), std::string::npos)
-        << c.id << ": " << e.what();
-    std::string want = "CatalogueTest.cpp:" + std::to_string(c.line);
-    EXPECT_NE(e.where().find(want), std::string::npos)
-        << c.id << ": located at " << e.where() << ", expected " << want;
-  }
+  strata_test::expectCase(c, "CatalogueTest.cpp");
 }
 
 std::string tempPath(const std::string &name) {
