@@ -378,6 +378,25 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
                 async_op);
 }
 
+/// The run of an all_gather: `bytes` from `in` on every rank into `o`,
+/// rank by rank (one rank: a copy; `in` may lie inside `o`).
+static std::function<void()> allgather(Group *gp, void *in, void *o,
+                                       size_t bytes, uint32_t tag) {
+  return [gp, in, o, bytes, tag]() {
+    if (bytes == 0)
+      return;
+    if (gp->size == 1) {
+      std::memmove(o, in, bytes);
+      return;
+    }
+    gloo::AllgatherOptions opts(gp->context);
+    opts.setInput(static_cast<uint8_t *>(in), bytes);
+    opts.setOutput(static_cast<uint8_t *>(o), bytes * gp->size);
+    opts.setTag(tag);
+    gloo::allgather(opts);
+  };
+}
+
 Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
                 bool async_op, SourceLoc loc) {
   const char *what = "all_gather";
@@ -407,19 +426,7 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
   };
   uint32_t tag = takeTag(g);
   Group *gp = &g;
-  w->run = [gp, in, o, bytes, tag]() {
-    if (bytes == 0)
-      return;
-    if (gp->size == 1) {
-      std::memcpy(o, in, bytes);
-      return;
-    }
-    gloo::AllgatherOptions opts(gp->context);
-    opts.setInput(static_cast<uint8_t *>(in), bytes);
-    opts.setOutput(static_cast<uint8_t *>(o), bytes * gp->size);
-    opts.setTag(tag);
-    gloo::allgather(opts);
-  };
+  w->run = allgather(gp, in, o, bytes, tag);
   return submit(g, w,
                 signatureOf(kAllGather, &tensor, -1, -1,
                             static_cast<int64_t>(tensor_list.size()), loc),
@@ -447,19 +454,7 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
   void *o = pointerTo(output, *w, true, loc);
   uint32_t tag = takeTag(g);
   Group *gp = &g;
-  w->run = [gp, in, o, bytes, tag]() {
-    if (bytes == 0)
-      return;
-    if (gp->size == 1) {
-      std::memmove(o, in, bytes);
-      return;
-    }
-    gloo::AllgatherOptions opts(gp->context);
-    opts.setInput(static_cast<uint8_t *>(in), bytes);
-    opts.setOutput(static_cast<uint8_t *>(o), bytes * gp->size);
-    opts.setTag(tag);
-    gloo::allgather(opts);
-  };
+  w->run = allgather(gp, in, o, bytes, tag);
   return submit(g, w, signatureOf(kAllGather, &input, -1, -1, 0, loc),
                 async_op);
 }
