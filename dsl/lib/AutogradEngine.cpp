@@ -1995,8 +1995,11 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
     // writes as a few kernels per write, each over the whole storage,
     // where the one gradient program fuses the chain: 500 write pairs of
     // 10^6 elements took 2.2 s in segments, 0.05 s as one program.)
+    // (And a cumsum/cumprod to another dtype, whose backward runs in its
+    // input's: cut after it, an f32 cumprod of f64 values overflowed
+    // where the one program's did not — fuzz-torch-regressions-segmented.)
     if (n->passHistory || n->device != kDevCPU ||
-        n->rootNumel > kSegmentElements)
+        n->rootNumel > kSegmentElements || n->scanGradInSource)
       return false;
     size_t s = segOf.at(n);
     for (const Operand &in : n->gradInputs) {
