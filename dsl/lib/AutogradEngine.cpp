@@ -2018,12 +2018,16 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   std::sort(boundaries.begin(), boundaries.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
   // The forward, one segment at a time (what only a segment's own ops
-  // read is recomputed by its gradient program).
-  BoundaryEvaluation evaluation;
-  for (Node *b : boundaries) {
-    b->keepData = true;
-    if (!b->buffer)
-      evaluateNode(b->shared_from_this(), loc);
+  // read is recomputed by its gradient program). Only these evaluations:
+  // what the segments evaluate later (a leaf's pending data, a seed) is
+  // evaluated as anywhere else.
+  {
+    BoundaryEvaluation evaluation;
+    for (Node *b : boundaries) {
+      b->keepData = true;
+      if (!b->buffer)
+        evaluateNode(b->shared_from_this(), loc);
+    }
   }
   Boundaries leaves;
   std::unordered_map<const TensorImpl *, Node *> boundaryOf;

@@ -208,12 +208,17 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   // Evaluating the boundaries of a segmented backward: an elementwise
   // result kept only for a consumer's backward is recomputed by the
   // gradient program, not written (BoundaryEvaluation).
-  if (tBoundaryEvaluation)
+  // Not in a program that writes a storage: it may write over the buffer
+  // of a version such a pending node would be recomputed from.
+  if (tBoundaryEvaluation &&
+      std::none_of(nodes.begin(), nodes.end(), [](const Node *n) {
+        return !n->buffer && n->op == Op::Write;
+      }))
     for (Node *n : nodes)
       if (!n->buffer && n->requiresGrad)
         for (const Operand &in : n->gradInputs)
           if (in.node->mark == epoch && !in.node->buffer &&
-              (isElementwise(in.node->op) || in.node->op == Op::Write))
+              isElementwise(in.node->op))
             ++in.node->refsInSlice;
   for (const NodePtr &k : keepAlive)
     ++k->refsInSlice; // our own reference
