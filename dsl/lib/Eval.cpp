@@ -208,17 +208,24 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   // Evaluating the boundaries of a segmented backward: an elementwise
   // result kept only for a consumer's backward is recomputed by the
   // gradient program, not written (BoundaryEvaluation).
-  // Not in a program that writes a storage: it may write over the buffer
-  // of a version such a pending node would be recomputed from.
+  // Not in a program that writes over a storage's home buffer: a version
+  // such a pending node would be recomputed from may be there. (An older
+  // version with a buffer of its own that it writes over is copied first,
+  // evaluateProgram; what the program computes is recomputed from its
+  // inputs.)
   if (tBoundaryEvaluation &&
       std::none_of(nodes.begin(), nodes.end(), [](const Node *n) {
-        return !n->buffer && n->op == Op::Write;
+        if (n->buffer || n->op != Op::Write)
+          return false;
+        const Node *old = n->inputs[1].node.get();
+        auto root = old->root.lock();
+        return old->buffer && (!root || old->buffer == root->home);
       }))
     for (Node *n : nodes)
       if (!n->buffer && n->requiresGrad)
         for (const Operand &in : n->gradInputs)
           if (in.node->mark == epoch && !in.node->buffer &&
-              isElementwise(in.node->op))
+              (isElementwise(in.node->op) || in.node->op == Op::Write))
             ++in.node->refsInSlice;
   for (const NodePtr &k : keepAlive)
     ++k->refsInSlice; // our own reference

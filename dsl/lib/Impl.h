@@ -489,11 +489,11 @@ void evaluateNode(const NodePtr &n, const SourceLoc &loc);
 void writeScalar(const Node &n, void *p);
 /// While alive, on this thread, evaluations are of the boundaries of a
 /// segmented backward (AutogradEngine.cpp, backwardInSegments): in a
-/// program that writes no storage, an elementwise result that only the
-/// kept inputs of an op requiring grad (its backward) refer to is not
-/// written (a gradient program recomputes it from its inputs; where the
-/// program writes a storage in place, the version it would be recomputed
-/// from may be overwritten), and a program that computes an
+/// program that writes over no storage's home buffer, an elementwise
+/// result or a write that only the kept inputs of an op requiring grad
+/// (its backward) refer to is not written (a gradient program recomputes
+/// it from its inputs; a version it would be recomputed from may be in a
+/// home buffer the program overwrites), and a program that computes an
 /// older version of a storage does not evaluate the pending readers of
 /// its older versions first unless it writes the storage's home buffer
 /// (an older version with a buffer of its own that it writes over is
