@@ -1587,6 +1587,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
             n->dtype == DType::I32 || n->dtype == DType::I64) &&
            !constantScalars.count(n);
   };
+  // The scalar arguments' values (sized first: their addresses are taken).
+  size_t numScalars = 0;
+  std::vector<int64_t> scalarData(
+      std::count_if(g.ops.begin(), g.ops.end(),
+                    [&](const NodePtr &n) { return scalarArgument(n.get()); }));
   int vi = 0;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
@@ -1598,8 +1603,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       sig += (sig.empty() ? "" : ", ") + a + ": " + storage;
       jit::JitValue v;
       v.dtype = toJitDType(n->dtype);
-      v.buffer = allocate(elementSize(n->dtype), loc);
-      writeScalar(*n, v.buffer->data());
+      // (Wrapped, not allocated: the values live in `scalarData` while the
+      // program runs, as the evaluator's do.)
+      void *p = &scalarData[numScalars++];
+      writeScalar(*n, p);
+      v.buffer = runtime::Storage::wrapExternal(
+          p, elementSize(n->dtype), runtime::DeviceKind::CPU, [] {});
       v.sizes = {1};
       v.strides = {1};
       v.isStorage = true;
