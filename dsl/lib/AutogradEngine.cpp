@@ -512,26 +512,6 @@ void Tensor::retain_grad(SourceLoc loc) const {
 
 namespace {
 
-/// The strides of a tensor type as tensorTypeText prints it
-/// (`!strata.tensor<2x1xf64, strided<[1, -1], offset: 0>>`).
-std::optional<Shape> stridesOfTypeText(const std::string &type) {
-  size_t at = type.find("strided<[");
-  if (at == std::string::npos)
-    return std::nullopt;
-  Shape strides;
-  const char *p = type.c_str() + at + 9;
-  while (*p && *p != ']') {
-    char *end = nullptr;
-    strides.push_back(std::strtoll(p, &end, 10));
-    if (end == p)
-      return std::nullopt;
-    p = end;
-    while (*p == ',' || *p == ' ')
-      ++p;
-  }
-  return strides;
-}
-
 /// The incoming gradient `g` (undefined: ones) of an output of type
 /// `dtype` and sizes `sizes`, as the program's argument: its buffer itself
 /// where it is one dense CPU tensor of that type (a segment's seed of any
@@ -1041,7 +1021,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       n->gradFreed = true;
   // Arguments: leaves and perturbations (differentiated), then recorded
   // values and constants.
-  std::string sig, body;
+  // The program, built op by op (ProgramBuilder.h): its key is what was
+  // built.
+  using PV = ir::Program::Value;
+  ir::Program prog;
   std::vector<jit::JitValue> args;
   // The gradient program runs where the forward one did: on the GPU when
   // some leaf, constant or op is there (devices never mix: the forward
@@ -1056,9 +1039,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (createGraph && onCuda)
     fail("create_graph is not supported on CUDA yet",
          "compute the gradients on the CPU, or without create_graph", loc);
-  auto storageType = [](const Node *n) {
-    return "!strata.storage<" + std::to_string(n->rootNumel) + "x" +
-           irType(n->dtype) + ">";
+  auto rootType = [](const Node *n) {
+    return storageType(n->rootNumel, n->dtype);
   };
   // A constant the program only reads is passed as the window its reads
   // reach (as the evaluator does, Slice::placeArgs), its reads' offsets
@@ -1135,16 +1117,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     return it == window.end() || !constantEdge(in) ? nullptr : &it->second;
   };
   auto windowType = [&](const Node *n, int64_t size) {
-    return "!strata.storage<" + std::to_string(size) + "x" + irType(n->dtype) +
-           ">";
+    return storageType(size, n->dtype);
   };
   // `w`: the window passed ({start, size}; null or size -1: whole).
   auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer,
                         const std::pair<int64_t, int64_t> *w = nullptr) {
-    std::string name = "%a" + std::to_string(args.size());
     bool windowed = w && w->second >= 0;
     int64_t size = windowed ? w->second : n->rootNumel;
-    sig += (sig.empty() ? "" : ", ") + name + ": " + windowType(n, size);
+    PV name = prog.argument(windowType(n, size));
     jit::JitValue v;
     v.dtype = toJitDType(n->dtype);
     v.buffer = onCuda ? buffer : hostBuffer(buffer, loc);
@@ -1171,11 +1151,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
          makeLeaf(copy, dtype, {v.sizes[0]}, TensorOptions(dtype), "grad", loc),
          0});
   };
-  std::string wrt;
-  auto addWrt = [&] {
-    wrt += (wrt.empty() ? "" : ", ") + std::to_string(args.size());
-  };
-  std::vector<std::string> leafName;
+  std::vector<int64_t> wrt;
+  auto addWrt = [&] { wrt.push_back(static_cast<int64_t>(args.size())); };
+  std::vector<PV> leafName;
   for (size_t k = 0; k < g.leafArgs.size(); ++k) {
     addWrt();
     const Graph::LeafArg &a = g.leafArgs[k];
@@ -1183,10 +1161,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       // Its elements, dense (see denseLeaves).
       NoGradGuard noGrad;
       Tensor dense = Tensor(a.leaf).detach(loc).contiguous(loc);
-      std::string name = "%a" + std::to_string(args.size());
-      sig += (sig.empty() ? "" : ", ") + name + ": " +
-             tensorTypeText(layout::contiguous(a.leaf->layout.sizes),
-                            a.leaf->dtype);
+      PV name = prog.argument(
+          tensorType(layout::contiguous(a.leaf->layout.sizes), a.leaf->dtype));
       const Shape &sz = a.leaf->layout.sizes;
       args.push_back(jit::JitValue::fresh(
           toJitDType(a.leaf->dtype), std::vector<int64_t>(sz.begin(), sz.end()),
@@ -1212,13 +1188,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       replayArgs.push_back({true, leaf, 0});
     }
   }
+  std::vector<PV> perturbValue;
   for (size_t p = 0; p < perturbs.size(); ++p) {
     addWrt();
     const Perturb &pt = perturbs[p];
-    std::string type =
-        tensorTypeText(layout::contiguous(pt.layout.sizes), pt.dtype);
-    sig += (sig.empty() ? "" : ", ") + std::string("%p") + std::to_string(p) +
-           ": " + type;
+    perturbValue.push_back(prog.argument(
+        tensorType(layout::contiguous(pt.layout.sizes), pt.dtype)));
     args.push_back(jit::JitValue::fresh(
         toJitDType(pt.dtype),
         std::vector<int64_t>(pt.layout.sizes.begin(), pt.layout.sizes.end()),
@@ -1227,7 +1202,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       replayArgs.push_back(
           {false, zeros(pt.layout.sizes, TensorOptions(pt.dtype), loc), 0});
   }
-  std::unordered_map<const Node *, std::string> constName, recordedName;
+  std::unordered_map<const Node *, PV> constName, recordedName;
   for (const NodePtr &n : g.constArgs) {
     auto w = window.find(n.get());
     constName[n.get()] = storageArg(n.get(), n->buffer,
@@ -1240,60 +1215,35 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if (n->requiresGrad && freshBuffer(*n) && !createGraph)
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
 
-  // (Each version's type is printed once: a long gradient program spends
-  // most of its text on types.)
-  std::unordered_map<const Node *, std::string> typeText;
-  auto typeOf = [&](const Node *n) -> const std::string & {
-    auto [it, first] = typeText.emplace(n, std::string());
-    if (first)
-      it->second = n->isStorageValue()
-                       ? storageType(n)
-                       : tensorTypeText(n->resultLayout(), n->dtype);
-    return it->second;
+  auto typeOf = [&](const Node *n) {
+    return n->isStorageValue() ? rootType(n)
+                               : tensorType(n->resultLayout(), n->dtype);
   };
-  int tmp = 0;
-  auto fresh = [&](const char *prefix) {
-    return std::string("%") + prefix + std::to_string(tmp++);
-  };
-  /// A view of value `src` (of type `type`, storage or not) through `l`.
-  auto viewOf = [&](const std::string &src, const std::string &type,
-                    bool storage, const Node *n, const layout::Layout &l) {
+  /// A view of value `src` (storage or not) through `l`.
+  auto viewOf = [&](PV src, bool storage, const Node *n,
+                    const layout::Layout &l) {
     if (!storage && l == n->resultLayout())
-      return std::make_pair(src, type);
-    std::string t = fresh("t");
-    std::string vt = tensorTypeText(l, n->dtype);
-    body += "    " + t + " = strata.strided_view " + src + " : " + type +
-            " -> " + vt + "\n";
-    return std::make_pair(t, vt);
+      return src;
+    return prog.stridedView(src, l);
   };
   /// Applies the perturbations `list` to value (name, storage?) of `n`.
-  auto applyPerturbs = [&](std::string name, bool &storage, const Node *n,
+  auto applyPerturbs = [&](PV name, bool &storage, const Node *n,
                            const std::vector<size_t> &list) {
     for (size_t p : list) {
       const Perturb &pt = perturbs[p];
-      std::string type = storage ? storageType(n) : typeOf(n);
+      ir::ValueType type = storage ? rootType(n) : typeOf(n);
       layout::Layout pl = layout::contiguous(pt.layout.sizes);
-      std::string pType = tensorTypeText(pl, pt.dtype);
-      std::string pName = "%p" + std::to_string(p);
       // The sum's layout follows the value read (TensorIterator).
       std::vector<layout::Layout> ins{pt.layout, pl};
-      std::string sType = tensorTypeText(
-          layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
+      ir::ValueType sType =
+          tensorType(layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
       if (pt.whole && !storage && sType == type) {
-        std::string v = fresh("q");
-        body += "    " + v + " = strata.add " + name + ", " + pName + " : " +
-                type + ", " + pType + " -> " + type + "\n";
-        name = v;
+        name = prog.op("add", {name, perturbValue[p]}, type);
         continue;
       }
-      auto [view, vt] = viewOf(name, type, storage, n, pt.layout);
-      std::string sum = fresh("q");
-      body += "    " + sum + " = strata.add " + view + ", " + pName + " : " +
-              vt + ", " + pType + " -> " + sType + "\n";
-      std::string w = fresh("w");
-      body += "    " + w + " = strata.write " + sum + " into " + view + " : " +
-              sType + ", " + vt + " -> " + storageType(n) + "\n";
-      name = w;
+      PV view = viewOf(name, storage, n, pt.layout);
+      PV sum = prog.op("add", {view, perturbValue[p]}, sType);
+      name = prog.op("write", {sum, view}, rootType(n));
       storage = true;
     }
     return name;
@@ -1304,14 +1254,14 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
   struct Value {
-    std::string name;
+    PV name;
     bool storage;
     /// The version whose type the value has (an untracked write's value
     /// has its old version's).
     const Node *shape;
   };
   std::unordered_map<const Node *, Value> opValue;
-  std::unordered_map<const Node *, std::string> detachedName;
+  std::unordered_map<const Node *, PV> detachedName;
   /// The value edge `in` reads, before its layout.
   std::map<std::pair<const Node *, const Node *>, Value> historyValue;
   auto sourceOf = [&](const Operand &in) -> Value {
@@ -1328,21 +1278,17 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         Value value =
             constName.count(n) ? Value{constName[n], true, n} : opValue.at(n);
         Value hist = opValue.at(h);
-        std::string type =
-            hist.storage ? storageType(hist.shape) : typeOf(hist.shape);
-        std::string v = value.name;
+        ir::ValueType type =
+            hist.storage ? rootType(hist.shape) : typeOf(hist.shape);
+        PV v = value.name;
         // (The value is a storage, or a tensor: an untracked write's value
         // has its old version's type.)
-        std::string valueType =
-            value.storage ? storageType(n) : typeOf(value.shape);
-        if (!hist.storage && valueType != type) {
-          v = fresh("s");
-          body += "    " + v + " = strata.strided_view " + value.name + " : " +
-                  valueType + " -> " + type + "\n";
-        }
-        std::string r = fresh("h");
-        body += "    " + r + " = strata.recorded " + hist.name + " as " + v +
-                " {value_only} : " + type + "\n";
+        ir::ValueType valueType =
+            value.storage ? rootType(n) : typeOf(value.shape);
+        if (!hist.storage && valueType != type)
+          v = prog.stridedView(value.name, type.layout);
+        PV r = prog.op("recorded", {hist.name, v}, type,
+                       {ir::Attribute::unit("value_only")});
         it->second = {r, hist.storage, hist.shape};
       }
       return it->second;
@@ -1351,27 +1297,24 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       return {constName[n], true, n};
     Value v = opValue.at(n);
     if ((in.noGrad || deadLeafEdge(in)) && n->requiresGrad) { // detach()
-      auto [it, fresh_] = detachedName.emplace(n, "");
-      if (fresh_) {
-        it->second = fresh("d");
-        body += "    " + it->second + " = strata.detach " + v.name + " : " +
-                (v.storage ? storageType(v.shape) : typeOf(v.shape)) + "\n";
-      }
+      auto [it, fresh_] = detachedName.emplace(n, -1);
+      if (fresh_)
+        it->second = prog.op("detach", {v.name},
+                             v.storage ? rootType(v.shape) : typeOf(v.shape));
       v.name = it->second;
     }
     return v;
   };
   // Values with the perturbations of the views a read goes through, by
   // (source value, perturbations): reads through one view share one.
-  std::map<std::pair<std::string, std::vector<size_t>>, std::string>
-      perturbedReads;
+  std::map<std::pair<PV, std::vector<size_t>>, PV> perturbedReads;
   /// The layout of the last read when it was made dense (its consumer's
   /// result layout follows it: see relayout).
   std::optional<layout::Layout> denseRead;
   /// Emits the steps (denseSteps) reading `in` from dense value `name` of
-  /// layout `l` (its buffer's); returns the read's name and type.
-  auto emitDense = [&](const Operand &in, const ViewChain *stop,
-                       std::string name, layout::Layout l, DType dtype) {
+  /// layout `l` (its buffer's); returns the read.
+  auto emitDense = [&](const Operand &in, const ViewChain *stop, PV name,
+                       layout::Layout l, DType dtype) {
     auto steps = denseSteps(in, stop, l);
     if (!steps) // (checked before: see checkDense)
       fail("strata cannot replay a view over a dense copy",
@@ -1382,44 +1325,28 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         at = s.at;
         continue;
       }
-      if (at != l) {
-        std::string v = fresh("t");
-        body += "    " + v + " = strata.strided_view " + name + " : " +
-                tensorTypeText(l, dtype) + " -> " + tensorTypeText(at, dtype) +
-                "\n";
-        name = v;
-      }
-      std::string q = fresh("q");
-      body += "    " + q + " = strata.add " + name + ", %p" +
-              std::to_string(s.perturb) + " : " + tensorTypeText(at, dtype) +
-              ", " + tensorTypeText(layout::contiguous(at.sizes), dtype) +
-              " -> " + tensorTypeText(s.at, dtype) + "\n";
-      name = q;
+      if (at != l)
+        name = prog.stridedView(name, at);
+      name = prog.op("add", {name, perturbValue[s.perturb]},
+                     tensorType(s.at, dtype));
       l = at = s.at;
     }
-    if (at != l) {
-      std::string v = fresh("t");
-      body += "    " + v + " = strata.strided_view " + name + " : " +
-              tensorTypeText(l, dtype) + " -> " + tensorTypeText(at, dtype) +
-              "\n";
-      name = v;
-    }
+    if (at != l)
+      name = prog.stridedView(name, at);
     denseRead = at;
-    return std::make_pair(name, tensorTypeText(at, dtype));
+    return name;
   };
   // The dense value of a dense chain's target read from `v` (its view
   // plus its perturbations), by (value, chain).
-  std::map<std::pair<std::string, const ViewChain *>,
-           std::pair<std::string, layout::Layout>>
+  std::map<std::pair<PV, const ViewChain *>, std::pair<PV, layout::Layout>>
       denseStarts;
   auto read = [&](const Operand &in) {
     if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get())) {
-      const std::string &name =
-          leafName[g.leafIndex.at({in.node.get(), leaf.get()})];
+      PV name = leafName[g.leafIndex.at({in.node.get(), leaf.get()})];
       layout::Layout dense = layout::contiguous(leaf->layout.sizes);
       if (!in.view) {
         denseRead = dense;
-        return std::make_pair(name, tensorTypeText(dense, leaf->dtype));
+        return name;
       }
       return emitDense(in, nullptr, name, dense, leaf->dtype);
     }
@@ -1448,7 +1375,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       }
       if (!list.empty()) {
         auto [it, first] =
-            perturbedReads.emplace(std::make_pair(v.name, list), "");
+            perturbedReads.emplace(std::make_pair(v.name, list), -1);
         if (first) {
           bool storage = v.storage;
           it->second = applyPerturbs(v.name, storage, v.shape, list);
@@ -1460,21 +1387,15 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         const Node *n = v.shape;
         auto [it, first] =
             denseStarts.emplace(std::make_pair(v.name, dense),
-                                std::make_pair("", layout::Layout{}));
+                                std::make_pair(PV(-1), layout::Layout{}));
         if (first) {
           const std::vector<size_t> &ps = perturbChain.at(dense);
           layout::Layout l = perturbs[ps.front()].layout;
-          auto [name, type] = viewOf(
-              v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n, l);
+          PV name = viewOf(v.name, v.storage, n, l);
           for (size_t p : ps) {
             layout::Layout sl = afterAdd(l);
-            std::string q = fresh("q");
-            body += "    " + q + " = strata.add " + name + ", %p" +
-                    std::to_string(p) + " : " + type + ", " +
-                    tensorTypeText(layout::contiguous(l.sizes), n->dtype) +
-                    " -> " + tensorTypeText(sl, n->dtype) + "\n";
-            name = q;
-            type = tensorTypeText(sl, n->dtype);
+            name = prog.op("add", {name, perturbValue[p]},
+                           tensorType(sl, n->dtype));
             l = sl;
           }
           it->second = {name, l};
@@ -1493,12 +1414,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         if (i >= 0 && i < size)
           allowed[i] = 1.0;
       Shape flatSizes{size};
-      std::string flatType =
-          tensorTypeText(layout::contiguous(flatSizes), n->dtype);
-      std::string boolType =
-          tensorTypeText(layout::contiguous(flatSizes), DType::Bool);
-      std::string flat = fresh("f"), mask = "%a" + std::to_string(args.size());
-      sig += ", " + mask + ": " + boolType;
+      ir::ValueType flatType =
+          tensorType(layout::contiguous(flatSizes), n->dtype);
+      PV mask =
+          prog.argument(tensorType(layout::contiguous(flatSizes), DType::Bool));
       args.push_back(jit::JitValue::fresh(jit::DType::Bool, {size}, allowed));
       if (createGraph)
         replayArgs.push_back(
@@ -1507,48 +1426,34 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                                  loc)
                  .to(DType::Bool, loc),
              0});
-      body += "    " + flat + " = strata.strided_view " + v.name + " : " +
-              (v.storage ? storageType(n) : typeOf(n)) + " -> " + flatType +
-              "\n";
-      std::string d = fresh("d"), w = fresh("m");
-      body += "    " + d + " = strata.detach " + flat + " : " + flatType + "\n";
-      body += "    " + w + " = strata.where " + mask + ", " + flat + ", " + d +
-              " : " + boolType + ", " + flatType + ", " + flatType + " -> " +
-              flatType + "\n";
-      std::string r = fresh("t"), rt = tensorTypeText(in.layout, n->dtype);
-      body += "    " + r + " = strata.strided_view " + w + " : " + flatType +
-              " -> " + rt + "\n";
+      PV flat = prog.stridedView(v.name, flatType.layout);
+      PV d = prog.op("detach", {flat}, flatType);
+      PV w = prog.op("where", {mask, flat, d}, flatType);
+      PV r = prog.stridedView(w, in.layout);
       layout::Layout at = in.layout;
       for (size_t p : afterMask) {
         layout::Layout pl = layout::contiguous(perturbs[p].layout.sizes);
         std::vector<layout::Layout> both{at, pl};
         layout::Layout sum = layout::elementwiseResult(both, at.sizes);
-        std::string q = fresh("q");
-        body += "    " + q + " = strata.add " + r + ", %p" + std::to_string(p) +
-                " : " + rt + ", " + tensorTypeText(pl, n->dtype) + " -> " +
-                tensorTypeText(sum, n->dtype) + "\n";
-        r = q;
-        rt = tensorTypeText(sum, n->dtype);
+        r = prog.op("add", {r, perturbValue[p]}, tensorType(sum, n->dtype));
         at = sum;
       }
       if (!afterMask.empty())
         denseRead = at; // (its consumer's layout follows what is read)
-      return std::make_pair(r, rt);
+      return r;
     }
     if (const auto *w = windowOf(in)) {
       layout::Layout l = in.layout;
       l.offset = l.numel() ? l.offset - w->first : 0;
-      return viewOf(v.name, windowType(n, w->second), true, n, l);
+      return viewOf(v.name, true, n, l);
     }
-    return viewOf(v.name, v.storage ? storageType(n) : typeOf(n), v.storage, n,
-                  in.layout);
+    return viewOf(v.name, v.storage, n, in.layout);
   };
-  /// Defines `def`: value `v` of dense layout `from` laid out as dense
-  /// layout `to` (same sizes, both offset 0): its dims permuted into `to`'s
-  /// order, made row-major, seen as `to`.
-  auto relayout = [&](const std::string &v, const layout::Layout &from,
-                      const layout::Layout &to, DType dtype,
-                      const std::string &def) {
+  /// Value `v` of dense layout `from` laid out as dense layout `to` (same
+  /// sizes, both offset 0): its dims permuted into `to`'s order, made
+  /// row-major, seen as `to`.
+  auto relayout = [&](PV v, const layout::Layout &from,
+                      const layout::Layout &to, DType dtype) {
     Shape perm(to.sizes.size());
     std::iota(perm.begin(), perm.end(), 0);
     std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
@@ -1557,16 +1462,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     layout::Layout permuted =
         check(layout::permute(from, perm), loc, "this is a strata bug");
     layout::Layout rowMajor = layout::contiguous(permuted.sizes);
-    std::string p = def + "p", c = def + "m";
-    body += "    " + p + " = strata.strided_view " + v + " : " +
-            tensorTypeText(from, dtype) + " -> " +
-            tensorTypeText(permuted, dtype) + "\n";
-    body += "    " + c + " = strata.contiguous " + p + " : " +
-            tensorTypeText(permuted, dtype) + " -> " +
-            tensorTypeText(rowMajor, dtype) + "\n";
-    body += "    " + def + " = strata.strided_view " + c + " : " +
-            tensorTypeText(rowMajor, dtype) + " -> " +
-            tensorTypeText(to, dtype) + "\n";
+    PV p = prog.stridedView(v, permuted);
+    PV c = prog.op("contiguous", {p}, tensorType(rowMajor, dtype));
+    return prog.stridedView(c, to);
   };
   // C++ numbers (pending 0-d fills) are arguments, as in the evaluator's
   // programs ("Scalars are arguments"): a schedule of them is one gradient
@@ -1592,15 +1490,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   std::vector<int64_t> scalarData(
       std::count_if(g.ops.begin(), g.ops.end(),
                     [&](const NodePtr &n) { return scalarArgument(n.get()); }));
-  int vi = 0;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
-    std::string name = "%v" + std::to_string(vi++);
     if (scalarArgument(n)) {
-      std::string a = "%a" + std::to_string(args.size());
-      std::string storage =
-          std::string("!strata.storage<1x") + irType(n->dtype) + ">";
-      sig += (sig.empty() ? "" : ", ") + a + ": " + storage;
+      PV a = prog.argument(storageType(1, n->dtype));
       jit::JitValue v;
       v.dtype = toJitDType(n->dtype);
       // (Wrapped, not allocated: the values live in `scalarData` while the
@@ -1613,13 +1506,11 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       v.strides = {1};
       v.isStorage = true;
       args.push_back(std::move(v));
-      body += "    " + name + " = strata.strided_view " + a + " : " + storage +
-              " -> " + typeOf(n) + "\n";
-      opValue[n] = {name, false, n};
+      opValue[n] = {prog.stridedView(a, n->resultLayout()), false, n};
       continue;
     }
     const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
-    OperandTexts ins;
+    std::vector<PV> ins;
     std::vector<layout::Layout> readLayouts;
     bool anyDense = false;
     for (const Operand &in : inputs) {
@@ -1628,29 +1519,25 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       anyDense |= denseRead.has_value();
       readLayouts.push_back(denseRead ? *denseRead : in.layout);
     }
-    std::string result = typeOf(n);
+    ir::ValueType result = typeOf(n);
     auto rec = recordedName.find(n);
-    std::string def = rec == recordedName.end() ? name : name + "c";
-    bool laidOut = false;
+    // The op recomputed (laid out as recorded).
+    std::optional<PV> def;
     if (anyDense && !n->isStorageValue() && !n->passHistory) {
       // A dense read's layout is not the recorded one: where the result's
       // layout follows its inputs', compute it from what is read, then
       // lay it out as recorded (its readers' layouts address that).
       layout::Layout inferred{n->sizes, resultStrides(*n, readLayouts), 0};
       if (inferred != n->resultLayout()) {
-        std::string made = def + "r";
-        body += "    " + made + " = " +
-                opText(*n, ins, tensorTypeText(inferred, n->dtype)) + "\n";
-        relayout(made, inferred, n->resultLayout(), n->dtype, def);
-        laidOut = true;
+        PV made = emitOp(prog, *n, ins, tensorType(inferred, n->dtype));
+        def = relayout(made, inferred, n->resultLayout(), n->dtype);
       }
     }
     if (n->passHistory) {
       // An untracked write: its value (recorded, or the write again
       // without grad) read as the old version, whose history it continues.
-      std::string value = rec != recordedName.end() ? rec->second : name + "c";
-      if (rec == recordedName.end())
-        body += "    " + value + " = " + opText(*n, ins, result) + "\n";
+      PV value = rec != recordedName.end() ? rec->second
+                                           : emitOp(prog, *n, ins, result);
       // (The old version's history: the version itself, or the history
       // its read continues when writes of another identity came between.)
       auto oldIt = opValue.find(inputs[1].node.get());
@@ -1660,16 +1547,12 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         fail("strata could not find the history an untracked write continues",
              "this is a strata bug", loc);
       Value old = oldIt->second;
-      std::string oldType =
-          old.storage ? storageType(old.shape) : typeOf(old.shape);
-      if (!old.storage) {
-        std::string v = fresh("s");
-        body += "    " + v + " = strata.strided_view " + value + " : " +
-                storageType(n) + " -> " + oldType + "\n";
-        value = v;
-      }
-      body += "    " + name + " = strata.recorded " + old.name + " as " +
-              value + " {value_only} : " + oldType + "\n";
+      ir::ValueType oldType =
+          old.storage ? rootType(old.shape) : typeOf(old.shape);
+      if (!old.storage)
+        value = prog.stridedView(value, oldType.layout);
+      PV name = prog.op("recorded", {old.name, value}, oldType,
+                        {ir::Attribute::unit("value_only")});
       bool storage = old.storage;
       auto pit = perturbOp.find(n);
       if (pit != perturbOp.end())
@@ -1677,19 +1560,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       opValue[n] = {name, storage, storage ? n : old.shape};
       continue;
     }
-    if (!laidOut)
-      body += "    " + def + " = " + opText(*n, ins, result) + "\n";
+    if (!def)
+      def = emitOp(prog, *n, ins, result);
+    PV name = *def;
     bool storage = n->isStorageValue();
     if (rec != recordedName.end()) {
       // Its value is the one the forward computed (a strata.recorded).
-      std::string value = rec->second;
-      if (!storage) {
-        value = fresh("s");
-        body += "    " + value + " = strata.strided_view " + rec->second +
-                " : " + storageType(n) + " -> " + result + "\n";
-      }
-      body += "    " + name + " = strata.recorded " + def + " as " + value +
-              " : " + result + "\n";
+      PV value = rec->second;
+      if (!storage)
+        value = prog.stridedView(rec->second, result.layout);
+      name = prog.op("recorded", {*def, value}, result);
     }
     auto pit = perturbOp.find(n);
     if (pit != perturbOp.end())
@@ -1697,46 +1577,36 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     opValue[n] = {name, storage, n};
   }
   // Results: each output as a contiguous tensor.
-  std::string rets, retTypes;
+  std::vector<PV> rets;
   for (size_t i = 0; i < numOutputs; ++i) {
-    auto [v, type] = read(outEdges[i]);
-    std::string want =
-        tensorTypeText(layout::contiguous(outSizes[i]), outTypes[i]);
+    PV v = read(outEdges[i]);
+    const ir::ValueType &type = prog.type(v);
+    ir::ValueType want =
+        tensorType(layout::contiguous(outSizes[i]), outTypes[i]);
     if (type != want) {
       // A row-major copy: strata.copy keeps a dense input's layout (and the
       // strides of its size-1 dims, which a view then makes row-major).
-      std::string c = "%o" + std::to_string(i);
       // The layout read (a perturbation or a dense read may have laid the
       // value out otherwise than the edge): its strides from its type.
       layout::Layout in = outEdges[i].layout;
-      if (auto strides = stridesOfTypeText(type);
-          strides && strides->size() == in.sizes.size())
-        in = {in.sizes, *strides, 0};
-      std::string kept =
-          tensorTypeText(layout::preserveFormat(in), outTypes[i]);
+      if (!type.storage && type.layout.strides.size() == in.sizes.size())
+        in = {in.sizes, type.layout.strides, 0};
+      ir::ValueType kept = tensorType(layout::preserveFormat(in), outTypes[i]);
       if (!layout::isContiguous(in))
-        body += "    " + c + " = strata.contiguous " + v + " : " + type +
-                " -> " + want + "\n";
+        v = prog.op("contiguous", {v}, want);
       else if (kept == want)
-        body += "    " + c + " = strata.copy " + v + " : " + type + " -> " +
-                want + "\n";
+        v = prog.op("copy", {v}, want);
       else
-        body += "    " + c + "k = strata.copy " + v + " : " + type + " -> " +
-                kept + "\n    " + c + " = strata.strided_view " + c +
-                "k : " + kept + " -> " + want + "\n";
-      v = c;
+        v = prog.stridedView(prog.op("copy", {v}, kept), want.layout);
     }
-    rets += (i ? ", " : "") + v;
-    retTypes += (i ? ", " : "") + want;
+    rets.push_back(v);
   }
   // Every edge leads to nothing (views without a grad_fn, leaves since
   // destroyed): as PyTorch's engine, nothing to accumulate.
   if (wrt.empty())
     return std::vector<Tensor>(targets.size());
-  std::string source =
-      "module {\n  func.func @main(" + sig + ") -> (" + retTypes +
-      ") attributes {strata.wrt = array<i64: " + wrt + ">} {\n" + body +
-      "    return " + rets + " : " + retTypes + "\n  }\n}\n";
+  prog.returns(std::move(rets));
+  prog.functionAttribute(ir::Attribute::array("strata.wrt", std::move(wrt)));
   std::vector<Tensor> wrtGrads;
   // PyTorch's engine runs in grad mode exactly when it creates a graph.
   std::optional<AutoGradMode> mode;
@@ -1749,7 +1619,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         : ones(outSizes[i], TensorOptions(outTypes[i]), loc);
       replayArgs.push_back({false, seed, 0});
     }
-    std::vector<Tensor> values = replayGradientProgram(source, replayArgs, loc);
+    std::vector<Tensor> values = replayGradientProgram(prog, replayArgs, loc);
     wrtGrads.assign(values.begin() + numOutputs, values.end());
   } else {
     bool hit = false;
@@ -1757,15 +1627,16 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     // arguments' buffers, the graph's nodes) is held by `args` and `g`.
     std::shared_ptr<jit::PreparedFunction> program = lock.unlocked([&] {
       return cache().get(
-          source,
+          prog.key(),
           [&] {
             std::string error;
-            auto fn = jit::PreparedFunction::fromSource(source, "main", error);
+            auto fn = jit::PreparedFunction::fromProgram(prog, error);
             if (!fn && debugLevel() >= 1)
-              fprintf(stderr, "%s", source.c_str());
+              fprintf(stderr, "%s", prog.print().c_str());
             if (!fn)
               fail("strata could not compile the gradient program: " + error,
-                   "this is a strata bug; the program was:\n" + source, loc);
+                   "this is a strata bug; the program was:\n" + prog.print(),
+                   loc);
             ++gCompiles;
             return fn;
           },
@@ -1786,7 +1657,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
               compiled ? "compiled" : "found prepared", prepared * 1e3,
               program->numKernels(), secondsSince(runStart) * 1e3);
     if (debugLevel() >= 3)
-      fprintf(stderr, "%s", source.c_str());
+      fprintf(stderr, "%s", prog.print().c_str());
     if (!r.ok)
       fail("strata could not run the gradient program: " + r.error, "", loc);
     countProgramRun(program->numKernels(), compiled);

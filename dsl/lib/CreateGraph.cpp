@@ -16,7 +16,7 @@
 #include "ProgramCache.h"
 
 #include "strata/Functions.h"
-#include "strata/IR/Parse.h"
+#include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Transforms/Passes.h"
@@ -334,33 +334,37 @@ ProgramCache<Differentiated> &differentiatedCache() {
   return cache;
 }
 
-std::unique_ptr<Differentiated> differentiate(const std::string &source,
+std::unique_ptr<Differentiated> differentiate(const ir::Program &program,
                                               const SourceLoc &loc) {
   auto d = std::make_unique<Differentiated>();
   jit::loadDialects(d->context);
+  std::string error;
+  d->module = ir::buildModule(program, d->context, error);
+  if (!d->module)
+    fail("strata could not build the gradient program: " + error,
+         "this is a strata bug; the program was:\n" + program.print(), loc);
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &d->context, diagOS);
-  d->module = ir::parseSourceString(source, &d->context);
   mlir::PassManager pm(&d->context);
   DifferentiateOptions options;
   options.keepMarkers = true;
   pm.addNestedPass<mlir::func::FuncOp>(createDifferentiate(options));
-  if (!d->module || mlir::failed(pm.run(*d->module)))
+  if (mlir::failed(pm.run(*d->module)))
     fail("strata could not differentiate the gradient program: " + diagOS.str(),
-         "this is a strata bug; the program was:\n" + source, loc);
+         "this is a strata bug; the program was:\n" + program.print(), loc);
   return d;
 }
 } // namespace
 
 std::vector<Tensor>
-strata::detail::replayGradientProgram(const std::string &source,
+strata::detail::replayGradientProgram(const ir::Program &program,
                                       const std::vector<ReplayArg> &args,
                                       const SourceLoc &loc) {
   bool hit = false;
   std::shared_ptr<Differentiated> d = differentiatedCache().get(
-      source, [&] { return differentiate(source, loc); }, hit);
+      program.key(), [&] { return differentiate(program, loc); }, hit);
   std::lock_guard<std::mutex> lock(d->mutex);
   mlir::ModuleOp module = *d->module;
   if (const char *level = std::getenv("STRATA_DEBUG");

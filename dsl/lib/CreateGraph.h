@@ -12,6 +12,7 @@
 #ifndef STRATA_DSL_CREATEGRAPH_H
 #define STRATA_DSL_CREATEGRAPH_H
 
+#include "strata/IR/ProgramBuilder.h"
 #include "strata/Tensor.h"
 
 #include <string>
@@ -35,12 +36,12 @@ struct ReplayArg {
 Tensor straightThrough(const Tensor &old, const Tensor &value,
                        const SourceLoc &loc);
 
-/// Differentiates `source` (a function @main with its `strata.wrt`) and
+/// Differentiates `program` (a function @main with its `strata.wrt`) and
 /// records its ops over `args` (one per argument, the gradient seeds last)
 /// as DSL ops. Returns one tensor per result of the differentiated function
 /// (the outputs, then the gradients of the wrt arguments). An op that has
 /// no recorded form yet raises a strata::Error at `loc`.
-std::vector<Tensor> replayGradientProgram(const std::string &source,
+std::vector<Tensor> replayGradientProgram(const ir::Program &program,
                                           const std::vector<ReplayArg> &args,
                                           const SourceLoc &loc);
 

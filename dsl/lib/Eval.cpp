@@ -426,44 +426,8 @@ int64_t bits(double d) {
   return b;
 }
 
-std::string tensorType(const layout::Layout &l, DType t) {
-  std::string s = "!strata.tensor<";
-  for (int64_t d : l.sizes)
-    s += std::to_string(d) + "x";
-  return s + irType(t) + ", strided<" + layout::formatList(l.strides) +
-         ", offset: " + std::to_string(l.offset) + ">>";
-}
-std::string storageType(int64_t n, DType t) {
-  return "!strata.storage<" + std::to_string(n) + "x" + irType(t) + ">";
-}
 /// Arguments and writes are storages; pending compute results are tensors.
 bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
-std::string number(double v) {
-  char buf[64];
-  if (!std::isfinite(v)) {
-    int64_t b = bits(v);
-    snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(b));
-    return buf;
-  }
-  snprintf(buf, sizeof buf, "%.17g", v);
-  // MLIR reads a literal without a '.' as an integer, also "1e+17".
-  std::string s = buf;
-  if (s.find('.') == std::string::npos) {
-    size_t e = s.find('e');
-    s.insert(e == std::string::npos ? s.size() : e, ".0");
-  }
-  return s;
-}
-std::string locText(const SourceLoc &loc) {
-  std::string file;
-  for (const char *p = loc.file_name(); *p; ++p) {
-    if (*p == '"' || *p == '\\')
-      file += '\\';
-    file += *p;
-  }
-  return " loc(\"" + file + "\":" + std::to_string(loc.line()) + ":" +
-         std::to_string(loc.column()) + ")";
-}
 
 } // namespace
 
@@ -502,11 +466,14 @@ std::string Slice::key() const {
   return key;
 }
 
-std::string Slice::source(std::vector<const Node *> &outputs,
-                          bool valueArgs) const {
-  std::string body, sig;
-  auto name = [](const Node *n) {
-    return (n->buffer ? "%a" : "%v") + std::to_string(n->index);
+ir::Program Slice::program(std::vector<const Node *> &outputs,
+                           bool valueArgs) const {
+  ir::Program p;
+  // Each node's value (arguments by index first, then pending nodes).
+  std::vector<ir::Program::Value> argValue(args.size()),
+      value(pending.empty() ? 0 : pending.back()->index + 1, -1);
+  auto valueOf = [&](const Node *n) {
+    return n->buffer ? argValue[n->index] : value[n->index];
   };
   // A storage's type is its window's (the whole storage in a
   // self-contained dump).
@@ -514,49 +481,40 @@ std::string Slice::source(std::vector<const Node *> &outputs,
     return isStorage(n) ? storageType(storageSize(n, valueArgs), n->dtype)
                         : tensorType(n->resultLayout(), n->dtype);
   };
-  int tmp = 0;
   auto read = [&](const Operand &in) {
     const Node *src = in.node.get();
     if (!isStorage(src) && in.layout == src->resultLayout())
-      return std::make_pair(name(src), valueType(src));
-    std::string t = "%t" + std::to_string(tmp++);
+      return valueOf(src);
     layout::Layout l = in.layout;
     l.offset = readOffset(in, valueArgs);
-    std::string type = tensorType(l, src->dtype);
-    body += "    " + t + " = strata.strided_view " + name(src) + " : " +
-            valueType(src) + " -> " + type + "\n";
-    return std::make_pair(t, type);
+    return p.stridedView(valueOf(src), l);
   };
   for (const Node *a : args)
-    sig += std::string(sig.empty() ? "" : ", ") + name(a) + ": " + valueType(a);
-  std::string scalarSig;
+    argValue[a->index] = p.argument(valueType(a));
+  // (Scalars are arguments after the storages.)
+  std::vector<ir::Program::Value> scalarValue(scalars.size());
+  if (valueArgs)
+    for (size_t k = 0; k < scalars.size(); ++k)
+      scalarValue[k] = p.argument(storageType(1, scalars[k]->dtype));
+  std::vector<ir::Program::Value> ins;
   for (const Node *n : pending) {
     if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
-      std::string s = "%s" + std::to_string(k);
-      std::string storage = storageType(1, n->dtype);
-      scalarSig += ", " + s + ": " + storage;
-      body += "    " + name(n) + " = strata.strided_view " + s + " : " +
-              storage + " -> " + valueType(n) + locText(n->loc) + "\n";
+      value[n->index] = p.op("strided_view", {scalarValue[k]}, valueType(n), {},
+                             positionOf(n->loc));
       continue;
     }
-    std::vector<std::pair<std::string, std::string>> ins;
+    ins.clear();
     for (const Operand &in : n->inputs)
       ins.push_back(read(in));
-    std::string line = "    " + name(n) + " = " + opText(*n, ins, valueType(n));
-    body += line + locText(n->loc) + "\n";
+    value[n->index] = emitOp(p, *n, ins, valueType(n), positionOf(n->loc));
     if (n->output)
       outputs.push_back(n);
   }
-  std::string rets, retTypes;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    rets += (i ? ", " : "") + name(outputs[i]);
-    retTypes += (i ? ", " : "") + valueType(outputs[i]);
-  }
-  if (sig.empty() && !scalarSig.empty())
-    scalarSig.erase(0, 2);
-  return "module {\n  func.func @main(" + sig + scalarSig + ") -> (" +
-         retTypes + ") {\n" + body + "    return " + rets + " : " + retTypes +
-         "\n  }\n}\n";
+  std::vector<ir::Program::Value> rets;
+  for (const Node *o : outputs)
+    rets.push_back(valueOf(o));
+  p.returns(std::move(rets));
+  return p;
 }
 
 namespace {
@@ -564,7 +522,7 @@ namespace {
 /// What compiling a slice's program needs (no trace state: it is made
 /// under the trace lock and compiled outside it).
 struct Recipe {
-  std::string source;
+  ir::Program program;
   std::vector<bool> donated;
   size_t ops = 0;
 };
@@ -572,7 +530,7 @@ struct Recipe {
 Recipe recipeOf(const Slice &slice) {
   Recipe r;
   std::vector<const Node *> outputs;
-  r.source = slice.source(outputs);
+  r.program = slice.program(outputs);
   r.donated = slice.donated;
   r.ops = slice.pending.size();
   return r;
@@ -588,8 +546,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
         program->donated = recipe.donated;
         auto start = std::chrono::steady_clock::now();
         std::string error;
-        program->fn =
-            jit::PreparedFunction::fromSource(recipe.source, "main", error);
+        program->fn = jit::PreparedFunction::fromProgram(recipe.program, error);
         if (!program->fn)
           fail("strata could not compile this program: " + error,
                "this is a strata bug; set STRATA_DEBUG=3 to see the program",
@@ -604,7 +561,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
                       .count(),
                   formatLoc(loc).c_str());
         if (debugLevel() >= 3)
-          fprintf(stderr, "%s", recipe.source.c_str());
+          fprintf(stderr, "%s", recipe.program.print().c_str());
         countStats([](EvalStats &s) { ++s.compiles; });
         return program;
       },
@@ -948,7 +905,7 @@ IRDump strata::dump_ir(const std::vector<Tensor> &tensors, SourceLoc loc) {
       prepare(slice.key(), recipeOf(slice), loc, hit);
   // The program with its scalars as constants: it runs on its own.
   std::vector<const Node *> outputs;
-  return {slice.source(outputs, false), program->fn->loweredIR()};
+  return {slice.program(outputs, false).print(), program->fn->loweredIR()};
 }
 
 EvalStats strata::eval_stats() {
@@ -982,46 +939,43 @@ void strata::detail::countProgramRun(int64_t kernels, bool compiled) {
   });
 }
 
-std::string strata::detail::opText(const Node &n, const OperandTexts &ins,
-                                   const std::string &result) {
-  std::string names, types;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    names += (i ? ", " : "") + ins[i].first;
-    types += (i ? ", " : "") + ins[i].second;
-  }
+ir::Program::Value
+strata::detail::emitOp(ir::Program &p, const Node &n,
+                       std::span<const ir::Program::Value> ins,
+                       const ir::ValueType &result, ir::SourcePosition at) {
+  using ir::Attribute;
+  auto number = [&](const char *name, double v, int64_t i) {
+    return n.exact ? Attribute::i64(name, i) : Attribute::f64(name, v);
+  };
   switch (n.op) {
   case Op::Fill:
-    return "strata.fill " + (n.exact ? std::to_string(n.ia) : number(n.a)) +
-           " : " + result;
+    return p.op("fill", {}, result, {number("value", n.a, n.ia)}, at);
   case Op::Arange:
-    if (n.exact)
-      return "strata.arange start " + std::to_string(n.ia) + " step " +
-             std::to_string(n.ib) + " : " + result;
-    return "strata.arange start " + number(n.a) + " step " + number(n.b) +
-           " : " + result;
-  case Op::Reduce:
-    return "strata." + std::string(n.name) + " " + names + " dims " +
-           layout::formatList(n.dims) + (n.keepdim ? " keepdim" : "") + " : " +
-           types + " -> " + result;
-  case Op::Scan:
-    return "strata.scan " + names + " dim " + std::to_string(n.dims[0]) +
-           (std::string_view(n.name) == "cumsum" ? " \"sum\"" : " \"prod\"") +
-           (n.scanGradInSource ? " {strata.scan_grad_in_source}" : "") + " : " +
-           types + " -> " + result;
-  case Op::Write:
-    return "strata.write " + ins[0].first + " into " + ins[1].first + " : " +
-           ins[0].second + ", " + ins[1].second + " -> " + result;
-  case Op::Index:
-    return "strata." + std::string(n.name) + " " + names + " dim " +
-           std::to_string(n.dims[0]) + " : " + types + " -> " + result;
-  default:
-    return "strata." + std::string(n.name) + " " + names + " : " + types +
-           " -> " + result;
+    return p.op("arange", {}, result,
+                {number("start", n.a, n.ia), number("step", n.b, n.ib)}, at);
+  case Op::Reduce: {
+    std::vector<Attribute> attrs{
+        Attribute::array("dims", {n.dims.begin(), n.dims.end()})};
+    if (n.keepdim)
+      attrs.push_back(Attribute::unit("keepdim"));
+    return p.op(n.name, ins, result, std::move(attrs), at);
   }
-}
-
-std::string strata::detail::tensorTypeText(const layout::Layout &l, DType t) {
-  return tensorType(l, t);
+  case Op::Scan: {
+    std::vector<Attribute> attrs{
+        Attribute::i64("dim", n.dims[0]),
+        Attribute::string(
+            "combiner", std::string_view(n.name) == "cumsum" ? "sum" : "prod")};
+    if (n.scanGradInSource)
+      attrs.push_back(Attribute::unit("strata.scan_grad_in_source"));
+    return p.op("scan", ins, result, std::move(attrs), at);
+  }
+  case Op::Write:
+    return p.op("write", ins, result, {}, at);
+  case Op::Index:
+    return p.op(n.name, ins, result, {Attribute::i64("dim", n.dims[0])}, at);
+  default:
+    return p.op(n.name, ins, result, {}, at);
+  }
 }
 
 strata::detail::BoundaryEvaluation::BoundaryEvaluation()

@@ -47,11 +47,11 @@ struct Slice {
   std::vector<int32_t> scalarArg;
   /// The structural cache key (no data).
   std::string key() const;
-  /// The func.func text; appends the returned nodes to `outputs`. With
+  /// The program; appends the returned nodes to `outputs`. With
   /// `valueArgs` false the scalars are constants and the storages whole (a
   /// self-contained dump).
-  std::string source(std::vector<const Node *> &outputs,
-                     bool valueArgs = true) const;
+  ir::Program program(std::vector<const Node *> &outputs,
+                      bool valueArgs = true) const;
   /// The offset of read `in` in what the program receives: relative to its
   /// argument's window, or absolute (a pending source, or `windows` false).
   int64_t readOffset(const Operand &in, bool windows = true) const;

@@ -554,15 +554,30 @@ static_assert(
         static_cast<int>(jit::DType::I64) == static_cast<int>(DType::I64) &&
         static_cast<int>(jit::DType::Bool) == static_cast<int>(DType::Bool),
     "strata::DType and strata::jit::DType must list the same types");
-/// "!strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>".
-std::string tensorTypeText(const layout::Layout &l, DType t);
-/// (SSA name, type) of each operand of a node, as IR text.
-using OperandTexts = std::vector<std::pair<std::string, std::string>>;
-/// The IR text of node `n`'s op (after "%v = "), reading `ins`, with result
-/// type `result`: the one printer of trace nodes (Eval.cpp, the autograd
+/// The builder's element type of a dtype (the same order).
+inline ir::Element elementOf(DType t) {
+  return static_cast<ir::Element>(static_cast<int>(t));
+}
+/// A tensor value type of layout `l`.
+inline ir::ValueType tensorType(const layout::Layout &l, DType t) {
+  return ir::ValueType::tensor(l, elementOf(t));
+}
+/// A storage value type of `n` elements.
+inline ir::ValueType storageType(int64_t n, DType t) {
+  return ir::ValueType::storageOf(n, elementOf(t));
+}
+/// Where the user's code recorded it, for the program's locations.
+inline ir::SourcePosition positionOf(const SourceLoc &loc) {
+  return {loc.file_name(), static_cast<unsigned>(loc.line()),
+          static_cast<unsigned>(loc.column())};
+}
+/// Appends node `n`'s op to `p`, reading `ins`, with result type
+/// `result`: the one emitter of trace nodes (Eval.cpp, the autograd
 /// engine).
-std::string opText(const Node &n, const OperandTexts &ins,
-                   const std::string &result);
+ir::Program::Value emitOp(ir::Program &p, const Node &n,
+                          std::span<const ir::Program::Value> ins,
+                          const ir::ValueType &result,
+                          ir::SourcePosition at = {});
 /// Element `storageIndex` of a home buffer as a double.
 double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);

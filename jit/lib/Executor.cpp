@@ -17,6 +17,7 @@
 #include "Gemm.h"
 #include "JitInternal.h"
 #include "strata/IR/Parse.h"
+#include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Runtime/ThreadPool.h"
@@ -545,6 +546,28 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
   return result;
 }
 
+/// Runs the strata pipeline on `module` (made in `context`); false and
+/// `error` (with the pipeline's diagnostics) on failure.
+bool lowerModule(mlir::MLIRContext &context, mlir::ModuleOp module,
+                 std::string &error) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  mlir::PassManager pm(&context);
+  strata::buildStrataPipeline(pm, {.formKernels = true});
+  int level = strata::jit::detail::debug();
+  if (level >= 1)
+    pm.enableTiming();
+  if (level >= 2)
+    pm.enableIRPrinting(); // (the context is single-threaded)
+  if (mlir::failed(pm.run(module))) {
+    error = "the strata pipeline failed: " + diagOS.str();
+    return false;
+  }
+  return true;
+}
+
 /// Parses and lowers `source`; null module and `error` on failure.
 mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
                                         const std::string &source,
@@ -553,23 +576,29 @@ mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
   llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-  auto module = strata::ir::parseSourceString(source, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+    module = strata::ir::parseSourceString(source, &context);
+  }
   if (!module) {
     error = "cannot parse the program: " + diagOS.str();
     return {};
   }
-  mlir::PassManager pm(&context);
-  strata::buildStrataPipeline(pm, {.formKernels = true});
-  int level = strata::jit::detail::debug();
-  if (level >= 1)
-    pm.enableTiming();
-  if (level >= 2)
-    pm.enableIRPrinting(); // (the context is single-threaded)
-  if (mlir::failed(pm.run(*module))) {
-    error = "the strata pipeline failed: " + diagOS.str();
+  if (!lowerModule(context, *module, error))
     return {};
-  }
+  return module;
+}
+
+/// Builds and lowers `program`; null module and `error` on failure.
+mlir::OwningOpRef<mlir::ModuleOp> lower(mlir::MLIRContext &context,
+                                        const strata::ir::Program &program,
+                                        std::string &error) {
+  loadDialects(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      strata::ir::buildModule(program, context, error);
+  if (!module || !lowerModule(context, *module, error))
+    return {};
   return module;
 }
 
@@ -612,10 +641,10 @@ RunResult strata::jit::runSource(const std::string &source,
 }
 
 /// What a prepared function keeps: the plan, which is all run() needs,
-/// and its source. The MLIR context the function was lowered in (its
-/// dialects, uniqued types and attributes: about 2.4 MB for a one-kernel
-/// program) goes when fromSource returns; function() and loweredIR() lower
-/// the source again into a context of their own on first use (a CUDA run,
+/// and its source (text, or a built program). The MLIR context the function was
+/// lowered in (its dialects, uniqued types and attributes: about 2.4 MB for a
+/// one-kernel program) goes when fromSource returns; function() and loweredIR()
+/// lower the source again into a context of their own on first use (a CUDA run,
 /// a dump), which is then kept: the pipeline is deterministic, and printing
 /// every lowered module when prepared cost a new batch size's step ~10%.
 /// A cached CPU program costs its plan and its source (docs/design.md
@@ -623,8 +652,9 @@ RunResult strata::jit::runSource(const std::string &source,
 struct strata::jit::PreparedFunction::Impl {
   Plan plan;
   std::string funcName;
-  /// The program as given (lowered again by parse()).
+  /// The program as given (lowered again by parse()): text, or built.
   std::string source;
+  std::optional<strata::ir::Program> program;
   std::once_flag parsed;
   /// No thread pool: a program has one function, parsed on the calling
   /// thread (a pool per cached program would hold idle threads and their
@@ -639,7 +669,8 @@ struct strata::jit::PreparedFunction::Impl {
       context = std::make_unique<mlir::MLIRContext>(
           mlir::MLIRContext::Threading::DISABLED);
       std::string error;
-      module = lower(*context, source, error);
+      module = program ? lower(*context, *program, error)
+                       : lower(*context, source, error);
       if (module)
         if (auto f = module->lookupSymbol<mlir::func::FuncOp>(funcName))
           func = f;
@@ -651,14 +682,13 @@ strata::jit::PreparedFunction::PreparedFunction(std::unique_ptr<Impl> impl)
     : impl(std::move(impl)) {}
 strata::jit::PreparedFunction::~PreparedFunction() = default;
 
-std::unique_ptr<PreparedFunction>
-strata::jit::PreparedFunction::fromSource(const std::string &source,
-                                          const std::string &funcName,
-                                          std::string &error) {
-  auto impl = std::make_unique<Impl>();
-  impl->funcName = funcName;
-  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
-  mlir::OwningOpRef<mlir::ModuleOp> module = lower(context, source, error);
+namespace {
+
+/// A prepared function of `module` (lowered; null and `error` when it is
+/// not or does not plan).
+std::unique_ptr<PreparedFunction::Impl>
+planOf(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &funcName,
+       std::string &error) {
   if (!module)
     return nullptr;
   auto func = module->lookupSymbol<mlir::func::FuncOp>(funcName);
@@ -666,13 +696,40 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
     error = "no function @" + funcName;
     return nullptr;
   }
+  auto impl = std::make_unique<PreparedFunction::Impl>();
+  impl->funcName = funcName;
   impl->plan.build(func);
   if (!impl->plan.error.empty()) {
     error = impl->plan.error;
     return nullptr;
   }
   impl->plan.dropBuildState();
+  return impl;
+}
+
+} // namespace
+
+std::unique_ptr<PreparedFunction>
+strata::jit::PreparedFunction::fromSource(const std::string &source,
+                                          const std::string &funcName,
+                                          std::string &error) {
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  auto impl = planOf(lower(context, source, error), funcName, error);
+  if (!impl)
+    return nullptr;
   impl->source = source;
+  return std::unique_ptr<PreparedFunction>(
+      new PreparedFunction(std::move(impl)));
+}
+
+std::unique_ptr<PreparedFunction>
+strata::jit::PreparedFunction::fromProgram(strata::ir::Program program,
+                                           std::string &error) {
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  auto impl = planOf(lower(context, program, error), "main", error);
+  if (!impl)
+    return nullptr;
+  impl->program.emplace(std::move(program));
   return std::unique_ptr<PreparedFunction>(
       new PreparedFunction(std::move(impl)));
 }

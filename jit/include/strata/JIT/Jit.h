@@ -10,6 +10,7 @@
 #ifndef STRATA_JIT_JIT_H
 #define STRATA_JIT_JIT_H
 
+#include "strata/IR/ProgramBuilder.h"
 #include "strata/Runtime/Storage.h"
 
 #include <cstdint>
@@ -182,6 +183,10 @@ public:
   static std::unique_ptr<PreparedFunction>
   fromSource(const std::string &source, const std::string &funcName,
              std::string &error);
+  /// The prepared @main of a built program (kept, to lower again for
+  /// function() and loweredIR()); null with `error` set as fromSource.
+  static std::unique_ptr<PreparedFunction> fromProgram(ir::Program program,
+                                                       std::string &error);
   /// Same result as runSource(source, funcName, args, options).
   RunResult run(const std::vector<JitValue> &args,
                 const RunOptions &options = {}) const;
