@@ -390,25 +390,12 @@ void widenGradient(jit::JitValue &v, int64_t start, int64_t numel,
       static_cast<size_t>(numel * es), error, v.buffer->device());
   if (!whole)
     fail(error, "free tensors you no longer need or call empty_cache()", loc);
-  if (onCuda) {
-    namespace cu = runtime::cuda;
-    auto dev = [](const runtime::StoragePtr &b, int64_t at) {
-      return reinterpret_cast<cu::DevicePtr>(b->data() + at);
-    };
-    if (cu::Driver *driver = cu::Driver::get(error)) {
-      error = driver->fillBytes(dev(whole, 0), 0, whole->nbytes());
-      if (error.empty() && v.buffer->nbytes())
-        error = driver->copyOnDevice(dev(whole, start * es), dev(v.buffer, 0),
-                                     v.buffer->nbytes());
-    }
-    if (!error.empty())
-      fail(error, "", loc);
-  } else {
-    std::memset(whole->data(), 0, whole->nbytes());
-    if (v.buffer->nbytes())
-      std::memcpy(whole->data() + start * es, v.buffer->data(),
-                  v.buffer->nbytes());
-  }
+  error = runtime::Storage::fill(*whole, 0, 0, whole->nbytes());
+  if (error.empty())
+    error = runtime::Storage::copy(*whole, start * es, *v.buffer, 0,
+                                   v.buffer->nbytes());
+  if (!error.empty())
+    fail(error, "", loc);
   v.buffer = wasCuda && !onCuda
                  ? copyBuffer(whole, runtime::DeviceKind::CUDA, loc)
                  : std::move(whole);
@@ -1630,7 +1617,8 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
           prog.key(),
           [&] {
             std::string error;
-            auto fn = jit::PreparedFunction::fromProgram(prog, error);
+            auto fn = jit::PreparedFunction::fromProgram(
+                prog, error, onCuda ? jit::Backend::CUDA : jit::Backend::CPU);
             if (!fn && debugLevel() >= 1)
               fprintf(stderr, "%s", prog.print().c_str());
             if (!fn)

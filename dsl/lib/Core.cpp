@@ -172,26 +172,7 @@ runtime::StoragePtr strata::detail::copyBuffer(const runtime::StoragePtr &src,
       runtime::Storage::tryCreate(src->nbytes(), error, device);
   if (!dst)
     fail(error, "free tensors you no longer need or call empty_cache()", loc);
-  if (src->nbytes() == 0)
-    return dst;
-  bool fromDev = src->device() == runtime::DeviceKind::CUDA;
-  bool toDev = device == runtime::DeviceKind::CUDA;
-  if (!fromDev && !toDev) {
-    memcpy(dst->data(), src->data(), src->nbytes());
-    return dst;
-  }
-  runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
-  if (driver) {
-    auto dev = [](const runtime::StoragePtr &b) {
-      return reinterpret_cast<runtime::cuda::DevicePtr>(b->data());
-    };
-    if (fromDev && toDev)
-      error = driver->copyOnDevice(dev(dst), dev(src), src->nbytes());
-    else if (toDev)
-      error = driver->copyToDevice(dev(dst), src->data(), src->nbytes());
-    else
-      error = driver->copyToHost(dst->data(), dev(src), src->nbytes());
-  }
+  error = runtime::Storage::copy(*dst, 0, *src, 0, src->nbytes());
   if (!error.empty())
     fail(error, "", loc);
   return dst;
@@ -755,18 +736,12 @@ template <typename T> T Tensor::item(SourceLoc loc) const {
     // One element down (synchronizes the stream).
     unsigned char bytes[8] = {0};
     int64_t es = elementSize(t.dtype);
-    std::string error;
-    runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error);
-    if (driver)
-      error = driver->copyToHost(
-          bytes,
-          reinterpret_cast<runtime::cuda::DevicePtr>(t.root->home->data()) +
-              t.layout.offset * es,
-          es);
-    if (!error.empty())
-      fail(error, "", loc);
     runtime::StoragePtr one = runtime::Storage::wrapExternal(
         bytes, es, runtime::DeviceKind::CPU, nullptr);
+    if (std::string error = runtime::Storage::copy(*one, 0, *t.root->home,
+                                                   t.layout.offset * es, es);
+        !error.empty())
+      fail(error, "", loc);
     return checkedItem<T>(*one, t.dtype, 0, loc);
   }
   return checkedItem<T>(*t.root->home, t.dtype, t.layout.offset, loc);

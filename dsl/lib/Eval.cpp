@@ -53,9 +53,9 @@ strata::detail::runPrepared(const jit::PreparedFunction &fn,
                             const jit::RunOptions &options) {
   if (!onCuda)
     return fn.run(args, options);
-  jit::CudaRunOptions cudaOptions;
-  cudaOptions.deviceResults = true; // results stay on the GPU
-  return jit::runFunctionCuda(fn.function(), args, cudaOptions);
+  jit::RunOptions cuda = options; // (results stay on the GPU)
+  cuda.cuda = true;
+  return fn.run(args, cuda);
 }
 
 namespace {
@@ -523,6 +523,8 @@ namespace {
 /// under the trace lock and compiled outside it).
 struct Recipe {
   ir::Program program;
+  /// Prepared for the GPU (its CPU plan is not built).
+  bool onCuda = false;
   std::vector<bool> donated;
   size_t ops = 0;
 };
@@ -531,6 +533,8 @@ Recipe recipeOf(const Slice &slice) {
   Recipe r;
   std::vector<const Node *> outputs;
   r.program = slice.program(outputs);
+  for (const Node *n : slice.nodes)
+    r.onCuda |= n->device == kDevCUDA;
   r.donated = slice.donated;
   r.ops = slice.pending.size();
   return r;
@@ -546,7 +550,9 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
         program->donated = recipe.donated;
         auto start = std::chrono::steady_clock::now();
         std::string error;
-        program->fn = jit::PreparedFunction::fromProgram(recipe.program, error);
+        program->fn = jit::PreparedFunction::fromProgram(
+            recipe.program, error,
+            recipe.onCuda ? jit::Backend::CUDA : jit::Backend::CPU);
         if (!program->fn)
           fail("strata could not compile this program: " + error,
                "this is a strata bug; set STRATA_DEBUG=3 to see the program",
@@ -692,24 +698,13 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
         buffer->data() == root->home->data() + at) {
       buffer = root->home; // written in place
     } else if (root && root->home && root->home != buffer) {
-      if (buffer->nbytes() &&
-          (root->home->device() == runtime::DeviceKind::CUDA ||
-           buffer->device() == runtime::DeviceKind::CUDA)) {
-        // The CUDA executor never writes in place: copy the new version
-        // into the home buffer on the device (views share that buffer).
-        std::string error;
-        namespace cu = runtime::cuda;
-        cu::Driver *driver = cu::Driver::get(error);
-        if (driver)
-          error = driver->copyOnDevice(
-              reinterpret_cast<cu::DevicePtr>(root->home->data() + at),
-              reinterpret_cast<cu::DevicePtr>(buffer->data()),
-              buffer->nbytes());
-        if (!error.empty())
-          fail(error, "", loc);
-      } else if (buffer->nbytes()) {
-        memcpy(root->home->data() + at, buffer->data(), buffer->nbytes());
-      }
+      // Not written in place (the old version was still read): the new
+      // version copied into the home buffer, on its device (views share
+      // that buffer).
+      if (std::string error = runtime::Storage::copy(*root->home, at, *buffer,
+                                                     0, buffer->nbytes());
+          !error.empty())
+        fail(error, "", loc);
       countStats([](EvalStats &s) { ++s.copyBacks; });
       buffer = root->home;
     } else if (root && !root->home) {

@@ -1,14 +1,18 @@
-//===- CudaExecutor.cpp - run a function of views and kernels on a GPU ----===//
+//===- CudaExecutor.cpp - the CUDA backend of a plan ---------------------===//
 //
-// Mirrors Executor.cpp: one buffer slot per storage root (arguments, then
-// kernel results); view ops only name layouts; a kernel gets fresh device
-// results from the caching allocator; a kernel `into` a storage first copies
-// the old version on the device. Kernels and copies run on the driver's
+// Runs a Plan (Plan.h; the CPU backend is Executor.cpp): one buffer slot
+// per storage root (arguments, then kernel results); a kernel gets fresh
+// device results from the caching allocator; a kernel `into` a storage
+// writes in place when the plan says the old version is dead and the
+// caller donated it, else into a device copy. Kernels are compiled (NVRTC)
+// and their modules loaded once, when the plan is built: a launch walks no
+// IR and prints nothing. Kernels and copies run on the driver's
 // stream; downloading the results synchronizes. A reduction with no points
 // leaves its results at the combiner's identity (filled as the CPU does).
 //
 //===----------------------------------------------------------------------===//
 #include "JitInternal.h"
+#include "Plan.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/CudaJit.h"
 #include "strata/Runtime/CudaAllocator.h"
@@ -25,25 +29,12 @@
 #include <unordered_map>
 
 using namespace strata::jit;
+using namespace strata::jit::detail;
 using namespace strata::ir;
 namespace rt = strata::runtime::cuda;
 using strata::codegen::CudaKernel;
 
 namespace {
-
-DType dtypeOf(mlir::Type t) {
-  if (auto s = t.dyn_cast<StorageType>())
-    t = s.getElementType();
-  else
-    t = t.cast<StridedTensorType>().getElementType();
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isInteger(1))
-    return DType::Bool;
-  return t.isInteger(32) ? DType::I32 : DType::I64;
-}
 
 /// A device block, back to the caching allocator when the last user goes.
 struct DeviceBuffer {
@@ -104,57 +95,65 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
   return "";
 }
 
+/// What the CUDA backend compiled for a kernel: its loaded module's entry
+/// points and launch shape.
+struct CudaCompiled : BackendKernel {
+  Loaded loaded;
+};
+
+/// Runs a plan's steps on the device (Plan.h).
 class Runner {
 public:
-  Runner(rt::Driver &driver, mlir::func::FuncOp func)
-      : driver(driver), func(func) {}
+  Runner(rt::Driver &driver, const Plan &plan) : driver(driver), plan(plan) {}
   std::string run(const std::vector<JitValue> &args,
                   const CudaRunOptions &options, RunResult &result);
 
 private:
-  std::string runKernel(KernelOp kernel, double *seconds);
-  Buffer &slot(mlir::Value v) { return slots[getStorageRoot(v)]; }
+  std::string runStep(const Step &step, bool donated, double *seconds);
 
   rt::Driver &driver;
-  mlir::func::FuncOp func;
-  llvm::DenseMap<mlir::Value, Buffer> slots;
+  const Plan &plan;
+  std::vector<Buffer> slots;
   void *events[2] = {nullptr, nullptr};
 };
 
-std::string Runner::runKernel(KernelOp kernel, double *seconds) {
-  Loaded loaded;
-  std::string e = loadKernel(driver, kernel, loaded);
-  if (!e.empty())
-    return e;
+std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
+  const auto &loaded = static_cast<const CudaCompiled &>(*step.kernel).loaded;
   const CudaKernel &info = loaded.info;
+  std::string e;
   std::vector<rt::DevicePtr> ptrs;
-  for (mlir::Value in : kernel.getInputs()) {
-    if (!slot(in))
+  for (unsigned in : step.inputSlots) {
+    if (!slots[in])
       return "kernel input has no buffer";
-    ptrs.push_back(slot(in)->ptr);
+    ptrs.push_back(slots[in]->ptr);
   }
-  if (kernel.getDest() && !slot(kernel.getDest()))
+  if (step.destSlot >= 0 && !slots[step.destSlot])
     return "destination has no buffer";
   std::vector<Buffer> results, partials;
-  for (auto [r, value] : llvm::enumerate(kernel.getResults())) {
+  for (const ResultSpec &spec : step.results) {
     Buffer out;
-    DType dtype = dtypeOf(value.getType());
-    if (value.getType().isa<StorageType>()) {
-      const Buffer &old = slot(kernel.getDest());
-      if (!(e = newBuffer(dtype, old->elements, out)).empty() ||
-          !(e = driver.copyOnDevice(out->ptr, old->ptr,
-                                    old->elements * elementSize(dtype)))
-               .empty())
+    if (spec.isStorage) {
+      // A new version of the destination's storage: the old buffer when
+      // that version is dead (as on the CPU), else a copy of it.
+      const Buffer &old = slots[step.destSlot];
+      if (step.inPlace && donated) {
+        out = old;
+      } else if (!(e = newBuffer(spec.dtype, old->elements, out)).empty() ||
+                 !(e = driver.copyOnDevice(out->ptr, old->ptr,
+                                           old->elements *
+                                               elementSize(spec.dtype)))
+                      .empty()) {
         return e;
+      }
     } else {
-      auto t = value.getType().cast<StridedTensorType>();
-      if (!(e = newBuffer(dtype, t.getNumElements(), out)).empty())
+      if (!(e = newBuffer(spec.dtype, spec.elements, out)).empty())
         return e;
-      llvm::StringRef combiner = kernel.getCombiner(r);
-      if (!combiner.empty() && info.numPoints == 0 && out->elements) {
-        std::vector<unsigned char> host(out->elements * elementSize(dtype));
+      if (!spec.combiner.empty() && info.numPoints == 0 && out->elements) {
+        std::vector<unsigned char> host(out->elements *
+                                        elementSize(spec.dtype));
         strata::jit::detail::fillIdentity(host.data(), out->elements,
-                                          static_cast<int>(dtype), combiner);
+                                          static_cast<int>(spec.dtype),
+                                          spec.combiner);
         if (!(e = driver.copyToDevice(out->ptr, host.data(), host.size()))
                  .empty() ||
             !(e = driver.synchronize()).empty())
@@ -165,13 +164,14 @@ std::string Runner::runKernel(KernelOp kernel, double *seconds) {
     results.push_back(out);
     if (info.splits > 1) {
       Buffer part;
-      if (!(e = newBuffer(dtype, info.outputs * info.splits, part)).empty())
+      if (!(e = newBuffer(spec.dtype, info.outputs * info.splits, part))
+               .empty())
         return e;
       partials.push_back(part);
     }
   }
-  if (mlir::Value dest = kernel.getDest())
-    ptrs.push_back(slot(dest)->ptr);
+  if (step.destSlot >= 0)
+    ptrs.push_back(slots[step.destSlot]->ptr);
   for (const Buffer &p : partials)
     ptrs.push_back(p->ptr);
   if (info.numPoints > 0) {
@@ -206,8 +206,8 @@ std::string Runner::runKernel(KernelOp kernel, double *seconds) {
       *seconds += ms * 1e-3;
     }
   }
-  for (auto [r, value] : llvm::enumerate(kernel.getResults()))
-    slots[value] = results[r];
+  for (size_t r = 0; r < step.results.size(); ++r)
+    slots[step.results[r].slot] = results[r];
   return "";
 }
 
@@ -224,65 +224,62 @@ std::string Runner::run(const std::vector<JitValue> &args,
     return eventError;
   events[0] = shared[0];
   events[1] = shared[1];
-  if (args.size() != func.getNumArguments())
-    return "expected " + std::to_string(func.getNumArguments()) +
-           " arguments, got " + std::to_string(args.size());
-  llvm::DenseMap<mlir::Value, Buffer> argSlots;
-  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+  if (!plan.error.empty())
+    return plan.error;
+  if (!(e = plan.checkArguments(args)).empty())
+    return e;
+  std::vector<Buffer> argSlots(plan.numSlots);
+  for (size_t i = 0; i < args.size(); ++i) {
     const JitValue &value = args[i];
-    DType dtype = dtypeOf(arg.getType());
-    int64_t need = getRootStorageSize(arg);
-    if (dtype != value.dtype || !value.buffer || value.storageElements() < need)
-      return "argument #" + std::to_string(i) + ": expected " +
-             std::to_string(need) + " elements of " + dtypeName(dtype) +
-             ", got " + std::to_string(value.storageElements()) + " of " +
-             dtypeName(value.dtype);
     Buffer b;
     if (value.buffer->device() == strata::runtime::DeviceKind::CUDA) {
       b = std::make_shared<DeviceBuffer>();
       b->ptr = reinterpret_cast<rt::DevicePtr>(value.buffer->data());
       b->elements = value.storageElements();
-      b->dtype = dtype;
+      b->dtype = value.dtype;
       b->borrowed = value.buffer;
-      argSlots[arg] = b;
+      argSlots[i] = b;
       continue;
     }
-    if (!(e = newBuffer(dtype, value.storageElements(), b)).empty() ||
+    if (!(e = newBuffer(value.dtype, value.storageElements(), b)).empty() ||
         !(e = driver.copyToDevice(b->ptr, value.buffer->data(),
                                   value.buffer->size()))
              .empty())
       return e;
-    argSlots[arg] = b;
+    argSlots[i] = b;
   }
-  for (int rep = 0; rep < std::max(1, options.repetitions); ++rep) {
+  const Step *ret = nullptr;
+  int reps = std::max(1, options.repetitions);
+  for (int rep = 0; rep < reps; ++rep) {
     slots = argSlots;
     double seconds = 0;
-    for (mlir::Operation &op : func.getBody().front()) {
-      if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-        if (!(e = runKernel(kernel, options.kernelSeconds ? &seconds : nullptr))
-                 .empty()) {
-          std::string where;
-          llvm::raw_string_ostream os(where);
-          os << kernel.getLoc() << ": ";
-          return os.str() + e;
-        }
-        continue;
+    for (const Step &step : plan.steps) {
+      if (step.isReturn) {
+        ret = &step;
+        break;
       }
-      if (getViewSource(&op) || llvm::isa<mlir::func::ReturnOp>(op))
-        continue;
-      return "'" + op.getName().getStringRef().str() +
-             "' cannot run on CUDA: run the strata pipeline and "
-             "--strata-fuse first";
+      // A donated argument may be written in place (its buffer lies on
+      // the device, and only on the last repetition: the others must
+      // leave the inputs as they were); the kernels' own results may be.
+      bool donated =
+          step.destSlot >= static_cast<int>(plan.args.size()) ||
+          (rep == reps - 1 && step.destSlot >= 0 &&
+           static_cast<size_t>(step.destSlot) < options.donated.size() &&
+           options.donated[step.destSlot] && argSlots[step.destSlot]->borrowed);
+      if (!(e = runStep(step, donated,
+                        options.kernelSeconds ? &seconds : nullptr))
+               .empty())
+        return e;
     }
     if (options.kernelSeconds)
       options.kernelSeconds->push_back(seconds);
   }
+  if (!ret)
+    return "function has no return";
   // Download every returned storage once; views share it.
-  auto ret =
-      llvm::cast<mlir::func::ReturnOp>(func.getBody().front().getTerminator());
   llvm::DenseMap<DeviceBuffer *, decltype(JitValue::buffer)> host;
-  for (mlir::Value v : ret.getOperands()) {
-    Buffer &b = slot(v);
+  for (const Step::Returned &r : ret->returned) {
+    Buffer &b = slots[r.slot];
     if (!b)
       return "returned value has no buffer";
     auto &h = host[b.get()];
@@ -301,10 +298,10 @@ std::string Runner::run(const std::vector<JitValue> &args,
     JitValue out;
     out.dtype = b->dtype;
     out.buffer = h;
-    if (auto t = v.getType().dyn_cast<StridedTensorType>()) {
-      out.sizes.assign(t.getShape().begin(), t.getShape().end());
-      out.strides.assign(t.getStrides().begin(), t.getStrides().end());
-      out.offset = t.getOffset();
+    if (!r.isStorage) {
+      out.sizes = r.sizes;
+      out.strides = r.strides;
+      out.offset = r.offset;
     } else {
       out.isStorage = true;
       out.sizes = {b->elements};
@@ -323,22 +320,45 @@ std::string strata::jit::cudaUnavailableReason() {
   return error;
 }
 
-RunResult strata::jit::runFunctionCuda(mlir::Operation *func,
+bool strata::jit::detail::compileCuda(KernelOp kernel, Step &step, Plan &,
+                                      std::string &error) {
+  rt::Driver *driver = rt::Driver::get(error);
+  if (!driver)
+    return false;
+  auto compiled = std::make_shared<CudaCompiled>();
+  if (!(error = loadKernel(*driver, kernel, compiled->loaded)).empty())
+    return false;
+  step.kernel = std::move(compiled);
+  return true;
+}
+
+RunResult strata::jit::detail::runCuda(const Plan &plan,
                                        const std::vector<JitValue> &args,
                                        const CudaRunOptions &options) {
   RunResult result;
   rt::Driver *driver = rt::Driver::get(result.error);
   if (!driver)
     return result;
-  auto f = llvm::dyn_cast<mlir::func::FuncOp>(func);
-  if (!f || f.isExternal()) {
-    result.error = "runFunctionCuda needs a func.func with a body";
-    return result;
-  }
-  Runner runner(*driver, f);
+  Runner runner(*driver, plan);
   result.error = runner.run(args, options, result);
   result.ok = result.error.empty();
   if (!result.ok)
     result.values.clear();
   return result;
+}
+
+RunResult strata::jit::runFunctionCuda(mlir::Operation *func,
+                                       const std::vector<JitValue> &args,
+                                       const CudaRunOptions &options) {
+  RunResult result;
+  if (!rt::Driver::get(result.error))
+    return result;
+  auto f = llvm::dyn_cast<mlir::func::FuncOp>(func);
+  if (!f || f.isExternal()) {
+    result.error = "runFunctionCuda needs a func.func with a body";
+    return result;
+  }
+  Plan plan;
+  plan.build(f, compileCuda);
+  return runCuda(plan, args, options);
 }

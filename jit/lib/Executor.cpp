@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "Gemm.h"
 #include "JitInternal.h"
+#include "Plan.h"
 #include "strata/IR/Parse.h"
 #include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
@@ -45,27 +46,10 @@
 #include <optional>
 
 using namespace strata::jit;
+using namespace strata::jit::detail;
 using namespace strata::ir;
 
 namespace {
-
-DType dtypeOf(mlir::Type t) {
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isInteger(1))
-    return DType::Bool;
-  if (t.isInteger(32))
-    return DType::I32;
-  return DType::I64;
-}
-
-mlir::Type elementTypeOf(mlir::Type t) {
-  if (auto s = t.dyn_cast<StorageType>())
-    return s.getElementType();
-  return t.cast<StridedTensorType>().getElementType();
-}
 
 /// An uninitialized buffer; false and `error` when allocation fails.
 bool newBuffer(DType dtype, int64_t elements, JitValue &v, std::string &error) {
@@ -88,7 +72,7 @@ void fillTyped(void *data, int64_t n, std::string_view combiner) {
   std::fill_n(static_cast<T *>(data), n, identity);
 }
 
-void fillIdentity(JitValue &v, llvm::StringRef combiner) {
+void fillResultIdentity(JitValue &v, llvm::StringRef combiner) {
   strata::jit::detail::fillIdentity(v.buffer->data(), v.storageElements(),
                                     static_cast<int>(v.dtype), combiner);
 }
@@ -160,251 +144,65 @@ void merge(DType dtype, unsigned char *into, const unsigned char *from,
   }
 }
 
-/// One result buffer a kernel creates.
-struct ResultSpec {
-  unsigned slot;
-  bool isStorage;
-  DType dtype;
-  int64_t elements; // tensors only
-  std::vector<int64_t> sizes, strides;
-  std::string combiner;
-  /// Combines along the outermost loop: when that loop runs in parallel,
-  /// each chunk accumulates in a private buffer, merged afterwards.
-  bool outerReduced = false;
-};
-
-/// One step of a function: a kernel call or the return.
-struct Step {
-  // Kernel.
-  KernelFn fn = nullptr; // null: the kernel has no points
-  /// Keeps fn's code loaded while this plan lives (evicted or not).
-  strata::jit::detail::KernelHandle kernel;
+/// What the CPU backend compiled for a kernel: its entry point (kept
+/// loaded by its handle while the plan lives, evicted from the kernel
+/// cache or not) or a BLAS call (Gemm.h).
+struct CpuKernel : BackendKernel {
+  KernelFn fn = nullptr;
+  KernelHandle handle;
   strata::codegen::KernelLaunchInfo info;
-  /// A matrix product run by BLAS instead of fn (Gemm.h).
-  std::optional<strata::jit::detail::GemmCall> gemm;
-  std::vector<unsigned> inputSlots;
-  std::vector<ResultSpec> results;
-  int destSlot = -1;
-  /// The old version of dest is dead after this step and no input reads it
-  /// through an overlapping, different layout: the write may go in place
-  /// (for an argument slot: only when the caller donated it).
-  bool inPlace = false;
-  // Return.
-  bool isReturn = false;
-  struct Returned {
-    unsigned slot;
-    bool isStorage;
-    std::vector<int64_t> sizes, strides;
-    int64_t offset;
-  };
-  std::vector<Returned> returned;
+  std::optional<GemmCall> gemm;
 };
 
-struct ArgSpec {
-  DType dtype;
-  int64_t need;
-};
+} // namespace
 
-/// A function flattened into steps over buffer slots (one per storage
-/// root: arguments, then kernel results), with every kernel compiled.
-struct Plan {
-  std::vector<ArgSpec> args;
-  std::vector<Step> steps;
-  unsigned numSlots = 0;
-  int numKernels = 0;
-  int numBlasKernels = 0; // of them, run by BLAS
-  std::string error;      // set when the function cannot run
-
-  void build(mlir::func::FuncOp func);
-  RunResult run(const std::vector<JitValue> &args,
-                const RunOptions &options) const;
-
-private:
-  bool fail(mlir::Operation *op, const std::string &message) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << op->getLoc() << ": " << message;
-    error = os.str();
-    return false;
+bool strata::jit::detail::compileCpu(KernelOp kernel, Step &step, Plan &plan,
+                                     std::string &error) {
+  auto k = std::make_shared<CpuKernel>();
+  k->info = strata::codegen::getLaunchInfo(kernel);
+  if (k->info.numPoints == 0)
+    return true; // (nothing to run: its results are only filled)
+  if (blasAvailable())
+    k->gemm = matchGemm(kernel);
+  if (!k->gemm) {
+    k->handle = getKernel(kernel, error);
+    if (!k->handle)
+      return false;
+    k->fn = k->handle->fn;
   }
-  int slotOf(mlir::Value v) {
-    auto it = slots.find(getStorageRoot(v));
-    return it == slots.end() ? -1 : static_cast<int>(it->second);
-  }
-  bool addKernel(KernelOp kernel);
-  void markDeadWrites();
-  llvm::DenseMap<mlir::Value, unsigned> slots;
-
-public:
-  /// Frees what only build() needs (its map of the function's values).
-  void dropBuildState() { slots.shrink_and_clear(); }
-};
-
-bool Plan::addKernel(KernelOp kernel) {
-  Step step;
-  for (mlir::Value in : kernel.getInputs()) {
-    int slot = slotOf(in);
-    if (slot < 0)
-      return fail(kernel, "kernel input has no buffer");
-    step.inputSlots.push_back(slot);
-  }
-  if (mlir::Value dest = kernel.getDest()) {
-    // Reading the old buffer with the dest's own layout is elementwise safe
-    // in place; another layout must address a disjoint index range.
-    auto destType = dest.getType().cast<StridedTensorType>();
-    step.inPlace = true;
-    for (mlir::Value in : kernel.getInputs()) {
-      if (slotOf(in) != slotOf(dest) || in.getType() == dest.getType())
-        continue;
-      auto inType = in.getType().cast<StridedTensorType>();
-      if (inType.getNumElements() == 0 || destType.getNumElements() == 0)
-        continue;
-      auto a = strata::layout::indexRange(inType.getLayout());
-      auto b = strata::layout::indexRange(destType.getLayout());
-      if (!(a.second < b.first || b.second < a.first))
-        step.inPlace = false;
-    }
-  }
-  for (auto [r, result] : llvm::enumerate(kernel.getResults())) {
-    ResultSpec spec;
-    spec.slot = numSlots++;
-    if (result.getType().isa<StorageType>()) {
-      if (slotOf(kernel.getDest()) < 0)
-        return fail(kernel, "destination has no buffer");
-      spec.isStorage = true;
-      spec.dtype = dtypeOf(elementTypeOf(result.getType()));
-      spec.elements = 0;
-    } else {
-      auto t = result.getType().cast<StridedTensorType>();
-      spec.isStorage = false;
-      spec.dtype = dtypeOf(t.getElementType());
-      spec.elements = t.getNumElements();
-      spec.sizes.assign(t.getShape().begin(), t.getShape().end());
-      spec.strides.assign(t.getStrides().begin(), t.getStrides().end());
-      spec.combiner = kernel.getCombiner(r).str();
-    }
-    step.results.push_back(std::move(spec));
-  }
-  KernelOp::LoopNest nest = kernel.getLoopNest();
-  unsigned numInputs = kernel.getInputs().size();
-  for (size_t r = 0; r < step.results.size(); ++r)
-    step.results[r].outerReduced = !step.results[r].combiner.empty() &&
-                                   !nest.sizes.empty() &&
-                                   nest.strides[numInputs + r][0] == 0;
-  if (mlir::Value dest = kernel.getDest())
-    step.destSlot = slotOf(dest);
-  step.info = strata::codegen::getLaunchInfo(kernel);
-  if (step.info.numPoints != 0 && strata::jit::detail::blasAvailable())
-    step.gemm = strata::jit::detail::matchGemm(kernel);
-  if (step.info.numPoints != 0 && !step.gemm) {
-    std::string compileError;
-    step.kernel = strata::jit::detail::getKernel(kernel, compileError);
-    if (!step.kernel)
-      return fail(kernel, compileError);
-    step.fn = step.kernel->fn;
-  }
-  // Results become slots only now, so a kernel never reads its own results.
-  for (auto [r, result] : llvm::enumerate(kernel.getResults()))
-    slots[result] = step.results[r].slot;
-  steps.push_back(std::move(step));
-  ++numKernels;
-  numBlasKernels += step.gemm.has_value();
+  plan.numBlasKernels += k->gemm.has_value();
+  step.kernel = std::move(k);
   return true;
 }
 
-/// Keeps `inPlace` only on writes whose dest slot no later step uses.
-void Plan::markDeadWrites() {
-  std::vector<int> lastUse(numSlots, -1);
-  for (auto [i, step] : llvm::enumerate(steps)) {
-    for (unsigned slot : step.inputSlots)
-      lastUse[slot] = i;
-    if (step.destSlot >= 0)
-      lastUse[step.destSlot] = i;
-    for (const Step::Returned &r : step.returned)
-      lastUse[r.slot] = i;
-  }
-  for (auto [i, step] : llvm::enumerate(steps))
-    if (step.destSlot >= 0 && lastUse[step.destSlot] != static_cast<int>(i))
-      step.inPlace = false;
-}
+namespace {} // namespace
 
-void Plan::build(mlir::func::FuncOp func) {
-  for (mlir::BlockArgument arg : func.getArguments()) {
-    args.push_back(
-        {dtypeOf(elementTypeOf(arg.getType())), getRootStorageSize(arg)});
-    slots[arg] = numSlots++;
-  }
-  for (mlir::Operation &op : func.getBody().front()) {
-    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      if (!addKernel(kernel))
-        return;
-      continue;
-    }
-    if (getViewSource(&op))
-      continue;
-    if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
-      Step step;
-      step.isReturn = true;
-      for (mlir::Value v : ret.getOperands()) {
-        int slot = slotOf(v);
-        if (slot < 0) {
-          fail(&op, "returned value has no buffer");
-          return;
-        }
-        Step::Returned out{static_cast<unsigned>(slot), true, {}, {}, 0};
-        if (auto t = v.getType().dyn_cast<StridedTensorType>()) {
-          out.isStorage = false;
-          out.sizes.assign(t.getShape().begin(), t.getShape().end());
-          out.strides.assign(t.getStrides().begin(), t.getStrides().end());
-          out.offset = t.getOffset();
-        }
-        step.returned.push_back(std::move(out));
-      }
-      steps.push_back(std::move(step));
-      markDeadWrites();
-      return;
-    }
-    fail(&op, "'" + op.getName().getStringRef().str() +
-                  "' cannot run on the JIT: run the strata pipeline and "
-                  "--strata-fuse first");
-    return;
-  }
-  error = "function has no return";
-}
-
-RunResult Plan::run(const std::vector<JitValue> &argValues,
-                    const RunOptions &options) const {
+RunResult strata::jit::detail::runCpu(const Plan &plan,
+                                      const std::vector<JitValue> &argValues,
+                                      const RunOptions &options) {
   RunResult result;
-  if (argValues.size() != args.size()) {
-    result.error = "expected " + std::to_string(args.size()) +
-                   " arguments, got " + std::to_string(argValues.size());
+  const std::vector<ArgSpec> &args = plan.args;
+  if (!plan.error.empty()) {
+    result.error = plan.error;
     return result;
   }
-  std::vector<JitValue> values(numSlots);
+  if (std::string e = plan.checkArguments(argValues); !e.empty()) {
+    result.error = e;
+    return result;
+  }
+  std::vector<JitValue> values(plan.numSlots);
   for (size_t i = 0; i < args.size(); ++i) {
     const JitValue &value = argValues[i];
-    if (args[i].dtype != value.dtype || !value.buffer ||
-        value.storageElements() < args[i].need) {
-      result.error = "argument #" + std::to_string(i) + ": expected " +
-                     std::to_string(args[i].need) + " elements of " +
-                     dtypeName(args[i].dtype) + ", got " +
-                     std::to_string(value.storageElements()) + " of " +
-                     dtypeName(value.dtype);
-      return result;
-    }
     // The steps read an argument's dtype and buffer only (its layout is
     // compiled in): its size lists are not copied (two allocations each).
     values[i].dtype = value.dtype;
     values[i].buffer = value.buffer;
     values[i].isStorage = value.isStorage;
   }
-  if (!error.empty()) {
-    result.error = error;
-    return result;
-  }
   auto &pool = strata::runtime::ThreadPool::global();
   llvm::SmallVector<void *, 8> buffers;
-  for (const Step &step : steps) {
+  for (const Step &step : plan.steps) {
+    const auto *k = static_cast<const CpuKernel *>(step.kernel.get());
     if (step.isReturn) {
       for (const Step::Returned &r : step.returned) {
         // (Its layout is set below: only the dtype and buffer are copied.)
@@ -460,27 +258,27 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
           return result;
         out.sizes = spec.sizes;
         out.strides = spec.strides;
-        if (!spec.combiner.empty() && !step.gemm) // (BLAS writes every one)
-          fillIdentity(out, spec.combiner);
+        if (!spec.combiner.empty() && !(k && k->gemm)) // (BLAS writes all)
+          fillResultIdentity(out, spec.combiner);
       }
       buffers.push_back(out.buffer->data());
       values[spec.slot] = std::move(out);
     }
     if (step.destSlot >= 0)
       buffers.push_back(values[step.destSlot].buffer->data());
-    if (step.gemm) {
+    if (!k)
+      continue;
+    if (k->gemm) {
       auto start = std::chrono::steady_clock::now();
-      strata::jit::detail::runGemm(*step.gemm, buffers[0], buffers[1],
-                                   buffers[2], options.numThreads);
+      strata::jit::detail::runGemm(*k->gemm, buffers[0], buffers[1], buffers[2],
+                                   options.numThreads);
       if (options.kernelSeconds)
         *options.kernelSeconds += std::chrono::duration<double>(
                                       std::chrono::steady_clock::now() - start)
                                       .count();
       continue;
     }
-    if (!step.fn)
-      continue;
-    const auto &info = step.info;
+    const auto &info = k->info;
     void **bufs = buffers.data();
     bool parallel = !info.serial && options.numThreads != 1 &&
                     pool.size() > 1 && info.numPoints >= (1 << 15) &&
@@ -489,10 +287,10 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
                      ? std::chrono::steady_clock::now()
                      : std::chrono::steady_clock::time_point();
     if (!parallel) {
-      step.fn(bufs, 0, info.outerSize);
+      k->fn(bufs, 0, info.outerSize);
     } else if (info.outerParallel) {
       pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
-        step.fn(bufs, begin, end);
+        k->fn(bufs, begin, end);
       });
     } else {
       // The outermost loop reduces: every chunk combines into private
@@ -511,7 +309,7 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
           if (!newBuffer(spec.dtype, spec.elements, privates.back(),
                          result.error))
             return result;
-          fillIdentity(privates.back(), spec.combiner);
+          fillResultIdentity(privates.back(), spec.combiner);
           chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
         }
       std::vector<int64_t> chunkBegin(chunks, -1);
@@ -519,7 +317,7 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
       pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
         size_t c = next++;
         chunkBegin[c] = begin;
-        step.fn(chunkBuffers[c].data(), begin, end);
+        k->fn(chunkBuffers[c].data(), begin, end);
       });
       std::vector<size_t> order;
       for (size_t c = 0; c < chunks; ++c)
@@ -545,6 +343,8 @@ RunResult Plan::run(const std::vector<JitValue> &argValues,
   result.error = "function has no return";
   return result;
 }
+
+namespace {
 
 /// Runs the strata pipeline on `module` (made in `context`); false and
 /// `error` (with the pipeline's diagnostics) on failure.
@@ -614,8 +414,8 @@ RunResult strata::jit::runFunction(mlir::Operation *func,
     return r;
   }
   Plan plan;
-  plan.build(f);
-  return plan.run(args, options);
+  plan.build(f, compileCpu);
+  return runCpu(plan, args, options);
 }
 
 void strata::jit::loadDialects(mlir::MLIRContext &context) {
@@ -640,21 +440,30 @@ RunResult strata::jit::runSource(const std::string &source,
   return runFunction(func, args, options);
 }
 
-/// What a prepared function keeps: the plan, which is all run() needs,
-/// and its source (text, or a built program). The MLIR context the function was
-/// lowered in (its dialects, uniqued types and attributes: about 2.4 MB for a
-/// one-kernel program) goes when fromSource returns; function() and loweredIR()
-/// lower the source again into a context of their own on first use (a CUDA run,
-/// a dump), which is then kept: the pipeline is deterministic, and printing
-/// every lowered module when prepared cost a new batch size's step ~10%.
-/// A cached CPU program costs its plan and its source (docs/design.md
+/// What a prepared function keeps: a plan per backend it ran on (Plan.h;
+/// all run() needs) and its source (text, or a built program). The MLIR
+/// context the function was lowered in (its dialects, uniqued types and
+/// attributes: about 2.4 MB for a one-kernel program) goes when the plan is
+/// built; the other backend's plan, function() and loweredIR() lower the
+/// source again into a context of their own on first use (the pipeline is
+/// deterministic). function()'s context is then kept (a dump); a plan's is
+/// not. A cached program costs its plans and its source (docs/design.md
 /// "Memory").
 struct strata::jit::PreparedFunction::Impl {
-  Plan plan;
   std::string funcName;
-  /// The program as given (lowered again by parse()): text, or built.
+  /// The program as given (lowered again on demand): text, or built.
   std::string source;
   std::optional<strata::ir::Program> program;
+  int numKernels = 0;
+  /// Of them, run by BLAS in the CPU plan it was prepared with (0 when
+  /// prepared for CUDA).
+  int numBlasKernels = 0;
+  /// The plans, by backend (Backend::CPU, Backend::CUDA); the one the
+  /// program was prepared for is built by fromProgram/fromSource.
+  struct Lazy {
+    std::once_flag built;
+    std::unique_ptr<Plan> plan;
+  } plans[2];
   std::once_flag parsed;
   /// No thread pool: a program has one function, parsed on the calling
   /// thread (a pool per cached program would hold idle threads and their
@@ -663,18 +472,49 @@ struct strata::jit::PreparedFunction::Impl {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::Operation *func = nullptr;
 
-  /// Lowers `source` once; `func` stays null if that fails.
+  /// The source lowered into `context`; null and `error` on failure.
+  mlir::OwningOpRef<mlir::ModuleOp> lowered(mlir::MLIRContext &context,
+                                            std::string &error) const {
+    return program ? lower(context, *program, error)
+                   : lower(context, source, error);
+  }
+  /// Lowers the source once; `func` stays null if that fails.
   void parse() {
     std::call_once(parsed, [this] {
       context = std::make_unique<mlir::MLIRContext>(
           mlir::MLIRContext::Threading::DISABLED);
       std::string error;
-      module = program ? lower(*context, *program, error)
-                       : lower(*context, source, error);
+      module = lowered(*context, error);
       if (module)
         if (auto f = module->lookupSymbol<mlir::func::FuncOp>(funcName))
           func = f;
     });
+  }
+  /// Builds `backend`'s plan from `func` (its error in the plan).
+  void build(Backend backend, mlir::func::FuncOp func) {
+    auto plan = std::make_unique<Plan>();
+    plan->build(func, backend == Backend::CPU ? compileCpu : compileCuda);
+    plans[static_cast<int>(backend)].plan = std::move(plan);
+  }
+  /// `backend`'s plan, built from a fresh lowering on first use.
+  const Plan &planFor(Backend backend) {
+    Lazy &lazy = plans[static_cast<int>(backend)];
+    std::call_once(lazy.built, [&] {
+      if (lazy.plan)
+        return; // (built when prepared)
+      mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+      std::string error;
+      auto module = lowered(context, error);
+      auto f = module ? module->lookupSymbol<mlir::func::FuncOp>(funcName)
+                      : mlir::func::FuncOp();
+      if (f) {
+        build(backend, f);
+        return;
+      }
+      lazy.plan = std::make_unique<Plan>();
+      lazy.plan->error = module ? "no function @" + funcName : error;
+    });
+    return *lazy.plan;
   }
 };
 
@@ -684,11 +524,11 @@ strata::jit::PreparedFunction::~PreparedFunction() = default;
 
 namespace {
 
-/// A prepared function of `module` (lowered; null and `error` when it is
-/// not or does not plan).
+/// A prepared function of `module` (lowered), its plan for `backend` built;
+/// null and `error` when it does not lower or plan.
 std::unique_ptr<PreparedFunction::Impl>
 planOf(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &funcName,
-       std::string &error) {
+       Backend backend, std::string &error) {
   if (!module)
     return nullptr;
   auto func = module->lookupSymbol<mlir::func::FuncOp>(funcName);
@@ -698,12 +538,14 @@ planOf(mlir::OwningOpRef<mlir::ModuleOp> module, const std::string &funcName,
   }
   auto impl = std::make_unique<PreparedFunction::Impl>();
   impl->funcName = funcName;
-  impl->plan.build(func);
-  if (!impl->plan.error.empty()) {
-    error = impl->plan.error;
+  func.walk([&](KernelOp) { ++impl->numKernels; });
+  impl->build(backend, func);
+  const Plan &plan = *impl->plans[static_cast<int>(backend)].plan;
+  if (!plan.error.empty()) {
+    error = plan.error;
     return nullptr;
   }
-  impl->plan.dropBuildState();
+  impl->numBlasKernels = plan.numBlasKernels;
   return impl;
 }
 
@@ -714,7 +556,8 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
                                           const std::string &funcName,
                                           std::string &error) {
   mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
-  auto impl = planOf(lower(context, source, error), funcName, error);
+  auto impl =
+      planOf(lower(context, source, error), funcName, Backend::CPU, error);
   if (!impl)
     return nullptr;
   impl->source = source;
@@ -722,11 +565,10 @@ strata::jit::PreparedFunction::fromSource(const std::string &source,
       new PreparedFunction(std::move(impl)));
 }
 
-std::unique_ptr<PreparedFunction>
-strata::jit::PreparedFunction::fromProgram(strata::ir::Program program,
-                                           std::string &error) {
+std::unique_ptr<PreparedFunction> strata::jit::PreparedFunction::fromProgram(
+    strata::ir::Program program, std::string &error, Backend backend) {
   mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
-  auto impl = planOf(lower(context, program, error), "main", error);
+  auto impl = planOf(lower(context, program, error), "main", backend, error);
   if (!impl)
     return nullptr;
   impl->program.emplace(std::move(program));
@@ -736,15 +578,20 @@ strata::jit::PreparedFunction::fromProgram(strata::ir::Program program,
 
 RunResult strata::jit::PreparedFunction::run(const std::vector<JitValue> &args,
                                              const RunOptions &options) const {
-  return impl->plan.run(args, options);
+  if (!options.cuda)
+    return runCpu(impl->planFor(Backend::CPU), args, options);
+  CudaRunOptions cuda;
+  cuda.deviceResults = true;
+  cuda.donated = options.donated;
+  return runCuda(impl->planFor(Backend::CUDA), args, cuda);
 }
 
 int strata::jit::PreparedFunction::numKernels() const {
-  return impl->plan.numKernels;
+  return impl->numKernels;
 }
 
 int strata::jit::PreparedFunction::numBlasKernels() const {
-  return impl->plan.numBlasKernels;
+  return impl->numBlasKernels;
 }
 
 mlir::Operation *strata::jit::PreparedFunction::function() const {

@@ -224,6 +224,55 @@ TEST(DslCuda, InPlaceThroughView) {
   EXPECT_EQ(g._version(), 2);
 }
 
+// The plan (jit/lib/Plan.h) writes a donated device buffer in place as the
+// CPU backend does: a pending chain of in-place ops on a CUDA tensor needs
+// no copy back into its storage, unless the old version is still read.
+TEST(DslCuda, InPlaceWritesGoInPlaceOnTheDevice) {
+  REQUIRE_GPU();
+  Tensor g = arange(16, dtype(kFloat32).device(kCuda));
+  Tensor c = arange(16, dtype(kFloat32));
+  void *before = g.data_ptr();
+  reset_eval_stats();
+  for (int i = 0; i < 3; ++i) {
+    g.mul_(2).add_(1);
+    c.mul_(2).add_(1);
+    g.data_ptr(); // one program per step, its write donated
+  }
+  EXPECT_EQ(eval_stats().copyBacks, 0);
+  EXPECT_EQ(g.data_ptr(), before);
+  expectSame(g, c);
+  // The old version read after the write: not in place, copied back.
+  Tensor old = g * 1;
+  g.add_(1);
+  Tensor sum = old + g;
+  Tensor cOld = c * 1;
+  c.add_(1);
+  expectSame(sum, cOld + c);
+  expectSame(g, c);
+  EXPECT_EQ(g.data_ptr(), before);
+}
+
+// A prepared program's CUDA kernels are compiled once, when its plan is
+// built: later runs launch them without compiling or hashing PTX again.
+TEST(DslCuda, RepeatedRunsCompileNothing) {
+  REQUIRE_GPU();
+  Tensor x = arange(64, dtype(kFloat32).device(kCuda));
+  auto step = [&](float s) { return ((x * s).relu() + 1).sum().item<float>(); };
+  float first = step(0.5f);
+  jit::CacheStats before = jit::cudaCacheStats();
+  for (int i = 1; i <= 5; ++i) {
+    float expect = 0;
+    for (int k = 0; k < 64; ++k)
+      expect += std::max(0.0f, k * (0.5f + i)) + 1;
+    EXPECT_FLOAT_EQ(step(0.5f + i), expect);
+  }
+  jit::CacheStats after = jit::cudaCacheStats();
+  EXPECT_EQ(after.compiles, before.compiles);
+  EXPECT_EQ(after.memoryHits, before.memoryHits);
+  EXPECT_EQ(after.diskHits, before.diskHits);
+  EXPECT_GT(first, 0);
+}
+
 TEST(DslCuda, PrintingAndMemoryStats) {
   REQUIRE_GPU();
   empty_cache(kCuda);

@@ -2,9 +2,11 @@
 //----------------------------===//
 #include "strata/Runtime/Storage.h"
 #include "strata/Runtime/CudaAllocator.h"
+#include "strata/Runtime/CudaDriver.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace strata::runtime;
 
@@ -43,6 +45,48 @@ StoragePtr Storage::wrapExternal(void *data, size_t nbytes, DeviceKind device,
   // Never the allocator's deallocate for memory the allocator did not give.
   s->release_ = release ? std::move(release) : [] {};
   return s;
+}
+
+std::string Storage::copy(const Storage &dst, size_t dstOffset,
+                          const Storage &src, size_t srcOffset, size_t bytes) {
+  if (bytes == 0)
+    return "";
+  bool fromDev = src.device() == DeviceKind::CUDA;
+  bool toDev = dst.device() == DeviceKind::CUDA;
+  if (!fromDev && !toDev) {
+    memcpy(dst.data() + dstOffset, src.data() + srcOffset, bytes);
+    return "";
+  }
+  std::string error;
+  cuda::Driver *driver = cuda::Driver::get(error);
+  if (!driver)
+    return error;
+  auto dev = [](const Storage &s, size_t at) {
+    return reinterpret_cast<cuda::DevicePtr>(s.data() + at);
+  };
+  if (fromDev && toDev)
+    return driver->copyOnDevice(dev(dst, dstOffset), dev(src, srcOffset),
+                                bytes);
+  if (toDev)
+    return driver->copyToDevice(dev(dst, dstOffset), src.data() + srcOffset,
+                                bytes);
+  return driver->copyToHost(dst.data() + dstOffset, dev(src, srcOffset), bytes);
+}
+
+std::string Storage::fill(const Storage &dst, size_t offset,
+                          unsigned char value, size_t bytes) {
+  if (bytes == 0)
+    return "";
+  if (dst.device() != DeviceKind::CUDA) {
+    memset(dst.data() + offset, value, bytes);
+    return "";
+  }
+  std::string error;
+  cuda::Driver *driver = cuda::Driver::get(error);
+  if (!driver)
+    return error;
+  return driver->fillBytes(
+      reinterpret_cast<cuda::DevicePtr>(dst.data() + offset), value, bytes);
 }
 
 Storage::~Storage() {

@@ -68,6 +68,9 @@ struct CudaRunOptions {
   /// (runtime::DeviceKind::CUDA, from the caching allocator) and nothing is
   /// downloaded or synchronized (the DSL's CUDA tensors).
   bool deviceResults = false;
+  /// Arguments whose device buffers the caller donates (RunOptions'
+  /// write contract): a dead old version of one is written in place.
+  std::vector<bool> donated;
 };
 
 /// As runFunction, on the GPU: host arguments are copied to the device

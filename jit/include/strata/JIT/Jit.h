@@ -130,7 +130,15 @@ struct RunOptions {
   /// read the old version after the write, in which case the caller copies
   /// the returned buffer back into its storage.
   std::vector<bool> donated;
+  /// PreparedFunction::run only: run on the CUDA backend (the same plan's
+  /// steps, its kernels compiled by NVRTC on first use), results left on
+  /// the device (CUDA storages). numThreads and kernelSeconds do not apply.
+  bool cuda = false;
 };
+
+/// The device a program is prepared for first (the other's plan is built
+/// when first run there).
+enum class Backend { CPU, CUDA };
 
 struct RunResult {
   bool ok = false;
@@ -185,8 +193,9 @@ public:
              std::string &error);
   /// The prepared @main of a built program (kept, to lower again for
   /// function() and loweredIR()); null with `error` set as fromSource.
-  static std::unique_ptr<PreparedFunction> fromProgram(ir::Program program,
-                                                       std::string &error);
+  static std::unique_ptr<PreparedFunction>
+  fromProgram(ir::Program program, std::string &error,
+              Backend backend = Backend::CPU);
   /// Same result as runSource(source, funcName, args, options).
   RunResult run(const std::vector<JitValue> &args,
                 const RunOptions &options = {}) const;

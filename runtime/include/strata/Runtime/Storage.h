@@ -45,6 +45,17 @@ public:
   static StoragePtr wrapExternal(void *data, size_t nbytes, DeviceKind device,
                                  std::function<void()> release);
 
+  /// Copies `bytes` bytes from `src` at byte `srcOffset` to `dst` at byte
+  /// `dstOffset`, whatever device each lives on (host memcpy, or the CUDA
+  /// driver's copies on the stream); "" or the error. The one place strata
+  /// copies bytes between devices.
+  static std::string copy(const Storage &dst, size_t dstOffset,
+                          const Storage &src, size_t srcOffset, size_t bytes);
+  /// Sets `bytes` bytes of `dst` from byte `offset` to `value`; "" or the
+  /// error.
+  static std::string fill(const Storage &dst, size_t offset,
+                          unsigned char value, size_t bytes);
+
   /// Gives the buffer back (the allocator, or `release` when wrapped).
   ~Storage();
   /// Not copyable: share a StoragePtr.
