@@ -275,11 +275,14 @@ Tensor strata::load(const std::string &path, SourceLoc loc) {
   if (!fortran || shape.size() < 2)
     return makeLeaf(std::move(buffer), dtype, shape, TensorOptions(dtype),
                     "load", loc);
-  Shape strides(shape.size());
-  int64_t stride = 1;
-  for (size_t d = 0; d < shape.size(); ++d)
-    strides[d] = stride, stride *= shape[d];
+  // Column-major: the row-major layout of the reversed shape, reversed.
+  Shape reversed(shape.rbegin(), shape.rend()), dims(shape.size());
+  for (size_t d = 0; d < dims.size(); ++d)
+    dims[d] = static_cast<int64_t>(dims.size() - 1 - d);
+  layout::Layout columnMajor =
+      check(layout::permute(layout::contiguous(reversed), dims), loc,
+            "this is a strata bug");
   Tensor flat = makeLeaf(std::move(buffer), dtype, {numel},
                          TensorOptions(dtype), "load", loc);
-  return flat.as_strided(shape, strides, 0, loc);
+  return flat.as_strided(shape, columnMajor.strides, 0, loc);
 }

@@ -1,5 +1,6 @@
 //===- JitValue.cpp - host values of the JIT ------------------------------===//
 #include "strata/JIT/Jit.h"
+#include "strata/Layout/LayoutAlgebra.h"
 
 #include <cmath>
 #include <cstring>
@@ -153,9 +154,7 @@ JitValue JitValue::strided(DType dtype, std::vector<int64_t> sizes,
 
 JitValue JitValue::fresh(DType dtype, std::vector<int64_t> sizes,
                          const std::vector<double> &rowMajor) {
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * sizes[d + 1];
+  std::vector<int64_t> strides = strata::layout::contiguousStrides(sizes);
   return strided(dtype, std::move(sizes), std::move(strides), 0, rowMajor);
 }
 

@@ -148,14 +148,12 @@ struct Recompute {
         continue;
       }
       shaped = true;
-      // The operand's strides per result dim (0 where it is broadcast).
+      // The operand's strides per result dim (0 where it is broadcast:
+      // the layout algebra's expand).
       layout::Layout own = ot.getLayout();
-      SmallVector<int64_t> strides(rank, 0);
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t k = d - (rank - ot.getRank());
-        if (k >= 0 && !(ot.getShape()[k] == 1 && type.getShape()[d] != 1))
-          strides[d] = own.strides[k];
-      }
+      auto expanded = layout::expand(own, type.getShape());
+      assert(expanded.ok() && "an elementwise operand broadcasts");
+      const layout::Shape &strides = expanded->strides;
       layout::Layout composed;
       composed.sizes = l.sizes;
       composed.offset = own.offset;

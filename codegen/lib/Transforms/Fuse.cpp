@@ -156,17 +156,12 @@ public:
     return outer.create<StridedViewOp>(root->getLoc(), type, v);
   }
 
-  /// PyTorch broadcasting of `v` to `shape` (trailing dims aligned).
+  /// PyTorch broadcasting of `v` to `shape` (trailing dims aligned): the
+  /// layout algebra's expand.
   Value broadcast(Value v, ArrayRef<int64_t> shape) {
-    auto t = tensorType(v);
-    int64_t n = shape.size(), r = t.getRank();
-    SmallVector<int64_t> strides(n, 0);
-    for (int64_t d = 0; d < n; ++d) {
-      int64_t k = d - (n - r);
-      if (k >= 0 && !(t.getShape()[k] == 1 && shape[d] != 1))
-        strides[d] = t.getStrides()[k];
-    }
-    return view(v, strides);
+    auto l = strata::layout::expand(tensorType(v).getLayout(), shape);
+    assert(l.ok() && "fusion broadcasts to broadcast shapes only");
+    return view(v, l->strides);
   }
 
   Block &getBody() { return *body; }
@@ -296,15 +291,15 @@ KernelOp buildMatmul(MatmulOp op) {
   SmallVector<int64_t> space(batch->begin(), batch->end());
   int64_t nb = space.size();
   space.append({m, n, k});
+  // (Each operand's batch dims broadcast to the batch: expand.)
   auto batchStrides = [&](ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
-    SmallVector<int64_t> out(nb, 0);
-    int64_t r = sizes.size();
-    for (int64_t d = 0; d < nb; ++d) {
-      int64_t kk = d - (nb - r);
-      if (kk >= 0 && !(sizes[kk] == 1 && space[d] != 1))
-        out[d] = strides[kk];
-    }
-    return out;
+    strata::layout::Layout own{
+        strata::layout::Shape(sizes.begin(), sizes.end()),
+        strata::layout::Shape(strides.begin(), strides.end()), 0};
+    auto l =
+        strata::layout::expand(own, ArrayRef<int64_t>(space).take_front(nb));
+    assert(l.ok() && "the batch is the operands' broadcast shape");
+    return SmallVector<int64_t>(l->strides.begin(), l->strides.end());
   };
   SmallVector<int64_t> sa = batchStrides(batchA, ast),
                        sb = batchStrides(batchB, bst);
