@@ -1,0 +1,75 @@
+//===- AutogradEngine.h - the autograd engine's parts, shared -*- C++ -*-===//
+//
+// What AutogradEngine.cpp (one gradient program per backward) and
+// SegmentedBackward.cpp (a long backward as segments of such programs)
+// share. Internal to the DSL.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DSL_LIB_AUTOGRADENGINE_H
+#define STRATA_DSL_LIB_AUTOGRADENGINE_H
+
+#include "Impl.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::detail::engine {
+
+/// Gradient programs compiled, and backwards run in segments (the public
+/// backward_compiles() and backward_segments()).
+extern std::atomic<int64_t> gCompiles, gSegments;
+/// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
+int debugLevel();
+/// Non-leaves with retain_grad(), from every thread (guarded by
+/// gRetainedMutex).
+extern std::vector<std::weak_ptr<TensorImpl>> gRetained;
+extern std::mutex gRetainedMutex;
+
+/// Whether `n`'s buffer still holds its value (no in-place write of its
+/// root overwrote the home buffer since).
+bool freshBuffer(const Node &n);
+/// In a segment of a long backward (backwardInSegments): the versions
+/// computed in the segments below, each read as a leaf holding its value.
+using Boundaries =
+    std::unordered_map<const Node *, std::shared_ptr<TensorImpl>>;
+extern thread_local const Boundaries *tBoundaries;
+/// Whether `in` records a read of a leaf (AccumulateGrad), live or not.
+bool leafRead(const Operand &in);
+/// The leaf an edge feeds (null: a history or a constant).
+std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in);
+/// The version whose history edge `in` passes its gradient to.
+const NodePtr &historyOf(const Operand &in);
+/// An edge that reads a constant (no gradient flows through it).
+bool constantEdge(const Operand &in);
+
+/// A target of differentiation: a leaf, or a non-leaf's version.
+struct Target {
+  std::shared_ptr<TensorImpl> impl;
+  /// For a non-leaf: the version perturbed by a zero argument.
+  NodePtr node;
+};
+
+/// Runs backward; returns one gradient per target (all leaves reached and
+/// retained tensors when `targets` is empty, then also filled in).
+/// `seeds` (a segment of a long backward, backwardInSegments): the outputs
+/// are these reads of versions instead of `outputs`, each given its
+/// gradient.
+std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
+                        std::vector<Tensor> gradOutputs,
+                        std::vector<Target> &targets, bool all, bool retain,
+                        bool createGraph, const SourceLoc &loc,
+                        const std::vector<Operand> *seeds = nullptr);
+
+/// backward() of `output` as segments (SegmentedBackward.cpp); false, having
+/// changed nothing run() would not, where the graph is to run whole.
+bool backwardInSegments(TraceLock &lock, const Tensor &output,
+                        const Tensor &gradient, bool retain,
+                        std::vector<Target> &targets,
+                        std::vector<Tensor> &grads, const SourceLoc &loc);
+
+} // namespace strata::detail::engine
+
+#endif // STRATA_DSL_LIB_AUTOGRADENGINE_H
