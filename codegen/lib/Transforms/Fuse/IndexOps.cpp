@@ -1,4 +1,4 @@
-//===- FuseIndexOps.cpp - gather and scatter as indexed kernels -----------===//
+//===- IndexOps.cpp - the kernels of gather and scatter -----------------===//
 //
 // Assumes: verified strata.gather / scatter / scatter_add ops (types are
 //   absolute layouts within their storage roots).
@@ -14,7 +14,7 @@
 //   its own would need it too.
 //
 //===----------------------------------------------------------------------===//
-#include "FuseIndexOps.h"
+#include "Fuse.h"
 
 #include "strata/IR/StrataDialect.h"
 
@@ -61,7 +61,7 @@ int64_t wrapDim(int64_t dim, int64_t rank) {
 }
 } // namespace
 
-Value strata::fuseIndexOp(Operation *op) {
+Value strata::fuse::fuseIndexOp(Operation *op) {
   if (!isa<GatherOp, ScatterOp, ScatterAddOp>(op))
     return {};
   OpBuilder b(op);
