@@ -5,11 +5,13 @@
 // their result type, so the evaluator checks the layout algebra's layouts
 // rather than recomputing them. Element addressing is done here from first
 // principles (offset + sum of index * stride), not through the algebra, so
-// that the oracle does not share its bugs.
+// that the oracle does not share its bugs. Its inputs are Inputs.cpp's, its
+// printing Format.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Reference/Evaluator.h"
 
+#include "Checked.h"
 #include "IndexOps.h"
 
 #include "strata/IR/StrataDialect.h"
@@ -53,32 +55,6 @@ double readBroadcast(const RefValue &v, ArrayRef<int64_t> out) {
 
 // Types come from users: sizes and strides may be huge, so every product
 // and sum on them is checked (signed overflow is undefined behaviour).
-
-/// The element count of `sizes`, or nullopt when it overflows int64.
-std::optional<int64_t> checkedNumel(ArrayRef<int64_t> sizes) {
-  if (llvm::is_contained(sizes, 0))
-    return 0;
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    if (__builtin_mul_overflow(n, s, &n))
-      return std::nullopt;
-  return n;
-}
-
-/// The smallest and largest storage index `l` addresses (numel > 0), or
-/// nullopt when they overflow int64.
-std::optional<std::pair<int64_t, int64_t>>
-checkedRange(const layout::Layout &l) {
-  int64_t lo = l.offset, hi = l.offset, extent;
-  for (size_t k = 0; k < l.sizes.size(); ++k) {
-    if (__builtin_mul_overflow(l.sizes[k] - 1, l.strides[k], &extent))
-      return std::nullopt;
-    int64_t &bound = extent > 0 ? hi : lo;
-    if (__builtin_add_overflow(bound, extent, &bound))
-      return std::nullopt;
-  }
-  return std::make_pair(lo, hi);
-}
 
 /// Fails unless every element `l` addresses lies inside a buffer of `size`.
 LogicalResult checkInBuffer(Operation *op, const layout::Layout &l,
@@ -509,138 +485,4 @@ LogicalResult Evaluator::write(WriteOp op) {
 FailureOr<std::vector<RefValue>>
 strata::reference::evaluate(func::FuncOp func, ArrayRef<RefValue> args) {
   return Evaluator().run(func, args);
-}
-
-//===--- Inputs -----------------------------------------------------------===//
-
-uint64_t InputGenerator::next() {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-double InputGenerator::element(int64_t i, Type elementType) {
-  if (kind == InputKind::Arange)
-    return elementType.isInteger(1) ? static_cast<double>(i % 2)
-                                    : static_cast<double>(i);
-  if (elementType.isInteger(1))
-    return static_cast<double>(next() >> 63);
-  if (elementType.isa<IntegerType>())
-    return static_cast<double>(static_cast<int64_t>(next() % 11) - 5);
-  return -2.0 + 4.0 * (static_cast<double>(next() >> 11) * 0x1p-53);
-}
-
-FailureOr<RefValue> InputGenerator::makeArgument(Type type,
-                                                 std::string &whyNot) {
-  Type elementType;
-  int64_t size = 0;
-  auto tensor = type.dyn_cast<StridedTensorType>();
-  if (auto s = type.dyn_cast<StorageType>()) {
-    elementType = s.getElementType();
-    size = s.getSize();
-  } else if (tensor) {
-    // layout::requiredStorageSize, after checking that it can't overflow.
-    elementType = tensor.getElementType();
-    std::optional<int64_t> n = checkedNumel(tensor.getShape());
-    auto range = n && *n > 0 ? checkedRange(tensor.getLayout()) : std::nullopt;
-    if (!n || (*n > 0 && (!range || range->second == INT64_MAX))) {
-      whyNot = "its layout addresses storage indices beyond int64";
-      return failure();
-    }
-    if (*n > 0 && range->first < 0) {
-      // A negative stride from offset 0: no storage can hold it.
-      whyNot = "its layout addresses storage index " +
-               std::to_string(range->first) + ", before the storage's start";
-      return failure();
-    }
-    if (*n > kMaxElements) {
-      whyNot = "its " + std::to_string(*n) +
-               " elements are more than the limit of " +
-               std::to_string(kMaxElements);
-      return failure();
-    }
-    size = layout::requiredStorageSize(tensor.getLayout());
-  } else {
-    whyNot = "expected a strata storage or tensor";
-    return failure();
-  }
-  if (size > kMaxElements) {
-    whyNot = "its storage of " + std::to_string(size) +
-             " elements is more than the limit of " +
-             std::to_string(kMaxElements);
-    return failure();
-  }
-  std::vector<double> data;
-  for (int64_t i = 0; i < size; ++i)
-    data.push_back(element(i, elementType));
-  RefValue v = RefValue::storage(elementType, std::move(data));
-  if (tensor) {
-    v.layout = tensor.getLayout();
-    v.isStorage = false;
-  }
-  return v;
-}
-
-//===--- Printing ---------------------------------------------------------===//
-
-std::string strata::reference::formatElement(double v, Type elementType) {
-  if (elementType.isInteger(1))
-    return v != 0 ? "true" : "false";
-  if (elementType.isa<IntegerType>())
-    return std::to_string(static_cast<int64_t>(v));
-  // Every NaN prints "nan": x86 makes negative NaNs that fmt prints "-nan".
-  return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v);
-}
-
-namespace {
-/// Appends the elements of dims `d..` at storage position `at` to `out`.
-void formatDims(const RefValue &v, size_t d, int64_t at, std::string &out) {
-  const layout::Layout &l = v.layout;
-  if (d == l.sizes.size()) {
-    out += formatElement(v.buffer->data[at], v.elementType);
-    return;
-  }
-  // Space out "[[" and "]]": FileCheck reads "[[" as a variable.
-  bool nested = d + 1 < l.sizes.size() && l.sizes[d] > 0;
-  out += nested ? "[ " : "[";
-  for (int64_t i = 0; i < l.sizes[d]; ++i) {
-    if (i > 0)
-      out += ", ";
-    formatDims(v, d + 1, at + i * l.strides[d], out);
-  }
-  out += nested ? " ]" : "]";
-}
-
-/// "[a, b, c]": kept here so that the output format is this file's alone.
-std::string formatInts(ArrayRef<int64_t> values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
-} // namespace
-
-std::string strata::reference::formatElements(const RefValue &v) {
-  std::string out;
-  formatDims(v, 0, v.layout.offset, out);
-  return out;
-}
-
-std::string strata::reference::formatDescription(const RefValue &v) {
-  std::string type;
-  llvm::raw_string_ostream os(type);
-  v.elementType.print(os);
-  os.flush();
-  if (v.isStorage)
-    return "storage " + type + " size " + std::to_string(v.numel());
-  return type + " sizes " + formatInts(v.layout.sizes) + " strides " +
-         formatInts(v.layout.strides) + " offset " +
-         std::to_string(v.layout.offset);
-}
-
-void strata::reference::printValue(llvm::raw_ostream &os, StringRef label,
-                                   const RefValue &v) {
-  os << label << ": " << formatDescription(v) << "\n  " << formatElements(v)
-     << "\n";
 }
