@@ -224,6 +224,29 @@ TEST(DslCuda, InPlaceThroughView) {
   EXPECT_EQ(g._version(), 2);
 }
 
+// runtime::Storage::copy/fill across devices: host to device at an offset,
+// device to device, a device fill, and back to the host.
+TEST(DslCuda, StorageCopiesAcrossDevices) {
+  REQUIRE_GPU();
+  using runtime::DeviceKind;
+  using runtime::Storage;
+  auto host = Storage::create(32), back = Storage::create(32);
+  for (int i = 0; i < 32; ++i)
+    host->data()[i] = static_cast<unsigned char>(i + 1);
+  auto d1 = Storage::create(32, DeviceKind::CUDA);
+  auto d2 = Storage::create(32, DeviceKind::CUDA);
+  ASSERT_EQ(Storage::fill(*d1, 0, 0, 32), "");
+  ASSERT_EQ(Storage::copy(*d1, 8, *host, 0, 16), ""); // host -> device
+  ASSERT_EQ(Storage::copy(*d2, 0, *d1, 0, 32), "");   // device -> device
+  ASSERT_EQ(Storage::fill(*d2, 30, 0xAB, 2), "");     // device fill
+  ASSERT_EQ(Storage::copy(*back, 0, *d2, 0, 32), ""); // device -> host
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(back->data()[i], i >= 30            ? 0xAB
+                               : i >= 8 && i < 24 ? i - 8 + 1
+                                                  : 0)
+        << i;
+}
+
 // The plan (jit/lib/Plan.h) writes a donated device buffer in place as the
 // CPU backend does: a pending chain of in-place ops on a CUDA tensor needs
 // no copy back into its storage, unless the old version is still read.

@@ -32,6 +32,24 @@ TEST(Storage, AlignedUninitializedAndCounted) {
   EXPECT_EQ(after.allocatedBytes, before.allocatedBytes);
 }
 
+// The one cross-device copy (runtime::Storage::copy/fill), on the host:
+// offsets on both sides, zero bytes, and a fill of part of a buffer.
+TEST(Storage, CopyAndFillBetweenOffsets) {
+  auto a = runtime::Storage::create(16), b = runtime::Storage::create(16);
+  for (int i = 0; i < 16; ++i)
+    a->data()[i] = static_cast<unsigned char>(i), b->data()[i] = 0xEE;
+  EXPECT_EQ(runtime::Storage::copy(*b, 4, *a, 10, 6), "");
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(b->data()[i], i >= 4 && i < 10 ? i + 6 : 0xEE) << i;
+  EXPECT_EQ(runtime::Storage::copy(*b, 16, *a, 0, 0), ""); // nothing
+  EXPECT_EQ(runtime::Storage::fill(*b, 2, 7, 3), "");
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(b->data()[i], i >= 2 && i < 5    ? 7
+                            : i >= 5 && i < 10 ? i + 6
+                                               : 0xEE)
+        << i;
+}
+
 TEST(Storage, LargeBlocksAreCachedAndReused) {
   void *first;
   {
