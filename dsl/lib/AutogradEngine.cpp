@@ -520,27 +520,307 @@ jit::JitValue seedValue(const Tensor &g, DType dtype, const Shape &sizes,
                               g.to_vector<double>(loc));
 }
 
-/// Runs backward; returns one gradient per target (all leaves reached and
-/// retained tensors when `targets` is empty, then also filled in).
-/// `seeds` (a segment of a long backward, backwardInSegments): the outputs
-/// are these reads of versions instead of `outputs`, each given its
-/// gradient.
-std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
-                        std::vector<Tensor> gradOutputs,
-                        std::vector<Target> &targets, bool all, bool retain,
-                        bool createGraph, const SourceLoc &loc,
-                        const std::vector<Operand> *seeds) {
-  auto start = std::chrono::steady_clock::now();
-  const size_t numOutputs = seeds ? seeds->size() : outputs.size();
+/// One backward() or grad() as one gradient program (run() below), phase
+/// by phase: collect the graph from the outputs, choose and perturb the
+/// targets, run PyTorch's checks, plan dense and masked reads, place the
+/// program's arguments, emit it (an ir::Program), prepare and run it, and
+/// make the targets' gradients of its results. Each phase reads what the
+/// earlier ones left in the members.
+class GradientRun {
+public:
+  GradientRun(TraceLock &lock, const std::vector<Tensor> &outputs,
+              std::vector<Tensor> gradOutputs, std::vector<Target> &targets,
+              bool all, bool retain, bool createGraph, const SourceLoc &loc,
+              const std::vector<Operand> *seeds)
+      : lock(lock), outputs(outputs), gradOutputs(std::move(gradOutputs)),
+        targets(targets), all(all), retain(retain), createGraph(createGraph),
+        loc(loc), seeds(seeds), g(loc) {}
+
+  std::vector<Tensor> run() {
+    collect();
+    findTargets();
+    perturbTargets();
+    checkSaved();
+    checkDense();
+    findMasks();
+    placeArguments();
+    if (!emit())
+      return std::vector<Tensor>(targets.size());
+    return execute();
+  }
+
+private:
+  using PV = ir::Program::Value;
+  // Non-leaf targets (and views of leaves): a zero tensor added to their
+  // value where they read it. A whole compute result gets `v + p`; a
+  // version written in place `write(view + p)` into the version, so every
+  // later read sees the perturbed value. A view (its grad_fn is its view
+  // chain) perturbs only the reads through it: those whose chain holds its
+  // own, as PyTorch's gradient reaches a view's node only through it.
+  struct Perturb {
+    layout::Layout layout;
+    DType dtype;
+    bool whole;
+  };
+  // The reads of dense targets (see denseLeaves), step by step: each view
+  // of the chain above `stop` replayed on layout `l` (-1), each perturbed
+  // one followed by its perturbations (`view + p`: a fresh dense tensor).
+  struct DenseStep {
+    layout::Layout at;
+    int64_t perturb;
+  };
+
+  // Phases, in order.
+  void collect();
+  void findTargets();
+  void perturbTargets();
+  void checkSaved();
+  void checkDense();
+  void findMasks();
+  void placeArguments();
+  /// False when every edge leads to nothing.
+  bool emit();
+  std::vector<Tensor> execute();
+
+  // What several phases use.
+  [[noreturn]] void overlapError(const TensorImpl &t, const std::string &why);
+  void checkOverlap(const TensorImpl &t);
+  void perturbTarget(size_t ti);
+  static layout::Layout afterAdd(const layout::Layout &l);
+  std::optional<std::vector<DenseStep>>
+  denseSteps(const Operand &in, const ViewChain *stop, layout::Layout l);
+  const ViewChain *firstDense(const Operand &in);
+  static ir::ValueType rootType(const Node *n);
+  const std::pair<int64_t, int64_t> *windowOf(const Operand &in);
+  ir::ValueType windowType(const Node *n, int64_t size);
+
+  // The call.
+  TraceLock &lock;
+  const std::vector<Tensor> &outputs;
+  std::vector<Tensor> gradOutputs;
+  std::vector<Target> &targets;
+  const bool all, retain, createGraph;
+  const SourceLoc &loc;
+  const std::vector<Operand> *seeds;
+
+  // collect(): the graph, the outputs' edges, what the gradient reaches.
+  std::chrono::steady_clock::time_point start;
+  size_t numOutputs = 0;
+  Graph g;
+  std::vector<Operand> outEdges;
+  /// Each output's sizes and dtype.
+  std::vector<Shape> outSizes;
+  std::vector<DType> outTypes;
+  std::unordered_set<const Node *> reached;
+  std::unordered_set<const TensorImpl *> reachedLeaves;
+  std::unordered_set<const ViewChain *> reachedChains;
+  // findTargets(), perturbTargets(), checkSaved().
+  const TensorImpl *movedLeaf = nullptr;
+  std::vector<Perturb> perturbs;
+  /// Keys: an op node, or a leaf argument (its index, tagged).
+  std::map<const Node *, std::vector<size_t>> perturbOp;
+  std::map<size_t, std::vector<size_t>> perturbLeaf;
+  std::map<const ViewChain *, std::vector<size_t>> perturbChain;
+  std::vector<int64_t> targetPerturb;
+  // A tensor whose elements share memory (expand, overlapping unfold or
+  // as_strided) has a gradient per element, not per storage element: its
+  // elements are made dense and the views read through it are replayed
+  // over them (replayView). A leaf: passed as a dense tensor of its
+  // elements (denseLeaves). A view with a grad_fn: its read through the
+  // chain is `view + p`, a fresh dense tensor, and the views above it are
+  // replayed on that (denseChains). Checked before anything runs
+  // (checkDense): where a view above cannot be replayed (an as_strided),
+  // or a write goes through it, the error says so.
+  std::set<const TensorImpl *> denseLeaves;
+  std::set<const ViewChain *> denseChains;
+  std::vector<std::pair<const TensorImpl *, const ViewChain *>> denseTargets;
+  std::vector<Node *> executed;
+  // findMasks().
+  std::map<const Operand *, std::vector<int64_t>> readMask;
+  // placeArguments(), emit(): the program and its arguments.
+  ir::Program prog;
+  std::vector<jit::JitValue> args;
+  bool onCuda = false;
+  std::unordered_map<const Node *, std::pair<int64_t, int64_t>> window;
+  std::vector<std::pair<int64_t, int64_t>> leafWindow;
+  /// create_graph: what the replay reads for each argument (CreateGraph.h).
+  std::vector<ReplayArg> replayArgs;
+  std::vector<int64_t> wrt;
+  std::vector<PV> leafName;
+  std::vector<PV> perturbValue;
+  std::unordered_map<const Node *, PV> constName, recordedName;
+  /// The scalar arguments' values (wrapped, not copied: they live here
+  /// while the program runs).
+  std::vector<int64_t> scalarData;
+  // emit()'s values.
+  struct Value {
+    PV name;
+    bool storage;
+    /// The version whose type the value has (an untracked write's value
+    /// has its old version's).
+    const Node *shape;
+  };
+  std::unordered_map<const Node *, Value> opValue;
+  std::unordered_map<const Node *, PV> detachedName;
+  /// The value edge `in` reads, before its layout.
+  std::map<std::pair<const Node *, const Node *>, Value> historyValue;
+  // Values with the perturbations of the views a read goes through, by
+  // (source value, perturbations): reads through one view share one.
+  std::map<std::pair<PV, std::vector<size_t>>, PV> perturbedReads;
+  /// The layout of the last read when it was made dense (its consumer's
+  /// result layout follows it: see relayout).
+  std::optional<layout::Layout> denseRead;
+  // The dense value of a dense chain's target read from `v` (its view
+  // plus its perturbations), by (value, chain).
+  std::map<std::pair<PV, const ViewChain *>, std::pair<PV, layout::Layout>>
+      denseStarts;
+  ir::ValueType typeOf(const Node *n);
+  PV viewOf(PV src, bool storage, const Node *n, const layout::Layout &l);
+  PV applyPerturbs(PV name, bool &storage, const Node *n,
+                   const std::vector<size_t> &list);
+  Value sourceOf(const Operand &in);
+  PV emitDense(const Operand &in, const ViewChain *stop, PV name,
+               layout::Layout l, DType dtype);
+  PV read(const Operand &in);
+  PV relayout(PV v, const layout::Layout &from, const layout::Layout &to,
+              DType dtype);
+};
+
+[[noreturn]] void GradientRun::overlapError(const TensorImpl &t,
+                                            const std::string &why) {
+  fail("strata cannot differentiate with respect to a tensor whose "
+       "elements overlap in memory (sizes " +
+           layout::formatList(t.layout.sizes) + ", strides " +
+           layout::formatList(t.layout.strides) + ") when " + why,
+       "differentiate with respect to a clone() of it (the clone is "
+       "dense), or to the tensor it was expanded from",
+       loc);
+}
+
+void GradientRun::checkOverlap(const TensorImpl &t) {
+  if (!layout::mayOverlap(t.layout))
+    return;
+  if (isLeafOf(t)) {
+    denseLeaves.insert(&t);
+    denseTargets.push_back({&t, nullptr});
+    return;
+  }
+  Operand e = targetEdge(t);
+  if (!e.view)
+    overlapError(t, "it is no view of a tensor requiring grad");
+  denseChains.insert(e.view.get());
+  denseTargets.push_back({&t, e.view.get()});
+}
+
+void GradientRun::perturbTarget(size_t ti) {
+  Target &t = targets[ti];
+  if (isLeafOf(*t.impl))
+    return;
+  Operand e = targetEdge(*t.impl);
+  const Node *n = t.node ? t.node.get() : historyOf(e).get();
+  // An untracked write (no-grad mode) keeps the old grad_fn: the reads
+  // before it and after it (through its strata.recorded) reach the old
+  // version, which is perturbed.
+  while (!t.node && n->passHistory && n->gradInputs.size() == 2 &&
+         g.isOp.count(n->gradInputs[1].node.get()))
+    n = n->gradInputs[1].node.get();
+  bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
+  size_t p = perturbs.size();
+  if (e.view) {
+    if (!reachedChains.count(e.view.get()))
+      fail("One of the differentiated Tensors appears to not have been used "
+           "in the graph. Set allow_unused=True if this is the desired "
+           "behavior.",
+           "the outputs do not read this view", loc);
+    perturbChain[e.view.get()].push_back(p);
+    whole = false;
+  } else if (auto leaf = leafOfEdge(e)) {
+    auto it = g.leafIndex.find({n, leaf.get()});
+    if (it == g.leafIndex.end())
+      fail("One of the differentiated Tensors appears to not have been used "
+           "in the graph. Set allow_unused=True if this is the desired "
+           "behavior.",
+           "the outputs do not depend on this view", loc);
+    perturbLeaf[it->second].push_back(p);
+    whole = false;
+  } else if (g.isOp.count(n) && reached.count(n)) {
+    perturbOp[n].push_back(p);
+  } else {
+    fail("One of the differentiated Tensors appears to not have been used "
+         "in the graph. Set allow_unused=True if this is the desired "
+         "behavior.",
+         "the outputs do not depend on this tensor", loc);
+  }
+  perturbs.push_back({e.layout, t.impl->dtype, whole});
+  targetPerturb[ti] = static_cast<int64_t>(p);
+}
+
+layout::Layout GradientRun::afterAdd(const layout::Layout &l) {
+  std::vector<layout::Layout> ins{l, layout::contiguous(l.sizes)};
+  return layout::elementwiseResult(ins, l.sizes);
+}
+
+std::optional<std::vector<GradientRun::DenseStep>>
+GradientRun::denseSteps(const Operand &in, const ViewChain *stop,
+                        layout::Layout l) {
+  std::vector<const ViewChain *> chain;
+  const ViewChain *c = in.view.get();
+  for (; c && c != stop; c = c->next.get())
+    chain.push_back(c);
+  if (c != stop)
+    return std::nullopt;
+  std::vector<DenseStep> steps;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    auto r = replayView(**it, l);
+    if (!r)
+      return std::nullopt;
+    l = std::move(*r);
+    steps.push_back({l, -1});
+    if (auto f = perturbChain.find(*it); f != perturbChain.end())
+      for (size_t p : f->second) {
+        l = afterAdd(l);
+        steps.push_back({l, static_cast<int64_t>(p)});
+      }
+  }
+  if (l.sizes != in.layout.sizes)
+    return std::nullopt;
+  return steps;
+}
+
+// The dense chain a read goes through first (from its base), if any.
+const ViewChain *GradientRun::firstDense(const Operand &in) {
+  const ViewChain *first = nullptr;
+  for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+    if (denseChains.count(c))
+      first = c;
+  return first;
+}
+
+ir::ValueType GradientRun::rootType(const Node *n) {
+  return storageType(n->rootNumel, n->dtype);
+}
+
+const std::pair<int64_t, int64_t> *GradientRun::windowOf(const Operand &in) {
+  if (auto leaf = leafOfEdge(in)) {
+    const auto &w = leafWindow[g.leafIndex.at({in.node.get(), leaf.get()})];
+    return w.second >= 0 ? &w : nullptr;
+  }
+  auto it = window.find(in.node.get());
+  return it == window.end() || !constantEdge(in) ? nullptr : &it->second;
+}
+
+ir::ValueType GradientRun::windowType(const Node *n, int64_t size) {
+  return storageType(size, n->dtype);
+}
+
+void GradientRun::collect() {
+  start = std::chrono::steady_clock::now();
+  numOutputs = seeds ? seeds->size() : outputs.size();
   if (gradOutputs.empty())
     gradOutputs.resize(numOutputs);
   if (gradOutputs.size() != numOutputs)
     fail("grad_outputs must have the same length as outputs", "", loc);
-  Graph g(loc);
-  std::vector<Operand> outEdges;
   // Each output's sizes and dtype.
-  std::vector<Shape> outSizes;
-  std::vector<DType> outTypes;
   if (seeds)
     for (const Operand &e : *seeds) {
       g.visit(e);
@@ -609,9 +889,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // feed the recomputed forward).
   // A view's grad_fn is its view chain (one per view and version): the
   // chains the gradient passes through are reached too.
-  std::unordered_set<const Node *> reached;
-  std::unordered_set<const TensorImpl *> reachedLeaves;
-  std::unordered_set<const ViewChain *> reachedChains;
   auto reachEdge = [&](const Operand &in) {
     if (in.noGrad) {
       // A view whose grad_fn leads nowhere (a view of a no-grad view):
@@ -639,7 +916,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     if ((*it)->requiresGrad && reached.count(it->get()))
       for (const Operand &in : (*it)->gradInputs)
         reachEdge(in);
-  const TensorImpl *movedLeaf = nullptr;
+}
+
+void GradientRun::findTargets() {
   if (all) {
     std::set<const TensorImpl *> have;
     for (const Graph::LeafArg &a : g.leafArgs)
@@ -674,108 +953,20 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         targets.push_back({t, at});
     }
   }
-  // Non-leaf targets (and views of leaves): a zero tensor added to their
-  // value where they read it. A whole compute result gets `v + p`; a
-  // version written in place `write(view + p)` into the version, so every
-  // later read sees the perturbed value. A view (its grad_fn is its view
-  // chain) perturbs only the reads through it: those whose chain holds its
-  // own, as PyTorch's gradient reaches a view's node only through it.
-  struct Perturb {
-    layout::Layout layout;
-    DType dtype;
-    bool whole;
-  };
-  std::vector<Perturb> perturbs;
-  // Keys: an op node, or a leaf argument (its index, tagged).
-  std::map<const Node *, std::vector<size_t>> perturbOp;
-  std::map<size_t, std::vector<size_t>> perturbLeaf;
-  std::map<const ViewChain *, std::vector<size_t>> perturbChain;
-  std::vector<int64_t> targetPerturb(targets.size(), -1);
-  // A tensor whose elements share memory (expand, overlapping unfold or
-  // as_strided) has a gradient per element, not per storage element: its
-  // elements are made dense and the views read through it are replayed
-  // over them (replayView). A leaf: passed as a dense tensor of its
-  // elements (denseLeaves). A view with a grad_fn: its read through the
-  // chain is `view + p`, a fresh dense tensor, and the views above it are
-  // replayed on that (denseChains). Checked before anything runs
-  // (checkDense): where a view above cannot be replayed (an as_strided),
-  // or a write goes through it, the error says so.
-  std::set<const TensorImpl *> denseLeaves;
-  std::set<const ViewChain *> denseChains;
-  std::vector<std::pair<const TensorImpl *, const ViewChain *>> denseTargets;
-  auto overlapError = [&](const TensorImpl &t, const std::string &why) {
-    fail("strata cannot differentiate with respect to a tensor whose "
-         "elements overlap in memory (sizes " +
-             layout::formatList(t.layout.sizes) + ", strides " +
-             layout::formatList(t.layout.strides) + ") when " + why,
-         "differentiate with respect to a clone() of it (the clone is "
-         "dense), or to the tensor it was expanded from",
-         loc);
-  };
-  auto checkOverlap = [&](const TensorImpl &t) {
-    if (!layout::mayOverlap(t.layout))
-      return;
-    if (isLeafOf(t)) {
-      denseLeaves.insert(&t);
-      denseTargets.push_back({&t, nullptr});
-      return;
-    }
-    Operand e = targetEdge(t);
-    if (!e.view)
-      overlapError(t, "it is no view of a tensor requiring grad");
-    denseChains.insert(e.view.get());
-    denseTargets.push_back({&t, e.view.get()});
-  };
+}
+
+void GradientRun::perturbTargets() {
+  targetPerturb.assign(targets.size(), -1);
   for (const Target &t : targets)
     checkOverlap(*t.impl);
-  auto perturbTarget = [&](size_t ti) {
-    Target &t = targets[ti];
-    if (isLeafOf(*t.impl))
-      return;
-    Operand e = targetEdge(*t.impl);
-    const Node *n = t.node ? t.node.get() : historyOf(e).get();
-    // An untracked write (no-grad mode) keeps the old grad_fn: the reads
-    // before it and after it (through its strata.recorded) reach the old
-    // version, which is perturbed.
-    while (!t.node && n->passHistory && n->gradInputs.size() == 2 &&
-           g.isOp.count(n->gradInputs[1].node.get()))
-      n = n->gradInputs[1].node.get();
-    bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
-    size_t p = perturbs.size();
-    if (e.view) {
-      if (!reachedChains.count(e.view.get()))
-        fail("One of the differentiated Tensors appears to not have been used "
-             "in the graph. Set allow_unused=True if this is the desired "
-             "behavior.",
-             "the outputs do not read this view", loc);
-      perturbChain[e.view.get()].push_back(p);
-      whole = false;
-    } else if (auto leaf = leafOfEdge(e)) {
-      auto it = g.leafIndex.find({n, leaf.get()});
-      if (it == g.leafIndex.end())
-        fail("One of the differentiated Tensors appears to not have been used "
-             "in the graph. Set allow_unused=True if this is the desired "
-             "behavior.",
-             "the outputs do not depend on this view", loc);
-      perturbLeaf[it->second].push_back(p);
-      whole = false;
-    } else if (g.isOp.count(n) && reached.count(n)) {
-      perturbOp[n].push_back(p);
-    } else {
-      fail("One of the differentiated Tensors appears to not have been used "
-           "in the graph. Set allow_unused=True if this is the desired "
-           "behavior.",
-           "the outputs do not depend on this tensor", loc);
-    }
-    perturbs.push_back({e.layout, t.impl->dtype, whole});
-    targetPerturb[ti] = static_cast<int64_t>(p);
-  };
   for (size_t ti = 0; ti < targets.size(); ++ti)
     perturbTarget(ti);
+}
+
+void GradientRun::checkSaved() {
   // PyTorch's checks of saved tensors, on the ops its engine would run:
   // for backward() every op reached, for grad() those between the outputs
   // and the inputs asked for.
-  std::vector<Node *> executed;
   if (all) {
     // (Ops walked only for the value an edge without gradient reads are
     // not run by PyTorch's engine: not reached.)
@@ -859,51 +1050,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       perturbTarget(targets.size() - 1);
     }
   }
-  // The reads of dense targets (see denseLeaves), step by step: each view
-  // of the chain above `stop` replayed on layout `l` (-1), each perturbed
-  // one followed by its perturbations (`view + p`: a fresh dense tensor).
-  struct DenseStep {
-    layout::Layout at;
-    int64_t perturb;
-  };
-  auto afterAdd = [](const layout::Layout &l) {
-    std::vector<layout::Layout> ins{l, layout::contiguous(l.sizes)};
-    return layout::elementwiseResult(ins, l.sizes);
-  };
-  auto denseSteps =
-      [&](const Operand &in, const ViewChain *stop,
-          layout::Layout l) -> std::optional<std::vector<DenseStep>> {
-    std::vector<const ViewChain *> chain;
-    const ViewChain *c = in.view.get();
-    for (; c && c != stop; c = c->next.get())
-      chain.push_back(c);
-    if (c != stop)
-      return std::nullopt;
-    std::vector<DenseStep> steps;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      auto r = replayView(**it, l);
-      if (!r)
-        return std::nullopt;
-      l = std::move(*r);
-      steps.push_back({l, -1});
-      if (auto f = perturbChain.find(*it); f != perturbChain.end())
-        for (size_t p : f->second) {
-          l = afterAdd(l);
-          steps.push_back({l, static_cast<int64_t>(p)});
-        }
-    }
-    if (l.sizes != in.layout.sizes)
-      return std::nullopt;
-    return steps;
-  };
-  // The dense chain a read goes through first (from its base), if any.
-  auto firstDense = [&](const Operand &in) -> const ViewChain * {
-    const ViewChain *first = nullptr;
-    for (const ViewChain *c = in.view.get(); c; c = c->next.get())
-      if (denseChains.count(c))
-        first = c;
-    return first;
-  };
+}
+
+void GradientRun::checkDense() {
   if (!denseLeaves.empty() || !denseChains.empty()) {
     auto targetOf = [&](const ViewChain *c) -> const TensorImpl & {
       for (const auto &[t, chain] : denseTargets)
@@ -948,6 +1097,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         checkRead(inputs[i], n->op == Op::Write && i == 1);
     }
   }
+}
+
+void GradientRun::findMasks() {
   // Reads through an as_strided whose elements its input does not all
   // address: PyTorch's as_strided backward passes the gradient only to the
   // storage elements of its input's geometry (as_strided_backward), so
@@ -955,7 +1107,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // takes its value whole and its gradient through `where(mask, v,
   // detach(v))`, the mask being the intersection of the inputs' elements.
   // (Every other read, the common case, costs nothing.)
-  std::map<const Operand *, std::vector<int64_t>> readMask;
   auto maskOf = [&](const Operand &in) {
     if (in.noGrad || !in.view || !in.view->anyAsStrided ||
         in.layout.numel() == 0)
@@ -998,17 +1149,17 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (!retain)
     for (Node *n : executed)
       n->gradFreed = true;
+}
+
+void GradientRun::placeArguments() {
   // Arguments: leaves and perturbations (differentiated), then recorded
   // values and constants.
   // The program, built op by op (ProgramBuilder.h): its key is what was
   // built.
-  using PV = ir::Program::Value;
-  ir::Program prog;
-  std::vector<jit::JitValue> args;
   // The gradient program runs where the forward one did: on the GPU when
   // some leaf, constant or op is there (devices never mix: the forward
   // refused that), with the leaves' device buffers used in place.
-  bool onCuda = false;
+  onCuda = false;
   for (const Graph::LeafArg &a : g.leafArgs)
     onCuda |= a.node->buffer->device() == runtime::DeviceKind::CUDA;
   for (const NodePtr &n : g.constArgs)
@@ -1018,13 +1169,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   if (createGraph && onCuda)
     fail("create_graph is not supported on CUDA yet",
          "compute the gradients on the CPU, or without create_graph", loc);
-  auto rootType = [](const Node *n) {
-    return storageType(n->rootNumel, n->dtype);
-  };
   // A constant the program only reads is passed as the window its reads
   // reach (as the evaluator does, Slice::placeArgs), its reads' offsets
   // relative to it: a mini-batch's offset is not in the program's text.
-  std::unordered_map<const Node *, std::pair<int64_t, int64_t>> window;
   {
     std::unordered_map<const Node *, std::pair<int64_t, int64_t>> reach;
     std::unordered_set<const Node *> written;
@@ -1057,8 +1204,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // (an embedding's lookup), writes its gradient at a run-time offset and
   // is one program for every k. A leaf perturbed for a non-leaf target (a
   // view of it) is passed whole. Size -1: whole.
-  std::vector<std::pair<int64_t, int64_t>> leafWindow(g.leafArgs.size(),
-                                                      {0, -1});
+  leafWindow.assign(g.leafArgs.size(), {0, -1});
   {
     std::vector<std::pair<int64_t, int64_t>> reach(g.leafArgs.size(),
                                                    {INT64_MAX, -1});
@@ -1086,18 +1232,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
         leafWindow[k] = readWindow(reach[k].first, reach[k].second,
                                    g.leafArgs[k].node->rootNumel, onCuda);
   }
-  auto windowOf =
-      [&](const Operand &in) -> const std::pair<int64_t, int64_t> * {
-    if (auto leaf = leafOfEdge(in)) {
-      const auto &w = leafWindow[g.leafIndex.at({in.node.get(), leaf.get()})];
-      return w.second >= 0 ? &w : nullptr;
-    }
-    auto it = window.find(in.node.get());
-    return it == window.end() || !constantEdge(in) ? nullptr : &it->second;
-  };
-  auto windowType = [&](const Node *n, int64_t size) {
-    return storageType(size, n->dtype);
-  };
   // `w`: the window passed ({start, size}; null or size -1: whole).
   auto storageArg = [&](const Node *n, const runtime::StoragePtr &buffer,
                         const std::pair<int64_t, int64_t> *w = nullptr) {
@@ -1116,7 +1250,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     return name;
   };
   // create_graph: what the replay reads for each argument (CreateGraph.h).
-  std::vector<ReplayArg> replayArgs;
   auto replayConstant = [&] {
     // (A copy: the gradient graph is evaluated later, after the writes
     // the storage may see meanwhile.)
@@ -1130,9 +1263,7 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
          makeLeaf(copy, dtype, {v.sizes[0]}, TensorOptions(dtype), "grad", loc),
          0});
   };
-  std::vector<int64_t> wrt;
   auto addWrt = [&] { wrt.push_back(static_cast<int64_t>(args.size())); };
-  std::vector<PV> leafName;
   for (size_t k = 0; k < g.leafArgs.size(); ++k) {
     addWrt();
     const Graph::LeafArg &a = g.leafArgs[k];
@@ -1167,7 +1298,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       replayArgs.push_back({true, leaf, 0});
     }
   }
-  std::vector<PV> perturbValue;
   for (size_t p = 0; p < perturbs.size(); ++p) {
     addWrt();
     const Perturb &pt = perturbs[p];
@@ -1181,7 +1311,6 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
       replayArgs.push_back(
           {false, zeros(pt.layout.sizes, TensorOptions(pt.dtype), loc), 0});
   }
-  std::unordered_map<const Node *, PV> constName, recordedName;
   for (const NodePtr &n : g.constArgs) {
     auto w = window.find(n.get());
     constName[n.get()] = storageArg(n.get(), n->buffer,
@@ -1193,258 +1322,246 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   for (const NodePtr &n : g.ops)
     if (n->requiresGrad && freshBuffer(*n) && !createGraph)
       recordedName[n.get()] = storageArg(n.get(), n->buffer);
+}
 
-  auto typeOf = [&](const Node *n) {
-    return n->isStorageValue() ? rootType(n)
-                               : tensorType(n->resultLayout(), n->dtype);
-  };
-  /// A view of value `src` (storage or not) through `l`.
-  auto viewOf = [&](PV src, bool storage, const Node *n,
-                    const layout::Layout &l) {
-    if (!storage && l == n->resultLayout())
-      return src;
-    return prog.stridedView(src, l);
-  };
-  /// Applies the perturbations `list` to value (name, storage?) of `n`.
-  auto applyPerturbs = [&](PV name, bool &storage, const Node *n,
-                           const std::vector<size_t> &list) {
-    for (size_t p : list) {
-      const Perturb &pt = perturbs[p];
-      ir::ValueType type = storage ? rootType(n) : typeOf(n);
-      layout::Layout pl = layout::contiguous(pt.layout.sizes);
-      // The sum's layout follows the value read (TensorIterator).
-      std::vector<layout::Layout> ins{pt.layout, pl};
-      ir::ValueType sType =
-          tensorType(layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
-      if (pt.whole && !storage && sType == type) {
-        name = prog.op("add", {name, perturbValue[p]}, type);
-        continue;
-      }
-      PV view = viewOf(name, storage, n, pt.layout);
-      PV sum = prog.op("add", {view, perturbValue[p]}, sType);
-      name = prog.op("write", {sum, view}, rootType(n));
-      storage = true;
+ir::ValueType GradientRun::typeOf(const Node *n) {
+  return n->isStorageValue() ? rootType(n)
+                             : tensorType(n->resultLayout(), n->dtype);
+}
+
+/// A view of value `src` (storage or not) through `l`.
+GradientRun::PV GradientRun::viewOf(PV src, bool storage, const Node *n,
+                                    const layout::Layout &l) {
+  if (!storage && l == n->resultLayout())
+    return src;
+  return prog.stridedView(src, l);
+}
+
+/// Applies the perturbations `list` to value (name, storage?) of `n`.
+GradientRun::PV GradientRun::applyPerturbs(PV name, bool &storage,
+                                           const Node *n,
+                                           const std::vector<size_t> &list) {
+  for (size_t p : list) {
+    const Perturb &pt = perturbs[p];
+    ir::ValueType type = storage ? rootType(n) : typeOf(n);
+    layout::Layout pl = layout::contiguous(pt.layout.sizes);
+    // The sum's layout follows the value read (TensorIterator).
+    std::vector<layout::Layout> ins{pt.layout, pl};
+    ir::ValueType sType =
+        tensorType(layout::elementwiseResult(ins, pt.layout.sizes), pt.dtype);
+    if (pt.whole && !storage && sType == type) {
+      name = prog.op("add", {name, perturbValue[p]}, type);
+      continue;
     }
-    return name;
-  };
+    PV view = viewOf(name, storage, n, pt.layout);
+    PV sum = prog.op("add", {view, perturbValue[p]}, sType);
+    name = prog.op("write", {sum, view}, rootType(n));
+    storage = true;
+  }
+  return name;
+}
+
+GradientRun::Value GradientRun::sourceOf(const Operand &in) {
+  const Node *n = in.node.get();
+  if (auto leaf = leafOfEdge(in))
+    return {leafName[g.leafIndex.at({n, leaf.get()})], true, n};
+  if (in.history && !constantEdge(in)) {
+    // A write of another autograd identity: its value, differentiated as
+    // the version before it (PyTorch's detached writer keeps the
+    // history).
+    const Node *h = in.history.get();
+    auto [it, first] = historyValue.emplace(std::make_pair(n, h), Value{});
+    if (first) {
+      Value value =
+          constName.count(n) ? Value{constName[n], true, n} : opValue.at(n);
+      Value hist = opValue.at(h);
+      ir::ValueType type =
+          hist.storage ? rootType(hist.shape) : typeOf(hist.shape);
+      PV v = value.name;
+      // (The value is a storage, or a tensor: an untracked write's value
+      // has its old version's type.)
+      ir::ValueType valueType =
+          value.storage ? rootType(n) : typeOf(value.shape);
+      if (!hist.storage && valueType != type)
+        v = prog.stridedView(value.name, type.layout);
+      PV r = prog.op("recorded", {hist.name, v}, type,
+                     {ir::Attribute::unit("value_only")});
+      it->second = {r, hist.storage, hist.shape};
+    }
+    return it->second;
+  }
+  if (constantEdge(in) && constName.count(n))
+    return {constName[n], true, n};
+  Value v = opValue.at(n);
+  if ((in.noGrad || deadLeafEdge(in)) && n->requiresGrad) { // detach()
+    auto [it, fresh_] = detachedName.emplace(n, -1);
+    if (fresh_)
+      it->second = prog.op("detach", {v.name},
+                           v.storage ? rootType(v.shape) : typeOf(v.shape));
+    v.name = it->second;
+  }
+  return v;
+}
+
+/// Emits the steps (denseSteps) reading `in` from dense value `name` of
+/// layout `l` (its buffer's); returns the read.
+GradientRun::PV GradientRun::emitDense(const Operand &in, const ViewChain *stop,
+                                       PV name, layout::Layout l, DType dtype) {
+  auto steps = denseSteps(in, stop, l);
+  if (!steps) // (checked before: see checkDense)
+    fail("strata cannot replay a view over a dense copy",
+         "this is a strata bug", loc);
+  layout::Layout at = l; // the value read so far, in name's buffer
+  for (const DenseStep &s : *steps) {
+    if (s.perturb < 0) {
+      at = s.at;
+      continue;
+    }
+    if (at != l)
+      name = prog.stridedView(name, at);
+    name = prog.op("add", {name, perturbValue[s.perturb]},
+                   tensorType(s.at, dtype));
+    l = at = s.at;
+  }
+  if (at != l)
+    name = prog.stridedView(name, at);
+  denseRead = at;
+  return name;
+}
+
+GradientRun::PV GradientRun::read(const Operand &in) {
+  if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get())) {
+    PV name = leafName[g.leafIndex.at({in.node.get(), leaf.get()})];
+    layout::Layout dense = layout::contiguous(leaf->layout.sizes);
+    if (!in.view) {
+      denseRead = dense;
+      return name;
+    }
+    return emitDense(in, nullptr, name, dense, leaf->dtype);
+  }
+  Value v = sourceOf(in);
+  // (A read through a view whose grad_fn leads nowhere still passes its
+  // chain's perturbations: the targets there get their gradient, as
+  // PyTorch runs that grad_fn.)
+  // The perturbations of the view read itself, when the read is masked
+  // (readMask): added after the mask, as the view's gradient is the
+  // read's, unmasked (only what flows below an as_strided is masked).
+  std::vector<size_t> afterMask;
+  if (!perturbChain.empty() && in.view && (!in.noGrad || in.cutView)) {
+    std::vector<const ViewChain *> chain;
+    for (const ViewChain *c = in.view.get(); c; c = c->next.get())
+      chain.push_back(c);
+    std::vector<size_t> list; // the base's view first
+    const ViewChain *dense = nullptr;
+    for (auto it = chain.rbegin(); it != chain.rend() && !dense; ++it) {
+      if (denseChains.count(*it))
+        dense = *it;
+      else if (auto f = perturbChain.find(*it); f != perturbChain.end()) {
+        auto &into =
+            *it == in.view.get() && readMask.count(&in) ? afterMask : list;
+        into.insert(into.end(), f->second.begin(), f->second.end());
+      }
+    }
+    if (!list.empty()) {
+      auto [it, first] =
+          perturbedReads.emplace(std::make_pair(v.name, list), -1);
+      if (first) {
+        bool storage = v.storage;
+        it->second = applyPerturbs(v.name, storage, v.shape, list);
+      }
+      v.name = it->second;
+      v.storage = true;
+    }
+    if (dense) {
+      const Node *n = v.shape;
+      auto [it, first] =
+          denseStarts.emplace(std::make_pair(v.name, dense),
+                              std::make_pair(PV(-1), layout::Layout{}));
+      if (first) {
+        const std::vector<size_t> &ps = perturbChain.at(dense);
+        layout::Layout l = perturbs[ps.front()].layout;
+        PV name = viewOf(v.name, v.storage, n, l);
+        for (size_t p : ps) {
+          layout::Layout sl = afterAdd(l);
+          name =
+              prog.op("add", {name, perturbValue[p]}, tensorType(sl, n->dtype));
+          l = sl;
+        }
+        it->second = {name, l};
+      }
+      return emitDense(in, dense, it->second.first, it->second.second,
+                       n->dtype);
+    }
+  }
+  const Node *n = v.shape;
+  if (auto m = readMask.find(&in); m != readMask.end()) {
+    // (see readMask) The value whole, its gradient masked.
+    int64_t size = v.storage ? n->rootNumel
+                             : layout::requiredStorageSize(n->resultLayout());
+    std::vector<double> allowed(size, 0.0);
+    for (int64_t i : m->second)
+      if (i >= 0 && i < size)
+        allowed[i] = 1.0;
+    Shape flatSizes{size};
+    ir::ValueType flatType =
+        tensorType(layout::contiguous(flatSizes), n->dtype);
+    PV mask =
+        prog.argument(tensorType(layout::contiguous(flatSizes), DType::Bool));
+    args.push_back(jit::JitValue::fresh(jit::DType::Bool, {size}, allowed));
+    if (createGraph)
+      replayArgs.push_back(
+          {false,
+           from_vector<double>(allowed, {size}, TensorOptions(DType::F64), loc)
+               .to(DType::Bool, loc),
+           0});
+    PV flat = prog.stridedView(v.name, flatType.layout);
+    PV d = prog.op("detach", {flat}, flatType);
+    PV w = prog.op("where", {mask, flat, d}, flatType);
+    PV r = prog.stridedView(w, in.layout);
+    layout::Layout at = in.layout;
+    for (size_t p : afterMask) {
+      layout::Layout pl = layout::contiguous(perturbs[p].layout.sizes);
+      std::vector<layout::Layout> both{at, pl};
+      layout::Layout sum = layout::elementwiseResult(both, at.sizes);
+      r = prog.op("add", {r, perturbValue[p]}, tensorType(sum, n->dtype));
+      at = sum;
+    }
+    if (!afterMask.empty())
+      denseRead = at; // (its consumer's layout follows what is read)
+    return r;
+  }
+  if (const auto *w = windowOf(in)) {
+    layout::Layout l = in.layout;
+    l.offset = l.numel() ? l.offset - w->first : 0;
+    return viewOf(v.name, true, n, l);
+  }
+  return viewOf(v.name, v.storage, n, in.layout);
+}
+
+/// Value `v` of dense layout `from` laid out as dense layout `to` (same
+/// sizes, both offset 0): its dims permuted into `to`'s order, made
+/// row-major, seen as `to`.
+GradientRun::PV GradientRun::relayout(PV v, const layout::Layout &from,
+                                      const layout::Layout &to, DType dtype) {
+  Shape perm(to.sizes.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    return to.strides[a] > to.strides[b];
+  });
+  layout::Layout permuted =
+      check(layout::permute(from, perm), loc, "this is a strata bug");
+  layout::Layout rowMajor = layout::contiguous(permuted.sizes);
+  PV p = prog.stridedView(v, permuted);
+  PV c = prog.op("contiguous", {p}, tensorType(rowMajor, dtype));
+  return prog.stridedView(c, to);
+}
+
+bool GradientRun::emit() {
   for (auto &[k, list] : perturbLeaf) {
     bool storage = true;
     leafName[k] =
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
-  struct Value {
-    PV name;
-    bool storage;
-    /// The version whose type the value has (an untracked write's value
-    /// has its old version's).
-    const Node *shape;
-  };
-  std::unordered_map<const Node *, Value> opValue;
-  std::unordered_map<const Node *, PV> detachedName;
-  /// The value edge `in` reads, before its layout.
-  std::map<std::pair<const Node *, const Node *>, Value> historyValue;
-  auto sourceOf = [&](const Operand &in) -> Value {
-    const Node *n = in.node.get();
-    if (auto leaf = leafOfEdge(in))
-      return {leafName[g.leafIndex.at({n, leaf.get()})], true, n};
-    if (in.history && !constantEdge(in)) {
-      // A write of another autograd identity: its value, differentiated as
-      // the version before it (PyTorch's detached writer keeps the
-      // history).
-      const Node *h = in.history.get();
-      auto [it, first] = historyValue.emplace(std::make_pair(n, h), Value{});
-      if (first) {
-        Value value =
-            constName.count(n) ? Value{constName[n], true, n} : opValue.at(n);
-        Value hist = opValue.at(h);
-        ir::ValueType type =
-            hist.storage ? rootType(hist.shape) : typeOf(hist.shape);
-        PV v = value.name;
-        // (The value is a storage, or a tensor: an untracked write's value
-        // has its old version's type.)
-        ir::ValueType valueType =
-            value.storage ? rootType(n) : typeOf(value.shape);
-        if (!hist.storage && valueType != type)
-          v = prog.stridedView(value.name, type.layout);
-        PV r = prog.op("recorded", {hist.name, v}, type,
-                       {ir::Attribute::unit("value_only")});
-        it->second = {r, hist.storage, hist.shape};
-      }
-      return it->second;
-    }
-    if (constantEdge(in) && constName.count(n))
-      return {constName[n], true, n};
-    Value v = opValue.at(n);
-    if ((in.noGrad || deadLeafEdge(in)) && n->requiresGrad) { // detach()
-      auto [it, fresh_] = detachedName.emplace(n, -1);
-      if (fresh_)
-        it->second = prog.op("detach", {v.name},
-                             v.storage ? rootType(v.shape) : typeOf(v.shape));
-      v.name = it->second;
-    }
-    return v;
-  };
-  // Values with the perturbations of the views a read goes through, by
-  // (source value, perturbations): reads through one view share one.
-  std::map<std::pair<PV, std::vector<size_t>>, PV> perturbedReads;
-  /// The layout of the last read when it was made dense (its consumer's
-  /// result layout follows it: see relayout).
-  std::optional<layout::Layout> denseRead;
-  /// Emits the steps (denseSteps) reading `in` from dense value `name` of
-  /// layout `l` (its buffer's); returns the read.
-  auto emitDense = [&](const Operand &in, const ViewChain *stop, PV name,
-                       layout::Layout l, DType dtype) {
-    auto steps = denseSteps(in, stop, l);
-    if (!steps) // (checked before: see checkDense)
-      fail("strata cannot replay a view over a dense copy",
-           "this is a strata bug", loc);
-    layout::Layout at = l; // the value read so far, in name's buffer
-    for (const DenseStep &s : *steps) {
-      if (s.perturb < 0) {
-        at = s.at;
-        continue;
-      }
-      if (at != l)
-        name = prog.stridedView(name, at);
-      name = prog.op("add", {name, perturbValue[s.perturb]},
-                     tensorType(s.at, dtype));
-      l = at = s.at;
-    }
-    if (at != l)
-      name = prog.stridedView(name, at);
-    denseRead = at;
-    return name;
-  };
-  // The dense value of a dense chain's target read from `v` (its view
-  // plus its perturbations), by (value, chain).
-  std::map<std::pair<PV, const ViewChain *>, std::pair<PV, layout::Layout>>
-      denseStarts;
-  auto read = [&](const Operand &in) {
-    if (auto leaf = leafOfEdge(in); leaf && denseLeaves.count(leaf.get())) {
-      PV name = leafName[g.leafIndex.at({in.node.get(), leaf.get()})];
-      layout::Layout dense = layout::contiguous(leaf->layout.sizes);
-      if (!in.view) {
-        denseRead = dense;
-        return name;
-      }
-      return emitDense(in, nullptr, name, dense, leaf->dtype);
-    }
-    Value v = sourceOf(in);
-    // (A read through a view whose grad_fn leads nowhere still passes its
-    // chain's perturbations: the targets there get their gradient, as
-    // PyTorch runs that grad_fn.)
-    // The perturbations of the view read itself, when the read is masked
-    // (readMask): added after the mask, as the view's gradient is the
-    // read's, unmasked (only what flows below an as_strided is masked).
-    std::vector<size_t> afterMask;
-    if (!perturbChain.empty() && in.view && (!in.noGrad || in.cutView)) {
-      std::vector<const ViewChain *> chain;
-      for (const ViewChain *c = in.view.get(); c; c = c->next.get())
-        chain.push_back(c);
-      std::vector<size_t> list; // the base's view first
-      const ViewChain *dense = nullptr;
-      for (auto it = chain.rbegin(); it != chain.rend() && !dense; ++it) {
-        if (denseChains.count(*it))
-          dense = *it;
-        else if (auto f = perturbChain.find(*it); f != perturbChain.end()) {
-          auto &into =
-              *it == in.view.get() && readMask.count(&in) ? afterMask : list;
-          into.insert(into.end(), f->second.begin(), f->second.end());
-        }
-      }
-      if (!list.empty()) {
-        auto [it, first] =
-            perturbedReads.emplace(std::make_pair(v.name, list), -1);
-        if (first) {
-          bool storage = v.storage;
-          it->second = applyPerturbs(v.name, storage, v.shape, list);
-        }
-        v.name = it->second;
-        v.storage = true;
-      }
-      if (dense) {
-        const Node *n = v.shape;
-        auto [it, first] =
-            denseStarts.emplace(std::make_pair(v.name, dense),
-                                std::make_pair(PV(-1), layout::Layout{}));
-        if (first) {
-          const std::vector<size_t> &ps = perturbChain.at(dense);
-          layout::Layout l = perturbs[ps.front()].layout;
-          PV name = viewOf(v.name, v.storage, n, l);
-          for (size_t p : ps) {
-            layout::Layout sl = afterAdd(l);
-            name = prog.op("add", {name, perturbValue[p]},
-                           tensorType(sl, n->dtype));
-            l = sl;
-          }
-          it->second = {name, l};
-        }
-        return emitDense(in, dense, it->second.first, it->second.second,
-                         n->dtype);
-      }
-    }
-    const Node *n = v.shape;
-    if (auto m = readMask.find(&in); m != readMask.end()) {
-      // (see readMask) The value whole, its gradient masked.
-      int64_t size = v.storage ? n->rootNumel
-                               : layout::requiredStorageSize(n->resultLayout());
-      std::vector<double> allowed(size, 0.0);
-      for (int64_t i : m->second)
-        if (i >= 0 && i < size)
-          allowed[i] = 1.0;
-      Shape flatSizes{size};
-      ir::ValueType flatType =
-          tensorType(layout::contiguous(flatSizes), n->dtype);
-      PV mask =
-          prog.argument(tensorType(layout::contiguous(flatSizes), DType::Bool));
-      args.push_back(jit::JitValue::fresh(jit::DType::Bool, {size}, allowed));
-      if (createGraph)
-        replayArgs.push_back(
-            {false,
-             from_vector<double>(allowed, {size}, TensorOptions(DType::F64),
-                                 loc)
-                 .to(DType::Bool, loc),
-             0});
-      PV flat = prog.stridedView(v.name, flatType.layout);
-      PV d = prog.op("detach", {flat}, flatType);
-      PV w = prog.op("where", {mask, flat, d}, flatType);
-      PV r = prog.stridedView(w, in.layout);
-      layout::Layout at = in.layout;
-      for (size_t p : afterMask) {
-        layout::Layout pl = layout::contiguous(perturbs[p].layout.sizes);
-        std::vector<layout::Layout> both{at, pl};
-        layout::Layout sum = layout::elementwiseResult(both, at.sizes);
-        r = prog.op("add", {r, perturbValue[p]}, tensorType(sum, n->dtype));
-        at = sum;
-      }
-      if (!afterMask.empty())
-        denseRead = at; // (its consumer's layout follows what is read)
-      return r;
-    }
-    if (const auto *w = windowOf(in)) {
-      layout::Layout l = in.layout;
-      l.offset = l.numel() ? l.offset - w->first : 0;
-      return viewOf(v.name, true, n, l);
-    }
-    return viewOf(v.name, v.storage, n, in.layout);
-  };
-  /// Value `v` of dense layout `from` laid out as dense layout `to` (same
-  /// sizes, both offset 0): its dims permuted into `to`'s order, made
-  /// row-major, seen as `to`.
-  auto relayout = [&](PV v, const layout::Layout &from,
-                      const layout::Layout &to, DType dtype) {
-    Shape perm(to.sizes.size());
-    std::iota(perm.begin(), perm.end(), 0);
-    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
-      return to.strides[a] > to.strides[b];
-    });
-    layout::Layout permuted =
-        check(layout::permute(from, perm), loc, "this is a strata bug");
-    layout::Layout rowMajor = layout::contiguous(permuted.sizes);
-    PV p = prog.stridedView(v, permuted);
-    PV c = prog.op("contiguous", {p}, tensorType(rowMajor, dtype));
-    return prog.stridedView(c, to);
-  };
   // C++ numbers (pending 0-d fills) are arguments, as in the evaluator's
   // programs ("Scalars are arguments"): a schedule of them is one gradient
   // program. Not a pow exponent, whose value selects the code, nor a bool,
@@ -1466,9 +1583,10 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   };
   // The scalar arguments' values (sized first: their addresses are taken).
   size_t numScalars = 0;
-  std::vector<int64_t> scalarData(
+  scalarData.assign(
       std::count_if(g.ops.begin(), g.ops.end(),
-                    [&](const NodePtr &n) { return scalarArgument(n.get()); }));
+                    [&](const NodePtr &n) { return scalarArgument(n.get()); }),
+      0);
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
     if (scalarArgument(n)) {
@@ -1583,9 +1701,13 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
   // Every edge leads to nothing (views without a grad_fn, leaves since
   // destroyed): as PyTorch's engine, nothing to accumulate.
   if (wrt.empty())
-    return std::vector<Tensor>(targets.size());
+    return false;
   prog.returns(std::move(rets));
   prog.functionAttribute(ir::Attribute::array("strata.wrt", std::move(wrt)));
+  return true;
+}
+
+std::vector<Tensor> GradientRun::execute() {
   std::vector<Tensor> wrtGrads;
   // PyTorch's engine runs in grad mode exactly when it creates a graph.
   std::optional<AutoGradMode> mode;
@@ -1690,6 +1812,21 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
     out.push_back(sum);
   }
   return out;
+}
+
+/// Runs backward; returns one gradient per target (all leaves reached and
+/// retained tensors when `targets` is empty, then also filled in).
+/// `seeds` (a segment of a long backward, backwardInSegments): the outputs
+/// are these reads of versions instead of `outputs`, each given its
+/// gradient.
+std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
+                        std::vector<Tensor> gradOutputs,
+                        std::vector<Target> &targets, bool all, bool retain,
+                        bool createGraph, const SourceLoc &loc,
+                        const std::vector<Operand> *seeds) {
+  return GradientRun(lock, outputs, std::move(gradOutputs), targets, all,
+                     retain, createGraph, loc, seeds)
+      .run();
 }
 
 } // namespace strata::detail::engine
