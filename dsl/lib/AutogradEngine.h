@@ -1,6 +1,7 @@
 //===- AutogradEngine.h - the autograd engine's parts, shared -*- C++ -*-===//
 //
-// What AutogradEngine.cpp (one gradient program per backward) and
+// What AutogradEngine.cpp (the entry points and their helpers),
+// GradientRun.cpp (one gradient program per backward) and
 // SegmentedBackward.cpp (a long backward as segments of such programs)
 // share. Internal to the DSL.
 //
@@ -9,10 +10,15 @@
 #define STRATA_DSL_LIB_AUTOGRADENGINE_H
 
 #include "Impl.h"
+#include "ProgramCache.h"
+
+#include "strata/JIT/Jit.h"
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +50,34 @@ std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in);
 const NodePtr &historyOf(const Operand &in);
 /// An edge that reads a constant (no gradient flows through it).
 bool constantEdge(const Operand &in);
+
+/// Seconds since `t0`.
+double secondsSince(std::chrono::steady_clock::time_point t0);
+/// Gradient programs by key (bounded, least recently used out;
+/// ProgramCache.h).
+ProgramCache<jit::PreparedFunction> &cache();
+/// PyTorch's name of a tensor type ("torch.FloatTensor"), for its messages.
+std::string torchType(DType t);
+/// PyTorch's message for a backward through freed saved tensors.
+extern const char *kSecondTime;
+/// An edge to a leaf that no longer requires grad (or is gone).
+bool deadLeafEdge(const Operand &in);
+/// The version a retained non-view tensor retains the gradient of (null:
+/// its current one).
+NodePtr retainedNode(const TensorImpl &t);
+/// The edge through which a target's gradient is read.
+Operand targetEdge(const TensorImpl &t);
+/// A gradient program's result as a leaf, on the device its buffer is on.
+Tensor fromJit(jit::JitValue &v, DType dtype, const SourceLoc &loc);
+/// Makes `v`, the gradient of a storage window at element `start`, the
+/// gradient of the whole storage of `numel` elements (zero outside).
+void widenGradient(jit::JitValue &v, int64_t start, int64_t numel,
+                   const SourceLoc &loc);
+/// Makes `v`, the value of output `o` computed by a gradient program, the
+/// contents of o's pending version when o reads all of it in order.
+void keepOutput(const TensorImpl &o, jit::JitValue &v);
+/// Storage- or node-shaped gradient `g` seen through `l` (a fresh tensor).
+Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc);
 
 /// A target of differentiation: a leaf, or a non-leaf's version.
 struct Target {
