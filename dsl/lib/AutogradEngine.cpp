@@ -48,13 +48,7 @@ namespace strata::detail::engine {
 std::atomic<int64_t> gCompiles{0}, gSegments{0};
 
 /// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
-int debugLevel() {
-  static int level = [] {
-    const char *v = getenv("STRATA_DEBUG");
-    return v ? atoi(v) : 0;
-  }();
-  return level;
-}
+int debugLevel() { return runtime::settings::debugLevel(); }
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)

@@ -367,8 +367,7 @@ strata::detail::replayGradientProgram(const ir::Program &program,
       program.key(), [&] { return differentiate(program, loc); }, hit);
   std::lock_guard<std::mutex> lock(d->mutex);
   mlir::ModuleOp module = *d->module;
-  if (const char *level = std::getenv("STRATA_DEBUG");
-      level && std::atoi(level) >= 3) {
+  if (runtime::settings::debugLevel() >= 3) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module.print(os);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/CudaDriver.h"
+#include "strata/Runtime/Settings.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -137,11 +138,6 @@ struct Driver::Api {
 
 Driver::~Driver() = default;
 
-static std::string defaultPath() {
-  const char *env = std::getenv("STRATA_CUDA_DRIVER");
-  return env && *env ? env : "libcuda.so.1";
-}
-
 Driver *Driver::get(std::string &error) {
   static std::once_flag once;
   static Driver *driver = nullptr;
@@ -149,7 +145,7 @@ Driver *Driver::get(std::string &error) {
   std::call_once(once, [] {
     auto d = std::unique_ptr<Driver>(new Driver());
     d->api = std::make_unique<Api>();
-    reason = d->api->load(defaultPath());
+    reason = d->api->load(strata::runtime::settings::cudaDriverLibrary());
     if (reason.empty())
       driver = d.release(); // lives as long as the process
     else if (d->api->library)
