@@ -66,20 +66,7 @@ strata::detail::ProgramCache<jit::PreparedFunction> &cache() {
   return *c;
 }
 
-std::string torchType(DType t) {
-  switch (t) {
-  case DType::F64:
-    return "torch.DoubleTensor";
-  case DType::I32:
-    return "torch.IntTensor";
-  case DType::I64:
-    return "torch.LongTensor";
-  case DType::Bool:
-    return "torch.BoolTensor";
-  default:
-    return "torch.FloatTensor";
-  }
-}
+std::string torchType(DType t) { return runtime::dtypeInfo(t).torchTensor; }
 
 const char *kSecondTime =
     "Trying to backward through the graph a second time (or directly access "

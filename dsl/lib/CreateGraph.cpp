@@ -48,20 +48,8 @@ const char *intern(llvm::StringRef name) {
 }
 
 DType dtypeOf(mlir::Type type, const SourceLoc &loc) {
-  if (auto t = type.dyn_cast<StridedTensorType>())
-    type = t.getElementType();
-  else if (auto s = type.dyn_cast<StorageType>())
-    type = s.getElementType();
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::Bool;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
+  if (std::optional<DType> dtype = elementDType(type))
+    return *dtype;
   fail("create_graph: a gradient value of an unsupported element type",
        "this is a strata bug", loc);
 }
