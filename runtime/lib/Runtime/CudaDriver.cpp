@@ -45,6 +45,7 @@ struct Driver::Api {
   CUresult (*streamSynchronize)(Ptr);
   CUresult (*moduleLoadDataEx)(Ptr *, const void *, unsigned, int *, void **);
   CUresult (*moduleGetFunction)(Ptr *, Ptr, const char *);
+  CUresult (*moduleUnload)(Ptr);
   CUresult (*launchKernel)(Ptr, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, Ptr, void **, void **);
   CUresult (*getErrorString)(CUresult, const char **);
@@ -96,6 +97,7 @@ struct Driver::Api {
         resolve(streamSynchronize, {"cuStreamSynchronize"}, missing) &&
         resolve(moduleLoadDataEx, {"cuModuleLoadDataEx"}, missing) &&
         resolve(moduleGetFunction, {"cuModuleGetFunction"}, missing) &&
+        resolve(moduleUnload, {"cuModuleUnload"}, missing) &&
         resolve(launchKernel, {"cuLaunchKernel"}, missing) &&
         resolve(getErrorString, {"cuGetErrorString"}, missing) &&
         resolve(eventCreate, {"cuEventCreate"}, missing) &&
@@ -236,6 +238,14 @@ std::string Driver::loadModule(const std::string &ptx, void *&module) {
   if (!e.empty() && log[0])
     e += "\n" + std::string(log.data());
   return e;
+}
+
+std::string Driver::unloadModule(void *module) {
+  // A launch still queued may run the module's code: wait for it first.
+  std::string e = synchronize();
+  if (!e.empty())
+    return e;
+  return check(api->moduleUnload(module), "cuModuleUnload");
 }
 
 std::string Driver::getFunction(void *module, const std::string &name,

@@ -47,9 +47,9 @@ public:
     return it == index.end() ? nullptr : &it->second->second;
   }
 
-  /// Sets `key` to `value` (replacing an older value), as the most recently
-  /// used, and evicts beyond the capacity. Evicted values are appended to
-  /// `evicted` when given, else destroyed here.
+  /// Sets `key` to `value`, as the most recently used, and evicts beyond
+  /// the capacity. Evicted values, and the older value of `key`, are
+  /// appended to `evicted` when given, else destroyed here.
   Value &insert(const Key &key, Value value,
                 std::vector<Value> *evicted = nullptr) {
     if (Value *found = find(key)) {
