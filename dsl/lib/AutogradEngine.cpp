@@ -48,13 +48,7 @@ namespace strata::detail::engine {
 std::atomic<int64_t> gCompiles{0}, gSegments{0};
 
 /// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
-int debugLevel() {
-  static int level = [] {
-    const char *v = getenv("STRATA_DEBUG");
-    return v ? atoi(v) : 0;
-  }();
-  return level;
-}
+int debugLevel() { return runtime::settings::debugLevel(); }
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -72,20 +66,7 @@ strata::detail::ProgramCache<jit::PreparedFunction> &cache() {
   return *c;
 }
 
-std::string torchType(DType t) {
-  switch (t) {
-  case DType::F64:
-    return "torch.DoubleTensor";
-  case DType::I32:
-    return "torch.IntTensor";
-  case DType::I64:
-    return "torch.LongTensor";
-  case DType::Bool:
-    return "torch.BoolTensor";
-  default:
-    return "torch.FloatTensor";
-  }
-}
+std::string torchType(DType t) { return runtime::dtypeInfo(t).torchTensor; }
 
 const char *kSecondTime =
     "Trying to backward through the graph a second time (or directly access "

@@ -33,32 +33,9 @@ void strata::detail::fail(const std::string &message, const std::string &hint,
   throw Error(message, hint, loc);
 }
 
-int64_t strata::elementSize(DType t) { return jit::elementSize(toJitDType(t)); }
+std::string strata::toString(DType t) { return runtime::dtypeInfo(t).torch; }
 
-std::string strata::toString(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "torch.float32";
-  case DType::F64:
-    return "torch.float64";
-  case DType::I32:
-    return "torch.int32";
-  case DType::I64:
-    return "torch.int64";
-  case DType::Bool:
-    return "torch.bool";
-  }
-  return "?";
-}
-
-bool strata::isFloatingPoint(DType t) {
-  return t == DType::F32 || t == DType::F64;
-}
-
-const char *strata::detail::irType(DType t) {
-  static const char *names[] = {"f32", "f64", "i32", "i64", "i1"};
-  return names[static_cast<int>(t)];
-}
+const char *strata::detail::irType(DType t) { return runtime::dtypeInfo(t).ir; }
 
 std::string Device::str() const {
   if (is_cpu())

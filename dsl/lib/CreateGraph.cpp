@@ -48,20 +48,8 @@ const char *intern(llvm::StringRef name) {
 }
 
 DType dtypeOf(mlir::Type type, const SourceLoc &loc) {
-  if (auto t = type.dyn_cast<StridedTensorType>())
-    type = t.getElementType();
-  else if (auto s = type.dyn_cast<StorageType>())
-    type = s.getElementType();
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::Bool;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
+  if (std::optional<DType> dtype = elementDType(type))
+    return *dtype;
   fail("create_graph: a gradient value of an unsupported element type",
        "this is a strata bug", loc);
 }
@@ -367,8 +355,7 @@ strata::detail::replayGradientProgram(const ir::Program &program,
       program.key(), [&] { return differentiate(program, loc); }, hit);
   std::lock_guard<std::mutex> lock(d->mutex);
   mlir::ModuleOp module = *d->module;
-  if (const char *level = std::getenv("STRATA_DEBUG");
-      level && std::atoi(level) >= 3) {
+  if (runtime::settings::debugLevel() >= 3) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module.print(os);

@@ -69,13 +69,7 @@ template <typename F> void countStats(F update) {
   update(gStats);
 }
 
-int debugLevel() {
-  static int level = [] {
-    const char *v = getenv("STRATA_DEBUG");
-    return v ? atoi(v) : 0;
-  }();
-  return level;
-}
+int debugLevel() { return runtime::settings::debugLevel(); }
 
 /// A prepared program and what running it needs (not its source: a
 /// cached program keeps only what runs, docs/design.md "Memory").

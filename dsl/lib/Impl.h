@@ -528,8 +528,7 @@ runtime::StoragePtr hostBuffer(const runtime::StoragePtr &buffer,
 runtime::StoragePtr copyBuffer(const runtime::StoragePtr &buffer,
                                runtime::DeviceKind device,
                                const SourceLoc &loc);
-/// The JIT's spelling of a dtype: the two enums list the same types in the
-/// same order (checked here), so the conversion is a cast.
+/// The JIT's spelling of a dtype: the same enum (strata/Runtime/DType.h).
 inline jit::DType toJitDType(DType t) { return static_cast<jit::DType>(t); }
 /// Runs a prepared program on the CPU JIT, or with `onCuda` on the GPU with
 /// its results left there (both the evaluator's programs and backward()'s).
@@ -547,13 +546,6 @@ std::pair<int64_t, int64_t> readWindow(int64_t lo, int64_t hi, int64_t numel,
 /// `buffer` alive.
 runtime::StoragePtr storageWindow(const runtime::StoragePtr &buffer, DType t,
                                   int64_t start, int64_t size);
-static_assert(
-    static_cast<int>(jit::DType::F32) == static_cast<int>(DType::F32) &&
-        static_cast<int>(jit::DType::F64) == static_cast<int>(DType::F64) &&
-        static_cast<int>(jit::DType::I32) == static_cast<int>(DType::I32) &&
-        static_cast<int>(jit::DType::I64) == static_cast<int>(DType::I64) &&
-        static_cast<int>(jit::DType::Bool) == static_cast<int>(DType::Bool),
-    "strata::DType and strata::jit::DType must list the same types");
 /// The builder's element type of a dtype (the same order).
 inline ir::Element elementOf(DType t) {
   return static_cast<ir::Element>(static_cast<int>(t));

@@ -23,21 +23,7 @@ using namespace strata::detail;
 namespace {
 const char kMagic[] = "\x93NUMPY";
 
-const char *descrOf(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "<f4";
-  case DType::F64:
-    return "<f8";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-    return "<i8";
-  case DType::Bool:
-    return "|b1";
-  }
-  return "";
-}
+const char *descrOf(DType t) { return runtime::dtypeInfo(t).numpy; }
 
 std::string shapeTuple(const Shape &s) {
   std::string r = "(";
@@ -151,13 +137,13 @@ DType dtypeOfDescr(const std::string &descr, const std::string &path,
     fail("load: '" + path + "' is big-endian (descr '" + descr +
              "'); strata reads little-endian data only",
          hint, loc);
-  static const std::pair<const char *, DType> table[] = {
-      {"<f4", DType::F32},  {"<f8", DType::F64},  {"<i4", DType::I32},
-      {"<i8", DType::I64},  {"|b1", DType::Bool}, {"<b1", DType::Bool},
-      {">b1", DType::Bool}, {"=b1", DType::Bool}, {"?", DType::Bool}};
-  for (auto &[d, t] : table)
-    if (descr == d)
-      return t;
+  DType t;
+  if (runtime::dtypeOfNumpy(descr, t))
+    return t;
+  // NumPy's other spellings of a one-byte bool.
+  for (const char *alias : {"<b1", ">b1", "=b1", "?"})
+    if (descr == alias)
+      return DType::Bool;
   fail("load: unsupported dtype '" + descr + "' in '" + path + "'", hint, loc);
 }
 

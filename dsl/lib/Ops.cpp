@@ -433,19 +433,7 @@ bool strata::detail::canCast(DType from, DType to) {
 /// PyTorch's ScalarType name ("Float", "Long"), as its "not implemented
 /// for" messages print it.
 const char *strata::detail::torchTypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "Float";
-  case DType::F64:
-    return "Double";
-  case DType::I32:
-    return "Int";
-  case DType::I64:
-    return "Long";
-  case DType::Bool:
-    return "Bool";
-  }
-  return "?";
+  return runtime::dtypeInfo(t).torchScalar;
 }
 
 /// Fails as PyTorch's dispatch does for a kernel without `t`'s dtype.
@@ -1112,19 +1100,7 @@ Tensor strata::remainder(Scalar a, const Tensor &b, SourceLoc loc) {
 }
 
 const char *strata::detail::cppTypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  case DType::I32:
-    return "int";
-  case DType::I64:
-    return "long int";
-  case DType::Bool:
-    return "bool";
-  }
-  return "?";
+  return runtime::dtypeInfo(t).cpp;
 }
 
 namespace {

@@ -2,33 +2,34 @@
 //
 // Private to dsl/lib. The evaluator (Eval.cpp) and the autograd engine
 // (AutogradEngine.cpp) each keep the programs they prepared, keyed by the
-// program's structure, in one of these: a map with a least-recently-used
-// bound (`STRATA_PROGRAM_CACHE_SIZE`, default 256; `set_program_cache_
-// capacity`). A prepared program holds its plan (buffer slots, kernel entry
-// points, launch shapes) and its lowered IR as text (parsed back only for
-// a CUDA run or a dump), not an MLIR context: a few KB each
-// (docs/design.md "Memory"). A key is held as its BLAKE3 digest (32 bytes),
-// not its text, whose size grows with the program (a gradient program's key
-// is its source). Evicting a program never frees it under a caller: values are
-// shared_ptrs, and a thread that is preparing or running an evicted program
-// keeps it alive until it is done. Threads asking for the same key at once
-// prepare it once (they wait on the key's own mutex, not the map's).
+// program's structure, in one of these: a runtime::LruCache bounded by
+// `STRATA_PROGRAM_CACHE_SIZE` (default 256; `set_program_cache_capacity`). A
+// prepared program holds its plan (buffer slots, kernel entry points, launch
+// shapes) and its lowered IR as text (parsed back only for a CUDA run or a
+// dump), not an MLIR context: a few KB each (docs/design.md "Memory"). A key is
+// held as its BLAKE3 digest (32 bytes), not its text, whose size grows with the
+// program (a gradient program's key is its source). Evicting a program never
+// frees it under a caller: values are shared_ptrs, and a thread that is
+// preparing or running an evicted program keeps it alive until it is done.
+// Threads asking for the same key at once prepare it once (they wait on the
+// key's own mutex, not the map's).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DSL_LIB_PROGRAMCACHE_H
 #define STRATA_DSL_LIB_PROGRAMCACHE_H
 
+#include "strata/Runtime/LruCache.h"
+#include "strata/Runtime/Settings.h"
+
+#include "llvm/Support/BLAKE3.h"
+
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
-
-#include "llvm/Support/BLAKE3.h"
+#include <vector>
 
 namespace strata::detail {
 
@@ -40,17 +41,15 @@ inline std::string programKeyDigest(const std::string &key) {
   return std::string(d.begin(), d.end());
 }
 
-/// The capacity every ProgramCache uses (shared; read on each insert).
+/// The capacity every ProgramCache uses (shared; read on each insert):
+/// STRATA_PROGRAM_CACHE_SIZE, or set_program_cache_capacity.
 inline std::atomic<int64_t> &programCacheCapacity() {
-  static std::atomic<int64_t> capacity = [] {
-    const char *env = std::getenv("STRATA_PROGRAM_CACHE_SIZE");
-    int64_t n = env ? std::atoll(env) : 0;
-    return n > 0 ? n : int64_t(256);
-  }();
+  static std::atomic<int64_t> capacity{runtime::settings::programCacheSize()};
   return capacity;
 }
 
-/// Programs of type T by key, least recently used evicted first.
+/// Programs of type T by key, least recently used evicted first
+/// (runtime::LruCache).
 template <typename T> class ProgramCache {
 public:
   /// The program for `key`: found (`hit`), or made by `make` (which may
@@ -60,20 +59,17 @@ public:
                          const std::function<std::unique_ptr<T>()> &make,
                          bool &hit) {
     const std::string key = programKeyDigest(text);
+    std::vector<std::shared_ptr<Slot>> evicted; // freed after the lock
     std::shared_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto it = entries.find(key);
-      if (it == entries.end()) {
-        order.push_front(key);
-        it =
-            entries.emplace(key, Entry{std::make_shared<Slot>(), order.begin()})
-                .first;
-        evictOverCapacity();
+      if (std::shared_ptr<Slot> *found = slots.find(key)) {
+        slot = *found;
       } else {
-        order.splice(order.begin(), order, it->second.position);
+        slot = std::make_shared<Slot>();
+        slots.setCapacity(programCacheCapacity().load(), &evicted);
+        slots.insert(key, slot, &evicted);
       }
-      slot = it->second.slot;
     }
     std::lock_guard<std::mutex> lock(slot->mutex);
     hit = slot->program != nullptr;
@@ -89,52 +85,42 @@ public:
     std::shared_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto it = entries.find(key);
-      if (it == entries.end())
+      std::shared_ptr<Slot> *found = slots.find(key);
+      if (!found)
         return nullptr;
-      order.splice(order.begin(), order, it->second.position);
-      slot = it->second.slot;
+      slot = *found;
     }
     std::unique_lock<std::mutex> lock(slot->mutex, std::try_to_lock);
     return lock.owns_lock() ? slot->program : nullptr;
   }
   /// Drops the least recently used programs beyond the capacity.
   void trim() {
+    std::vector<std::shared_ptr<Slot>> evicted; // freed after the lock
     std::lock_guard<std::mutex> lock(mutex);
-    evictOverCapacity();
+    slots.setCapacity(programCacheCapacity().load(), &evicted);
   }
 
   /// Programs held.
   int64_t size() {
     std::lock_guard<std::mutex> lock(mutex);
-    return static_cast<int64_t>(entries.size());
+    return slots.size();
   }
 
   /// Programs evicted since the process started.
-  int64_t evictions() { return evicted.load(); }
+  int64_t evictions() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return slots.evictions();
+  }
 
 private:
   struct Slot {
     std::mutex mutex;
     std::shared_ptr<T> program; // null until prepared
   };
-  struct Entry {
-    std::shared_ptr<Slot> slot;
-    std::list<std::string>::iterator position;
-  };
-  void evictOverCapacity() {
-    int64_t capacity = programCacheCapacity().load();
-    while (static_cast<int64_t>(entries.size()) > capacity) {
-      entries.erase(order.back());
-      order.pop_back();
-      ++evicted;
-    }
-  }
 
-  std::mutex mutex; // guards entries and order
-  std::unordered_map<std::string, Entry> entries;
-  std::list<std::string> order; // most recently used first
-  std::atomic<int64_t> evicted{0};
+  std::mutex mutex; // guards slots
+  runtime::LruCache<std::string, std::shared_ptr<Slot>> slots{
+      programCacheCapacity().load()};
 };
 
 /// The autograd engine's cache of gradient programs (AutogradEngine.cpp):

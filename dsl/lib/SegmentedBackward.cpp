@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
+#include "strata/Runtime/Settings.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,12 +28,7 @@ namespace {
 /// makes short graphs run in segments, which the fuzzers use to compare
 /// segments with PyTorch on every program.
 size_t segmentOps() {
-  static size_t ops = [] {
-    const char *v = getenv("STRATA_SEGMENT_OPS");
-    long n = v ? atol(v) : 0;
-    return n > 0 ? static_cast<size_t>(n) : size_t(128);
-  }();
-  return ops;
+  return static_cast<size_t>(runtime::settings::segmentOps());
 }
 /// The most elements of a storage a graph run in segments computes or
 /// writes. Segments pay where the MLIR pipeline (~50 µs an op) outweighs

@@ -17,6 +17,7 @@
 #include "strata/JIT/CudaJit.h"
 #include "strata/Runtime/CudaAllocator.h"
 #include "strata/Runtime/CudaDriver.h"
+#include "strata/Runtime/LruCache.h"
 #include "strata/Target/CUDA/KernelToCUDA.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,7 +27,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
-#include <unordered_map>
+#include <vector>
 
 using namespace strata::jit;
 using namespace strata::jit::detail;
@@ -58,47 +59,65 @@ std::string newBuffer(DType dtype, int64_t elements, Buffer &out) {
                                        out->ptr);
 }
 
+/// A loaded module and its kernel's entry points. Unloaded when the last
+/// holder lets go: the module cache, or a plan that launches it.
 struct Loaded {
+  rt::Driver *driver = nullptr;
+  void *module = nullptr;
   CudaKernel info;
   void *fn = nullptr, *finish = nullptr;
+  ~Loaded() {
+    if (module)
+      (void)driver->unloadModule(module); // nobody to tell of a failure
+  }
 };
+using LoadedPtr = std::shared_ptr<const Loaded>;
+
+/// The most modules kept loaded (the PTX cache's bound).
+constexpr int64_t kMaxLoadedModules = 4096;
 
 /// Modules loaded in this process, by the BLAKE3 digest of their PTX (the
-/// text itself is tens of KB). A loaded module stays loaded: the map grows
-/// with the distinct kernels the process runs on the GPU (docs/design.md
-/// "Memory").
-std::string loadKernel(rt::Driver &driver, KernelOp kernel, Loaded &out) {
+/// text itself is tens of KB), least recently used evicted: an evicted
+/// module is unloaded once no plan holds it (docs/design.md "Memory").
+std::string loadKernel(rt::Driver &driver, KernelOp kernel, LoadedPtr &out) {
   static std::mutex mutex;
-  static std::unordered_map<std::string, Loaded> modules;
+  // Never destroyed: unloading at exit could outlive the driver's context.
+  static auto *modules =
+      new strata::runtime::LruCache<std::string, LoadedPtr>(kMaxLoadedModules);
   std::string arch = "sm_" + std::to_string(driver.computeCapability());
+  auto loaded = std::make_shared<Loaded>();
   std::string ptx, error;
-  if (!kernelPTX(kernel, arch, out.info, ptx, error))
+  if (!kernelPTX(kernel, arch, loaded->info, ptx, error))
     return error;
   auto hash = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(ptx.data()), ptx.size()));
   std::string digest(hash.begin(), hash.end());
+  std::vector<LoadedPtr> evicted; // unloaded after the lock
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = modules.find(digest);
-  if (it != modules.end()) {
-    out = it->second;
+  if (LoadedPtr *found = modules->find(digest)) {
+    out = *found;
     return "";
   }
-  void *module = nullptr;
-  if (!(error = driver.loadModule(ptx, module)).empty() ||
-      !(error = driver.getFunction(module, out.info.name, out.fn)).empty())
-    return error;
-  if (out.info.splits > 1 &&
-      !(error = driver.getFunction(module, out.info.finishName, out.finish))
+  loaded->driver = &driver;
+  if (!(error = driver.loadModule(ptx, loaded->module)).empty() ||
+      !(error =
+            driver.getFunction(loaded->module, loaded->info.name, loaded->fn))
            .empty())
     return error;
-  modules.emplace(std::move(digest), out);
+  if (loaded->info.splits > 1 &&
+      !(error = driver.getFunction(loaded->module, loaded->info.finishName,
+                                   loaded->finish))
+           .empty())
+    return error;
+  out = loaded;
+  modules->insert(digest, std::move(loaded), &evicted);
   return "";
 }
 
-/// What the CUDA backend compiled for a kernel: its loaded module's entry
-/// points and launch shape.
+/// What the CUDA backend compiled for a kernel: its loaded module (kept
+/// loaded while the plan lives), entry points and launch shape.
 struct CudaCompiled : BackendKernel {
-  Loaded loaded;
+  LoadedPtr loaded;
 };
 
 /// Runs a plan's steps on the device (Plan.h).
@@ -118,7 +137,8 @@ private:
 };
 
 std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
-  const auto &loaded = static_cast<const CudaCompiled &>(*step.kernel).loaded;
+  const Loaded &loaded =
+      *static_cast<const CudaCompiled &>(*step.kernel).loaded;
   const CudaKernel &info = loaded.info;
   std::string e;
   std::vector<rt::DevicePtr> ptrs;

@@ -28,7 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "DiskCache.h"
 #include "strata/JIT/Jit.h"
-#include "strata/Runtime/ByteSize.h"
+#include "strata/Runtime/Settings.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -56,7 +56,6 @@ using namespace strata::jit::detail;
 
 namespace {
 
-constexpr int64_t kDefaultMaxBytes = int64_t(1) << 30;
 /// Far above any kernel's object file or PTX (a few KiB to a few hundred
 /// KiB): the most a damaged or hostile entry can make a load read.
 constexpr int64_t kMaxEntryBytes = int64_t(64) << 20;
@@ -78,19 +77,7 @@ const Format &format(DiskEntryKind kind) {
 }
 
 /// STRATA_CACHE_MAX_BYTES ("512M", "2G", "1048576"), else 1 GiB.
-int64_t maxBytesFromEnv() {
-  int64_t n =
-      strata::runtime::parseByteSize(std::getenv("STRATA_CACHE_MAX_BYTES"));
-  return n > 0 ? n : kDefaultMaxBytes;
-}
-
-std::string dirFromEnv() {
-  if (const char *env = std::getenv("STRATA_CACHE_DIR"))
-    return env;
-  if (const char *home = std::getenv("HOME"))
-    return std::string(home) + "/.cache/strata";
-  return "";
-}
+int64_t maxBytesFromEnv() { return strata::runtime::settings::cacheMaxBytes(); }
 
 struct Disk {
   std::mutex mutex; // guards the fields below
@@ -113,7 +100,7 @@ struct Disk {
 Disk &disk() {
   static Disk *d = [] {
     Disk *created = new Disk;
-    created->dir = dirFromEnv();
+    created->dir = strata::runtime::settings::cacheDir();
     return created;
   }();
   return *d;

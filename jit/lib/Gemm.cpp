@@ -12,6 +12,7 @@
 #include "Gemm.h"
 #include "JitInternal.h"
 #include "strata/IR/StrataDialect.h"
+#include "strata/Runtime/Settings.h"
 #include "strata/Runtime/ThreadPool.h"
 
 #include <dlfcn.h>
@@ -44,9 +45,8 @@ struct Blas {
 const Blas &blas() {
   static const Blas loaded = [] {
     Blas b;
-    const char *env = std::getenv("STRATA_BLAS");
-    std::string name = env && *env ? env : "libopenblas.so.0";
-    if (name == "0")
+    const std::string &name = strata::runtime::settings::blasLibrary();
+    if (name.empty()) // STRATA_BLAS=0
       return b;
     void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {

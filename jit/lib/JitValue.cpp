@@ -7,36 +7,6 @@
 
 using namespace strata::jit;
 
-int64_t strata::jit::elementSize(DType t) {
-  switch (t) {
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F64:
-  case DType::I64:
-    return 8;
-  case DType::Bool:
-    return 1;
-  }
-  return 1;
-}
-
-const char *strata::jit::dtypeName(DType t) {
-  switch (t) {
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::Bool:
-    return "bool";
-  }
-  return "?";
-}
-
 int64_t JitValue::numel() const {
   if (isStorage)
     return storageElements();

@@ -15,19 +15,7 @@ using namespace strata::jit::detail;
 using namespace strata::ir;
 
 DType strata::jit::detail::dtypeOf(mlir::Type t) {
-  if (auto s = t.dyn_cast<StorageType>())
-    t = s.getElementType();
-  else if (auto s = t.dyn_cast<StridedTensorType>())
-    t = s.getElementType();
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isInteger(1))
-    return DType::Bool;
-  if (t.isInteger(32))
-    return DType::I32;
-  return DType::I64;
+  return elementDType(t).value_or(DType::I64);
 }
 
 bool Plan::fail(mlir::Operation *op, const std::string &message) {

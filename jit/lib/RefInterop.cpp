@@ -1,5 +1,6 @@
 //===- RefInterop.cpp - JitValue <-> reference::RefValue ------------------===//
 #include "strata/JIT/RefInterop.h"
+#include "strata/IR/StrataDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -9,12 +10,7 @@ using namespace strata;
 using namespace strata::jit;
 
 JitValue strata::jit::fromRefValue(const reference::RefValue &value) {
-  mlir::Type t = value.elementType;
-  DType d = t.isF32()         ? DType::F32
-            : t.isF64()       ? DType::F64
-            : t.isInteger(1)  ? DType::Bool
-            : t.isInteger(32) ? DType::I32
-                              : DType::I64;
+  DType d = strata::ir::elementDType(value.elementType).value_or(DType::I64);
   JitValue v = JitValue::strided(d, value.layout.sizes, value.layout.strides,
                                  value.layout.offset, value.buffer->data);
   v.isStorage = value.isStorage;
@@ -23,25 +19,7 @@ JitValue strata::jit::fromRefValue(const reference::RefValue &value) {
 
 reference::RefValue strata::jit::toRefValue(const JitValue &value,
                                             mlir::MLIRContext &context) {
-  mlir::Builder b(&context);
-  mlir::Type t;
-  switch (value.dtype) {
-  case DType::F32:
-    t = b.getF32Type();
-    break;
-  case DType::F64:
-    t = b.getF64Type();
-    break;
-  case DType::I32:
-    t = b.getI32Type();
-    break;
-  case DType::I64:
-    t = b.getI64Type();
-    break;
-  case DType::Bool:
-    t = b.getI1Type();
-    break;
-  }
+  mlir::Type t = strata::ir::elementTypeOf(value.dtype, &context);
   reference::RefValue r;
   r.buffer = std::make_shared<reference::Buffer>();
   r.buffer->elementType = t;

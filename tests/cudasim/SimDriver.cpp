@@ -149,8 +149,8 @@ struct Event {
   std::chrono::steady_clock::time_point time;
 };
 
-// Handles live as long as the process (strata never unloads modules), and
-// are owned here so that leak checkers see them reachable.
+// Handles are owned here so that leak checkers see them reachable; a
+// module and its functions go with cuModuleUnload.
 std::vector<std::unique_ptr<Module>> gModules;
 std::vector<std::unique_ptr<Function>> gFunctions;
 std::vector<std::unique_ptr<Event>> gEvents;
@@ -702,6 +702,19 @@ CUresult cuModuleLoadDataEx(void **module, const void *image,
   *api = &gApi;
   gModules.push_back(std::make_unique<Module>(Module{handle, thread}));
   *module = gModules.back().get();
+  return kSuccess;
+}
+
+CUresult cuModuleUnload(void *module) {
+  SIM_LOCK;
+  auto it = std::find_if(gModules.begin(), gModules.end(),
+                         [&](const auto &m) { return m.get() == module; });
+  if (it == gModules.end())
+    return fail(kInvalidValue, "cuModuleUnload of an unknown module");
+  // Launches run to completion when made: nothing can still use it.
+  std::erase_if(gFunctions, [&](const auto &f) { return f->module == module; });
+  dlclose((*it)->handle);
+  gModules.erase(it);
   return kSuccess;
 }
 

@@ -21,9 +21,12 @@
 
 using namespace strata::ir;
 
+static_assert(static_cast<int>(Element::I1) ==
+                  static_cast<int>(strata::DType::Bool),
+              "ir::Element lists the dtypes in the order of strata::DType");
+
 const char *strata::ir::elementName(Element e) {
-  static const char *names[] = {"f32", "f64", "i32", "i64", "i1"};
-  return names[static_cast<int>(e)];
+  return runtime::dtypeInfo(static_cast<DType>(e)).ir;
 }
 
 bool strata::ir::elementNamed(std::string_view name, Element &e) {

@@ -38,6 +38,41 @@ std::string strata::ir::dtypeName(Type t) {
   return os.str();
 }
 
+std::optional<strata::DType> strata::ir::elementDType(Type t) {
+  if (auto s = t.dyn_cast<StorageType>())
+    t = s.getElementType();
+  else if (auto s = t.dyn_cast<StridedTensorType>())
+    t = s.getElementType();
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isInteger(1))
+    return DType::Bool;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
+
+Type strata::ir::elementTypeOf(DType dtype, MLIRContext *context) {
+  Builder b(context);
+  switch (dtype) {
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::Bool:
+    return b.getI1Type();
+  }
+  return {};
+}
+
 //===--- StridedTensorType ------------------------------------------------===//
 
 strata::layout::Layout StridedTensorType::getLayout() const {

@@ -1,4 +1,5 @@
 //===- Pipeline.cpp - the one ordered list of strata passes --------------===//
+#include "strata/Runtime/Settings.h"
 #include "strata/Transforms/KernelPasses.h"
 #include "strata/Transforms/Passes.h"
 
@@ -74,8 +75,7 @@ void strata::buildStrataPipeline(mlir::OpPassManager &pm,
     return;
   // STRATA_FUSE_SIBLINGS=0 turns sibling fusion off (for comparisons).
   FuseOptions fuse;
-  const char *siblings = std::getenv("STRATA_FUSE_SIBLINGS");
-  fuse.siblings = !(siblings && std::string(siblings) == "0");
+  fuse.siblings = strata::runtime::settings::fuseSiblings();
   fpm.addPass(createWidenSums());
   fpm.addPass(createFuse(fuse));
   fpm.addPass(createSplitKernels());

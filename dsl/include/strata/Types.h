@@ -8,6 +8,7 @@
 #define STRATA_TYPES_H
 
 #include "strata/Layout/Shape.h"
+#include "strata/Runtime/DType.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -23,25 +24,14 @@ namespace strata {
 /// std::vector<int64_t>.
 using Shape = layout::Shape;
 
-/// Element types.
-enum class DType {
-  F32,  ///< float (torch.float32)
-  F64,  ///< double (torch.float64)
-  I32,  ///< int32_t (torch.int32)
-  I64,  ///< int64_t (torch.int64)
-  Bool, ///< bool, one byte (torch.bool)
-};
+// strata::DType, elementSize and isFloatingPoint: strata/Runtime/DType.h.
 /// LibTorch spellings of the element types.
 constexpr DType kFloat32 = DType::F32, kFloat = DType::F32,
                 kFloat64 = DType::F64, kDouble = DType::F64,
                 kInt32 = DType::I32, kInt = DType::I32, kInt64 = DType::I64,
                 kLong = DType::I64, kBool = DType::Bool;
-/// Bytes per element.
-int64_t elementSize(DType t);
 /// PyTorch's name: "torch.float32", "torch.int64", "torch.bool", ...
 std::string toString(DType t);
-/// True for F32 and F64.
-bool isFloatingPoint(DType t);
 
 /// A device: the CPU, or a CUDA device (cuda:0 only; throws without a GPU).
 class Device {

@@ -12,6 +12,7 @@
 #include "StoreAdapter.h"
 #include "Unchecked.h"
 
+#include "strata/Runtime/Settings.h"
 #include "strata/strata.h"
 
 #include <gloo/barrier.h>
@@ -129,18 +130,9 @@ std::string describe(const int64_t *w) {
 }
 
 /// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
-int debugLevel() {
-  static int level = [] {
-    const char *v = std::getenv("STRATA_DEBUG");
-    return v ? std::atoi(v) : 0;
-  }();
-  return level;
-}
+int debugLevel() { return runtime::settings::debugLevel(); }
 
-bool checkFromEnvironment() {
-  const char *v = std::getenv("STRATA_DISTRIBUTED_CHECK");
-  return !(v && std::string(v) == "0");
-}
+bool checkFromEnvironment() { return runtime::settings::distributedCheck(); }
 
 std::mutex gGroupMutex;
 std::unique_ptr<Group> gGroup;
@@ -171,7 +163,7 @@ namespace {
 
 int64_t envInt(const char *name, const std::string &what,
                const SourceLoc &loc) {
-  const char *v = std::getenv(name);
+  const char *v = runtime::settings::variable(name);
   if (!v || !*v)
     fail(what + ": environment variable " + name + " expected, but not set",
          "start the ranks with strata-launch (or torchrun), or set RANK, "
@@ -229,8 +221,7 @@ void init_process_group(const std::string &backend,
   if (backend == "nccl") {
     // Loaded at run time, like the CUDA driver: a build without NCCL runs
     // everywhere and says what is missing.
-    const char *name = std::getenv("STRATA_NCCL_LIBRARY");
-    std::string library = name && *name ? name : "libnccl.so.2";
+    std::string library = runtime::settings::ncclLibrary();
     void *nccl = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!nccl) {
       const char *why = dlerror();
@@ -276,7 +267,7 @@ void init_process_group(const std::string &backend,
   std::string host = "127.0.0.1";
   try {
     if (init_method.rfind("env://", 0) == 0) {
-      const char *addr = std::getenv("MASTER_ADDR");
+      const char *addr = runtime::settings::variable("MASTER_ADDR");
       if (!addr || !*addr)
         fail(what + ": environment variable MASTER_ADDR expected, but not "
                     "set",
@@ -289,7 +280,8 @@ void init_process_group(const std::string &backend,
       std::string master = addr;
       // Under torchrun its agent serves the store at MASTER_PORT and says
       // so (PyTorch's env:// rendezvous reads the same variable).
-      const char *agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+      const char *agent =
+          runtime::settings::variable("TORCHELASTIC_USE_AGENT_STORE");
       bool agentStore = agent && std::string(agent) == "True";
       if (master != "127.0.0.1" && master != "localhost") {
         char name[256] = {};
@@ -321,11 +313,11 @@ void init_process_group(const std::string &backend,
            "directory every rank sees",
            loc);
     }
-    if (const char *h = std::getenv("STRATA_GLOO_HOSTNAME"))
-      host = h;
+    if (auto h = runtime::settings::glooHostname())
+      host = *h;
     gloo::transport::tcp::attr attr;
     attr.hostname = host;
-    if (const char *iface = std::getenv("GLOO_SOCKET_IFNAME")) {
+    if (const char *iface = runtime::settings::variable("GLOO_SOCKET_IFNAME")) {
       attr.hostname.clear();
       attr.iface = iface;
     }

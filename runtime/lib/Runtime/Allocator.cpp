@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/Allocator.h"
-#include "strata/Runtime/ByteSize.h"
+#include "strata/Runtime/Settings.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,18 +38,13 @@ struct State {
   std::map<void *, size_t> liveLarge;
 };
 
-/// STRATA_MEMORY_LIMIT ("512M", "2G", "1048576"): the initial memory limit,
-/// so the out-of-memory path can be exercised on any program
-/// (docs/reliability.md). Unset, empty or unparsable: no limit.
-int64_t limitFromEnv() {
-  return parseByteSize(std::getenv("STRATA_MEMORY_LIMIT"));
-}
-
 State &state() {
   // Never destroyed: storages may outlive main.
   static State *s = [] {
     State *created = new State;
-    created->limit = limitFromEnv();
+    // STRATA_MEMORY_LIMIT: so the out-of-memory path can be exercised on
+    // any program (docs/reliability.md).
+    created->limit = settings::memoryLimit();
     return created;
   }();
   return *s;
@@ -63,13 +58,7 @@ size_t blockSize(size_t nbytes) {
 }
 
 /// STRATA_HUGEPAGES=0 turns the transparent huge page advice off.
-bool hugePagesWanted() {
-  static const bool wanted = [] {
-    const char *v = std::getenv("STRATA_HUGEPAGES");
-    return !(v && std::string(v) == "0");
-  }();
-  return wanted;
-}
+bool hugePagesWanted() { return settings::hugePages(); }
 
 /// A block from the system. Blocks of at least kHugePage start on a huge
 /// page boundary and are advised as transparent huge pages (Linux's THP

@@ -1,17 +1,14 @@
 //===- CudaAllocator.cpp - caching device allocator with stats ------------===//
 #include "strata/Runtime/CudaAllocator.h"
+#include "strata/Runtime/Settings.h"
 
 #include <cstdlib>
 #include <cstring>
 
 using namespace strata::runtime::cuda;
 
-static bool cachingEnabled() {
-  const char *off = std::getenv("STRATA_NO_CUDA_MEMORY_CACHING");
-  return !off || !*off || std::strcmp(off, "0") == 0;
-}
-
-Allocator::Allocator() : cache(cachingEnabled()) {}
+Allocator::Allocator()
+    : cache(strata::runtime::settings::cudaMemoryCaching()) {}
 
 Allocator &Allocator::get() {
   static Allocator allocator;

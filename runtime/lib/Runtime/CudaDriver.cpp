@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Runtime/CudaDriver.h"
+#include "strata/Runtime/Settings.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -44,6 +45,7 @@ struct Driver::Api {
   CUresult (*streamSynchronize)(Ptr);
   CUresult (*moduleLoadDataEx)(Ptr *, const void *, unsigned, int *, void **);
   CUresult (*moduleGetFunction)(Ptr *, Ptr, const char *);
+  CUresult (*moduleUnload)(Ptr);
   CUresult (*launchKernel)(Ptr, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, Ptr, void **, void **);
   CUresult (*getErrorString)(CUresult, const char **);
@@ -95,6 +97,7 @@ struct Driver::Api {
         resolve(streamSynchronize, {"cuStreamSynchronize"}, missing) &&
         resolve(moduleLoadDataEx, {"cuModuleLoadDataEx"}, missing) &&
         resolve(moduleGetFunction, {"cuModuleGetFunction"}, missing) &&
+        resolve(moduleUnload, {"cuModuleUnload"}, missing) &&
         resolve(launchKernel, {"cuLaunchKernel"}, missing) &&
         resolve(getErrorString, {"cuGetErrorString"}, missing) &&
         resolve(eventCreate, {"cuEventCreate"}, missing) &&
@@ -137,11 +140,6 @@ struct Driver::Api {
 
 Driver::~Driver() = default;
 
-static std::string defaultPath() {
-  const char *env = std::getenv("STRATA_CUDA_DRIVER");
-  return env && *env ? env : "libcuda.so.1";
-}
-
 Driver *Driver::get(std::string &error) {
   static std::once_flag once;
   static Driver *driver = nullptr;
@@ -149,7 +147,7 @@ Driver *Driver::get(std::string &error) {
   std::call_once(once, [] {
     auto d = std::unique_ptr<Driver>(new Driver());
     d->api = std::make_unique<Api>();
-    reason = d->api->load(defaultPath());
+    reason = d->api->load(strata::runtime::settings::cudaDriverLibrary());
     if (reason.empty())
       driver = d.release(); // lives as long as the process
     else if (d->api->library)
@@ -240,6 +238,14 @@ std::string Driver::loadModule(const std::string &ptx, void *&module) {
   if (!e.empty() && log[0])
     e += "\n" + std::string(log.data());
   return e;
+}
+
+std::string Driver::unloadModule(void *module) {
+  // A launch still queued may run the module's code: wait for it first.
+  std::string e = synchronize();
+  if (!e.empty())
+    return e;
+  return check(api->moduleUnload(module), "cuModuleUnload");
 }
 
 std::string Driver::getFunction(void *module, const std::string &name,

@@ -1,5 +1,6 @@
 //===- ThreadPool.cpp - the CPU kernels' worker threads -------------------===//
 #include "strata/Runtime/ThreadPool.h"
+#include "strata/Runtime/Settings.h"
 
 #include <condition_variable>
 #include <cstdlib>
@@ -69,13 +70,7 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool &ThreadPool::global() {
-  static ThreadPool pool([] {
-    if (const char *env = std::getenv("STRATA_NUM_THREADS"))
-      if (int n = std::atoi(env); n > 0)
-        return static_cast<unsigned>(n);
-    unsigned hw = std::thread::hardware_concurrency();
-    return hw ? hw : 1u;
-  }());
+  static ThreadPool pool(strata::runtime::settings::numThreads());
   return pool;
 }
 

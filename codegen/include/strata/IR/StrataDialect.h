@@ -8,6 +8,7 @@
 #define STRATA_IR_STRATADIALECT_H
 
 #include "strata/Layout/LayoutAlgebra.h"
+#include "strata/Runtime/DType.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -17,6 +18,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <optional>
 #include <utility>
 
 #include "strata/IR/StrataDialect.h.inc"
@@ -98,6 +100,11 @@ mlir::Value createContiguousCopy(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value v);
 /// "f32", "i64", "bool" ... for messages.
 std::string dtypeName(mlir::Type elementType);
+/// The dtype of an element type, or of the elements of a storage or tensor
+/// type; none for a type strata has no dtype for.
+std::optional<DType> elementDType(mlir::Type type);
+/// The element type of `dtype` (f32, ..., i1).
+mlir::Type elementTypeOf(DType dtype, mlir::MLIRContext *context);
 /// A kernel that is one matrix product per point of its other dims: two
 /// f32 or f64 inputs, a body yielding their product, one result summing it
 /// over one dim (--strata-fuse's kernel for strata.matmul). A tuned BLAS

@@ -11,6 +11,7 @@
 #define STRATA_JIT_JIT_H
 
 #include "strata/IR/ProgramBuilder.h"
+#include "strata/Runtime/DType.h"
 #include "strata/Runtime/Storage.h"
 
 #include <cstdint>
@@ -28,16 +29,17 @@ namespace strata::jit {
 /// The compiler version that is part of every kernel-cache key.
 const char *compilerVersion();
 
-enum class DType { F32, F64, I32, I64, Bool };
+/// The element types (strata/Runtime/DType.h).
+using strata::DType;
 /// Bytes per element (Bool: 1).
-int64_t elementSize(DType t);
+using strata::elementSize;
 /// The element at `p` (one element of type `t`) as a double.
 double loadElement(const unsigned char *p, DType t);
 /// Stores `v` at `p` converted as strata.cast does: float to integer
 /// truncates toward zero (NaN gives 0), anything to bool is `v != 0`.
 void storeElement(unsigned char *p, DType t, double v);
 /// "f32", "f64", "i32", "i64", "bool".
-const char *dtypeName(DType t);
+inline const char *dtypeName(DType t) { return runtime::dtypeInfo(t).name; }
 
 /// A host value: a storage (flat buffer) or a tensor (a layout over a
 /// buffer it may share). Same shape as reference::RefValue, with native

@@ -58,6 +58,9 @@ public:
   /// A module from PTX (JIT-compiled by the driver for this GPU); the
   /// driver's JIT log is part of the error.
   std::string loadModule(const std::string &ptx, void *&module);
+  /// Unloads a module from loadModule() once the work queued on the stream
+  /// has run (it synchronizes); its functions are invalid afterwards.
+  std::string unloadModule(void *module);
   /// The kernel `name` of a module from loadModule().
   std::string getFunction(void *module, const std::string &name,
                           void *&function);
