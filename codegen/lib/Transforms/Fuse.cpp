@@ -220,13 +220,6 @@ public:
   DenseMap<Value, Value> scalars;
 };
 
-int64_t product(ArrayRef<int64_t> v) {
-  int64_t p = 1;
-  for (int64_t x : v)
-    p *= x;
-  return p;
-}
-
 /// sum/mean/amax/amin: the input's chain + the reduction, one kernel.
 KernelOp buildReduction(Operation *op) {
   Value input = op->getOperand(0);
