@@ -6,8 +6,8 @@
 // mean loss per epoch (averaged over the ranks) and the test accuracy.
 //
 //   /usr/bin/python3 scripts/make_digits.py build/digits
-//   build/bin/strata-launch --nproc-per-node 2 \
-//       build/bin/strata-train-digits-ddp build/digits [--epochs N]
+//   ddp=build/bin/strata-train-digits-ddp
+//   build/bin/strata-launch --nproc-per-node 2 $ddp build/digits [--epochs N]
 //
 //===----------------------------------------------------------------------===//
 #include <strata/distributed.h>

@@ -171,7 +171,10 @@ const TensorImpl &strata::detail::implOf(const Tensor &t,
 }
 
 Operand strata::detail::operandOf(const TensorImpl &t) {
-  Operand o{t.root->current, t.layout, viewChainOf(t)};
+  Operand o;
+  o.node = t.root->current;
+  o.layout = t.layout;
+  o.view = viewChainOf(t);
   setGradEdge(o, t);
   return o;
 }

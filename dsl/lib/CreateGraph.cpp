@@ -87,6 +87,7 @@ Tensor stridedView(const Tensor &t, const layout::Layout &l, int64_t base,
 }
 
 struct Replay {
+  explicit Replay(const SourceLoc &l) : loc(l) {}
   const SourceLoc &loc;
   llvm::DenseMap<mlir::Value, Tensor> values;
   /// Storage values: the tensor addressing the storage and its element 0.
@@ -276,11 +277,11 @@ struct Replay {
     if (isa<MatmulOp>(op))
       return compute(op, Op::Matmul);
     if (auto g = dyn_cast<GatherOp>(op))
-      return compute(op, Op::Index, {g.getDim()});
+      return compute(op, Op::Index, {static_cast<int64_t>(g.getDim())});
     if (auto s = dyn_cast<ScatterOp>(op))
-      return compute(op, Op::Index, {s.getDim()});
+      return compute(op, Op::Index, {static_cast<int64_t>(s.getDim())});
     if (auto s = dyn_cast<ScatterAddOp>(op))
-      return compute(op, Op::Index, {s.getDim()});
+      return compute(op, Op::Index, {static_cast<int64_t>(s.getDim())});
     if (isa<ReductionOpInterface>(op)) {
       auto dims = op->getAttrOfType<mlir::DenseI64ArrayAttr>("dims");
       if (!dims)
@@ -365,7 +366,7 @@ strata::detail::replayGradientProgram(const ir::Program &program,
   if (!func || func.getNumArguments() != args.size())
     fail("create_graph: the gradient program's arguments do not match",
          "this is a strata bug", loc);
-  Replay r{loc, {}, {}, {}};
+  Replay r(loc);
   for (auto [v, a] : llvm::zip(func.getArguments(), args)) {
     if (a.storage)
       r.storages[v] = {a.tensor, a.base};

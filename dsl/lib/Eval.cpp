@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
 
+#include "Emit.h"
 #include "Impl.h"
 #include "ProgramCache.h"
 #include <map>

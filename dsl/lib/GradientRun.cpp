@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
 #include "CreateGraph.h"
+#include "Emit.h"
 #include "ProgramCache.h"
 
 #include "strata/JIT/Jit.h"

@@ -546,30 +546,6 @@ std::pair<int64_t, int64_t> readWindow(int64_t lo, int64_t hi, int64_t numel,
 /// `buffer` alive.
 runtime::StoragePtr storageWindow(const runtime::StoragePtr &buffer, DType t,
                                   int64_t start, int64_t size);
-/// The builder's element type of a dtype (the same order).
-inline ir::Element elementOf(DType t) {
-  return static_cast<ir::Element>(static_cast<int>(t));
-}
-/// A tensor value type of layout `l`.
-inline ir::ValueType tensorType(const layout::Layout &l, DType t) {
-  return ir::ValueType::tensor(l, elementOf(t));
-}
-/// A storage value type of `n` elements.
-inline ir::ValueType storageType(int64_t n, DType t) {
-  return ir::ValueType::storageOf(n, elementOf(t));
-}
-/// Where the user's code recorded it, for the program's locations.
-inline ir::SourcePosition positionOf(const SourceLoc &loc) {
-  return {loc.file_name(), static_cast<unsigned>(loc.line()),
-          static_cast<unsigned>(loc.column())};
-}
-/// Appends node `n`'s op to `p`, reading `ins`, with result type
-/// `result`: the one emitter of trace nodes (Eval.cpp, the autograd
-/// engine).
-ir::Program::Value emitOp(ir::Program &p, const Node &n,
-                          std::span<const ir::Program::Value> ins,
-                          const ir::ValueType &result,
-                          ir::SourcePosition at = {});
 /// Element `storageIndex` of a home buffer as a double.
 double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);

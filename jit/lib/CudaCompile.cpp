@@ -24,7 +24,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -206,14 +206,17 @@ std::string dumpSource(const std::string &source, const std::string &name,
 
 std::string numbered(const std::string &source) {
   std::string out;
+  llvm::raw_string_ostream os(out);
   int line = 1;
   size_t start = 0;
+  // llvm::format, not formatv: GCC 12 flags formatv's integer formatter
+  // (-Wmaybe-uninitialized inside LLVM's FormatProviders.h, a false report).
   while (start < source.size()) {
     size_t end = source.find('\n', start);
     if (end == std::string::npos)
       end = source.size();
-    out += llvm::formatv("{0,4}| ", line++).str() +
-           source.substr(start, end - start) + "\n";
+    os << llvm::format("%4d| ", line++)
+       << llvm::StringRef(source).substr(start, end - start) << '\n';
     start = end + 1;
   }
   return out;

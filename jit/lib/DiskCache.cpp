@@ -140,10 +140,6 @@ void giveUp(Disk &d, const Use &use, bool refuse, const std::string &what,
                << "); kernels are compiled in memory only\n";
 }
 
-std::string errnoText(int error) {
-  return std::error_code(error, std::generic_category()).message();
-}
-
 /// Why a directory of this mode and owner must not be used ("" if it may).
 std::string unsafeBecause(const struct stat &st) {
   if (!S_ISDIR(st.st_mode))

@@ -263,6 +263,18 @@ void fiberMain() {
   // Returning resumes uc_link, the scheduler.
 }
 
+/// Points thread `i`'s context at fiberMain on its own stack. A function of
+/// its own: getcontext may return twice as far as GCC knows, which would
+/// clobber the caller's loop counter (-Wclobbered), though makecontext
+/// replaces the saved context before anything resumes it.
+void prepareFiber(Fiber &f, unsigned i, ucontext_t *link) {
+  getcontext(&f.context);
+  f.context.uc_stack.ss_sp = &gStacks[size_t(i) * kStackBytes];
+  f.context.uc_stack.ss_size = kStackBytes;
+  f.context.uc_link = link;
+  makecontext(&f.context, fiberMain, 0);
+}
+
 /// Runs one block to completion: "" or why it cannot complete.
 std::string runBlock(strata_sim::Dim3 block, strata_sim::Dim3 blockDim,
                      strata_sim::Dim3 gridDim) {
@@ -279,11 +291,7 @@ std::string runBlock(strata_sim::Dim3 block, strata_sim::Dim3 blockDim,
     f.thread.warp = i / 32;
     f.thread.id = i;
     f.state = State::Run;
-    getcontext(&f.context);
-    f.context.uc_stack.ss_sp = &gStacks[size_t(i) * kStackBytes];
-    f.context.uc_stack.ss_size = kStackBytes;
-    f.context.uc_link = &l.scheduler;
-    makecontext(&f.context, fiberMain, 0);
+    prepareFiber(f, i, &l.scheduler);
   }
   unsigned warps = (n + 31) / 32;
   ++gEpoch; // a new block: nothing it accesses races with the last one

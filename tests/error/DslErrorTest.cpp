@@ -21,8 +21,9 @@ void expectError(F f, const std::string &text, bool wantHint = true) {
     EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
     EXPECT_NE(e.where().find("DslErrorTest.cpp"), std::string::npos)
         << e.what();
-    if (wantHint)
+    if (wantHint) {
       EXPECT_FALSE(e.hint().empty()) << e.what();
+    }
   }
 }
 } // namespace

@@ -198,8 +198,9 @@ TEST(OpsErrors, MessagesAndUserLocations) {
       std::string want = "OpsErrorTest.cpp:" + std::to_string(c.line);
       EXPECT_NE(e.where().find(want), std::string::npos)
           << "line " << c.line << ": located at " << e.where();
-      if (c.hinted)
+      if (c.hinted) {
         EXPECT_FALSE(e.hint().empty()) << "line " << c.line << ": no hint";
+      }
     }
   }
 }

@@ -39,10 +39,6 @@ LogicalResult dimError(std::optional<Location> loc, int64_t dim, int64_t rank) {
                            "range of [",
                            -r, ", ", r - 1, "], but got ", dim, ")");
 }
-
-int64_t sizeAt(StridedTensorType t, int64_t d) {
-  return t.getRank() == 0 ? 1 : t.getShape()[d];
-}
 } // namespace
 
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,

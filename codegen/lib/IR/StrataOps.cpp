@@ -68,9 +68,14 @@ static void printScalarValue(OpAsmPrinter &printer, Operation *,
 #include "strata/IR/StrataElementwiseInterface.cpp.inc"
 
 // The scalar formulas and VJPs of StrataUnaryOps.td use <cmath> and the
-// GradBuilder (VJPBuilders.h).
+// GradBuilder (VJPBuilders.h). MLIR 16's generated builders and
+// inferReturnTypes leave parameters unused (LLVM builds itself with
+// -Wno-unused-parameter): silenced for the generated code only (issue 19).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.cpp.inc"
+#pragma GCC diagnostic pop
 
 namespace {
 StridedTensorType tensorType(Value v) {

@@ -157,7 +157,7 @@ Type StridedTensorType::parse(AsmParser &parser) {
       parser.parseKeyword("strided") || parser.parseLess() ||
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
                                      [&]() -> ParseResult {
-                                       int64_t v;
+                                       int64_t v = 0;
                                        if (parser.parseInteger(v))
                                          return failure();
                                        strides.push_back(v);

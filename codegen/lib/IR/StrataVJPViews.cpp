@@ -317,7 +317,11 @@ LogicalResult rule(UnfoldOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
     return scatterBack(op, gb, g[0], out);
   // Windows overlap: add one scatter per position k inside the window.
   int64_t rank = in.getRank();
-  int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+  // I64Attr's getter is unsigned: a negative dim (valid IR, `dim -1`) must
+  // be read back as signed before it is wrapped.
+  int64_t dim = static_cast<int64_t>(op.getDim());
+  if (dim < 0)
+    dim += rank;
   int64_t outRank = tensorOf(op.getResult()).getRank();
   int64_t windows = tensorOf(op.getResult()).getShape()[dim];
   Value total;

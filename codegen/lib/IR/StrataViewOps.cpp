@@ -86,7 +86,8 @@ OpFoldResult foldIdentityView(Value input, Value result) {
     Adaptor a(operands, attributes, regions);                                  \
     return inferWith(                                                          \
         loc, a.getInput(),                                                     \
-        [&](const layout::Layout &l) { return __VA_ARGS__; }, inferred);       \
+        [&]([[maybe_unused]] const layout::Layout &l) { return __VA_ARGS__; }, \
+        inferred);                                                             \
   }
 
 STRATA_INFER(ViewOp, layout::view(l, a.getShape()))

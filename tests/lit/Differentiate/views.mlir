@@ -81,6 +81,21 @@ func.func @unfold(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata
 
 // -----
 
+// A negative dim counts from the end, in the VJP as in the layout (the rule
+// once compared the unsigned attribute with 0 and indexed the shape at -1).
+// CHECK-LABEL: func.func @unfold_negative_dim
+// CHECK: strata.select %arg1 dim 1 index 0
+// CHECK: strata.slice %{{.*}} dim 0 start 0 end 3 step 1
+// CHECK: strata.select %arg1 dim 1 index 1
+// CHECK: strata.slice %{{.*}} dim 0 start 1 end 4 step 1
+// CHECK: strata.add
+func.func @unfold_negative_dim(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
+  %u = strata.unfold %x dim -1 size 2 step 1 : !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>>
+  return %u : !strata.tensor<3x2xf32, strided<[1, 1], offset: 0>>
+}
+
+// -----
+
 // A functional in-place write (CopySlices): the source gets the gradient at
 // the written elements, the older storage version the rest.
 // CHECK-LABEL: func.func @write

@@ -54,8 +54,9 @@ TEST(LinearCost, LongChainBuildsABoundedSetOfKernels) {
     // Each program's kernel is cut into pieces of 512 ops, which are one
     // kernel (one build) but for the first and last pieces.
     EXPECT_LE(kernelsBuilt(), 8) << "n=" << n;
-    if (n == 40000)
+    if (n == 40000) {
       EXPECT_GE(st.kernels, 40000 / 512) << "kernels were not split";
+    }
   }
 }
 

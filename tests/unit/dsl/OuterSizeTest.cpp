@@ -85,8 +85,9 @@ TEST(OuterSize, SumsOverTheOutermostDim) {
     for (int64_t r = 0; r < rows; ++r)
       wantTop = std::max(wantTop, xv[r * cols + cols - 1]);
     EXPECT_NEAR(all, wantAll, 1e-4 * (1 + std::fabs(wantAll))) << rows;
-    if (rows)
+    if (rows) {
       EXPECT_EQ(top, wantTop) << rows;
+    }
     if (rows == 3)
       before = kernelCompiles();
   }

@@ -59,8 +59,14 @@ inferReduceType(std::optional<mlir::Location> loc, llvm::StringRef opName,
 } // namespace strata::ir
 
 // The op families ops declare in ODS (VJP rules, elementwise and reduction).
+// MLIR 16's generated interface models forward every method with an `impl`
+// parameter they do not use (LLVM builds itself with -Wno-unused-parameter);
+// the warning is silenced for the generated code only (issue 19).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "strata/IR/StrataAutodiffInterface.h.inc"
 #include "strata/IR/StrataElementwiseInterface.h.inc"
+#pragma GCC diagnostic pop
 
 #define GET_OP_CLASSES
 #include "strata/IR/StrataOps.h.inc"

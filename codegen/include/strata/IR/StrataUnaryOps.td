@@ -74,7 +74,7 @@ class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
       ::mlir::Value x = getInput(), y = getResult(), g = grads[0];
       ::mlir::Type e = ::strata::ir::vjp::tensorOf(x).getElementType();
       auto c = [&](double v) { return gb.fill(v, e); };
-      (void)y, (void)c;
+      (void)y, (void)g, (void)c;
       ::mlir::Value dx = [&]() -> ::mlir::Value { }] # vjp # [{ }();
       out.push_back({x, dx});
       return ::mlir::success();
