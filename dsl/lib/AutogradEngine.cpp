@@ -66,7 +66,13 @@ strata::detail::ProgramCache<jit::PreparedFunction> &cache() {
   return *c;
 }
 
-std::string torchType(DType t) { return runtime::dtypeInfo(t).torchTensor; }
+std::string torchType(DType t, const Node *on) {
+  // (PyTorch names a CUDA tensor's type torch.cuda.FloatTensor.)
+  std::string type = runtime::dtypeInfo(t).torchTensor;
+  if (on && on->device == kDevCUDA && type.rfind("torch.", 0) == 0)
+    type.insert(6, "cuda.");
+  return type;
+}
 
 const char *kSecondTime =
     "Trying to backward through the graph a second time (or directly access "

@@ -56,8 +56,9 @@ double secondsSince(std::chrono::steady_clock::time_point t0);
 /// Gradient programs by key (bounded, least recently used out;
 /// ProgramCache.h).
 ProgramCache<jit::PreparedFunction> &cache();
-/// PyTorch's name of a tensor type ("torch.FloatTensor"), for its messages.
-std::string torchType(DType t);
+/// PyTorch's name of the type of a tensor computed by `on`
+/// ("torch.FloatTensor"; on CUDA "torch.cuda.FloatTensor"), for messages.
+std::string torchType(DType t, const Node *on = nullptr);
 /// PyTorch's message for a backward through freed saved tensors.
 extern const char *kSecondTime;
 /// An edge to a leaf that no longer requires grad (or is gone).

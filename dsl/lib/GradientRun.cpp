@@ -58,10 +58,10 @@ struct Graph {
   [[noreturn]] void versionError(const VersionRecord &root, int64_t expected,
                                  const Shape &sizes, const Node *op,
                                  NodePtr saved) {
-    std::string msg =
-        "one of the variables needed for gradient computation has been "
-        "modified by an inplace operation: [" +
-        torchType(root.dtype) + " " + layout::formatList(sizes) + "]";
+    std::string msg = "one of the variables needed for gradient computation "
+                      "has been modified by an inplace operation: [" +
+                      torchType(root.dtype, saved ? saved.get() : op) + " " +
+                      layout::formatList(sizes) + "]";
     std::string fn = gradFnName(saved);
     if (!fn.empty())
       msg += ", which is output 0 of " + fn;

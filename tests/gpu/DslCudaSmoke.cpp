@@ -275,6 +275,25 @@ TEST(DslCuda, InPlaceWritesGoInPlaceOnTheDevice) {
   EXPECT_EQ(g.data_ptr(), before);
 }
 
+// A saved CUDA tensor modified in place: PyTorch's message, with the
+// tensor's CUDA type name.
+TEST(DslCuda, ModifiedSavedTensorNamesItsCudaType) {
+  REQUIRE_GPU();
+  Tensor w = (arange(6, dtype(kFloat32)) * 0.1).to(kCuda).requires_grad_();
+  Tensor y = w.exp();
+  y.add_(1);
+  try {
+    y.sum().backward();
+    FAIL() << "backward through a modified saved tensor ran";
+  } catch (const Error &e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("[torch.cuda.FloatTensor [6]], which is output 0 of "
+                        "ExpBackward0, is at version 1"),
+              std::string::npos)
+        << what;
+  }
+}
+
 // A prepared program's CUDA kernels are compiled once, when its plan is
 // built: later runs launch them without compiling or hashing PTX again.
 TEST(DslCuda, RepeatedRunsCompileNothing) {
