@@ -17,17 +17,13 @@
 
 namespace strata::detail {
 
-/// The builder's element type of a dtype (the same order).
-inline ir::Element elementOf(DType t) {
-  return static_cast<ir::Element>(static_cast<int>(t));
-}
 /// A tensor value type of layout `l`.
 inline ir::ValueType tensorType(const layout::Layout &l, DType t) {
-  return ir::ValueType::tensor(l, elementOf(t));
+  return ir::ValueType::tensor(l, t);
 }
 /// A storage value type of `n` elements.
 inline ir::ValueType storageType(int64_t n, DType t) {
-  return ir::ValueType::storageOf(n, elementOf(t));
+  return ir::ValueType::storageOf(n, t);
 }
 /// Where the user's code recorded it, for the program's locations.
 inline ir::SourcePosition positionOf(const SourceLoc &loc) {

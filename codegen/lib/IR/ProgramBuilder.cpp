@@ -21,16 +21,12 @@
 
 using namespace strata::ir;
 
-static_assert(static_cast<int>(Element::I1) ==
-                  static_cast<int>(strata::DType::Bool),
-              "ir::Element lists the dtypes in the order of strata::DType");
-
 const char *strata::ir::elementName(Element e) {
-  return runtime::dtypeInfo(static_cast<DType>(e)).ir;
+  return runtime::dtypeInfo(e).ir;
 }
 
 bool strata::ir::elementNamed(std::string_view name, Element &e) {
-  for (int i = 0; i <= static_cast<int>(Element::I1); ++i)
+  for (int i = 0; i <= static_cast<int>(Element::Bool); ++i)
     if (name == elementName(static_cast<Element>(i))) {
       e = static_cast<Element>(i);
       return true;
@@ -157,24 +153,8 @@ void Program::functionAttribute(Attribute a) {
 
 namespace {
 
-mlir::Type elementType(mlir::MLIRContext &ctx, Element e) {
-  switch (e) {
-  case Element::F32:
-    return mlir::Float32Type::get(&ctx);
-  case Element::F64:
-    return mlir::Float64Type::get(&ctx);
-  case Element::I32:
-    return mlir::IntegerType::get(&ctx, 32);
-  case Element::I64:
-    return mlir::IntegerType::get(&ctx, 64);
-  case Element::I1:
-    return mlir::IntegerType::get(&ctx, 1);
-  }
-  return {};
-}
-
 mlir::Type typeOf(mlir::MLIRContext &ctx, const ValueType &t) {
-  mlir::Type e = elementType(ctx, t.element);
+  mlir::Type e = elementTypeOf(t.element, &ctx);
   if (t.storage)
     return StorageType::get(&ctx, t.extent, e);
   return StridedTensorType::get(&ctx, t.layout.sizes, e, t.layout.strides,

@@ -189,8 +189,8 @@ TEST(ProgramBuilder, AnUnknownOpIsAnError) {
 }
 
 TEST(ProgramBuilder, ElementNamesRoundTrip) {
-  for (Element e :
-       {Element::F32, Element::F64, Element::I32, Element::I64, Element::I1}) {
+  for (Element e : {Element::F32, Element::F64, Element::I32, Element::I64,
+                    Element::Bool}) {
     Element back = Element::F32;
     ASSERT_TRUE(ir::elementNamed(ir::elementName(e), back));
     EXPECT_EQ(back, e);

@@ -25,6 +25,7 @@
 #define STRATA_IR_PROGRAMBUILDER_H
 
 #include "strata/Layout/LayoutAlgebra.h"
+#include "strata/Runtime/DType.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -35,9 +36,9 @@
 
 namespace strata::ir {
 
-/// The element types of strata's tensors and storages (the DSL's DType
-/// order).
-enum class Element : uint8_t { F32, F64, I32, I64, I1 };
+/// The element types of strata's tensors and storages: the one dtype
+/// table's (strata/Runtime/DType.h).
+using Element = DType;
 /// "f32", "f64", "i32", "i64", "i1".
 const char *elementName(Element e);
 /// The element type named `name` ("f32", ...); false when none is.
