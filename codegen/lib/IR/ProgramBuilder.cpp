@@ -21,19 +21,6 @@
 
 using namespace strata::ir;
 
-const char *strata::ir::elementName(Element e) {
-  return runtime::dtypeInfo(e).ir;
-}
-
-bool strata::ir::elementNamed(std::string_view name, Element &e) {
-  for (int i = 0; i <= static_cast<int>(Element::Bool); ++i)
-    if (name == elementName(static_cast<Element>(i))) {
-      e = static_cast<Element>(i);
-      return true;
-    }
-  return false;
-}
-
 const char *strata::ir::internName(std::string_view name) {
   static std::mutex mutex;
   static auto *names = new std::set<std::string, std::less<>>;

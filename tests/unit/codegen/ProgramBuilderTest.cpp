@@ -192,11 +192,11 @@ TEST(ProgramBuilder, ElementNamesRoundTrip) {
   for (Element e : {Element::F32, Element::F64, Element::I32, Element::I64,
                     Element::Bool}) {
     Element back = Element::F32;
-    ASSERT_TRUE(ir::elementNamed(ir::elementName(e), back));
+    ASSERT_TRUE(runtime::dtypeOfIr(runtime::dtypeInfo(e).ir, back));
     EXPECT_EQ(back, e);
   }
   Element none;
-  EXPECT_FALSE(ir::elementNamed("bf16", none));
+  EXPECT_FALSE(runtime::dtypeOfIr("bf16", none));
   EXPECT_EQ(ir::internName(std::string("sum")), ir::internName("sum"));
 }
 

@@ -29,7 +29,7 @@ struct V {
 
 inline ir::Element element(const std::string &dt) {
   ir::Element e = ir::Element::F32;
-  bool known = ir::elementNamed(dt, e);
+  bool known = runtime::dtypeOfIr(dt, e);
   assert(known && "unknown element type");
   (void)known;
   return e;

@@ -39,10 +39,6 @@ namespace strata::ir {
 /// The element types of strata's tensors and storages: the one dtype
 /// table's (strata/Runtime/DType.h).
 using Element = DType;
-/// "f32", "f64", "i32", "i64", "i1".
-const char *elementName(Element e);
-/// The element type named `name` ("f32", ...); false when none is.
-bool elementNamed(std::string_view name, Element &e);
 /// A name that lives as long as the process, for ops named at run time
 /// (tests, tools): the same pointer for equal names.
 const char *internName(std::string_view name);

@@ -91,6 +91,17 @@ constexpr bool dtypeOfNumpy(std::string_view descr, DType &out) {
   return false;
 }
 
+/// The dtype whose IR element type is `name` ("f32", "i1"); false when none
+/// is.
+constexpr bool dtypeOfIr(std::string_view name, DType &out) {
+  for (const DTypeInfo &info : kDTypes)
+    if (name == info.ir) {
+      out = info.dtype;
+      return true;
+    }
+  return false;
+}
+
 } // namespace runtime
 
 /// Bytes per element.
