@@ -69,11 +69,11 @@ const NodePtr &historyFor(const NodePtr &n, const TensorImpl &id) {
   // writes in a row.
   const NodePtr *h = &n, *above = nullptr;
   while ((*h)->op == Op::Write && (*h)->requiresGrad &&
-         (*h)->gradInputs.size() == 2) {
+         (*h)->gradIn().size() == 2) {
     if (!(*h)->passHistory && (*h)->writer.lock().get() == &id)
       break;
     above = h;
-    h = &(*h)->gradInputs[1].node;
+    h = &(*h)->gradIn()[1].node;
   }
   if (above && (*above)->passHistory) {
     // It continues its writer's history: this identity's only when written
@@ -93,15 +93,15 @@ const Node *shown(const Node *n) {
     return op == "copy_" || op == "fill_" || op == "zero_";
   };
   while (n->op == Op::Write && !n->viewWrite && !ownNode(n) &&
-         n->inputs.size() + n->gradInputs.size() > 0) {
-    const auto &in = n->gradInputs.empty() ? n->inputs : n->gradInputs;
+         n->inputs.size() + n->gradIn().size() > 0) {
+    const auto &in = n->gradIn().empty() ? n->inputs : n->gradIn();
     const Node *v = in[0].node.get();
     if (!v->requiresGrad || v->op == Op::Write)
       break;
     // A cast inserted by promotion is not a node of PyTorch's graph.
-    while (v->op == Op::Cast && !v->userCast && !v->gradInputs.empty() &&
-           v->gradInputs[0].node->requiresGrad)
-      v = v->gradInputs[0].node.get();
+    while (v->op == Op::Cast && !v->userCast && !v->gradIn().empty() &&
+           v->gradIn()[0].node->requiresGrad)
+      v = v->gradIn()[0].node.get();
     return v;
   }
   return n;
@@ -183,7 +183,7 @@ std::string nameOf(const Node &n) {
       {"gather", "GatherBackward0"},
       {"scatter", "ScatterBackward0"},
       {"scatter_add", "ScatterAddBackward0"}};
-  const auto &in = n.gradInputs;
+  const auto &in = n.gradIn();
   if (n.compositeName)
     return n.compositeName;
   if (n.op == Op::Write) {
@@ -426,7 +426,7 @@ strata::detail::recordOf(StorageRoot &root) {
 void strata::detail::setGradWeight(Node &node) {
   constexpr int64_t kCap = int64_t(1) << 40;
   int64_t w = 1;
-  for (const Operand &in : node.gradInputs)
+  for (const Operand &in : node.gradIn())
     if (!in.noGrad && in.node->requiresGrad)
       w = std::min(kCap, w + in.node->gradWeight);
   node.gradWeight = w;
@@ -434,7 +434,7 @@ void strata::detail::setGradWeight(Node &node) {
 
 void strata::detail::recordGradNode(Node &node) {
   node.requiresGrad = true;
-  node.gradInputs = node.inputs;
+  node.gradSharesInputs = true;
   setGradWeight(node);
   // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
   // a gradient that needs it is computed (x * 2 saves the 2, not x).
@@ -604,6 +604,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
       write.passHistory = true;
       write.writer = autogradIdentity(dest).weak_from_this();
       write.gradInputs = write.inputs;
+      write.gradSharesInputs = false;
       write.gradInputs[0].noGrad = true;
       write.gradInputs[1].noGrad = false;
       write.gradInputs[1].leaf.reset();
@@ -616,7 +617,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
     return;
   }
   write.requiresGrad = true;
-  write.gradInputs = write.inputs;
+  write.gradSharesInputs = true;
   setGradWeight(write);
   write.writer = autogradIdentity(dest).weak_from_this();
   // A retained tensor written in place itself retains the new history
@@ -656,7 +657,7 @@ namespace {
 /// The grad_fn of a version read by a recorded op (null: no gradient).
 GradFnPtr fnOfVersion(NodePtr n) {
   while (n && n->passHistory) // an untracked write keeps the old grad_fn
-    n = n->gradInputs[1].node;
+    n = n->gradIn()[1].node;
   if (!n)
     return nullptr;
   if (n->requiresGrad) {
@@ -665,9 +666,8 @@ GradFnPtr fnOfVersion(NodePtr n) {
         s == n.get() ? n : const_cast<Node *>(s)->shared_from_this();
     // Casts from promotion are transparent.
     while (owner->op == Op::Cast && !owner->userCast &&
-           !owner->gradInputs.empty() &&
-           owner->gradInputs[0].node->requiresGrad)
-      owner = owner->gradInputs[0].node;
+           !owner->gradIn().empty() && owner->gradIn()[0].node->requiresGrad)
+      owner = owner->gradIn()[0].node;
     return std::make_shared<GradFn>(owner, std::weak_ptr<TensorImpl>());
   }
   if (auto leaf = n->gradLeaf.lock(); leaf && leaf->requiresGrad)
@@ -712,7 +712,7 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
       out.push_back(fnOfEdge(o));
     return out;
   }
-  const std::vector<Operand> &in = n.gradInputs;
+  const std::vector<Operand> &in = n.gradIn();
   if (n.op == Op::Write && in.size() == 2) {
     // PyTorch's order: the destination's old history first. CopySlices
     // then lists the edges of the op it wraps but its first (the view);
@@ -724,9 +724,9 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
     if (n.viewWrite) {
       const Node *v = in[0].node.get();
       if (op != "copy_" && op != "fill_" && op != "zero_" && v->requiresGrad &&
-          v->gradInputs.size() > 1) {
-        for (size_t i = 1; i < v->gradInputs.size(); ++i)
-          out.push_back(fnOfEdge(v->gradInputs[i]));
+          v->gradIn().size() > 1) {
+        for (size_t i = 1; i < v->gradIn().size(); ++i)
+          out.push_back(fnOfEdge(v->gradIn()[i]));
       } else if (op == "copy_") {
         out.push_back(fnOfEdge(in[0]));
       }

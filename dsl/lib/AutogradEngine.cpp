@@ -227,7 +227,7 @@ void keepOutput(const TensorImpl &o, jit::JitValue &v) {
   o.root->home = v.buffer;
   o.root->homeSeq = n->seq;
   n->buffer = v.buffer;
-  n->inputs.clear();
+  n->releaseInputs();
 }
 
 /// Storage- or node-shaped gradient `g` seen through `l` (a fresh tensor).
@@ -297,8 +297,8 @@ void Tensor::retain_grad(SourceLoc loc) const {
     // (An untracked write keeps the old grad_fn, which PyTorch hooks.)
     Operand e = operandOf(t);
     NodePtr h = historyOf(e);
-    while (h->passHistory && h->gradInputs.size() == 2)
-      h = h->gradInputs[1].node;
+    while (h->passHistory && h->gradIn().size() == 2)
+      h = h->gradIn()[1].node;
     impl.autograd->retainedAt = h;
   } else {
     (void)viewChainOf(t); // PyTorch hooks the grad_fn it has now

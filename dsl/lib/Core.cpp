@@ -299,7 +299,7 @@ Shape strata::detail::resultStrides(const Node &n,
     // pow by a number (a 0-d fill, strata.fill in the IR) is PyTorch's
     // pow(Tensor, Scalar), a unary TensorIterator (StrataOps.cpp agrees).
     // (An evaluated node may have released `inputs`; its gradInputs stay.)
-    if (const auto &in = n.inputs.size() == 2 ? n.inputs : n.gradInputs;
+    if (const auto &in = n.inputs.size() == 2 ? n.inputs : n.gradIn();
         std::string_view(n.name) == "pow" && in.size() == 2 &&
         in[1].layout.dim() == 0 && in[1].node) {
       const Node *e = in[1].node.get();

@@ -196,8 +196,11 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   }
   std::sort(nodes.begin(), nodes.end(),
             [](Node *a, Node *b) { return a->seq < b->seq; });
+  // Backward's references (gradIn()) are from outside: what a gradient
+  // reads is written (but see below); one shared with `inputs` stands
+  // for both.
   for (Node *n : nodes)
-    if (!n->buffer)
+    if (!n->buffer && !n->gradSharesInputs)
       for (const Operand &in : n->inputs)
         ++in.node->refsInSlice;
   // Evaluating the boundaries of a segmented backward: an elementwise
@@ -218,7 +221,7 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
       }))
     for (Node *n : nodes)
       if (!n->buffer && n->requiresGrad)
-        for (const Operand &in : n->gradInputs)
+        for (const Operand &in : n->gradIn())
           if (in.node->mark == epoch && !in.node->buffer &&
               (isElementwise(in.node->op) || in.node->op == Op::Write))
             ++in.node->refsInSlice;
@@ -709,15 +712,9 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
       root->homeSeq = n->seq;
     n->buffer = std::move(buffer);
   }
-  for (Node *n : outputs) {
-    n->inputs.clear();
-    n->inputs.shrink_to_fit();
-  }
+  for (Node *n : outputs)
+    n->releaseInputs();
 }
-
-} // namespace
-
-namespace {
 
 /// The pending nodes an evaluation must run; called again each time the
 /// trace lock was released (another thread may have run or added some).

@@ -105,8 +105,8 @@ struct Graph {
          "`logical_not()` operator instead.",
          "convert the first operand to a floating dtype before atan2"}};
     for (const BoolOperandRule &r : boolRules)
-      if (std::string_view(n->name) == r.op && n->gradInputs.size() == 2 &&
-          !n->gradInputs[r.gradOf].noGrad && (*n).*r.boolInput)
+      if (std::string_view(n->name) == r.op && n->gradIn().size() == 2 &&
+          !n->gradIn()[r.gradOf].noGrad && (*n).*r.boolInput)
         fail(r.message, r.hint, loc);
     // CopySlices of a write through a view with an element at two positions
     // (fill_ and zero_ take one): PyTorch's backward refuses it.
@@ -191,7 +191,7 @@ struct Graph {
     reach(start);
     while (!stack.empty()) {
       auto &[n, next] = stack.back();
-      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
       if (next < inputs.size()) {
         Operand in = inputs[next++];
         reach(in);
@@ -435,9 +435,9 @@ void GradientRun::perturbTarget(size_t ti) {
   // An untracked write (no-grad mode) keeps the old grad_fn: the reads
   // before it and after it (through its strata.recorded) reach the old
   // version, which is perturbed.
-  while (!t.node && n->passHistory && n->gradInputs.size() == 2 &&
-         g.isOp.count(n->gradInputs[1].node.get()))
-    n = n->gradInputs[1].node.get();
+  while (!t.node && n->passHistory && n->gradIn().size() == 2 &&
+         g.isOp.count(n->gradIn()[1].node.get()))
+    n = n->gradIn()[1].node.get();
   bool whole = !n->isStorageValue() && e.layout == n->resultLayout();
   size_t p = perturbs.size();
   if (e.view) {
@@ -628,7 +628,7 @@ void GradientRun::collect() {
     reachEdge(e);
   for (auto it = g.ops.rbegin(); it != g.ops.rend(); ++it)
     if ((*it)->requiresGrad && reached.count(it->get()))
-      for (const Operand &in : (*it)->gradInputs)
+      for (const Operand &in : (*it)->gradIn())
         reachEdge(in);
 }
 
@@ -715,7 +715,7 @@ void GradientRun::checkSaved() {
     };
     for (const NodePtr &n : g.ops)
       if (n->requiresGrad)
-        for (const Operand &in : n->gradInputs)
+        for (const Operand &in : n->gradIn())
           if (leads(in)) {
             needed.insert(n.get());
             break;
@@ -806,7 +806,7 @@ void GradientRun::checkDense() {
     for (const Operand &e : outEdges)
       checkRead(e, false);
     for (const NodePtr &n : g.ops) {
-      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
       for (size_t i = 0; i < inputs.size(); ++i)
         checkRead(inputs[i], n->op == Op::Write && i == 1);
     }
@@ -856,7 +856,7 @@ void GradientRun::findMasks() {
   for (const Operand &e : outEdges)
     maskOf(e);
   for (const NodePtr &n : g.ops)
-    for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+    for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
       maskOf(in);
   // Without retain_graph the ops run free what they saved (PyTorch frees
   // the nodes its engine ran; grad() runs none below its inputs).
@@ -890,7 +890,7 @@ void GradientRun::placeArguments() {
     std::unordered_map<const Node *, std::pair<int64_t, int64_t>> reach;
     std::unordered_set<const Node *> written;
     for (const NodePtr &n : g.ops) {
-      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
       if (n->op == Op::Write && inputs.size() > 1)
         written.insert(inputs[1].node.get());
       for (const Operand &in : inputs) {
@@ -931,7 +931,7 @@ void GradientRun::placeArguments() {
       r = {std::min(r.first, lo), std::max(r.second, hi)};
     };
     for (const NodePtr &n : g.ops)
-      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+      for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
         reachLeaf(in);
     for (const Operand &e : outEdges)
       reachLeaf(e);
@@ -1284,7 +1284,7 @@ bool GradientRun::emit() {
   std::unordered_set<const Node *> constantScalars;
   for (const NodePtr &n : g.ops)
     if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
-      for (const Operand &in : n->requiresGrad ? n->gradInputs : n->inputs)
+      for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
         constantScalars.insert(in.node.get());
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
@@ -1320,7 +1320,7 @@ bool GradientRun::emit() {
       opValue[n] = {prog.stridedView(a, n->resultLayout()), false, n};
       continue;
     }
-    const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+    const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
     std::vector<PV> ins;
     std::vector<layout::Layout> readLayouts;
     bool anyDense = false;

@@ -1,5 +1,4 @@
-//===- Impl.h - the DSL's tensor, storage-root and trace structures -*- C++
-//-*-===//
+//===- Impl.h - tensors, storage roots, trace nodes ------------*- C++ -*-===//
 //
 // A TensorImpl is a layout over a StorageRoot. A StorageRoot's contents are
 // a chain of immutable versions (Nodes): a materialized leaf, a pending
@@ -16,6 +15,7 @@
 #ifndef STRATA_DSL_LIB_IMPL_H
 #define STRATA_DSL_LIB_IMPL_H
 
+#include "TraceLock.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/Storage.h"
@@ -179,8 +179,26 @@ struct Node : std::enable_shared_from_this<Node> {
   bool requiresGrad = false;
   /// Autograd: a backward without retain_graph went through it.
   bool gradFreed = false;
-  /// Autograd: the inputs, kept for backward (`inputs` go on evaluation).
+  /// Autograd: the inputs as backward sees them; read them through
+  /// gradIn(). While `gradSharesInputs` (recorded with the same edges as
+  /// `inputs`, the common case) they are `inputs` themselves and this stays
+  /// empty: one copy of the edges, one reference to each input (the
+  /// evaluator's "referenced outside" count, Eval.cpp, relies on it). When
+  /// `inputs` go on evaluation (releaseInputs) they move here.
   std::vector<Operand> gradInputs;
+  bool gradSharesInputs = false;
+  const std::vector<Operand> &gradIn() const {
+    return gradSharesInputs ? inputs : gradInputs;
+  }
+  /// Drops `inputs` once evaluated, keeping backward's edges (gradIn()).
+  void releaseInputs() {
+    if (gradSharesInputs) {
+      gradInputs = std::move(inputs);
+      gradSharesInputs = false;
+    }
+    inputs.clear();
+    inputs.shrink_to_fit();
+  }
   /// Autograd: an upper bound on the ops a backward from this version
   /// walks (each path counted, saturating): long backwards run in segments
   /// (AutogradEngine.cpp, backwardInSegments) only when it is large.
@@ -331,37 +349,6 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   mutable std::shared_ptr<const ViewChain> viewChain;
   /// Releases `base` without recursion (a view of a view of ... 10^6 deep).
   ~TensorImpl();
-};
-
-/// The trace lock (docs/design.md "Threads"): one recursive mutex over all
-/// trace state (nodes, storage roots, autograd metadata). Taken by every
-/// entry point that records, evaluates or reads; nested holds on a thread
-/// are free. `unlocked` lets the outermost hold release it around work that
-/// touches no trace state (compiling a program).
-class TraceLock {
-public:
-  TraceLock();
-  ~TraceLock();
-  TraceLock(const TraceLock &) = delete;
-  TraceLock &operator=(const TraceLock &) = delete;
-  /// Whether this is the thread's only hold of the lock.
-  bool outermost() const;
-  /// Runs `f` with the lock released if this is the thread's only hold, or
-  /// under it otherwise; the lock is held again when it returns or throws.
-  template <typename F> decltype(auto) unlocked(F &&f) {
-    if (!outermost())
-      return f();
-    struct Relock {
-      TraceLock &lock;
-      ~Relock() { lock.acquire(); }
-    } relock{*this};
-    release();
-    return f();
-  }
-
-private:
-  void acquire();
-  void release();
 };
 
 //===--- Shared helpers (Record.cpp, Eval.cpp)

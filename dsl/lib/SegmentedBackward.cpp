@@ -114,7 +114,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
     reach(edge);
     while (!stack.empty()) {
       auto &[n, next] = stack.back();
-      const auto &inputs = n->requiresGrad ? n->gradInputs : n->inputs;
+      const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
       if (next < inputs.size()) {
         const Operand &in = inputs[next++];
         reach(in);
@@ -190,7 +190,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
         n->rootNumel > kSegmentElements || n->scanGradInSource)
       return false;
     size_t s = segOf.at(n);
-    for (const Operand &in : n->gradInputs) {
+    for (const Operand &in : n->gradIn()) {
       if (in.history || in.cutView || (in.view && in.view->anyAsStrided))
         return false;
       auto it = segOf.find(in.node.get());
@@ -236,13 +236,16 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   struct Restore {
     ~Restore() { tBoundaries = nullptr; }
   } restore;
+  // Each segment's boundaries (the versions it computes), in order: one
+  // pass over them in all, not one per segment.
+  std::vector<std::vector<Node *>> boundariesOf(numSeg);
+  for (Node *b : boundaries)
+    boundariesOf[segOf.at(b)].push_back(b);
   for (size_t s = numSeg; s-- > 0;) {
     // A boundary of this segment is a version computed here, not a leaf.
     std::vector<Operand> seeds;
     std::vector<Tensor> seedGrads;
-    for (Node *b : boundaries) {
-      if (segOf.at(b) != s)
-        continue;
+    for (Node *b : boundariesOf[s]) {
       leaves.erase(b);
       auto it = seedGrad.find(b);
       if (it == seedGrad.end())
