@@ -46,6 +46,15 @@ private:
       return "out" + str(op - numIn);
     return "dest";
   }
+  /// Whether loop `d`'s trip count is the run-time `size0` (the entry's
+  /// `n0`), not a constant.
+  bool isDynamic(size_t d) const { return dynamic && d == 0; }
+  /// The C expression of the product of the trip counts of `dims` (with
+  /// `divisor` dividing the constant part, which it must divide).
+  std::string product(const std::vector<size_t> &dims,
+                      int64_t divisor = 1) const;
+  /// The product of the trip counts of `dims`, as launched.
+  int64_t productOf(const std::vector<size_t> &dims) const;
   /// The element offset of operand `op` at loop indices i<d>.
   std::string offset(unsigned op) const;
   std::string load(unsigned op) const {
@@ -56,6 +65,8 @@ private:
   void decompose(const std::string &ind, const std::string &from,
                  const std::vector<size_t> &dims, const char *rem);
   std::string params(bool partials) const;
+  /// `const <idx> size0 = (<idx>)n0;` in a dynamic kernel's entries.
+  void declareSize0();
   /// Body arguments: loaded inputs (as given) plus the loop indices.
   bool body(const std::string &ind, std::vector<std::string> args,
             llvm::SmallVectorImpl<std::string> &yields, std::string &error) {
@@ -64,12 +75,14 @@ private:
         args.push_back("(long long)i" + str(d));
     return cuda::emitBody(k.getBodyBlock(), args, ind, src, yields, error);
   }
-  /// The head of a grid-stride loop of `var` over [0, bound): blocks
+  /// The head of a grid-stride loop of `var` over [start, bound): blocks
   /// (`perBlock`) or threads.
   std::string gridLoop(const std::string &var, const std::string &bound,
-                       bool perBlock) const;
+                       bool perBlock, const std::string &start = "") const;
   bool vectorizable() const;
   int tiledLoop() const;
+  /// One point per thread: loads, the body and the stores at i<d>.
+  bool emitPoint(const std::string &ind, std::string &error);
   bool emitPointwise(bool vector, std::string &error);
   bool emitTiled(size_t t, bool reduce, std::string &error);
   bool reducesToScalars() const;
@@ -81,6 +94,9 @@ private:
   void declareCascade(const std::string &ind);
   void accumulate(const std::string &ind, unsigned r, const std::string &v);
   void flushCascade(const std::string &ind);
+  /// Lines of a reduction's entries defining `outputs` when the outermost
+  /// loop is kept (KernelToCUDAReduce.cpp).
+  void declareOutputs(const std::string &ind);
   void emitFinish();
   void chooseIndexWidth();
 
@@ -90,6 +106,11 @@ private:
   std::vector<mlir::Type> types;
   unsigned numIn = 0, numRes = 0;
   bool hasDest = false;
+  /// The outermost trip count is the entry's parameter `n0` (every kind
+  /// but scans, when there is a loop): it is in no line of the source.
+  bool dynamic = false;
+  /// A reduction keeps the outermost loop (its outputs depend on `size0`).
+  bool keptOuter = false;
   std::string idx = "int", src, name;
   std::vector<size_t> kept, reduced; // reductions: loops by result stride
 };

@@ -5,6 +5,11 @@
 // Guarantees: one deterministic CUDA C translation unit with the ABI of
 //   KernelToCUDA.h and the launch shape the runtime must use; the same
 //   values as the CPU kernels (KernelToLLVM) up to float summation order.
+//   The outermost loop's trip count is the entry's last parameter `n0`
+//   (every kind but scans): kernels that differ only in it have the same
+//   source, hence one PTX (cudaKernelCodeKey). What the emitter decides
+//   from that size stays in the source: the kind, 32- or 64-bit indices,
+//   a reduction's split count.
 // Algorithm: pick one of five shapes from the loop nest alone:
 //   * reductions (KernelToCUDAReduce.cpp): RowReduce (one block per
 //     output) when the innermost loop reduces over >= 32 points, else
@@ -18,7 +23,9 @@
 //     each thread combines the points it computes, each block combines its
 //     threads into one partial, and `<name>_finish` combines the partials.
 //   * Vectorized: every operand is unit-stride or broadcast along the
-//     innermost loop and 16-byte aligned: 4 points per thread.
+//     innermost loop and 16-byte aligned: 4 points per thread; when the
+//     innermost loop is the outermost (one loop), the last n0 % 4 points
+//     one per thread after the vectors.
 //   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
 //     unless some size or offset needs 64.
 //   * Scan kernels (`scan_dim`, cumsum/cumprod) go to KernelToCUDAScan.cpp.
@@ -29,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 using namespace strata::ir;
 using namespace strata::codegen;
@@ -36,19 +44,43 @@ using namespace strata::codegen::cuda;
 namespace c = strata::codegen::cuda;
 
 namespace {
-std::string list(const std::vector<int64_t> &v) {
+/// The loop sizes as the source's comment shows them.
+std::string list(const std::vector<int64_t> &v, bool dynamic) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + str(v[i]);
+    s += (i ? ", " : "") + (i == 0 && dynamic ? "n0" : str(v[i]));
   return s + "]";
 }
 } // namespace
+
+std::string Emitter::product(const std::vector<size_t> &dims,
+                             int64_t divisor) const {
+  int64_t constant = 1;
+  bool withSize0 = false;
+  for (size_t d : dims) {
+    if (isDynamic(d))
+      withSize0 = true;
+    else
+      constant *= nest.sizes[d];
+  }
+  constant /= divisor;
+  if (!withSize0)
+    return str(constant);
+  return constant == 1 ? "size0" : "size0 * " + str(constant);
+}
+
+int64_t Emitter::productOf(const std::vector<size_t> &dims) const {
+  int64_t p = 1;
+  for (size_t d : dims)
+    p *= nest.sizes[d];
+  return p;
+}
 
 std::string Emitter::offset(unsigned op) const {
   std::string s = nest.offsets[op] ? str(nest.offsets[op]) : "";
   for (size_t d = 0; d < nest.sizes.size(); ++d) {
     int64_t st = nest.strides[op][d];
-    if (st == 0 || nest.sizes[d] == 1)
+    if (st == 0 || (nest.sizes[d] == 1 && !isDynamic(d)))
       continue;
     std::string term = "i" + str(d);
     if (std::abs(st) != 1)
@@ -70,6 +102,7 @@ void Emitter::decompose(const std::string &ind, const std::string &from,
     return;
   }
   src += ind + idx + " " + rem + " = " + from + ";\n";
+  // (The first loop takes what is left: the outermost size is not read.)
   for (size_t j = dims.size(); j-- > 1;) {
     std::string s = str(nest.sizes[dims[j]]);
     src += ind + "const " + idx + " i" + str(dims[j]) + " = " + rem + " % " +
@@ -93,15 +126,23 @@ std::string Emitter::params(bool partials) const {
     for (unsigned r = 0; r < numRes; ++r)
       s += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ part" +
            str(r);
+  if (dynamic)
+    s += ",\n    long long n0";
   return s;
 }
 
+void Emitter::declareSize0() {
+  if (dynamic)
+    src += "  const " + idx + " size0 = (" + idx + ")n0;\n";
+}
+
 std::string Emitter::gridLoop(const std::string &var, const std::string &bound,
-                              bool perBlock) const {
+                              bool perBlock, const std::string &start) const {
   if (perBlock)
     return "for (" + idx + " " + var + " = blockIdx.x; " + var + " < " + bound +
            "; " + var + " += gridDim.x) {\n";
-  return "for (" + idx + " " + var + " = blockIdx.x * (" + idx +
+  return "for (" + idx + " " + var + " = " +
+         (start.empty() ? "" : start + " + ") + "blockIdx.x * (" + idx +
          ")blockDim.x + threadIdx.x; " + var + " < " + bound + "; " + var +
          " += (" + idx + ")gridDim.x * blockDim.x) {\n";
 }
@@ -122,7 +163,9 @@ void Emitter::chooseIndexWidth() {
 
 bool Emitter::vectorizable() const {
   size_t n = nest.sizes.size();
-  if (n == 0 || k.getIndexed() || k.getIndexMap() || nest.sizes[n - 1] % 4 != 0)
+  // (One loop: its last n0 % 4 points are a scalar tail.)
+  if (n == 0 || k.getIndexed() || k.getIndexMap() ||
+      (n > 1 && nest.sizes[n - 1] % 4 != 0))
     return false;
   bool someUnit = false;
   for (unsigned op = 0; op < nest.strides.size(); ++op) {
@@ -167,52 +210,60 @@ int Emitter::tiledLoop() const {
   return -1;
 }
 
+bool Emitter::emitPoint(const std::string &ind, std::string &error) {
+  std::vector<std::string> args;
+  // index_map (CudaIndexMap.cpp): the indexed operand after its index.
+  auto map = k.getIndexMap();
+  int mapped = map ? static_cast<int>((*map)[0]) : -1;
+  auto at = [&](unsigned op) {
+    return static_cast<int>(op) == mapped
+               ? c::indexedOffset(*map, offset(op), "a" + str((*map)[1]))
+               : offset(op);
+  };
+  for (unsigned pass = 0; pass < 2; ++pass)
+    for (unsigned op = 0; op < numIn; ++op)
+      if ((static_cast<int>(op) == mapped) == (pass == 1))
+        src += ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
+               " = " +
+               c::fromMemory(types[op], operandName(op) + "[" + at(op) + "]") +
+               ";\n";
+  for (unsigned op = 0; op < numIn; ++op)
+    args.push_back("a" + str(op));
+  llvm::SmallVector<std::string> yields;
+  if (!body(ind, args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numRes; ++r) {
+    unsigned op = numIn + r;
+    std::string element = operandName(op) + "[" + at(op) + "]";
+    src += ind +
+           (static_cast<int>(op) == mapped
+                ? c::indexedStore(*map, types[op], element, yields[r])
+                : element + " = " + c::toMemory(types[op], yields[r]) + ";") +
+           "\n";
+  }
+  return true;
+}
+
 bool Emitter::emitPointwise(bool vector, std::string &error) {
   size_t n = nest.sizes.size();
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < n; ++d)
-    dims.push_back(d);
+  std::vector<size_t> dims(n);
+  std::iota(dims.begin(), dims.end(), 0);
   const std::string ind = "    ";
-  int64_t work = vector ? out.numPoints / 4 : out.numPoints;
-  src += "  " + gridLoop("p", str(work), false);
-  decompose(ind, vector ? "p * 4" : "p", dims, "r");
-  llvm::SmallVector<std::string> yields;
+  declareSize0();
   if (!vector) {
-    std::vector<std::string> args;
-    // index_map (CudaIndexMap.cpp): the indexed operand after its index.
-    auto map = k.getIndexMap();
-    int mapped = map ? static_cast<int>((*map)[0]) : -1;
-    auto at = [&](unsigned op) {
-      return static_cast<int>(op) == mapped
-                 ? c::indexedOffset(*map, offset(op), "a" + str((*map)[1]))
-                 : offset(op);
-    };
-    for (unsigned pass = 0; pass < 2; ++pass)
-      for (unsigned op = 0; op < numIn; ++op)
-        if ((static_cast<int>(op) == mapped) == (pass == 1))
-          src +=
-              ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
-              " = " +
-              c::fromMemory(types[op], operandName(op) + "[" + at(op) + "]") +
-              ";\n";
-    for (unsigned op = 0; op < numIn; ++op)
-      args.push_back("a" + str(op));
-    if (!body(ind, args, yields, error))
+    src += "  " + gridLoop("p", product(dims), false);
+    decompose(ind, "p", dims, "r");
+    if (!emitPoint(ind, error))
       return false;
-    for (unsigned r = 0; r < numRes; ++r) {
-      unsigned op = numIn + r;
-      std::string element = operandName(op) + "[" + at(op) + "]";
-      src += ind +
-             (static_cast<int>(op) == mapped
-                  ? c::indexedStore(*map, types[op], element, yields[r])
-                  : element + " = " + c::toMemory(types[op], yields[r]) + ";") +
-             "\n";
-    }
     src += "  }\n";
     return true;
   }
   // Four points per thread: unit-stride operands move as one vector,
-  // broadcast ones are loaded once.
+  // broadcast ones are loaded once. One loop (the innermost is the
+  // outermost): the vectors cover size0 / 4 * 4 points, then the tail.
+  bool tail = n == 1;
+  src += "  " + gridLoop("p", tail ? "size0 / 4" : product(dims, 4), false);
+  decompose(ind, "p * 4", dims, "r");
   std::vector<std::string> args;
   for (unsigned op = 0; op < numIn; ++op) {
     std::string mt = c::memoryType(types[op]), a = "a" + str(op);
@@ -231,6 +282,7 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
     src += ind + "StrataVec4<" + c::memoryType(types[numIn + r]) + "> o" +
            str(r) + ";\n";
   src += ind + "#pragma unroll\n" + ind + "for (int l = 0; l < 4; ++l) {\n";
+  llvm::SmallVector<std::string> yields;
   if (!body(ind + "  ", args, yields, error))
     return false;
   for (unsigned r = 0; r < numRes; ++r)
@@ -243,6 +295,13 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
            operandName(numIn + r) + " + " + offset(numIn + r) + ") = o" +
            str(r) + ";\n";
   }
+  src += "  }\n";
+  if (!tail)
+    return true;
+  src += "  " + gridLoop("p", "size0", false, "size0 / 4 * 4");
+  decompose(ind, "p", dims, "r");
+  if (!emitPoint(ind, error))
+    return false;
   src += "  }\n";
   return true;
 }
@@ -282,13 +341,24 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   if (reduce)
     declareCascade("  ");
   std::string it = "i" + str(t), ii = "i" + str(inner);
-  std::string st = str(nest.sizes[t]), si = str(nest.sizes[inner]);
-  src += "  " + gridLoop("b", str(tiles), true);
+  std::string st = isDynamic(t) ? "size0" : str(nest.sizes[t]);
+  std::string si = str(nest.sizes[inner]);
+  // size0 is the tiled loop's (its tiles counted in the kernel) or the
+  // outermost of the rest.
+  declareSize0();
+  std::string tilesAlongT = isDynamic(t) ? "tilesT" : str(tilesT);
+  if (isDynamic(t))
+    src += "  const " + idx + " tilesT = (size0 + 31) / 32;\n";
+  std::string allTiles = isDynamic(t) ? "tilesT * " + str(restSize * tilesI)
+                         : !rest.empty() && isDynamic(rest[0])
+                             ? product(rest) + " * " + str(tilesT * tilesI)
+                             : str(tiles);
+  src += "  " + gridLoop("b", allTiles, true);
   src += "    " + idx + " r = b;\n";
-  src += "    const " + idx + " n0 = r % " + str(tilesI) + " * 32;\n";
+  src += "    const " + idx + " j0 = r % " + str(tilesI) + " * 32;\n";
   src += "    r /= " + str(tilesI) + ";\n";
-  src += "    const " + idx + " t0 = r % " + str(tilesT) + " * 32;\n";
-  src += "    r /= " + str(tilesT) + ";\n";
+  src += "    const " + idx + " t0 = r % " + tilesAlongT + " * 32;\n";
+  src += "    r /= " + tilesAlongT + ";\n";
   decompose("    ", "r", rest, "q");
   // Phase 1: staged inputs, threadIdx.x along loop t (coalesced for them).
   auto phase = [&](const char *what, bool xAlongT) {
@@ -296,7 +366,7 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
     src += "    for (int k = threadIdx.y; k < 32; k += blockDim.y) {\n";
     src += "      const " + idx + " " + it + " = t0 + " +
            (xAlongT ? "threadIdx.x" : "k") + ";\n";
-    src += "      const " + idx + " " + ii + " = n0 + " +
+    src += "      const " + idx + " " + ii + " = j0 + " +
            (xAlongT ? "k" : "threadIdx.x") + ";\n";
     src += "      if (" + it + " < " + st + " && " + ii + " < " + si + ") {\n";
   };
@@ -391,6 +461,9 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   out.numPoints = 1;
   for (int64_t s : nest.sizes)
     out.numPoints *= s;
+  dynamic = !nest.sizes.empty();
+  out.outerArg = dynamic;
+  out.outerSize = dynamic ? nest.sizes[0] : 0;
   bool reduces = false;
   for (unsigned r = 0; r < numRes; ++r)
     reduces |= !k.getCombiner(r).empty();
@@ -425,9 +498,11 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   }
   std::swap(src, bodySrc);
   src = c::prelude();
+  // (What the code depends on, and nothing else: no outermost size.)
   src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +
-         ", loops " + list(nest.sizes) + ", " + str(out.numPoints) +
-         " points, " + (out.index64 ? "64" : "32") + "-bit indices";
+         ", loops " + list(nest.sizes, dynamic) + ", " +
+         (dynamic ? "" : str(out.numPoints) + " points, ") +
+         (out.index64 ? "64" : "32") + "-bit indices";
   if (out.splits > 1)
     src += ", " + str(out.splits) + " splits per output";
   src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
@@ -467,8 +542,16 @@ bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
   return emitter.run(name, error);
 }
 
+std::string strata::codegen::cudaKernelCodeKey(mlir::Operation *kernelOp) {
+  CudaKernel emitted;
+  std::string error;
+  if (!emitKernelCUDA(kernelOp, "strata_kernel", emitted, error))
+    return "";
+  return emitted.source;
+}
+
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
 const char *strata::codegen::cudaEmitterBuildId() {
-  return "cuda-emitter-5";
-} // 5: scans
+  return "cuda-emitter-6";
+} // 5: scans; 6: the outermost trip count is a parameter

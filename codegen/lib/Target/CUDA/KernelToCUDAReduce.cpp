@@ -6,7 +6,10 @@
 //   ColumnReduce (32 adjacent outputs per block, 8 threads along the
 //   reduction, combined in shared memory); few outputs over many points
 //   split the reduction into partials that `<name>_finish` combines in
-//   order (deterministic, no atomics).
+//   order (deterministic, no atomics). The outermost loop's trip count is
+//   `size0`, kept or reduced: the number of outputs or the reduction's
+//   length and chunk are computed from it in the kernel. The split count
+//   and the kind (both read the outermost size) stay in the source.
 // Also the pieces the tiled-reduce kernel shares: block reductions, the
 // stores of the accumulators, cascade sums (an f64 sum of f32 values that
 // --strata-widen-sums marked: each thread adds its values in f32 and adds
@@ -117,33 +120,50 @@ bool Emitter::reducesToScalars() const {
   return true;
 }
 
+void Emitter::declareOutputs(const std::string &ind) {
+  if (keptOuter)
+    src += ind + "const " + idx + " outputs = " + product(kept) + ";\n";
+}
+
 bool Emitter::emitReduce(std::string &error) {
   size_t n = nest.sizes.size();
-  int64_t m = 1, l = 1;
   // Results with combiner `none` (sibling fusion) are written at every
   // point the loops visit, each exactly once; the others reduce.
   auto reduces = [&](unsigned r) { return !k.getCombiner(r).empty(); };
   unsigned first = 0;
   while (!reduces(first))
     ++first;
+  // (A loop of one point is kept: it indexes no output. Not the
+  // outermost, whose trip count the code does not know.)
   for (size_t d = 0; d < n; ++d) {
-    if (nest.strides[numIn + first][d] != 0 || nest.sizes[d] == 1) {
+    if (nest.strides[numIn + first][d] != 0 ||
+        (nest.sizes[d] == 1 && !isDynamic(d)))
       kept.push_back(d);
-      m *= nest.sizes[d];
-    } else {
+    else
       reduced.push_back(d);
-      l *= nest.sizes[d];
-    }
   }
+  int64_t m = productOf(kept), l = productOf(reduced);
   bool row = !reduced.empty() && reduced.back() == n - 1 && l >= 32;
   out.kind = row ? CudaKernelKind::RowReduce : CudaKernelKind::ColumnReduce;
   out.outputs = m;
   int64_t groups = row ? m : ceilDiv(m, 32);
   int64_t minSplit = row ? 4096 : 64;
-  if (groups < 1024 && l >= 2 * minSplit)
+  if (groups > 0 && groups < 1024 && l >= 2 * minSplit)
     out.splits = std::min(ceilDiv(2048, groups), ceilDiv(l, minSplit));
   int64_t s = out.splits, chunk = ceilDiv(l, s);
   chooseIndexWidth();
+  keptOuter = dynamic && !kept.empty() && kept[0] == 0;
+  bool reducedOuter = dynamic && !reduced.empty() && reduced[0] == 0;
+  // The number of outputs, blocks of outputs, the reduction's length and
+  // each split's chunk of it: constants, or expressions of size0.
+  std::string outputs = keptOuter ? "outputs" : str(m);
+  std::string blocks = !keptOuter ? str(groups * s)
+                       : row      ? "outputs"
+                                  : "(outputs + 31) / 32";
+  if (keptOuter && s > 1)
+    blocks = "(" + blocks + ") * " + str(s);
+  std::string length = reducedOuter ? "length" : str(l);
+  std::string chunkOf = reducedOuter ? "chunk" : str(chunk);
   const std::string ind = "      ";
   for (unsigned r = 0; r < numRes; ++r) {
     if (!reduces(r))
@@ -152,7 +172,14 @@ bool Emitter::emitReduce(std::string &error) {
     src += row ? "  __shared__ " + t + " scratch" + str(r) + "[32];\n"
                : "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
   }
-  src += "  " + gridLoop("b", str(groups * s), true);
+  declareSize0();
+  declareOutputs("  ");
+  if (reducedOuter)
+    src += "  const " + idx + " length = " + product(reduced) + ";\n  const " +
+           idx + " chunk = " +
+           (s > 1 ? "(length + " + str(s - 1) + ") / " + str(s) : "length") +
+           ";\n";
+  src += "  " + gridLoop("b", blocks, true);
   std::string g = s > 1 ? "b / " + str(s) : "b";
   src += "    const " + idx + " s = " + (s > 1 ? "b % " + str(s) : "0") + ";\n";
   if (row)
@@ -161,8 +188,8 @@ bool Emitter::emitReduce(std::string &error) {
     src += "    const " + idx + " o = " + g + " * 32 + threadIdx.x;\n";
     decompose("    ", "o", kept, "r");
   }
-  src += "    const " + idx + " jEnd = min((" + idx + ")" + str(l) + ", s * " +
-         str(chunk) + " + " + str(chunk) + ");\n";
+  src += "    const " + idx + " jEnd = min((" + idx + ")" + length + ", s * " +
+         chunkOf + " + " + chunkOf + ");\n";
   for (unsigned r = 0; r < numRes; ++r)
     if (reduces(r))
       src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) +
@@ -170,8 +197,8 @@ bool Emitter::emitReduce(std::string &error) {
   declareCascade("    ");
   std::string lane = row ? "threadIdx.x" : "threadIdx.y";
   std::string step = row ? "blockDim.x" : "blockDim.y";
-  std::string open = row ? "    {\n" : "    if (o < " + str(m) + ") {\n";
-  src += open + "      for (" + idx + " j = s * " + str(chunk) + " + " + lane +
+  std::string open = row ? "    {\n" : "    if (o < " + outputs + ") {\n";
+  src += open + "      for (" + idx + " j = s * " + chunkOf + " + " + lane +
          "; j < jEnd; j += " + step + ") {\n";
   decompose(ind + "  ", "j", reduced, "q");
   std::vector<std::string> args;
@@ -204,7 +231,7 @@ bool Emitter::emitReduce(std::string &error) {
       if (reduces(r))
         src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" +
                str(r) + ";\n";
-    src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + str(m) +
+    src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + outputs +
            ") {\n";
     src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
     for (unsigned r = 0; r < numRes; ++r)
@@ -236,7 +263,12 @@ void Emitter::emitFinish() {
   for (unsigned r = 0; r < numRes; ++r)
     src += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ out" +
            str(r);
-  src += ") {\n  " + gridLoop("o", str(m), false);
+  src += std::string(dynamic ? ",\n    long long n0" : "") + ") {\n";
+  if (keptOuter) {
+    declareSize0();
+    declareOutputs("  ");
+  }
+  src += "  " + gridLoop("o", keptOuter ? "outputs" : str(m), false);
   for (unsigned r = 0; r < numRes; ++r) {
     if (k.getCombiner(r).empty())
       continue; // written by the main kernel (its part is unused)
