@@ -1,12 +1,15 @@
 //===- CudaCompile.cpp - NVRTC to PTX, PTX caches (memory and disk) -------===//
 //
 // Key: compiler version + CUDA emitter build + NVRTC version + arch + the
-// kernel printed in its local scope (as the CPU kernel cache keys). On
+// kernel's CUDA C (codegen::cudaKernelCodeKey: what the PTX depends on,
+// which leaves out the outermost trip count, a parameter of the kernel),
+// so kernels that differ only in it share one PTX. The launch shape comes
+// from emitting the kernel, at its actual sizes, every time. On
 // disk: <cache dir>/<xxhash64(key)>.ptx, in the CPU objects' disk cache
 // (DiskCache.cpp: the same format, checks, bound and private directory); a
 // rejected entry is recompiled and replaced. In memory: the key's BLAKE3
-// digest -> launch info and PTX, least recently used evicted past
-// kMaxPtxEntries (the CPU kernel cache's default bound).
+// digest -> PTX, least recently used evicted past kMaxPtxEntries (the CPU
+// kernel cache's default bound).
 // NVRTC is loaded at run time with dlopen (as the driver is), so a program
 // linked with strata starts without libnvrtc; without the toolkit at build
 // time, or without the library at run time, every compile fails with a
@@ -21,7 +24,6 @@
 #include "strata/Target/CUDA/KernelToCUDA.h"
 
 #include "mlir/IR/Operation.h"
-#include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Format.h"
@@ -43,7 +45,6 @@ using strata::codegen::CudaKernel;
 namespace {
 
 struct Entry {
-  CudaKernel info;
   std::string ptx;
 };
 
@@ -66,7 +67,7 @@ struct PtxCache {
   }
 };
 
-/// What the memory cache keeps of a key (it holds the printed kernel).
+/// What the memory cache keeps of a key (it holds the kernel's source).
 std::string keyDigest(const std::string &key) {
   auto d = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(key.data()), key.size()));
@@ -309,14 +310,18 @@ std::string strata::jit::kernelCUDASource(mlir::Operation *kernel,
 bool strata::jit::kernelPTX(mlir::Operation *kernel, const std::string &arch,
                             CudaKernel &info, std::string &ptx,
                             std::string &error) {
+  // The launch shape is the actual sizes'; the source (cudaKernelCodeKey)
+  // is the key.
+  if (!codegen::emitKernelCUDA(kernel, "strata_kernel", info, error))
+    return false;
   std::string key;
   {
     llvm::raw_string_ostream os(key);
     os << compilerVersion() << " " << codegen::cudaEmitterBuildId()
        << " sources " << kEmitterSourceHash << "\nnvrtc " << nvrtcVersionText()
        << "\n"
-       << arch << "\n";
-    kernel->print(os, mlir::OpPrintingFlags().useLocalScope());
+       << arch << "\n"
+       << info.source;
   }
   PtxCache &c = cache();
   const std::string digest = keyDigest(key);
@@ -324,16 +329,11 @@ bool strata::jit::kernelPTX(mlir::Operation *kernel, const std::string &arch,
     std::lock_guard<std::mutex> lock(c.mutex);
     if (std::shared_ptr<Entry> *found = c.entries.find(digest)) {
       ++c.stats.memoryHits;
-      info = (*found)->info;
       ptx = (*found)->ptx;
       return true;
     }
   }
-  // The launch shape is cheap to recompute; only the PTX is cached.
-  if (!codegen::emitKernelCUDA(kernel, "strata_kernel", info, error))
-    return false;
   auto entry = std::make_shared<Entry>();
-  entry->info = info;
   if (loadEntry(key, entry->ptx)) {
     std::lock_guard<std::mutex> lock(c.mutex);
     ++c.stats.diskHits;

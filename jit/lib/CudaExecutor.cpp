@@ -6,9 +6,12 @@
 // writes in place when the plan says the old version is dead and the
 // caller donated it, else into a device copy. Kernels are compiled (NVRTC)
 // and their modules loaded once, when the plan is built: a launch walks no
-// IR and prints nothing. Kernels and copies run on the driver's
-// stream; downloading the results synchronizes. A reduction with no points
-// leaves its results at the combiner's identity (filled as the CPU does).
+// IR and prints nothing. A module is shared by every kernel with its PTX
+// (kernels that differ only in their outermost size: CudaCompile.cpp);
+// each plan keeps its own launch shape and outermost size. Kernels and
+// copies run on the driver's stream; downloading the results synchronizes.
+// A kernel with no points is neither compiled nor launched: a reduction's
+// results are left at the combiner's identity (filled as the CPU does).
 //
 //===----------------------------------------------------------------------===//
 #include "JitInternal.h"
@@ -64,7 +67,6 @@ std::string newBuffer(DType dtype, int64_t elements, Buffer &out) {
 struct Loaded {
   rt::Driver *driver = nullptr;
   void *module = nullptr;
-  CudaKernel info;
   void *fn = nullptr, *finish = nullptr;
   ~Loaded() {
     if (module)
@@ -79,7 +81,9 @@ constexpr int64_t kMaxLoadedModules = 4096;
 /// Modules loaded in this process, by the BLAKE3 digest of their PTX (the
 /// text itself is tens of KB), least recently used evicted: an evicted
 /// module is unloaded once no plan holds it (docs/design.md "Memory").
-std::string loadKernel(rt::Driver &driver, KernelOp kernel, LoadedPtr &out) {
+/// `info` receives the kernel's launch shape at its sizes.
+std::string loadKernel(rt::Driver &driver, KernelOp kernel, CudaKernel &info,
+                       LoadedPtr &out) {
   static std::mutex mutex;
   // Never destroyed: unloading at exit could outlive the driver's context.
   static auto *modules =
@@ -87,7 +91,7 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, LoadedPtr &out) {
   std::string arch = "sm_" + std::to_string(driver.computeCapability());
   auto loaded = std::make_shared<Loaded>();
   std::string ptx, error;
-  if (!kernelPTX(kernel, arch, loaded->info, ptx, error))
+  if (!kernelPTX(kernel, arch, info, ptx, error))
     return error;
   auto hash = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(ptx.data()), ptx.size()));
@@ -100,14 +104,12 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, LoadedPtr &out) {
   }
   loaded->driver = &driver;
   if (!(error = driver.loadModule(ptx, loaded->module)).empty() ||
-      !(error =
-            driver.getFunction(loaded->module, loaded->info.name, loaded->fn))
+      !(error = driver.getFunction(loaded->module, info.name, loaded->fn))
            .empty())
     return error;
-  if (loaded->info.splits > 1 &&
-      !(error = driver.getFunction(loaded->module, loaded->info.finishName,
-                                   loaded->finish))
-           .empty())
+  if (info.splits > 1 && !(error = driver.getFunction(
+                               loaded->module, info.finishName, loaded->finish))
+                              .empty())
     return error;
   out = loaded;
   modules->insert(digest, std::move(loaded), &evicted);
@@ -115,9 +117,11 @@ std::string loadKernel(rt::Driver &driver, KernelOp kernel, LoadedPtr &out) {
 }
 
 /// What the CUDA backend compiled for a kernel: its loaded module (kept
-/// loaded while the plan lives), entry points and launch shape.
+/// loaded while the plan lives; none when the kernel has no points), entry
+/// points, and its launch shape at this plan's sizes (no source).
 struct CudaCompiled : BackendKernel {
   LoadedPtr loaded;
+  CudaKernel info;
 };
 
 /// Runs a plan's steps on the device (Plan.h).
@@ -137,9 +141,8 @@ private:
 };
 
 std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
-  const Loaded &loaded =
-      *static_cast<const CudaCompiled &>(*step.kernel).loaded;
-  const CudaKernel &info = loaded.info;
+  const auto &compiled = static_cast<const CudaCompiled &>(*step.kernel);
+  const CudaKernel &info = compiled.info;
   std::string e;
   std::vector<rt::DevicePtr> ptrs;
   for (unsigned in : step.inputSlots) {
@@ -182,7 +185,7 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
     }
     ptrs.push_back(out->ptr);
     results.push_back(out);
-    if (info.splits > 1) {
+    if (info.splits > 1 && info.numPoints > 0) {
       Buffer part;
       if (!(e = newBuffer(spec.dtype, info.outputs * info.splits, part))
                .empty())
@@ -195,9 +198,13 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
   for (const Buffer &p : partials)
     ptrs.push_back(p->ptr);
   if (info.numPoints > 0) {
+    const Loaded &loaded = *compiled.loaded;
+    long long outerSize = info.outerSize; // (the entries' `n0`)
     std::vector<void *> params;
     for (rt::DevicePtr &p : ptrs)
       params.push_back(&p);
+    if (info.outerArg)
+      params.push_back(&outerSize);
     if (seconds && !(e = driver.recordEvent(events[0])).empty())
       return e;
     if (!(e = driver.launch(loaded.fn, info.gridX, info.blockX, info.blockY,
@@ -213,6 +220,8 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
       std::vector<void *> finishParams;
       for (rt::DevicePtr &p : finishPtrs)
         finishParams.push_back(&p);
+      if (info.outerArg)
+        finishParams.push_back(&outerSize);
       if (!(e = driver.launch(loaded.finish, info.finishGrid, info.finishBlock,
                               1, finishParams.data()))
                .empty())
@@ -346,8 +355,15 @@ bool strata::jit::detail::compileCuda(KernelOp kernel, Step &step, Plan &,
   if (!driver)
     return false;
   auto compiled = std::make_shared<CudaCompiled>();
-  if (!(error = loadKernel(*driver, kernel, compiled->loaded)).empty())
-    return false;
+  compiled->info.numPoints = 1;
+  for (int64_t size : kernel.getLoopNest().sizes)
+    compiled->info.numPoints *= size;
+  if (compiled->info.numPoints > 0) {
+    if (!(error = loadKernel(*driver, kernel, compiled->info, compiled->loaded))
+             .empty())
+      return false;
+    compiled->info.source.clear(); // (the plan keeps only the launch)
+  }
   step.kernel = std::move(compiled);
   return true;
 }

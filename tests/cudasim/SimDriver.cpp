@@ -388,9 +388,10 @@ std::string embeddedSource(const char *ptx) {
   return "";
 }
 
-/// The emitter's source made host C++: checked pointer parameters, checked
-/// vector casts, and one `strata_sim_entry_<name>(void **)` per kernel that
-/// unpacks cuLaunchKernel's parameters.
+/// The emitter's source made host C++: checked pointer parameters (and
+/// `long long` sizes by value), checked vector casts, and one
+/// `strata_sim_entry_<name>(void **)` per kernel that unpacks
+/// cuLaunchKernel's parameters.
 bool rewrite(const std::string &source, std::string &module,
              std::string &error) {
   module.clear();
@@ -424,9 +425,17 @@ bool rewrite(const std::string &source, std::string &module,
     for (std::string part; std::getline(parts, part, ',');) {
       part = trim(part);
       size_t star = part.find(" *__restrict__ ");
+      if (star == std::string::npos && part.rfind("long long ", 0) == 0) {
+        // A size (the outermost trip count `n0`): passed by value.
+        std::string arg = "*static_cast<const long long *>(args[" +
+                          std::to_string(index++) + "])";
+        module += (index > 1 ? ", " : "") + part;
+        call += (index > 1 ? ", " : "") + arg;
+        continue;
+      }
       if (star == std::string::npos) {
         error = "kernel " + name + ": parameter '" + part +
-                "' is not a restrict pointer";
+                "' is neither a restrict pointer nor a long long";
         return false;
       }
       std::string type = part.substr(0, star),

@@ -9,7 +9,9 @@
 #    device allocator);
 # 2b. runs strata-gpu-dsl-smoke (tests/gpu/DslCudaSmoke.cpp): fluent
 #    programs (elementwise, broadcast, transposed copy, reductions, in-place
-#    through a view, printing, memory stats) on cuda:0 against the CPU;
+#    through a view, printing, memory stats) on cuda:0 against the CPU, and
+#    (tests/gpu/DslCudaOuterSize.cpp) one structure at many outer sizes,
+#    one PTX each, with sizes past one grid that the simulator skips;
 # 3. runs every tests/lit/Reference program with strata-run --engine=cuda
 #    against --engine=jit (CPU), with arange and with seeded random inputs,
 #    compared within float32 tolerance by tests/lit/JIT/Inputs/compare.py;

@@ -52,6 +52,8 @@ static std::string cudaText(strata::ir::KernelOp kernel, bool ptx,
     os << "// launch: " << strata::codegen::cudaKernelKindName(info.kind)
        << " grid " << info.gridX << " block " << info.blockX << "x"
        << info.blockY;
+    if (info.outerArg)
+      os << " n0 " << info.outerSize;
     if (info.splits > 1)
       os << " splits " << info.splits << ", then " << info.finishName
          << " grid " << info.finishGrid << " block " << info.finishBlock;

@@ -2,7 +2,8 @@
 // Broadcast operands (stride 0) are loaded once per vector of 4 points.
 
 // CHECK-LABEL: // kernel 0
-// CHECK: // kernel strata_kernel: vectorized, loops [64, 32], 2048 points
+// CHECK: // launch: vectorized grid 2 block 256x1 n0 64
+// CHECK: // kernel strata_kernel: vectorized, loops [n0, 32], 32-bit indices
 // CHECK: const float a0 = in0[i0];
 // CHECK-NEXT: const StrataVec4<float> a1 = *reinterpret_cast<const StrataVec4<float> *>(in1 + i1);
 // CHECK: const float v0 = a0 + a1.v[l];
@@ -18,7 +19,7 @@ func.func @outer_add(%a: !strata.tensor<64x32xf32, strided<[1, 0], offset: 0>>, 
 
 // Sizes that are not a multiple of 4: one point per thread.
 // CHECK-LABEL: // kernel 1
-// CHECK: // kernel strata_kernel: pointwise, loops [4, 5], 20 points
+// CHECK: // kernel strata_kernel: pointwise, loops [n0, 5], 32-bit indices
 // CHECK: const float a0 = in0[i0];
 // CHECK-NEXT: const float a1 = in1[i1];
 func.func @outer_add_odd(%a: !strata.tensor<4x5xf32, strided<[1, 0], offset: 0>>, %b: !strata.tensor<4x5xf32, strided<[0, 1], offset: 0>>) -> !strata.tensor<4x5xf32, strided<[5, 1], offset: 0>> {

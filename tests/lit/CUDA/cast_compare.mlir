@@ -9,7 +9,8 @@
 // CHECK-NEXT: const unsigned char *__restrict__ in1,
 // CHECK-NEXT: unsigned char *__restrict__ out0,
 // CHECK-NEXT: int *__restrict__ out1,
-// CHECK-NEXT: float *__restrict__ out2) {
+// CHECK-NEXT: float *__restrict__ out2,
+// CHECK-NEXT: long long n0) {
 // CHECK: const bool a1 = (in1[i0] != 0);
 // CHECK: const bool v1 = !(a0 >= v0);
 // CHECK: const bool v2 = a1 < v1;

@@ -1,15 +1,18 @@
 // RUN: strata-translate --emit-cuda %s | FileCheck %s
 // Elementwise kernels: aligned unit-stride operands move as 4-element
 // vectors; a misaligned offset falls back to one point per thread; sizes
-// beyond 2^31 switch the index arithmetic to 64 bits.
+// beyond 2^31 switch the index arithmetic to 64 bits. The outermost trip
+// count is the last parameter, n0: no line of the source holds it.
 
 // CHECK-LABEL: // kernel 0
-// CHECK: // launch: vectorized grid 1 block 256x1
-// CHECK: // kernel strata_kernel: vectorized, loops [8, 16], 128 points, 32-bit indices
+// CHECK: // launch: vectorized grid 1 block 256x1 n0 8
+// CHECK: // kernel strata_kernel: vectorized, loops [n0, 16], 32-bit indices
 // CHECK: strata_kernel(const float *__restrict__ in0,
 // CHECK-NEXT: const float *__restrict__ in1,
-// CHECK-NEXT: float *__restrict__ out0) {
-// CHECK: for (int p = blockIdx.x * (int)blockDim.x + threadIdx.x; p < 32; p += (int)gridDim.x * blockDim.x) {
+// CHECK-NEXT: float *__restrict__ out0,
+// CHECK-NEXT: long long n0) {
+// CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: for (int p = blockIdx.x * (int)blockDim.x + threadIdx.x; p < size0 * 4; p += (int)gridDim.x * blockDim.x) {
 // CHECK: const StrataVec4<float> a0 = *reinterpret_cast<const StrataVec4<float> *>(in0 + i0 * 16 + i1);
 // CHECK: #pragma unroll
 // CHECK-NEXT: for (int l = 0; l < 4; ++l) {
@@ -26,7 +29,8 @@ func.func @add(%a: !strata.tensor<8x16xf32, strided<[16, 1], offset: 0>>, %b: !s
 }
 
 // CHECK-LABEL: // kernel 1
-// CHECK: // kernel strata_kernel: pointwise, loops [8, 16], 128 points, 32-bit indices
+// CHECK: // kernel strata_kernel: pointwise, loops [n0, 16], 32-bit indices
+// CHECK: for (int p = blockIdx.x * (int)blockDim.x + threadIdx.x; p < size0 * 16;
 // CHECK: const int i1 = r % 16;
 // CHECK: const float a0 = in0[1 + i0 * 16 + i1];
 // CHECK: const bool v3 = v1 > v2;
@@ -46,8 +50,10 @@ func.func @relu_offset(%a: !strata.tensor<8x16xf32, strided<[16, 1], offset: 1>>
 }
 
 // CHECK-LABEL: // kernel 2
-// CHECK: 3000000000 points, 64-bit indices
-// CHECK: for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < 3000000000;
+// CHECK: // launch: pointwise grid 65536 block 256x1 n0 3000000000
+// CHECK: loops [n0], 64-bit indices
+// CHECK: const long long size0 = (long long)n0;
+// CHECK-NEXT: for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < size0;
 // CHECK: const double a0 = in0[2999999999 - i0];
 // CHECK-NEXT: const double v0 = -a0;
 func.func @neg_big(%a: !strata.tensor<3000000000xf64, strided<[-1], offset: 2999999999>>) -> !strata.tensor<3000000000xf64, strided<[1], offset: 0>> {
@@ -57,4 +63,30 @@ func.func @neg_big(%a: !strata.tensor<3000000000xf64, strided<[-1], offset: 2999
     strata.yield %n : f64
   } -> !strata.tensor<3000000000xf64, strided<[1], offset: 0>>
   return %k : !strata.tensor<3000000000xf64, strided<[1], offset: 0>>
+}
+
+// One loop of 10 points, aligned: 4 points per thread over size0 / 4
+// vectors, then the last size0 % 4 points one per thread (the tail).
+// CHECK-LABEL: // kernel 3
+// CHECK: // launch: vectorized grid 1 block 256x1 n0 10
+// CHECK: // kernel strata_kernel: vectorized, loops [n0], 32-bit indices
+// CHECK: for (int p = blockIdx.x * (int)blockDim.x + threadIdx.x; p < size0 / 4; p += (int)gridDim.x * blockDim.x) {
+// CHECK-NEXT: const int i0 = p * 4;
+// CHECK-NEXT: const StrataVec4<float> a0 = *reinterpret_cast<const StrataVec4<float> *>(in0 + i0);
+// CHECK: *reinterpret_cast<StrataVec4<float> *>(out0 + i0) = o0;
+// CHECK-NEXT: }
+// CHECK-NEXT: for (int p = size0 / 4 * 4 + blockIdx.x * (int)blockDim.x + threadIdx.x; p < size0; p += (int)gridDim.x * blockDim.x) {
+// CHECK-NEXT: const int i0 = p;
+// CHECK-NEXT: const float a0 = in0[i0];
+// CHECK: out0[i0] = v1;
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+func.func @scale_tail(%a: !strata.tensor<10xf32, strided<[1], offset: 0>>) -> !strata.tensor<10xf32, strided<[1], offset: 0>> {
+  %k = strata.kernel space [10] ins(%a : !strata.tensor<10xf32, strided<[1], offset: 0>>) {
+  ^bb0(%x: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %x, %two : f32
+    strata.yield %m : f32
+  } -> !strata.tensor<10xf32, strided<[1], offset: 0>>
+  return %k : !strata.tensor<10xf32, strided<[1], offset: 0>>
 }

@@ -50,7 +50,8 @@ func.func @colmax_and_transpose(%a: !strata.tensor<16x128xf32, strided<[128, 1],
 // CHECK: strata_kernel_finish(const float *__restrict__ part0,
 // CHECK-NEXT: const float *__restrict__ part1,
 // CHECK-NEXT: float *__restrict__ out0,
-// CHECK-NEXT: float *__restrict__ out1) {
+// CHECK-NEXT: float *__restrict__ out1,
+// CHECK-NEXT: long long n0) {
 // CHECK: acc0 = StrataSum()(acc0, part0[o * 256 + s]);
 // CHECK-NEXT: out0[o] = acc0;
 // CHECK-NEXT: }
@@ -73,13 +74,13 @@ func.func @total_and_relu(%a: !strata.tensor<1048576xf32, strided<[1], offset: 0
 // the points it computes, each block writes one partial, and the finish
 // step combines the 4 partials in order.
 // CHECK-LABEL: // kernel 3
-// CHECK: // launch: tiled-reduce grid 4 block 32x8 splits 4, then strata_kernel_finish grid 1 block 256
+// CHECK: // launch: tiled-reduce grid 4 block 32x8 n0 40 splits 4, then strata_kernel_finish grid 1 block 256
 // CHECK: __shared__ float tile_in0[32][33];
 // CHECK-NOT: tile_in1
 // CHECK: __shared__ float tile_out2[32][33];
 // CHECK: __shared__ float scratch0[32];
 // CHECK-NEXT: float acc0 = 0.0f;
-// CHECK: for (int b = blockIdx.x; b < 4; b += gridDim.x) {
+// CHECK: for (int b = blockIdx.x; b < tilesT * 2; b += gridDim.x) {
 // CHECK: tile_in0[k][threadIdx.x] = in0[i0 + i1 * 40];
 // CHECK: const float a0 = tile_in0[threadIdx.x][k];
 // CHECK: acc0 = StrataSum()(acc0, {{.*}});

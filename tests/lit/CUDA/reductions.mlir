@@ -1,12 +1,16 @@
 // RUN: strata-translate --emit-cuda %s | FileCheck %s
 // Reductions: a block per output with a shuffle reduction when the
 // innermost loop reduces; 32 outputs per block otherwise; few outputs over
-// many points split into partials combined in order by `_finish`.
+// many points split into partials combined in order by `_finish`. The
+// outermost loop's trip count is the parameter n0: the number of outputs
+// (kept) or the reduction's length (reduced) is computed from it.
 
 // CHECK-LABEL: // kernel 0
-// CHECK: // launch: row-reduce grid 4 block 256x1
+// CHECK: // launch: row-reduce grid 4 block 256x1 n0 4
 // CHECK: __shared__ float scratch0[32];
-// CHECK: for (int b = blockIdx.x; b < 4; b += gridDim.x) {
+// CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: const int outputs = size0;
+// CHECK-NEXT: for (int b = blockIdx.x; b < outputs; b += gridDim.x) {
 // CHECK: for (int j = s * 1024 + threadIdx.x; j < jEnd; j += blockDim.x) {
 // CHECK: acc0 = StrataSum()(acc0, a0);
 // CHECK: acc0 = strata_block_reduce<StrataSum, float>(acc0, 0.0f, scratch0);
@@ -21,9 +25,14 @@ func.func @rowsum(%a: !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>)
 }
 
 // CHECK-LABEL: // kernel 1
-// CHECK: // launch: column-reduce grid 4 block 32x8
+// CHECK: // launch: column-reduce grid 4 block 32x8 n0 16
 // CHECK: __shared__ double red0[8][33];
+// CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: const int length = size0;
+// CHECK-NEXT: const int chunk = length;
+// CHECK-NEXT: for (int b = blockIdx.x; b < 4; b += gridDim.x) {
 // CHECK: const int o = b * 32 + threadIdx.x;
+// CHECK: const int jEnd = min((int)length, s * chunk + chunk);
 // CHECK: double acc0 = __longlong_as_double((long long)0xfff0000000000000ULL);
 // CHECK: if (o < 128) {
 // CHECK: acc0 = StrataMax()(acc0, a0);
@@ -38,13 +47,17 @@ func.func @colmax(%a: !strata.tensor<16x128xf64, strided<[128, 1], offset: 0>>) 
 }
 
 // CHECK-LABEL: // kernel 2
-// CHECK: // launch: row-reduce grid 256 block 256x1 splits 256, then strata_kernel_finish grid 1 block 256
-// CHECK: 256 splits per output
-// CHECK: float *__restrict__ part0) {
+// CHECK: // launch: row-reduce grid 256 block 256x1 n0 1048576 splits 256, then strata_kernel_finish grid 1 block 256
+// CHECK: loops [n0], 32-bit indices, 256 splits per output
+// CHECK: float *__restrict__ part0,
+// CHECK-NEXT: long long n0) {
+// CHECK: const int chunk = (length + 255) / 256;
 // CHECK: const int s = b % 256;
 // CHECK: part0[(0) * 256 + s] = acc0;
 // CHECK: strata_kernel_finish(const float *__restrict__ part0,
-// CHECK-NEXT: float *__restrict__ out0) {
+// CHECK-NEXT: float *__restrict__ out0,
+// CHECK-NEXT: long long n0) {
+// CHECK-NEXT: for (int o = blockIdx.x * (int)blockDim.x + threadIdx.x; o < 1;
 // CHECK: float acc0 = part0[o * 256];
 // CHECK-NEXT: for (int s = 1; s < 256; ++s)
 // CHECK-NEXT: acc0 = StrataSum()(acc0, part0[o * 256 + s]);
@@ -56,9 +69,13 @@ func.func @total(%a: !strata.tensor<1048576xf32, strided<[1], offset: 0>>) -> !s
   return %k : !strata.tensor<f32, strided<[], offset: 0>>
 }
 
-// Booleans: min is `and`, stored as a byte.
+// Booleans: min is `and`, stored as a byte. 32 outputs per block: the
+// blocks are counted from the outputs.
 // CHECK-LABEL: // kernel 3
+// CHECK: const int outputs = size0;
+// CHECK-NEXT: for (int b = blockIdx.x; b < (outputs + 31) / 32; b += gridDim.x) {
 // CHECK: bool acc0 = true;
+// CHECK: if (o < outputs) {
 // CHECK: const bool a0 = (in0[i0 * 3 + i1] != 0);
 // CHECK: acc0 = StrataMin()(acc0, a0);
 // CHECK: out0[i0] = (unsigned char)acc0;

@@ -1,17 +1,24 @@
 // RUN: strata-translate --emit-cuda %s | FileCheck %s
 // Operands that disagree on the unit-stride loop go through 32x32 shared
 // memory tiles: transposed inputs are loaded with threadIdx.x along their
-// unit-stride loop, transposed results stored the same way.
+// unit-stride loop, transposed results stored the same way. The tiled
+// loop here is the outermost: its trip count is the parameter n0, and the
+// number of its tiles is computed from it.
 
 // a.t().contiguous()
 // CHECK-LABEL: // kernel 0
-// CHECK: // launch: tiled grid 4 block 32x8
+// CHECK: // launch: tiled grid 4 block 32x8 n0 64
+// CHECK: // kernel strata_kernel: tiled, loops [n0, 64], 32-bit indices
 // CHECK: __shared__ float tile_in0[32][33];
-// CHECK: const int n0 = r % 2 * 32;
-// CHECK: const int t0 = r % 2 * 32;
+// CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: const int tilesT = (size0 + 31) / 32;
+// CHECK-NEXT: for (int b = blockIdx.x; b < tilesT * 2; b += gridDim.x) {
+// CHECK: const int j0 = r % 2 * 32;
+// CHECK: const int t0 = r % tilesT * 32;
 // CHECK: // load transposed inputs into shared memory
 // CHECK: const int i0 = t0 + threadIdx.x;
-// CHECK-NEXT: const int i1 = n0 + k;
+// CHECK-NEXT: const int i1 = j0 + k;
+// CHECK-NEXT: if (i0 < size0 && i1 < 64) {
 // CHECK: tile_in0[k][threadIdx.x] = in0[i0 + i1 * 64];
 // CHECK: __syncthreads();
 // CHECK: // compute, threadIdx.x along the innermost loop
@@ -37,8 +44,8 @@ func.func @transpose_add(%a: !strata.tensor<48x40xf32, strided<[1, 48], offset: 
   return %k : !strata.tensor<48x40xf32, strided<[40, 1], offset: 0>>
 }
 // CHECK-LABEL: // kernel 1
-// CHECK: // launch: tiled grid 4 block 32x8
-// CHECK: if (i0 < 48 && i1 < 40) {
+// CHECK: // launch: tiled grid 4 block 32x8 n0 48
+// CHECK: if (i0 < size0 && i1 < 40) {
 // CHECK: const float a0 = tile_in0[threadIdx.x][k];
 // CHECK-NEXT: const float a1 = in1[i0 * 40 + i1];
 // CHECK-NEXT: const float v0 = a0 + a1;

@@ -5,7 +5,8 @@
 // CHECK-LABEL: // kernel 0
 // CHECK: strata_kernel(const float *__restrict__ in0,
 // CHECK-NEXT: float *__restrict__ out0,
-// CHECK-NEXT: const void *__restrict__ dest) {
+// CHECK-NEXT: const void *__restrict__ dest,
+// CHECK-NEXT: long long n0) {
 // CHECK: const float a0 = in0[i0];
 // CHECK: out0[2 + i0 * 5] = v1;
 func.func @write_column(%src: !strata.tensor<4xf32, strided<[1], offset: 0>>, %dst: !strata.tensor<4xf32, strided<[5], offset: 2>>) -> !strata.storage<20xf32> {
@@ -19,4 +20,5 @@ func.func @write_column(%src: !strata.tensor<4xf32, strided<[1], offset: 0>>, %d
 }
 
 // RUN: strata-translate --emit-cuda %S/../Reference/write.mlir | FileCheck %s --check-prefix=REF
-// REF: const void *__restrict__ dest) {
+// REF: const void *__restrict__ dest,
+// REF-NEXT: long long n0) {

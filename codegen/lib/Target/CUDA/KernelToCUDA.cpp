@@ -5,13 +5,17 @@
 // Guarantees: one deterministic CUDA C translation unit with the ABI of
 //   KernelToCUDA.h and the launch shape the runtime must use; the same
 //   values as the CPU kernels (KernelToLLVM) up to float summation order.
+//   The outermost loop's trip count is the entry's last parameter `n0`
+//   (every kind but scans): kernels that differ only in it have the same
+//   source, hence one PTX (cudaKernelCodeKey). What the emitter decides
+//   from that size stays in the source: the kind, 32- or 64-bit indices,
+//   a reduction's split count.
 // Algorithm: pick one of five shapes from the loop nest alone:
-//   * reductions: RowReduce (one block per output, block-level shuffle
-//     reduction) when the innermost loop reduces over >= 32 points, else
-//     ColumnReduce (32 adjacent outputs per block, 8 threads along the
-//     reduction, combined in shared memory). Few outputs over many points
-//     split the reduction: partials, then `<name>_finish` combines them in
-//     order (deterministic, no atomics).
+//   * reductions (KernelToCUDAReduce.cpp): RowReduce (one block per
+//     output) when the innermost loop reduces over >= 32 points, else
+//     ColumnReduce (32 adjacent outputs per block); few outputs over many
+//     points split the reduction and `<name>_finish` combines the
+//     partials in order.
 //   * Tiled: operands disagree on the unit-stride loop (transposed access):
 //     32x32 tiles staged through shared memory so both sides coalesce.
 //     TiledReduce is the same walk for a kernel whose reductions are all
@@ -19,145 +23,93 @@
 //     each thread combines the points it computes, each block combines its
 //     threads into one partial, and `<name>_finish` combines the partials.
 //   * Vectorized: every operand is unit-stride or broadcast along the
-//     innermost loop and 16-byte aligned: 4 points per thread.
+//     innermost loop and 16-byte aligned: 4 points per thread; when the
+//     innermost loop is the outermost (one loop), the last n0 % 4 points
+//     one per thread after the vectors.
 //   * Pointwise otherwise. All loops are grid-stride; indices are 32-bit
 //     unless some size or offset needs 64.
 //   * Scan kernels (`scan_dim`, cumsum/cumprod) go to KernelToCUDAScan.cpp.
-// Cascade sums (an f64 sum of f32 values that --strata-widen-sums marked):
-// each thread adds its values in f32 (`cacc<r>`) and adds that partial to
-// its f64 accumulator every kCascadeRun values and at the end; the block
-// and split combinations stay f64. f32 throughput, about f64 accuracy.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Target/CUDA/KernelToCUDA.h"
-#include "CudaScalarOps.h"
-#include "strata/IR/StrataDialect.h"
-#include "strata/Transforms/KernelPasses.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "CudaEmitter.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 using namespace strata::ir;
 using namespace strata::codegen;
+using namespace strata::codegen::cuda;
 namespace c = strata::codegen::cuda;
 
 namespace {
-
-constexpr int64_t kMaxGrid = 65536;
-constexpr int64_t kTile = 32;
-/// Blocks (hence partials) of a TiledReduce kernel at most.
-constexpr int64_t kMaxTiledReduceBlocks = 512;
-/// f32 additions per thread between two f64 additions of a cascade sum.
-constexpr int64_t kCascadeRun = 64;
-
-std::string str(int64_t v) { return std::to_string(v); }
-
-std::string list(const std::vector<int64_t> &v) {
+/// The loop sizes as the source's comment shows them.
+std::string list(const std::vector<int64_t> &v, bool dynamic) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + str(v[i]);
+    s += (i ? ", " : "") + (i == 0 && dynamic ? "n0" : str(v[i]));
   return s + "]";
 }
+} // namespace
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+std::string Emitter::product(const std::vector<size_t> &dims,
+                             int64_t divisor) const {
+  int64_t constant = 1;
+  bool withSize0 = false;
+  for (size_t d : dims) {
+    if (isDynamic(d))
+      withSize0 = true;
+    else
+      constant *= nest.sizes[d];
+  }
+  constant /= divisor;
+  if (!withSize0)
+    return str(constant);
+  return constant == 1 ? "size0" : "size0 * " + str(constant);
+}
 
-class Emitter {
-public:
-  Emitter(KernelOp kernel, CudaKernel &out)
-      : k(kernel), out(out), nest(kernel.getLoopNest()) {}
-  bool run(const std::string &name, std::string &error);
+int64_t Emitter::productOf(const std::vector<size_t> &dims) const {
+  int64_t p = 1;
+  for (size_t d : dims)
+    p *= nest.sizes[d];
+  return p;
+}
 
-private:
-  std::string operandName(unsigned op) const {
-    if (op < numIn)
-      return "in" + str(op);
-    if (op < numIn + numRes)
-      return "out" + str(op - numIn);
-    return "dest";
+std::string Emitter::offset(unsigned op) const {
+  std::string s = nest.offsets[op] ? str(nest.offsets[op]) : "";
+  for (size_t d = 0; d < nest.sizes.size(); ++d) {
+    int64_t st = nest.strides[op][d];
+    if (st == 0 || (nest.sizes[d] == 1 && !isDynamic(d)))
+      continue;
+    std::string term = "i" + str(d);
+    if (std::abs(st) != 1)
+      term += " * " + str(std::abs(st));
+    if (s.empty())
+      s = st < 0 ? "-" + term : term;
+    else
+      s += (st < 0 ? " - " : " + ") + term;
   }
-  /// The element offset of operand `op` at loop indices i<d>; `local`
-  /// replaces the index of some loops (the tiled ones) by other names.
-  std::string offset(unsigned op) const {
-    std::string s = nest.offsets[op] ? str(nest.offsets[op]) : "";
-    for (size_t d = 0; d < nest.sizes.size(); ++d) {
-      int64_t st = nest.strides[op][d];
-      if (st == 0 || nest.sizes[d] == 1)
-        continue;
-      std::string term = "i" + str(d);
-      if (std::abs(st) != 1)
-        term += " * " + str(std::abs(st));
-      if (s.empty())
-        s = st < 0 ? "-" + term : term;
-      else
-        s += (st < 0 ? " - " : " + ") + term;
-    }
-    return s.empty() ? "0" : s;
-  }
-  std::string load(unsigned op) const {
-    return c::fromMemory(types[op], operandName(op) + "[" + offset(op) + "]");
-  }
-  /// Lines computing i<d> for `dims` (nest order, last fastest) from `from`.
-  void decompose(const std::string &ind, const std::string &from,
-                 const std::vector<size_t> &dims, const char *rem) {
-    if (dims.empty())
-      return;
-    if (dims.size() == 1) {
-      src += ind + "const " + idx + " i" + str(dims[0]) + " = " + from + ";\n";
-      return;
-    }
-    src += ind + idx + " " + rem + " = " + from + ";\n";
-    for (size_t j = dims.size(); j-- > 1;) {
-      std::string s = str(nest.sizes[dims[j]]);
-      src += ind + "const " + idx + " i" + str(dims[j]) + " = " + rem + " % " +
-             s + ";\n" + ind + rem + " /= " + s + ";\n";
-    }
-    src += ind + "const " + idx + " i" + str(dims[0]) + " = " + rem + ";\n";
-  }
-  std::string params(bool partials) const;
-  /// Body arguments: loaded inputs (as given) plus the loop indices.
-  bool body(const std::string &ind, std::vector<std::string> args,
-            llvm::SmallVectorImpl<std::string> &yields, std::string &error) {
-    if (k.getIndexed())
-      for (size_t d = 0; d < nest.sizes.size(); ++d)
-        args.push_back("(long long)i" + str(d));
-    return c::emitBody(k.getBodyBlock(), args, ind, src, yields, error);
-  }
-  std::string gridLoop(const std::string &var, const std::string &bound,
-                       bool perBlock) const {
-    if (perBlock)
-      return "for (" + idx + " " + var + " = blockIdx.x; " + var + " < " +
-             bound + "; " + var + " += gridDim.x) {\n";
-    return "for (" + idx + " " + var + " = blockIdx.x * (" + idx +
-           ")blockDim.x + threadIdx.x; " + var + " < " + bound + "; " + var +
-           " += (" + idx + ")gridDim.x * blockDim.x) {\n";
-  }
-  bool vectorizable() const;
-  int tiledLoop() const;
-  bool emitPointwise(bool vector, std::string &error);
-  bool emitTiled(size_t t, bool reduce, std::string &error);
-  bool reducesToScalars() const;
-  void blockReduce(const std::string &ind);
-  void storeAccumulators(const std::string &ind, int64_t splits,
-                         const std::string &split);
-  bool emitReduce(std::string &error);
-  bool isCascade(unsigned r) const;
-  void declareCascade(const std::string &ind);
-  void accumulate(const std::string &ind, unsigned r, const std::string &v);
-  void flushCascade(const std::string &ind);
-  void emitFinish();
-  void chooseIndexWidth();
+  return s.empty() ? "0" : s;
+}
 
-  mutable KernelOp k;
-  CudaKernel &out;
-  KernelOp::LoopNest nest;
-  std::vector<mlir::Type> types;
-  unsigned numIn = 0, numRes = 0;
-  bool hasDest = false;
-  std::string idx = "int", src, name;
-  std::vector<size_t> kept, reduced; // reductions: loops by result stride
-};
+void Emitter::decompose(const std::string &ind, const std::string &from,
+                        const std::vector<size_t> &dims, const char *rem) {
+  if (dims.empty())
+    return;
+  if (dims.size() == 1) {
+    src += ind + "const " + idx + " i" + str(dims[0]) + " = " + from + ";\n";
+    return;
+  }
+  src += ind + idx + " " + rem + " = " + from + ";\n";
+  // (The first loop takes what is left: the outermost size is not read.)
+  for (size_t j = dims.size(); j-- > 1;) {
+    std::string s = str(nest.sizes[dims[j]]);
+    src += ind + "const " + idx + " i" + str(dims[j]) + " = " + rem + " % " +
+           s + ";\n" + ind + rem + " /= " + s + ";\n";
+  }
+  src += ind + "const " + idx + " i" + str(dims[0]) + " = " + rem + ";\n";
+}
 
 std::string Emitter::params(bool partials) const {
   std::string s;
@@ -174,7 +126,25 @@ std::string Emitter::params(bool partials) const {
     for (unsigned r = 0; r < numRes; ++r)
       s += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ part" +
            str(r);
+  if (dynamic)
+    s += ",\n    long long n0";
   return s;
+}
+
+void Emitter::declareSize0() {
+  if (dynamic)
+    src += "  const " + idx + " size0 = (" + idx + ")n0;\n";
+}
+
+std::string Emitter::gridLoop(const std::string &var, const std::string &bound,
+                              bool perBlock, const std::string &start) const {
+  if (perBlock)
+    return "for (" + idx + " " + var + " = blockIdx.x; " + var + " < " + bound +
+           "; " + var + " += gridDim.x) {\n";
+  return "for (" + idx + " " + var + " = " +
+         (start.empty() ? "" : start + " + ") + "blockIdx.x * (" + idx +
+         ")blockDim.x + threadIdx.x; " + var + " < " + bound + "; " + var +
+         " += (" + idx + ")gridDim.x * blockDim.x) {\n";
 }
 
 void Emitter::chooseIndexWidth() {
@@ -193,7 +163,9 @@ void Emitter::chooseIndexWidth() {
 
 bool Emitter::vectorizable() const {
   size_t n = nest.sizes.size();
-  if (n == 0 || k.getIndexed() || k.getIndexMap() || nest.sizes[n - 1] % 4 != 0)
+  // (One loop: its last n0 % 4 points are a scalar tail.)
+  if (n == 0 || k.getIndexed() || k.getIndexMap() ||
+      (n > 1 && nest.sizes[n - 1] % 4 != 0))
     return false;
   bool someUnit = false;
   for (unsigned op = 0; op < nest.strides.size(); ++op) {
@@ -238,52 +210,60 @@ int Emitter::tiledLoop() const {
   return -1;
 }
 
+bool Emitter::emitPoint(const std::string &ind, std::string &error) {
+  std::vector<std::string> args;
+  // index_map (CudaIndexMap.cpp): the indexed operand after its index.
+  auto map = k.getIndexMap();
+  int mapped = map ? static_cast<int>((*map)[0]) : -1;
+  auto at = [&](unsigned op) {
+    return static_cast<int>(op) == mapped
+               ? c::indexedOffset(*map, offset(op), "a" + str((*map)[1]))
+               : offset(op);
+  };
+  for (unsigned pass = 0; pass < 2; ++pass)
+    for (unsigned op = 0; op < numIn; ++op)
+      if ((static_cast<int>(op) == mapped) == (pass == 1))
+        src += ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
+               " = " +
+               c::fromMemory(types[op], operandName(op) + "[" + at(op) + "]") +
+               ";\n";
+  for (unsigned op = 0; op < numIn; ++op)
+    args.push_back("a" + str(op));
+  llvm::SmallVector<std::string> yields;
+  if (!body(ind, args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numRes; ++r) {
+    unsigned op = numIn + r;
+    std::string element = operandName(op) + "[" + at(op) + "]";
+    src += ind +
+           (static_cast<int>(op) == mapped
+                ? c::indexedStore(*map, types[op], element, yields[r])
+                : element + " = " + c::toMemory(types[op], yields[r]) + ";") +
+           "\n";
+  }
+  return true;
+}
+
 bool Emitter::emitPointwise(bool vector, std::string &error) {
   size_t n = nest.sizes.size();
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < n; ++d)
-    dims.push_back(d);
+  std::vector<size_t> dims(n);
+  std::iota(dims.begin(), dims.end(), 0);
   const std::string ind = "    ";
-  int64_t work = vector ? out.numPoints / 4 : out.numPoints;
-  src += "  " + gridLoop("p", str(work), false);
-  decompose(ind, vector ? "p * 4" : "p", dims, "r");
-  llvm::SmallVector<std::string> yields;
+  declareSize0();
   if (!vector) {
-    std::vector<std::string> args;
-    // index_map (CudaIndexMap.cpp): the indexed operand after its index.
-    auto map = k.getIndexMap();
-    int mapped = map ? static_cast<int>((*map)[0]) : -1;
-    auto at = [&](unsigned op) {
-      return static_cast<int>(op) == mapped
-                 ? c::indexedOffset(*map, offset(op), "a" + str((*map)[1]))
-                 : offset(op);
-    };
-    for (unsigned pass = 0; pass < 2; ++pass)
-      for (unsigned op = 0; op < numIn; ++op)
-        if ((static_cast<int>(op) == mapped) == (pass == 1))
-          src +=
-              ind + "const " + c::scalarType(types[op]) + " a" + str(op) +
-              " = " +
-              c::fromMemory(types[op], operandName(op) + "[" + at(op) + "]") +
-              ";\n";
-    for (unsigned op = 0; op < numIn; ++op)
-      args.push_back("a" + str(op));
-    if (!body(ind, args, yields, error))
+    src += "  " + gridLoop("p", product(dims), false);
+    decompose(ind, "p", dims, "r");
+    if (!emitPoint(ind, error))
       return false;
-    for (unsigned r = 0; r < numRes; ++r) {
-      unsigned op = numIn + r;
-      std::string element = operandName(op) + "[" + at(op) + "]";
-      src += ind +
-             (static_cast<int>(op) == mapped
-                  ? c::indexedStore(*map, types[op], element, yields[r])
-                  : element + " = " + c::toMemory(types[op], yields[r]) + ";") +
-             "\n";
-    }
     src += "  }\n";
     return true;
   }
   // Four points per thread: unit-stride operands move as one vector,
-  // broadcast ones are loaded once.
+  // broadcast ones are loaded once. One loop (the innermost is the
+  // outermost): the vectors cover size0 / 4 * 4 points, then the tail.
+  bool tail = n == 1;
+  src += "  " + gridLoop("p", tail ? "size0 / 4" : product(dims, 4), false);
+  decompose(ind, "p * 4", dims, "r");
   std::vector<std::string> args;
   for (unsigned op = 0; op < numIn; ++op) {
     std::string mt = c::memoryType(types[op]), a = "a" + str(op);
@@ -302,6 +282,7 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
     src += ind + "StrataVec4<" + c::memoryType(types[numIn + r]) + "> o" +
            str(r) + ";\n";
   src += ind + "#pragma unroll\n" + ind + "for (int l = 0; l < 4; ++l) {\n";
+  llvm::SmallVector<std::string> yields;
   if (!body(ind + "  ", args, yields, error))
     return false;
   for (unsigned r = 0; r < numRes; ++r)
@@ -315,97 +296,13 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
            str(r) + ";\n";
   }
   src += "  }\n";
-  return true;
-}
-
-/// acc<r> = the block's combination of every thread's acc<r> (in thread 0).
-void Emitter::blockReduce(const std::string &ind) {
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (k.getCombiner(r).empty())
-      continue;
-    std::string t = c::scalarType(types[numIn + r]);
-    src += ind + "acc" + str(r) + " = strata_block_reduce<" +
-           c::combinerOp(k.getCombiner(r)) + ", " + t + ">(acc" + str(r) +
-           ", " + c::identity(k.getCombiner(r), types[numIn + r]) +
-           ", scratch" + str(r) + ");\n";
-  }
-}
-
-/// Stores each combining result's accumulator: into its result, or with
-/// `splits` > 1 into partial `split` of its output.
-void Emitter::storeAccumulators(const std::string &ind, int64_t splits,
-                                const std::string &split) {
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (k.getCombiner(r).empty())
-      continue;
-    unsigned op = numIn + r;
-    std::string v = c::toMemory(types[op], "acc" + str(r));
-    if (splits > 1)
-      src += ind + "part" + str(r) + "[(" + offset(op) + ") * " + str(splits) +
-             " + " + split + "] = " + v + ";\n";
-    else
-      src += ind + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
-  }
-}
-
-/// Result r sums the f32 operand of a marked `arith.extf` in f64.
-bool Emitter::isCascade(unsigned r) const {
-  if (k.getCombiner(r) != "sum")
+  if (!tail)
+    return true;
+  src += "  " + gridLoop("p", "size0", false, "size0 / 4 * 4");
+  decompose(ind, "p", dims, "r");
+  if (!emitPoint(ind, error))
     return false;
-  mlir::Value y = k.getBodyBlock().getTerminator()->getOperand(r);
-  auto ext = y.getDefiningOp<mlir::arith::ExtFOp>();
-  return ext && ext->hasAttr(strata::kCascadeAttrName) &&
-         ext.getIn().getType().isF32() && ext.getType().isF64();
-}
-
-/// The f32 partials of the cascade sums and their run counter.
-void Emitter::declareCascade(const std::string &ind) {
-  bool any = false;
-  for (unsigned r = 0; r < numRes; ++r)
-    if (isCascade(r)) {
-      src += ind + "float cacc" + str(r) + " = 0.0f;\n";
-      any = true;
-    }
-  if (any)
-    src += ind + "int crun = 0;\n";
-}
-
-/// acc<r> combined with the yielded `v`; a cascade sum adds the f32 value
-/// (`v` is its exact f64 widening) to its partial, and after the last
-/// cascade sum of the kernel every kCascadeRun points the partials join
-/// their accumulators.
-void Emitter::accumulate(const std::string &ind, unsigned r,
-                         const std::string &v) {
-  std::string a = "acc" + str(r);
-  if (!isCascade(r)) {
-    src += ind + a + " = " + c::combine(k.getCombiner(r), a, v) + ";\n";
-    return;
-  }
-  std::string p = "cacc" + str(r);
-  src += ind + p + " = " + p + " + (float)" + v + ";\n";
-  for (unsigned q = r + 1; q < numRes; ++q)
-    if (isCascade(q))
-      return;
-  src += ind + "if (++crun == " + str(kCascadeRun) + ") {\n";
-  flushCascade(ind + "  ");
-  src += ind + "  crun = 0;\n" + ind + "}\n";
-}
-
-/// acc<r> += cacc<r>, cacc<r> = 0 for every cascade sum.
-void Emitter::flushCascade(const std::string &ind) {
-  for (unsigned r = 0; r < numRes; ++r)
-    if (isCascade(r))
-      src += ind + "acc" + str(r) + " = acc" + str(r) + " + (double)cacc" +
-             str(r) + ";\n" + ind + "cacc" + str(r) + " = 0.0f;\n";
-}
-
-/// Every combining result is a scalar (all its strides are 0).
-bool Emitter::reducesToScalars() const {
-  for (unsigned r = 0; r < numRes; ++r)
-    if (!k.getCombiner(r).empty())
-      for (int64_t st : nest.strides[numIn + r])
-        if (st != 0)
-          return false;
+  src += "  }\n";
   return true;
 }
 
@@ -444,13 +341,24 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   if (reduce)
     declareCascade("  ");
   std::string it = "i" + str(t), ii = "i" + str(inner);
-  std::string st = str(nest.sizes[t]), si = str(nest.sizes[inner]);
-  src += "  " + gridLoop("b", str(tiles), true);
+  std::string st = isDynamic(t) ? "size0" : str(nest.sizes[t]);
+  std::string si = str(nest.sizes[inner]);
+  // size0 is the tiled loop's (its tiles counted in the kernel) or the
+  // outermost of the rest.
+  declareSize0();
+  std::string tilesAlongT = isDynamic(t) ? "tilesT" : str(tilesT);
+  if (isDynamic(t))
+    src += "  const " + idx + " tilesT = (size0 + 31) / 32;\n";
+  std::string allTiles = isDynamic(t) ? "tilesT * " + str(restSize * tilesI)
+                         : !rest.empty() && isDynamic(rest[0])
+                             ? product(rest) + " * " + str(tilesT * tilesI)
+                             : str(tiles);
+  src += "  " + gridLoop("b", allTiles, true);
   src += "    " + idx + " r = b;\n";
-  src += "    const " + idx + " n0 = r % " + str(tilesI) + " * 32;\n";
+  src += "    const " + idx + " j0 = r % " + str(tilesI) + " * 32;\n";
   src += "    r /= " + str(tilesI) + ";\n";
-  src += "    const " + idx + " t0 = r % " + str(tilesT) + " * 32;\n";
-  src += "    r /= " + str(tilesT) + ";\n";
+  src += "    const " + idx + " t0 = r % " + tilesAlongT + " * 32;\n";
+  src += "    r /= " + tilesAlongT + ";\n";
   decompose("    ", "r", rest, "q");
   // Phase 1: staged inputs, threadIdx.x along loop t (coalesced for them).
   auto phase = [&](const char *what, bool xAlongT) {
@@ -458,7 +366,7 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
     src += "    for (int k = threadIdx.y; k < 32; k += blockDim.y) {\n";
     src += "      const " + idx + " " + it + " = t0 + " +
            (xAlongT ? "threadIdx.x" : "k") + ";\n";
-    src += "      const " + idx + " " + ii + " = n0 + " +
+    src += "      const " + idx + " " + ii + " = j0 + " +
            (xAlongT ? "k" : "threadIdx.x") + ";\n";
     src += "      if (" + it + " < " + st + " && " + ii + " < " + si + ") {\n";
   };
@@ -532,143 +440,6 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   return true;
 }
 
-bool Emitter::emitReduce(std::string &error) {
-  size_t n = nest.sizes.size();
-  int64_t m = 1, l = 1;
-  // Results with combiner `none` (sibling fusion) are written at every
-  // point the loops visit, each exactly once; the others reduce.
-  auto reduces = [&](unsigned r) { return !k.getCombiner(r).empty(); };
-  unsigned first = 0;
-  while (!reduces(first))
-    ++first;
-  for (size_t d = 0; d < n; ++d) {
-    if (nest.strides[numIn + first][d] != 0 || nest.sizes[d] == 1) {
-      kept.push_back(d);
-      m *= nest.sizes[d];
-    } else {
-      reduced.push_back(d);
-      l *= nest.sizes[d];
-    }
-  }
-  bool row = !reduced.empty() && reduced.back() == n - 1 && l >= 32;
-  out.kind = row ? CudaKernelKind::RowReduce : CudaKernelKind::ColumnReduce;
-  out.outputs = m;
-  int64_t groups = row ? m : ceilDiv(m, 32);
-  int64_t minSplit = row ? 4096 : 64;
-  if (groups < 1024 && l >= 2 * minSplit)
-    out.splits = std::min(ceilDiv(2048, groups), ceilDiv(l, minSplit));
-  int64_t s = out.splits, chunk = ceilDiv(l, s);
-  chooseIndexWidth();
-  const std::string ind = "      ";
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (!reduces(r))
-      continue;
-    std::string t = c::scalarType(types[numIn + r]);
-    src += row ? "  __shared__ " + t + " scratch" + str(r) + "[32];\n"
-               : "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
-  }
-  src += "  " + gridLoop("b", str(groups * s), true);
-  std::string g = s > 1 ? "b / " + str(s) : "b";
-  src += "    const " + idx + " s = " + (s > 1 ? "b % " + str(s) : "0") + ";\n";
-  if (row)
-    decompose("    ", g, kept, "r");
-  else {
-    src += "    const " + idx + " o = " + g + " * 32 + threadIdx.x;\n";
-    decompose("    ", "o", kept, "r");
-  }
-  src += "    const " + idx + " jEnd = min((" + idx + ")" + str(l) + ", s * " +
-         str(chunk) + " + " + str(chunk) + ");\n";
-  for (unsigned r = 0; r < numRes; ++r)
-    if (reduces(r))
-      src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) +
-             " = " + c::identity(k.getCombiner(r), types[numIn + r]) + ";\n";
-  declareCascade("    ");
-  std::string lane = row ? "threadIdx.x" : "threadIdx.y";
-  std::string step = row ? "blockDim.x" : "blockDim.y";
-  std::string open = row ? "    {\n" : "    if (o < " + str(m) + ") {\n";
-  src += open + "      for (" + idx + " j = s * " + str(chunk) + " + " + lane +
-         "; j < jEnd; j += " + step + ") {\n";
-  decompose(ind + "  ", "j", reduced, "q");
-  std::vector<std::string> args;
-  for (unsigned op = 0; op < numIn; ++op) {
-    src += ind + "  const " + c::scalarType(types[op]) + " a" + str(op) +
-           " = " + load(op) + ";\n";
-    args.push_back("a" + str(op));
-  }
-  llvm::SmallVector<std::string> yields;
-  if (!body(ind + "  ", args, yields, error))
-    return false;
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (reduces(r))
-      accumulate(ind + "  ", r, yields[r]);
-    else
-      src += ind + "  " + operandName(numIn + r) + "[" + offset(numIn + r) +
-             "] = " + c::toMemory(types[numIn + r], yields[r]) + ";\n";
-  }
-  src += "      }\n";
-  flushCascade(ind);
-  src += "    }\n";
-  if (row) {
-    blockReduce("    ");
-    src += "    if (threadIdx.x == 0) {\n";
-    storeAccumulators("      ", s, "s");
-    src += "    }\n  }\n";
-    out.blockX = 256;
-  } else {
-    for (unsigned r = 0; r < numRes; ++r)
-      if (reduces(r))
-        src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" +
-               str(r) + ";\n";
-    src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + str(m) +
-           ") {\n";
-    src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
-    for (unsigned r = 0; r < numRes; ++r)
-      if (reduces(r))
-        src += "        acc" + str(r) + " = " +
-               c::combine(k.getCombiner(r), "acc" + str(r),
-                          "red" + str(r) + "[y][threadIdx.x]") +
-               ";\n";
-    src += "      }\n";
-    storeAccumulators("      ", s, "s");
-    src += "    }\n    __syncthreads();\n  }\n";
-    out.blockX = 32;
-    out.blockY = 8;
-  }
-  out.gridX = std::min(groups * s, kMaxGrid);
-  return true;
-}
-
-/// Combines the partials of a split reduction, in order, into the results.
-void Emitter::emitFinish() {
-  int64_t m = out.outputs, s = out.splits;
-  out.finishName = name + "_finish";
-  out.finishGrid = std::min(ceilDiv(m, 256), kMaxGrid);
-  src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" +
-         out.finishName + "(";
-  for (unsigned r = 0; r < numRes; ++r)
-    src += (r ? ",\n    " : "") + std::string("const ") +
-           c::memoryType(types[numIn + r]) + " *__restrict__ part" + str(r);
-  for (unsigned r = 0; r < numRes; ++r)
-    src += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ out" +
-           str(r);
-  src += ") {\n  " + gridLoop("o", str(m), false);
-  for (unsigned r = 0; r < numRes; ++r) {
-    if (k.getCombiner(r).empty())
-      continue; // written by the main kernel (its part is unused)
-    mlir::Type t = types[numIn + r];
-    std::string a = "acc" + str(r), p = "part" + str(r);
-    src += "    " + c::scalarType(t) + " " + a + " = " +
-           c::fromMemory(t, p + "[o * " + str(s) + "]") + ";\n";
-    src += "    for (" + idx + " s = 1; s < " + str(s) + "; ++s)\n      " + a +
-           " = " +
-           c::combine(k.getCombiner(r), a,
-                      c::fromMemory(t, p + "[o * " + str(s) + " + s]")) +
-           ";\n";
-    src += "    out" + str(r) + "[o] = " + c::toMemory(t, a) + ";\n";
-  }
-  src += "  }\n}\n";
-}
-
 bool Emitter::run(const std::string &entry, std::string &error) {
   name = entry;
   numIn = k.getInputs().size();
@@ -690,6 +461,9 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   out.numPoints = 1;
   for (int64_t s : nest.sizes)
     out.numPoints *= s;
+  dynamic = !nest.sizes.empty();
+  out.outerArg = dynamic;
+  out.outerSize = dynamic ? nest.sizes[0] : 0;
   bool reduces = false;
   for (unsigned r = 0; r < numRes; ++r)
     reduces |= !k.getCombiner(r).empty();
@@ -724,9 +498,11 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   }
   std::swap(src, bodySrc);
   src = c::prelude();
+  // (What the code depends on, and nothing else: no outermost size.)
   src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +
-         ", loops " + list(nest.sizes) + ", " + str(out.numPoints) +
-         " points, " + (out.index64 ? "64" : "32") + "-bit indices";
+         ", loops " + list(nest.sizes, dynamic) + ", " +
+         (dynamic ? "" : str(out.numPoints) + " points, ") +
+         (out.index64 ? "64" : "32") + "-bit indices";
   if (out.splits > 1)
     src += ", " + str(out.splits) + " splits per output";
   src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
@@ -736,8 +512,6 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   out.source = src;
   return true;
 }
-
-} // namespace
 
 const char *strata::codegen::cudaKernelKindName(CudaKernelKind kind) {
   switch (kind) {
@@ -768,8 +542,16 @@ bool strata::codegen::emitKernelCUDA(mlir::Operation *kernelOp,
   return emitter.run(name, error);
 }
 
+std::string strata::codegen::cudaKernelCodeKey(mlir::Operation *kernelOp) {
+  CudaKernel emitted;
+  std::string error;
+  if (!emitKernelCUDA(kernelOp, "strata_kernel", emitted, error))
+    return "";
+  return emitted.source;
+}
+
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
 const char *strata::codegen::cudaEmitterBuildId() {
-  return "cuda-emitter-5";
-} // 5: scans
+  return "cuda-emitter-6";
+} // 5: scans; 6: the outermost trip count is a parameter

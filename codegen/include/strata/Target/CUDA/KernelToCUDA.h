@@ -1,15 +1,27 @@
 //===- KernelToCUDA.h - strata.kernel to CUDA C -----------------*- C++ -*-===//
 //
 // Emits one CUDA C translation unit per strata.kernel (NVRTC compiles it to
-// PTX). Static sizes, strides and offsets become constants. The calling
-// convention of the entry `name`:
+// PTX). Strides, offsets and every loop size but the outermost become
+// constants. The calling convention of the entry `name`:
 //   extern "C" __global__ void name(const T0 *in0, ..., R0 *out0, ...,
-//                                   [const void *dest,] [R0 *part0, ...])
+//                                   [const void *dest,] [R0 *part0, ...,]
+//                                   [long long n0])
 // one pointer per loop operand (inputs, results, dest: the base address of
 // its storage root, as in KernelOp::getLoopNest), then, for a split
-// reduction, one partial buffer per result of `outputs * splits` elements.
-// A split reduction also has `name_finish(const R0 *part0, ..., R0 *out0,
-// ...)`, launched after the entry, which combines the partials in order.
+// reduction, one partial buffer per result of `outputs * splits` elements,
+// then, when `outerArg` is set (every kernel with a loop but scans), the
+// outermost loop's trip count `outerSize`. A split reduction also has
+// `name_finish(const R0 *part0, ..., R0 *out0, ..., [long long n0])`,
+// launched after the entry, which combines the partials in order.
+// The source holds no outermost trip count when `outerArg` is set, only what
+// the emitter decided from it: the kind (a one-point outermost loop is not
+// tiled; a one-loop reduction of fewer than 32 points is a column one),
+// 32- or 64-bit indices, a reduction's split count and a tiled-reduce
+// kernel's number of partials. So kernels that differ in their outermost
+// size alone, and whose decisions agree, have equal sources and share one
+// PTX (cudaKernelCodeKey); the launch shape (grid, outputs) is computed
+// from the actual sizes each time a kernel is emitted. Scans keep every
+// size in their source.
 // No MLIR or LLVM in this header.
 //
 //===----------------------------------------------------------------------===//
@@ -52,6 +64,10 @@ struct CudaKernel {
   int64_t finishGrid = 1;
   /// Index arithmetic in 64 bits (sizes or offsets beyond 2^31).
   bool index64 = false;
+  /// The entries take the outermost loop's trip count as their last
+  /// parameter (`long long n0`); pass `outerSize`.
+  bool outerArg = false;
+  int64_t outerSize = 0;
 };
 
 /// Fills `out` for kernel `kernelOp` (a strata.kernel) with entry `name`;
@@ -59,6 +75,12 @@ struct CudaKernel {
 /// Deterministic: the same kernel gives the same text.
 bool emitKernelCUDA(mlir::Operation *kernelOp, const std::string &name,
                     CudaKernel &out, std::string &error);
+
+/// The PTX cache's key of a kernel (what its PTX depends on, beside the CPU's
+/// kernelCodeKey): its CUDA C with entry `strata_kernel`, which leaves out
+/// the outermost trip count (see the top of this file); "" when the kernel
+/// cannot be emitted. kernelPTX keys the source it emits the same way.
+std::string cudaKernelCodeKey(mlir::Operation *kernelOp);
 
 /// Changes whenever the CUDA emitter is rebuilt (part of PTX cache keys).
 const char *cudaEmitterBuildId();
