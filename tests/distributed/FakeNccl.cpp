@@ -338,17 +338,24 @@ Result ncclCommAbort(Comm *c) {
   return kSuccess;
 }
 
-Result ncclAllReduce(const void *send, void *recv, size_t count, int type,
-                     int op, Comm *c, void *stream) {
+/// Reduces `send`'s `count` x size elements across ranks; `recv` gets
+/// `keep` of them from element `from`.
+Result reduceInto(const void *send, void *recv, size_t count, size_t from,
+                  size_t keep, int type, int op, Comm *c, void *stream) {
   if (!valid(c, type, op))
     return kInvalidArgument;
   ++gCollectives;
-  size_t bytes = count * sizeOf(type);
+  size_t e = sizeOf(type);
   return c->enqueue([=] {
-    std::vector<char> host = toHost(send, bytes, stream);
+    std::vector<char> host = toHost(send, count * e, stream);
     reduce(c, host.data(), count, type, op);
-    toDevice(recv, host.data(), bytes, stream);
+    toDevice(recv, host.data() + from * e, keep * e, stream);
   });
+}
+
+Result ncclAllReduce(const void *send, void *recv, size_t count, int type,
+                     int op, Comm *c, void *stream) {
+  return reduceInto(send, recv, count, 0, count, type, op, c, stream);
 }
 
 Result ncclBroadcast(const void *send, void *recv, size_t count, int type,
@@ -396,15 +403,10 @@ Result ncclAllGather(const void *send, void *recv, size_t count, int type,
 
 Result ncclReduceScatter(const void *send, void *recv, size_t count, int type,
                          int op, Comm *c, void *stream) {
-  if (!valid(c, type, op))
+  if (!c)
     return kInvalidArgument;
-  ++gCollectives;
-  size_t bytes = count * sizeOf(type);
-  return c->enqueue([=] {
-    std::vector<char> host = toHost(send, bytes * c->size, stream);
-    reduce(c, host.data(), count * c->size, type, op);
-    toDevice(recv, host.data() + bytes * c->rank, bytes, stream);
-  });
+  return reduceInto(send, recv, count * c->size, count * c->rank, count, type,
+                    op, c, stream);
 }
 
 Result ncclGroupStart() { return kSuccess; }

@@ -218,10 +218,27 @@ template <typename F> void dispatch(DType t, F &&f) {
   }
 }
 
-template <typename T> void divideBy(void *p, size_t n, int size) {
-  T *x = static_cast<T *>(p);
-  for (size_t i = 0; i < n; ++i)
-    x[i] /= static_cast<T>(size);
+/// The gloo run of an allreduce of the `n` elements at `p`; AVG divides
+/// the `avgCount` elements from `avgFrom` (the part a rank keeps) by the
+/// world size.
+std::function<void()> glooAllreduce(Group *gp, void *p, size_t n, DType dt,
+                                    ReduceOp op, uint32_t tag, size_t avgFrom,
+                                    size_t avgCount) {
+  return [=]() {
+    if (n == 0 || gp->size == 1)
+      return;
+    dispatch(dt, [&]<typename T>() {
+      gloo::AllreduceOptions opts(gp->context);
+      opts.setOutput(static_cast<T *>(p), n);
+      opts.setReduceFunction(reduceFn<T>(op));
+      opts.setTag(tag);
+      gloo::allreduce(opts);
+      if constexpr (std::is_floating_point_v<T>)
+        if (op == ReduceOp::AVG)
+          for (size_t i = avgFrom; i < avgFrom + avgCount; ++i)
+            static_cast<T *>(p)[i] /= static_cast<T>(gp->size);
+    });
+  };
 }
 
 /// Queues `w` on the group's worker (after its signature check) and, unless
@@ -345,21 +362,7 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
   if (tensor.device(loc).is_cuda())
     w->run = ncclWork(gp, NcclOp::AllReduce, p, p, n, dt, op, -1, what);
   else
-    w->run = [gp, p, n, dt, op, tag]() {
-      if (n == 0 || gp->size == 1)
-        return;
-      dispatch(dt, [&]<typename T>() {
-        gloo::AllreduceOptions opts(gp->context);
-        opts.setOutput(static_cast<T *>(p), n);
-        opts.setReduceFunction(reduceFn<T>(op));
-        opts.setTag(tag);
-        gloo::allreduce(opts);
-        if (op == ReduceOp::AVG) {
-          if constexpr (std::is_floating_point_v<T>)
-            divideBy<T>(p, n, gp->size);
-        }
-      });
-    };
+    w->run = glooAllreduce(gp, p, n, dt, op, tag, 0, n);
   return submit(
       g, w,
       signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1, 1, loc),
@@ -528,22 +531,7 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
         ncclWork(gp, NcclOp::ReduceScatter, b, pointerTo(output, *w, true, loc),
                  numel, dt, op, -1, what);
   else
-    w->run = [gp, b, total, numel, dt, op, tag]() {
-      if (numel == 0 || gp->size == 1)
-        return;
-      dispatch(dt, [&]<typename T>() {
-        gloo::AllreduceOptions opts(gp->context);
-        opts.setOutput(static_cast<T *>(b), total);
-        opts.setReduceFunction(reduceFn<T>(op));
-        opts.setTag(tag);
-        gloo::allreduce(opts);
-        if (op == ReduceOp::AVG) {
-          if constexpr (std::is_floating_point_v<T>)
-            divideBy<T>(static_cast<T *>(b) + gp->rank * numel,
-                        static_cast<size_t>(numel), gp->size);
-        }
-      });
-    };
+    w->run = glooAllreduce(gp, b, total, dt, op, tag, rank * numel, numel);
   return submit(g, w,
                 signatureOf(kReduceScatter, &output, static_cast<int64_t>(op),
                             -1, static_cast<int64_t>(input_list.size()), loc),
