@@ -60,11 +60,16 @@ TEST(DistributedErrorCatalogue, Initialization) {
     CASE("D08", "init_process_group: unsupported init_method 'tcp://x'", dist::init_process_group("gloo", "tcp://x", t, 1, 0)),
     CASE("D09", "init_process_group: the timeout must be positive, but got 0 ms", dist::init_process_group("gloo", "env://", std::chrono::milliseconds(0), 1, 0)),
     CASE("D18", "DistributedDataParallel: Default process group has not been initialized", dist::DistributedDataParallel ddp(nn::Linear(2, 2))),
+    CASE("D21", "init_process_group: the nccl backend expected NCCL's entry point ncclGetUniqueId in libm.so.6, but the library lacks it", ::setenv("STRATA_NCCL_LIBRARY", "libm.so.6", 1); dist::init_process_group("nccl")),
+    // The fake NCCL loads; the CUDA driver (first loaded here) does not.
+    CASE("D22", "init_process_group: the nccl backend needs a CUDA device (no CUDA device: ", ::setenv("STRATA_NCCL_LIBRARY", STRATA_FAKE_NCCL, 1); ::setenv("STRATA_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1); dist::init_process_group("nccl")),
   };
   // clang-format on
   for (const Case &c : cases)
     expectCase(c);
   ::unsetenv("RANK");
+  ::unsetenv("STRATA_NCCL_LIBRARY");
+  ::unsetenv("STRATA_CUDA_DRIVER");
 }
 
 TEST(DistributedErrorCatalogue, Collectives) {
@@ -85,7 +90,7 @@ TEST(DistributedErrorCatalogue, Collectives) {
   // clang-format off
   std::vector<Case> cases = {
     CASE("D10", "init_process_group: trying to initialize the default process group twice!", dist::init_process_group("gloo", "env://", std::chrono::seconds(1), 1, 0)),
-    CASE("D11", "all_reduce: the gloo backend takes CPU tensors, but got a tensor on cuda:0", dist::all_reduce(from_dlpack(&cuda))),
+    CASE("D11", "all_reduce: the gloo backend takes CPU tensors, but got a tensor on cuda:0; collectives on CUDA tensors need backend \"nccl\"", dist::all_reduce(from_dlpack(&cuda))),
     CASE("D12", "broadcast: expected a defined tensor, but got an undefined one", dist::broadcast(Tensor(), 0)),
     CASE("D13", "all_reduce: ReduceOp.AVG needs a floating-point tensor, but got torch.int64", dist::all_reduce(i, dist::ReduceOp::AVG)),
     CASE("D14", "broadcast: src must be a rank in [0, 1), but got 1", dist::broadcast(f, 1)),

@@ -33,6 +33,14 @@ CASES = {
     "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "
                    "module has parameters of other number, shapes or dtypes"),
     "file-store": (2, [0, 1], [], "OK"),
+    # The nccl backend (strata-dist-nccl on the fake NCCL, whose own gloo
+    # waits 30 s): the deadline aborts the communicator; a lost peer is
+    # NCCL's async error; the signature check names the device.
+    "nccl-hang": (2, [0, 1], [0], "timed out after 3000 ms waiting for the "
+                  "other ranks [nccl: the communicator was aborted]"),
+    "nccl-exit-early": (2, [0, 1], [0], "NCCL communicator failed"),
+    "nccl-shape": (2, [0, 1], [0, 1], "and dtype torch.float32 on cuda:0, "
+                   "op sum, rank 1 called all_reduce of a tensor of shape [4]"),
 }
 
 

@@ -19,6 +19,12 @@
 #    (views, broadcasting, reductions, writes through views; large
 #    dimensions) on the CUDA engine against the reference evaluator, and
 #    every 5th program's gradients on cuda:0 against the CPU's;
+# 3c. runs strata-dist-nccl (tests/distributed/NcclTest.cpp) with the real
+#    NCCL, one rank per GPU (CUDA_VISIBLE_DEVICES=LOCAL_RANK): every
+#    collective on CUDA tensors and a DDP step against the CPU; skipped
+#    with a message where libnccl.so.2 ($STRATA_NCCL_LIBRARY) does not load
+#    or strata_distributed was not built (no gloo/libtorch; not in the
+#    bundle);
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
@@ -233,9 +239,12 @@ if [ "$PREBUILT" = 0 ]; then
     echo "       CUDAToolkit_ROOT=/usr/local/cuda and rerun"
     exit 1
   fi
+  DIST=()
+  grep -q "^STRATA_DISTRIBUTED:INTERNAL=ON" "$BUILD/CMakeCache.txt" &&
+    DIST=(strata-dist-nccl strata-launch)
   run timeout "$(limit 330)" cmake --build "$BUILD" -j16 --target strata-run \
     strata-translate strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke \
-    strata-fuzz-programs
+    strata-fuzz-programs "${DIST[@]}"
 fi
 [ -n "$BUNDLE" ] || BIN="$BUILD/bin"
 
@@ -305,6 +314,26 @@ if have_time 60 strata-fuzz-programs &&
    ! run timeout "$(limit 70)" "$BIN/strata-fuzz-programs" --cuda --large \
        --grad-every 5 --seconds 40 --seed 9000; then
   FAILED+=("strata-fuzz-programs")
+fi
+
+step "NCCL: collectives on CUDA tensors, one rank per GPU"
+NCCL_LIB=${STRATA_NCCL_LIBRARY:-libnccl.so.2}
+GPUS=$(timeout 30 nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
+if [ ! -x "$BIN/strata-dist-nccl" ] || [ ! -x "$BIN/strata-launch" ]; then
+  echo "SKIPPED: strata-dist-nccl is not in $BIN (strata_distributed needs"
+  echo "         gloo and libtorch at build time; the GPU bundle has none)"
+elif ! python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' \
+       "$NCCL_LIB" 2>/dev/null; then
+  echo "SKIPPED: $NCCL_LIB could not be loaded (install NCCL: libnccl2)"
+elif [ "${GPUS:-0}" -lt 1 ]; then
+  echo "SKIPPED: nvidia-smi lists no GPU"
+elif have_time 40 strata-dist-nccl; then
+  # strata drives cuda:0: each rank sees its own GPU as cuda:0.
+  if ! run timeout "$(limit 120)" "$BIN/strata-launch" --nproc-per-node \
+       "$GPUS" bash -c 'CUDA_VISIBLE_DEVICES=$LOCAL_RANK exec "$0"' \
+       "$BIN/strata-dist-nccl"; then
+    FAILED+=("strata-dist-nccl")
+  fi
 fi
 
 step "bandwidth: device copy vs strata workloads (a)-(h)"

@@ -1,9 +1,10 @@
 //===- distributed.h - torch.distributed: process groups, collectives -*- C++
 //-*-===//
 //
-// PyTorch's c10d API over Gloo (CPU tensors, TCP): a process group made from
-// the environment torchrun sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT;
-// rendezvous through PyTorch's own c10d::TCPStore) or from a shared
+// PyTorch's c10d API over Gloo (CPU tensors, TCP) and NCCL (CUDA tensors,
+// loaded at run time): a process group made from the environment torchrun
+// sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; rendezvous through
+// PyTorch's own c10d::TCPStore) or from a shared
 // directory ("file:///path"), and the collectives with PyTorch's names.
 // Not part of strata::strata: link strata::distributed (docs/distributed.md).
 //
@@ -63,8 +64,10 @@ private:
 };
 
 /// Joins the default process group (torch.distributed.init_process_group):
-/// `backend` "gloo" (CPU tensors); "nccl" loads libnccl.so.2 at run time
-/// and, not implemented yet, throws a strata::Error saying what is missing;
+/// `backend` "gloo" (CPU tensors) or "nccl" (PyTorch's "cpu:gloo,cuda:nccl":
+/// CUDA tensors on NCCL, libnccl.so.2 loaded at run time, a strata::Error
+/// saying what to install where it or a CUDA device is missing; CPU tensors
+/// on gloo);
 /// `init_method` "env://" (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the
 /// environment; rank 0 hosts the store) or "file:///DIR" (a directory every
 /// rank sees, empty at the start). `world_size` and `rank` override the
@@ -85,13 +88,14 @@ void destroy_process_group(SourceLoc loc = SourceLoc::current());
 int64_t get_rank(SourceLoc loc = SourceLoc::current());
 /// The number of processes in the group.
 int64_t get_world_size(SourceLoc loc = SourceLoc::current());
-/// "gloo".
+/// "gloo" or "nccl", as given to init_process_group.
 std::string get_backend(SourceLoc loc = SourceLoc::current());
 
 /// Reduces `tensor` across ranks with `op`; every rank gets the result in
-/// place. Any strided CPU tensor (AVG: floating dtypes only); pending
-/// tensors are evaluated first; every rank must give the same shape and
-/// dtype (checked: a strata::Error on every rank otherwise).
+/// place. Any strided CPU tensor, or CUDA tensor with backend "nccl" (AVG:
+/// floating dtypes only); pending tensors are evaluated first; every rank
+/// must give the same shape, dtype and device (checked: a strata::Error on
+/// every rank otherwise).
 Work all_reduce(const Tensor &tensor, ReduceOp op = ReduceOp::SUM,
                 bool async_op = false, SourceLoc loc = SourceLoc::current());
 /// Copies rank `src`'s `tensor` into every other rank's, in place.

@@ -8,10 +8,12 @@
 // write, seen by the version counter). Before the data, every rank's (op,
 // dtype, shape, root) is all-gathered and compared, so a mismatch is an
 // error on every rank rather than a hang or corrupted data. gloo does the
-// communication (allreduce, broadcast, allgather, barrier).
+// communication (allreduce, broadcast, allgather, barrier); with backend
+// "nccl", NCCL does it for CUDA tensors (Nccl.h), on the same pointers.
 //
 //===----------------------------------------------------------------------===//
 #include "Group.h"
+#include "Nccl.h"
 
 #include "strata/strata.h"
 
@@ -46,19 +48,31 @@ enum OpCode : int64_t {
   kBarrier = 5
 };
 
-void checkTensor(const char *what, const Tensor &t, const SourceLoc &loc) {
+/// A CPU tensor, or a CUDA one in a group with backend "nccl"; also on
+/// `like`'s device when given (one collective runs on gloo or on NCCL).
+void checkTensor(const Group &g, const char *what, const Tensor &t,
+                 const SourceLoc &loc, const Tensor *like = nullptr) {
   if (!t.defined())
     fail(std::string(what) + ": expected a defined tensor, but got an "
                              "undefined one",
          "pass a tensor made by a factory or an op", loc);
-  if (t.device(loc).type() != Device::Type::CPU)
+  Device d = t.device(loc);
+  if (!d.is_cpu() && !g.nccl)
     fail(std::string(what) +
              ": the gloo backend takes CPU tensors, but got "
              "a tensor on " +
-             t.device(loc).str() +
-             "; collectives on CUDA tensors need the nccl backend, which "
-             "strata does not implement yet",
-         "move the tensor with .to(kCPU) before the collective", loc);
+             d.str() + "; collectives on CUDA tensors need backend \"nccl\"",
+         "move the tensor with .to(kCPU) before the collective, or join "
+         "with init_process_group(\"nccl\")",
+         loc);
+  if (like && !(like->device(loc) == d))
+    fail(std::string(what) +
+             ": every tensor must be on one device, but got "
+             "one on " +
+             d.str() + " and one on " + like->device(loc).str(),
+         "move them to one device with .to() (CUDA tensors run on NCCL, CPU "
+         "tensors on gloo)",
+         loc);
 }
 
 /// A raw pointer to `t`'s elements in row-major order: `t`'s own when it
@@ -117,6 +131,7 @@ Signature signatureOf(OpCode op, const Tensor *t, int64_t reduce, int64_t root,
     s.dtype = static_cast<int64_t>(t->dtype(loc));
     s.numel = t->numel(loc);
     s.ndim = t->dim(loc);
+    s.cuda = t->device(loc).is_cuda();
     const Shape &sizes = t->sizes(loc);
     for (int64_t d = 0; d < std::min<int64_t>(s.ndim, Signature::kMaxDims); ++d)
       s.sizes[d] = sizes[d];
@@ -137,6 +152,7 @@ void checkSignature(Group &g, const Signature &s, const std::string &what,
   mine[5] = s.numel;
   mine[6] = s.ndim;
   std::copy_n(s.sizes, Signature::kMaxDims, mine.begin() + 7);
+  mine[7 + Signature::kMaxDims] = s.cuda;
   gloo::AllgatherOptions opts(g.context);
   opts.setInput(mine.data(), mine.size());
   opts.setOutput(all.data(), all.size());
@@ -202,10 +218,27 @@ template <typename F> void dispatch(DType t, F &&f) {
   }
 }
 
-template <typename T> void divideBy(void *p, size_t n, int size) {
-  T *x = static_cast<T *>(p);
-  for (size_t i = 0; i < n; ++i)
-    x[i] /= static_cast<T>(size);
+/// The gloo run of an allreduce of the `n` elements at `p`; AVG divides
+/// the `avgCount` elements from `avgFrom` (the part a rank keeps) by the
+/// world size.
+std::function<void()> glooAllreduce(Group *gp, void *p, size_t n, DType dt,
+                                    ReduceOp op, uint32_t tag, size_t avgFrom,
+                                    size_t avgCount) {
+  return [=]() {
+    if (n == 0 || gp->size == 1)
+      return;
+    dispatch(dt, [&]<typename T>() {
+      gloo::AllreduceOptions opts(gp->context);
+      opts.setOutput(static_cast<T *>(p), n);
+      opts.setReduceFunction(reduceFn<T>(op));
+      opts.setTag(tag);
+      gloo::allreduce(opts);
+      if constexpr (std::is_floating_point_v<T>)
+        if (op == ReduceOp::AVG)
+          for (size_t i = avgFrom; i < avgFrom + avgCount; ++i)
+            static_cast<T *>(p)[i] /= static_cast<T>(gp->size);
+    });
+  };
 }
 
 /// Queues `w` on the group's worker (after its signature check) and, unless
@@ -285,16 +318,16 @@ std::shared_ptr<Work::State> newState(Group &g, const char *what,
   return w;
 }
 
-void checkList(const char *what, const std::vector<Tensor> &list,
-               const Tensor &like, int size, const char *listName,
-               const SourceLoc &loc) {
+void checkList(const Group &g, const char *what,
+               const std::vector<Tensor> &list, const Tensor &like, int size,
+               const char *listName, const SourceLoc &loc) {
   if (static_cast<int>(list.size()) != size)
     fail(std::string(what) + ": " + listName + " must have world size (" +
              std::to_string(size) + ") tensors, but got " +
              std::to_string(list.size()),
          "give one tensor per rank", loc);
   for (size_t k = 0; k < list.size(); ++k) {
-    checkTensor(what, list[k], loc);
+    checkTensor(g, what, list[k], loc, &like);
     if (list[k].sizes(loc) != like.sizes(loc) ||
         list[k].dtype(loc) != like.dtype(loc))
       fail(std::string(what) + ": " + listName + "[" + std::to_string(k) +
@@ -313,7 +346,7 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
                 SourceLoc loc) {
   const char *what = "all_reduce";
   Group &g = group(what, loc);
-  checkTensor(what, tensor, loc);
+  checkTensor(g, what, tensor, loc);
   DType dt = tensor.dtype(loc);
   if (op == ReduceOp::AVG && !isFloatingPoint(dt))
     fail(std::string(what) +
@@ -326,21 +359,10 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
   size_t n = static_cast<size_t>(tensor.numel(loc));
   uint32_t tag = takeTag(g);
   Group *gp = &g;
-  w->run = [gp, p, n, dt, op, tag]() {
-    if (n == 0 || gp->size == 1)
-      return;
-    dispatch(dt, [&]<typename T>() {
-      gloo::AllreduceOptions opts(gp->context);
-      opts.setOutput(static_cast<T *>(p), n);
-      opts.setReduceFunction(reduceFn<T>(op));
-      opts.setTag(tag);
-      gloo::allreduce(opts);
-      if (op == ReduceOp::AVG) {
-        if constexpr (std::is_floating_point_v<T>)
-          divideBy<T>(p, n, gp->size);
-      }
-    });
-  };
+  if (tensor.device(loc).is_cuda())
+    w->run = ncclWork(gp, NcclOp::AllReduce, p, p, n, dt, op, -1, what);
+  else
+    w->run = glooAllreduce(gp, p, n, dt, op, tag, 0, n);
   return submit(
       g, w,
       signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1, 1, loc),
@@ -351,7 +373,7 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
                SourceLoc loc) {
   const char *what = "broadcast";
   Group &g = group(what, loc);
-  checkTensor(what, tensor, loc);
+  checkTensor(g, what, tensor, loc);
   if (src < 0 || src >= g.size)
     fail(std::string(what) + ": src must be a rank in [0, " +
              std::to_string(g.size) + "), but got " + std::to_string(src),
@@ -363,17 +385,21 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
   uint32_t tag = takeTag(g);
   Group *gp = &g;
   int root = static_cast<int>(src);
-  w->run = [gp, p, bytes, root, tag]() {
-    if (bytes == 0 || gp->size == 1)
-      return;
-    gloo::BroadcastOptions opts(gp->context);
-    // The root sends its output buffer (an input that is the same memory
-    // would be memcpy'd onto itself while being sent).
-    opts.setOutput(static_cast<uint8_t *>(p), bytes);
-    opts.setRoot(root);
-    opts.setTag(tag);
-    gloo::broadcast(opts);
-  };
+  if (tensor.device(loc).is_cuda())
+    w->run = ncclWork(gp, NcclOp::Broadcast, p, p, bytes, DType::Bool,
+                      ReduceOp::SUM, root, what);
+  else
+    w->run = [gp, p, bytes, root, tag]() {
+      if (bytes == 0 || gp->size == 1)
+        return;
+      gloo::BroadcastOptions opts(gp->context);
+      // The root sends its output buffer (an input that is the same memory
+      // would be memcpy'd onto itself while being sent).
+      opts.setOutput(static_cast<uint8_t *>(p), bytes);
+      opts.setRoot(root);
+      opts.setTag(tag);
+      gloo::broadcast(opts);
+    };
   return submit(g, w, signatureOf(kBroadcast, &tensor, -1, src, 1, loc),
                 async_op);
 }
@@ -381,7 +407,11 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
 /// The run of an all_gather: `bytes` from `in` on every rank into `o`,
 /// rank by rank (one rank: a copy; `in` may lie inside `o`).
 static std::function<void()> allgather(Group *gp, void *in, void *o,
-                                       size_t bytes, uint32_t tag) {
+                                       size_t bytes, uint32_t tag, Device d,
+                                       const char *what) {
+  if (d.is_cuda())
+    return ncclWork(gp, NcclOp::AllGather, in, o, bytes, DType::Bool,
+                    ReduceOp::SUM, -1, what);
   return [gp, in, o, bytes, tag]() {
     if (bytes == 0)
       return;
@@ -401,8 +431,8 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
                 bool async_op, SourceLoc loc) {
   const char *what = "all_gather";
   Group &g = group(what, loc);
-  checkTensor(what, tensor, loc);
-  checkList(what, tensor_list, tensor, g.size, "tensor_list", loc);
+  checkTensor(g, what, tensor, loc);
+  checkList(g, what, tensor_list, tensor, g.size, "tensor_list", loc);
   auto w = newState(g, what, loc);
   size_t bytes =
       static_cast<size_t>(tensor.numel(loc) * tensor.element_size(loc));
@@ -410,7 +440,7 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
   // One contiguous output for gloo, then a copy into each list entry (the
   // entries are separate tensors).
   Tensor out = empty(Shape{static_cast<int64_t>(g.size) * tensor.numel(loc)},
-                     dtype(tensor.dtype(loc)), loc);
+                     dtype(tensor.dtype(loc)).device(tensor.device(loc)), loc);
   void *o = pointerTo(out, *w, false, loc);
   w->keep.push_back(out);
   std::vector<Tensor> list = tensor_list;
@@ -425,8 +455,7 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
           loc);
   };
   uint32_t tag = takeTag(g);
-  Group *gp = &g;
-  w->run = allgather(gp, in, o, bytes, tag);
+  w->run = allgather(&g, in, o, bytes, tag, tensor.device(loc), what);
   return submit(g, w,
                 signatureOf(kAllGather, &tensor, -1, -1,
                             static_cast<int64_t>(tensor_list.size()), loc),
@@ -437,8 +466,8 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
                             bool async_op, SourceLoc loc) {
   const char *what = "all_gather_into_tensor";
   Group &g = group(what, loc);
-  checkTensor(what, input, loc);
-  checkTensor(what, output, loc);
+  checkTensor(g, what, input, loc);
+  checkTensor(g, what, output, loc, &input);
   if (output.dtype(loc) != input.dtype(loc) ||
       output.numel(loc) != g.size * input.numel(loc) || output.dim(loc) < 1 ||
       output.size(0, loc) != g.size * (input.dim(loc) ? input.size(0, loc) : 1))
@@ -453,8 +482,7 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
   void *in = pointerTo(input, *w, false, loc);
   void *o = pointerTo(output, *w, true, loc);
   uint32_t tag = takeTag(g);
-  Group *gp = &g;
-  w->run = allgather(gp, in, o, bytes, tag);
+  w->run = allgather(&g, in, o, bytes, tag, input.device(loc), what);
   return submit(g, w, signatureOf(kAllGather, &input, -1, -1, 0, loc),
                 async_op);
 }
@@ -463,8 +491,8 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
                     ReduceOp op, bool async_op, SourceLoc loc) {
   const char *what = "reduce_scatter";
   Group &g = group(what, loc);
-  checkTensor(what, output, loc);
-  checkList(what, input_list, output, g.size, "input_list", loc);
+  checkTensor(g, what, output, loc);
+  checkList(g, what, input_list, output, g.size, "input_list", loc);
   DType dt = output.dtype(loc);
   if (op == ReduceOp::AVG && !isFloatingPoint(dt))
     fail(std::string(what) +
@@ -475,7 +503,8 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
   auto w = newState(g, what, loc);
   int64_t numel = output.numel(loc);
   // The inputs side by side in one buffer (cat of the flattened list, a
-  // recorded copy), all-reduced by gloo; rank r keeps the part at r * numel.
+  // recorded copy), all-reduced by gloo; rank r keeps the part at r * numel
+  // (NCCL: ncclReduceScatter of the buffer).
   // (As PyTorch's gloo backend: gloo's ReduceScatterHalvingDoubling left
   // wrong parts on 3 and 4 ranks here; an allreduce moves (N-1)/N more
   // bytes than a ring reduce-scatter would.)
@@ -486,31 +515,23 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
   void *b = pointerTo(buffer, *w, false, loc);
   w->keep.push_back(buffer);
   int rank = g.rank;
-  w->finish = [output, buffer, numel, rank, loc]() {
-    NoGradGuard noGrad;
-    Tensor(output).copy_(
-        buffer.narrow(0, rank * numel, numel, loc).view(output.sizes(loc), loc),
-        loc);
-  };
+  bool cuda = output.device(loc).is_cuda();
+  if (!cuda)
+    w->finish = [output, buffer, numel, rank, loc]() {
+      NoGradGuard noGrad;
+      Tensor(output).copy_(buffer.narrow(0, rank * numel, numel, loc)
+                               .view(output.sizes(loc), loc),
+                           loc);
+    };
   uint32_t tag = takeTag(g);
   Group *gp = &g;
   size_t total = static_cast<size_t>(numel) * static_cast<size_t>(g.size);
-  w->run = [gp, b, total, numel, dt, op, tag]() {
-    if (numel == 0 || gp->size == 1)
-      return;
-    dispatch(dt, [&]<typename T>() {
-      gloo::AllreduceOptions opts(gp->context);
-      opts.setOutput(static_cast<T *>(b), total);
-      opts.setReduceFunction(reduceFn<T>(op));
-      opts.setTag(tag);
-      gloo::allreduce(opts);
-      if (op == ReduceOp::AVG) {
-        if constexpr (std::is_floating_point_v<T>)
-          divideBy<T>(static_cast<T *>(b) + gp->rank * numel,
-                      static_cast<size_t>(numel), gp->size);
-      }
-    });
-  };
+  if (cuda) // NCCL reduces the buffer's parts into output itself
+    w->run =
+        ncclWork(gp, NcclOp::ReduceScatter, b, pointerTo(output, *w, true, loc),
+                 numel, dt, op, -1, what);
+  else
+    w->run = glooAllreduce(gp, b, total, dt, op, tag, rank * numel, numel);
   return submit(g, w,
                 signatureOf(kReduceScatter, &output, static_cast<int64_t>(op),
                             -1, static_cast<int64_t>(input_list.size()), loc),

@@ -1,7 +1,7 @@
 //===- DistributedDataParallel.cpp - gradients averaged across ranks ------===//
 //
 // torch.nn.parallel.DistributedDataParallel's reducer, after backward():
-// parameters are grouped into buckets of one dtype and about
+// parameters are grouped into buckets of one dtype, one device and about
 // bucket_cap_bytes, in reverse order (the order backward produces their
 // gradients, as PyTorch's); each bucket's gradients are flattened into one
 // buffer (cat, a recorded copy), all-reduced with ReduceOp::AVG
@@ -55,7 +55,8 @@ DistributedDataParallel::DistributedDataParallel(
     int64_t b = p.numel(loc) * p.element_size(loc);
     if (!current.empty() &&
         (bytes + b > options.bucket_cap_bytes ||
-         p.dtype(loc) != params_[current.front()].dtype(loc))) {
+         p.dtype(loc) != params_[current.front()].dtype(loc) ||
+         !(p.device(loc) == params_[current.front()].device(loc)))) {
       buckets_.push_back(std::move(current));
       current.clear();
       bytes = 0;

@@ -6,10 +6,11 @@
 // nothing queued or running runs on its caller's thread, and a thread
 // waiting for its work runs queued work itself when the worker is idle
 // (each thread hand-off cost a scheduler tick on a loaded machine). A
-// failure of gloo (a peer closed its connection, a timeout) breaks the
-// group: every later call says why. Internal to strata_distributed
-// (ProcessGroup.cpp: joining and leaving; Collectives.cpp: the
-// collectives).
+// failure of gloo or NCCL (a peer closed its connection, a timeout) breaks
+// the group: every later call says why. With backend "nccl", CUDA
+// tensors' collectives run on NCCL (Nccl.h) inside the same work items.
+// Internal to strata_distributed (ProcessGroup.cpp: joining and leaving;
+// Collectives.cpp: the collectives).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DISTRIBUTED_GROUP_H
@@ -73,14 +74,19 @@ struct Work::State {
 namespace detail {
 
 /// What a rank says about a collective before running it; every rank's
-/// record must equal rank 0's.
+/// record must equal rank 0's (the device too: a CPU tensor's collective
+/// runs on gloo, a CUDA tensor's on NCCL).
 struct Signature {
   static constexpr int kMaxDims = 8;
   int64_t op = 0, dtype = -1, reduce = -1, root = -1, count = 0, numel = 0,
           ndim = 0;
   int64_t sizes[kMaxDims] = {};
-  static constexpr size_t kWords = 7 + kMaxDims;
+  int64_t cuda = 0;
+  static constexpr size_t kWords = 8 + kMaxDims;
 };
+
+/// The NCCL communicator of a group made with backend "nccl" (Nccl.h).
+struct NcclComm;
 
 /// "all_reduce of a tensor of shape [3] and dtype torch.float32, op sum"
 /// from a signature's words.
@@ -97,6 +103,10 @@ struct Group {
   std::unique_ptr<gloo::rendezvous::Store> store;
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
+  /// "gloo", or "nccl": then `nccl` runs the collectives on CUDA tensors
+  /// and gloo the rest (rendezvous, checks, barrier, CPU tensors).
+  std::string backend = "gloo";
+  std::shared_ptr<NcclComm> nccl;
   uint32_t nextTag = 1;
   bool check = checkFromEnvironment();
 
@@ -218,7 +228,10 @@ struct Group {
     }
   }
 
-  ~Group() { shutdown(); }
+  ~Group() {
+    shutdown();
+    nccl.reset(); // before the gloo context its rendezvous came from
+  }
 
   void shutdown() {
     {

@@ -4,11 +4,13 @@
 // serving it unless torchrun's agent does) or gloo's FileStore (file://),
 // gloo's TCP device and full-mesh context, a barrier (so rank 0, which
 // serves the store, may exit once its program ends) and the worker thread;
-// every failure on the way is a located strata::Error. Also Work's methods
+// with backend "nccl", its NCCL communicator (Nccl.h); every failure on
+// the way is a located strata::Error. Also Work's methods
 // and the group's shared helpers (Group.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Group.h"
+#include "Nccl.h"
 #include "StoreAdapter.h"
 #include "Unchecked.h"
 
@@ -21,7 +23,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <unistd.h>
 
 namespace strata {
@@ -119,7 +120,8 @@ std::string describe(const int64_t *w) {
   if (nd > Signature::kMaxDims)
     os << ", ...";
   os << "] and dtype "
-     << (w[1] >= 0 ? toString(static_cast<DType>(w[1])) : "none");
+     << (w[1] >= 0 ? toString(static_cast<DType>(w[1])) : "none")
+     << (w[7 + Signature::kMaxDims] ? " on cuda:0" : "");
   if (w[2] >= 0)
     os << ", op " << toString(static_cast<ReduceOp>(w[2]));
   if (w[3] >= 0)
@@ -218,28 +220,14 @@ void init_process_group(const std::string &backend,
                         std::chrono::milliseconds timeout, int64_t world_size,
                         int64_t rank, SourceLoc loc) {
   const std::string what = "init_process_group";
-  if (backend == "nccl") {
-    // Loaded at run time, like the CUDA driver: a build without NCCL runs
-    // everywhere and says what is missing.
-    std::string library = runtime::settings::ncclLibrary();
-    void *nccl = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!nccl) {
-      const char *why = dlerror();
-      fail(what + ": the nccl backend needs " + library +
-               ", which could not be loaded (" +
-               std::string(why ? why : "not found") + ")",
-           "install NCCL (Debian: libnccl2) on a machine with NVIDIA GPUs, "
-           "or use backend \"gloo\" with CPU tensors",
-           loc);
-    }
-    dlclose(nccl);
-    fail(what + ": the nccl backend is not implemented yet (" + library +
-             " was found; strata's collectives run on gloo only)",
-         "use backend \"gloo\" with CPU tensors (.to(kCPU))", loc);
-  }
-  if (backend != "gloo")
+  std::shared_ptr<NcclComm> nccl;
+  if (backend == "nccl") // NCCL and the CUDA driver, or what is missing
+    nccl = loadNccl(what, loc);
+  else if (backend != "gloo")
     fail(what + ": Invalid backend: '" + backend + "'",
-         "use \"gloo\" (CPU tensors)", loc);
+         "use \"gloo\" (CPU tensors) or \"nccl\" (CUDA tensors, and CPU "
+         "tensors through gloo)",
+         loc);
   if (timeout.count() <= 0)
     fail(what + ": the timeout must be positive, but got " +
              std::to_string(timeout.count()) + " ms",
@@ -264,6 +252,8 @@ void init_process_group(const std::string &backend,
   g->rank = static_cast<int>(rank);
   g->size = static_cast<int>(world_size);
   g->timeout = timeout;
+  g->backend = backend;
+  g->nccl = std::move(nccl);
   std::string host = "127.0.0.1";
   try {
     if (init_method.rfind("env://", 0) == 0) {
@@ -330,6 +320,8 @@ void init_process_group(const std::string &backend,
     gloo::BarrierOptions barrier(g->context);
     barrier.setTag(0);
     gloo::barrier(barrier);
+    if (g->nccl)
+      connectNccl(*g, what, loc);
   } catch (const Error &) {
     throw;
   } catch (const std::exception &e) {
@@ -378,8 +370,7 @@ int64_t get_world_size(SourceLoc loc) {
 }
 
 std::string get_backend(SourceLoc loc) {
-  group("get_backend", loc);
-  return "gloo";
+  return group("get_backend", loc).backend;
 }
 
 void set_consistency_check(bool enabled) {

@@ -20,6 +20,7 @@ using Ptr = void *;
 constexpr CUresult kStubLibrary = 34; // CUDA_ERROR_STUB_LIBRARY
 constexpr CUresult kNoDevice = 100;   // CUDA_ERROR_NO_DEVICE
 constexpr CUresult kInsufficientDriver = 35;
+constexpr CUresult kNotReady = 600; // CUDA_ERROR_NOT_READY
 constexpr int kAttrMultiprocessors = 16;
 constexpr int kAttrMajor = 75, kAttrMinor = 76;
 // cuModuleLoadDataEx options: error log buffer and its size.
@@ -43,6 +44,7 @@ struct Driver::Api {
   CUresult (*memsetD8Async)(DevicePtr, unsigned char, size_t, Ptr);
   CUresult (*streamCreate)(Ptr *, unsigned);
   CUresult (*streamSynchronize)(Ptr);
+  CUresult (*streamQuery)(Ptr) = nullptr; // optional (not in the simulator)
   CUresult (*moduleLoadDataEx)(Ptr *, const void *, unsigned, int *, void **);
   CUresult (*moduleGetFunction)(Ptr *, Ptr, const char *);
   CUresult (*moduleUnload)(Ptr);
@@ -105,6 +107,8 @@ struct Driver::Api {
         resolve(eventSynchronize, {"cuEventSynchronize"}, missing) &&
         resolve(eventElapsedTime,
                 {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing);
+    streamQuery =
+        reinterpret_cast<CUresult (*)(Ptr)>(dlsym(library, "cuStreamQuery"));
     if (!ok)
       return "no CUDA device: '" + path + "' lacks the driver entry point " +
              missing + " (driver too old or not the NVIDIA driver)";
@@ -225,6 +229,20 @@ std::string Driver::copyToHost(void *dst, DevicePtr src, size_t bytes) {
 
 std::string Driver::synchronize() {
   return check(api->streamSynchronize(api->stream), "cuStreamSynchronize");
+}
+
+void *Driver::stream() {
+  api->ctxSetCurrent(api->context);
+  return api->stream;
+}
+
+std::string Driver::queryStream(bool &done) {
+  done = true;
+  if (!api->streamQuery)
+    return "";
+  CUresult rc = api->streamQuery(api->stream);
+  done = rc != kNotReady;
+  return rc == kNotReady ? "" : check(rc, "cuStreamQuery");
 }
 
 std::string Driver::loadModule(const std::string &ptx, void *&module) {

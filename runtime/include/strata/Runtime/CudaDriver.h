@@ -54,6 +54,13 @@ public:
   std::string copyToHost(void *dst, DevicePtr src, size_t bytes);
   /// Waits until everything queued on the stream has run.
   std::string synchronize();
+  /// The stream (a CUstream), the context made current on the calling
+  /// thread: for a library that queues its own work on it (NCCL).
+  void *stream();
+  /// Sets `done` to whether everything queued on the stream has run
+  /// (cuStreamQuery; a driver without it runs each call synchronously, as
+  /// the simulator does: true).
+  std::string queryStream(bool &done);
 
   /// A module from PTX (JIT-compiled by the driver for this GPU); the
   /// driver's JIT log is part of the error.
