@@ -210,7 +210,7 @@ bool runReducingChunks(const CpuKernel &k, const Step &step,
   for (size_t c = 0; c < chunks; ++c)
     for (size_t r = 0; r < step.results.size(); ++r) {
       const ResultSpec &spec = step.results[r];
-      if (!spec.outerReduced)
+      if (!info.outerReduced[r])
         continue;
       privates.emplace_back();
       if (!newBuffer(spec.dtype, spec.elements, privates.back(), error))
@@ -234,7 +234,7 @@ bool runReducingChunks(const CpuKernel &k, const Step &step,
   for (size_t c : order)
     for (size_t r = 0; r < step.results.size(); ++r) {
       const ResultSpec &spec = step.results[r];
-      if (spec.outerReduced)
+      if (info.outerReduced[r])
         mergePartial(
             spec.dtype, static_cast<unsigned char *>(buffers[numInputs + r]),
             static_cast<unsigned char *>(chunkBuffers[c][numInputs + r]),

@@ -446,6 +446,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   info.numPoints = 1;
   for (int64_t s : nest.sizes)
     info.numPoints *= s;
+  info.outerReduced.assign(k.getNumResults(), false);
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
@@ -453,10 +454,12 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
     info.outerSize = detail::scanOuterSize(k);
   info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
   unsigned numInputs = k.getInputs().size();
-  for (unsigned r = 0; r < k.getNumResults(); ++r)
-    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0 &&
-        nest.sizes[0] > 1)
+  for (unsigned r = 0; r < k.getNumResults(); ++r) {
+    info.outerReduced[r] =
+        !k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0;
+    if (info.outerReduced[r] && nest.sizes[0] > 1)
       info.outerParallel = false;
+  }
   // An indexed store (scatter, scatter_add) may hit one element from
   // several points: run serially, so duplicates add up deterministically.
   auto map = k.getIndexMap();
