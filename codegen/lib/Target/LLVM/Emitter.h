@@ -99,14 +99,17 @@ private:
     if (kind == "prod") // in order (no reassociation), as the scalar loop
       return f ? b.CreateFMul(acc, v) : b.CreateMul(acc, v);
     bool isMax = kind == "max";
-    if (f)
-      return nanPropagating(isMax, acc, v);
-    // Booleans compare unsigned (true = 1 > false = 0).
-    bool isBool = v->getType()->getScalarType()->isIntegerTy(1);
-    return b.CreateSelect(
-        isMax ? (isBool ? b.CreateICmpUGT(acc, v) : b.CreateICmpSGT(acc, v))
-              : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
-        acc, v);
+    return f ? nanPropagating(isMax, acc, v)
+             : integerMinMax(isMax, /*isSigned=*/true, acc, v);
+  }
+  /// max(x, y) or min(x, y) of integers; booleans (i1) compare unsigned
+  /// (true = 1 > false = 0), whatever `isSigned` says.
+  Value *integerMinMax(bool isMax, bool isSigned, Value *x, Value *y) {
+    using P = llvm::CmpInst::Predicate;
+    bool s = isSigned && !x->getType()->getScalarType()->isIntegerTy(1);
+    P p = isMax ? (s ? P::ICMP_SGT : P::ICMP_UGT)
+                : (s ? P::ICMP_SLT : P::ICMP_ULT);
+    return b.CreateSelect(b.CreateICmp(p, x, y), x, y);
   }
   Value *integerPow(Value *base, Value *exp);
   /// `index_map` (KernelToLLVMIndex.cpp): the indexed loop operand or -1,
@@ -151,8 +154,8 @@ private:
   Value *emitOp(mlir::Operation &op, std::string &error);
   Value *emitConstant(mlir::arith::ConstantOp c);
   Value *emitCompare(mlir::Operation &op);
-  Value *emitArith(mlir::Operation &op);
-  Value *emitCast(mlir::Operation &op);
+  Value *emitInstruction(mlir::Operation &op);
+  Value *emitMinMaxSelect(mlir::Operation &op);
   Value *emitMath(mlir::Operation &op);
   /// Operand `i` of body op `op`, as emitted.
   Value *operand(mlir::Operation &op, unsigned i) {

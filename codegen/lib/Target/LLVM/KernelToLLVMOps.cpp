@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 
+#include <optional>
+
 using namespace strata::codegen::detail;
 
 namespace {
@@ -49,12 +51,42 @@ constexpr std::pair<IPred, LPred> kIntPredicates[] = {
     {IPred::ult, LPred::ICMP_ULT}, {IPred::ule, LPred::ICMP_ULE},
     {IPred::ugt, LPred::ICMP_UGT}};
 
-template <typename From, size_t N>
-LPred lookup(const std::pair<From, LPred> (&table)[N], From p, LPred fallback) {
-  for (auto [from, to] : table)
-    if (from == p)
-      return to;
-  return fallback;
+using I = llvm::Instruction;
+/// Ops that are one LLVM instruction, by opcode: binary and unary operators
+/// and casts. (remf is C's fmod; the divisions' divisors are nonzero and
+/// not -1: the scalar body made them so, ScalarBuilder::safeDivisor.)
+const std::pair<llvm::StringRef, unsigned> kInstructions[] = {
+    {"arith.addf", I::FAdd},     {"arith.subf", I::FSub},
+    {"arith.mulf", I::FMul},     {"arith.divf", I::FDiv},
+    {"arith.negf", I::FNeg},     {"arith.addi", I::Add},
+    {"arith.subi", I::Sub},      {"arith.muli", I::Mul},
+    {"arith.ori", I::Or},        {"arith.andi", I::And},
+    {"arith.xori", I::Xor},      {"arith.remf", I::FRem},
+    {"arith.remsi", I::SRem},    {"arith.divsi", I::SDiv},
+    {"arith.extf", I::FPExt},    {"arith.truncf", I::FPTrunc},
+    {"arith.sitofp", I::SIToFP}, {"arith.uitofp", I::UIToFP},
+    {"arith.fptosi", I::FPToSI}, {"arith.extsi", I::SExt},
+    {"arith.extui", I::ZExt},    {"arith.trunci", I::Trunc}};
+
+namespace In = llvm::Intrinsic;
+/// The math dialect's functions LLVM has an intrinsic of (inline
+/// instructions or its libm call).
+const std::pair<llvm::StringRef, In::ID> kIntrinsics[] = {
+    {"math.exp", In::exp},     {"math.exp2", In::exp2},
+    {"math.log", In::log},     {"math.log2", In::log2},
+    {"math.log10", In::log10}, {"math.sqrt", In::sqrt},
+    {"math.absf", In::fabs},   {"math.sin", In::sin},
+    {"math.cos", In::cos},     {"math.floor", In::floor},
+    {"math.ceil", In::ceil},   {"math.roundeven", In::roundeven},
+    {"math.trunc", In::trunc}};
+
+/// The value `table` pairs with `key`, if any.
+template <typename K, typename V, size_t N>
+std::optional<V> find(const std::pair<K, V> (&table)[N], K key) {
+  for (auto [k, v] : table)
+    if (k == key)
+      return v;
+  return std::nullopt;
 }
 
 } // namespace
@@ -83,9 +115,9 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
     return emitConstant(c);
   if (Value *v = emitCompare(op))
     return v;
-  if (Value *v = emitArith(op))
+  if (Value *v = emitInstruction(op))
     return v;
-  if (Value *v = emitCast(op))
+  if (Value *v = emitMinMaxSelect(op))
     return v;
   if (Value *v = emitMath(op))
     return v;
@@ -106,12 +138,12 @@ Value *Emitter::emitConstant(mlir::arith::ConstantOp c) {
 Value *Emitter::emitCompare(mlir::Operation &op) {
   if (auto c = llvm::dyn_cast<mlir::arith::CmpFOp>(op))
     return b.CreateFCmp(
-        lookup(kFloatPredicates, c.getPredicate(), LPred::FCMP_TRUE),
+        find(kFloatPredicates, c.getPredicate()).value_or(LPred::FCMP_TRUE),
         values.lookup(c.getLhs()), values.lookup(c.getRhs()));
   auto c = llvm::dyn_cast<mlir::arith::CmpIOp>(op);
   if (!c)
     return nullptr;
-  LPred p = lookup(kIntPredicates, c.getPredicate(), LPred::ICMP_UGE);
+  LPred p = find(kIntPredicates, c.getPredicate()).value_or(LPred::ICMP_UGE);
   Value *x = values.lookup(c.getLhs()), *y = values.lookup(c.getRhs());
   // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
   // (Only signed predicates have an unsigned form: eq/ne and the unsigned
@@ -122,74 +154,39 @@ Value *Emitter::emitCompare(mlir::Operation &op) {
   return b.CreateICmp(p, x, y);
 }
 
-/// Arithmetic, bitwise, min/max and select; null for other ops.
-Value *Emitter::emitArith(mlir::Operation &op) {
+/// An op of kInstructions; null for other ops.
+Value *Emitter::emitInstruction(mlir::Operation &op) {
+  std::optional<unsigned> opcode =
+      find(kInstructions, op.getName().getStringRef());
+  if (!opcode)
+    return nullptr;
+  if (I::isCast(*opcode))
+    return b.CreateCast(static_cast<I::CastOps>(*opcode), operand(op, 0),
+                        valueType(op.getResult(0).getType()));
+  if (I::isUnaryOp(*opcode))
+    return b.CreateUnOp(static_cast<I::UnaryOps>(*opcode), operand(op, 0));
+  return b.CreateBinOp(static_cast<I::BinaryOps>(*opcode), operand(op, 0),
+                       operand(op, 1));
+}
+
+/// max/min (integers: booleans unsigned; floats: NaN-propagating) and
+/// select; null for other ops.
+Value *Emitter::emitMinMaxSelect(mlir::Operation &op) {
+  // Integer max/min: whether max, whether signed.
+  static const std::tuple<llvm::StringRef, bool, bool> minMax[] = {
+      {"arith.maxsi", true, true},
+      {"arith.minsi", false, true},
+      {"arith.maxui", true, false},
+      {"arith.minui", false, false}};
   llvm::StringRef name = op.getName().getStringRef();
   auto in = [&](unsigned i) { return operand(op, i); };
-  if (name == "arith.addf")
-    return b.CreateFAdd(in(0), in(1));
-  if (name == "arith.subf")
-    return b.CreateFSub(in(0), in(1));
-  if (name == "arith.mulf")
-    return b.CreateFMul(in(0), in(1));
-  if (name == "arith.divf")
-    return b.CreateFDiv(in(0), in(1));
-  if (name == "arith.negf")
-    return b.CreateFNeg(in(0));
-  if (name == "arith.addi")
-    return b.CreateAdd(in(0), in(1));
-  if (name == "arith.subi")
-    return b.CreateSub(in(0), in(1));
-  if (name == "arith.muli")
-    return b.CreateMul(in(0), in(1));
-  if (name == "arith.ori")
-    return b.CreateOr(in(0), in(1));
-  if (name == "arith.andi")
-    return b.CreateAnd(in(0), in(1));
-  if (name == "arith.xori")
-    return b.CreateXor(in(0), in(1));
-  // C's fmod; divisions whose divisor the scalar body made nonzero and not
-  // -1 (ScalarBuilder::safeDivisor).
-  if (name == "arith.remf")
-    return b.CreateFRem(in(0), in(1));
-  if (name == "arith.remsi")
-    return b.CreateSRem(in(0), in(1));
-  if (name == "arith.divsi")
-    return b.CreateSDiv(in(0), in(1));
+  for (auto [minMaxName, isMax, isSigned] : minMax)
+    if (name == minMaxName)
+      return integerMinMax(isMax, isSigned, in(0), in(1));
   if (name == "arith.maxf" || name == "arith.minf")
     return nanPropagating(name == "arith.maxf", in(0), in(1));
   if (name == "arith.select")
     return b.CreateSelect(in(0), in(1), in(2));
-  bool isBool = op.getNumOperands() > 0 &&
-                in(0)->getType()->getScalarType()->isIntegerTy(1);
-  if (name == "arith.maxsi")
-    return b.CreateSelect(isBool ? b.CreateICmpUGT(in(0), in(1))
-                                 : b.CreateICmpSGT(in(0), in(1)),
-                          in(0), in(1));
-  if (name == "arith.minsi")
-    return b.CreateSelect(isBool ? b.CreateICmpULT(in(0), in(1))
-                                 : b.CreateICmpSLT(in(0), in(1)),
-                          in(0), in(1));
-  if (name == "arith.maxui")
-    return b.CreateSelect(b.CreateICmpUGT(in(0), in(1)), in(0), in(1));
-  if (name == "arith.minui")
-    return b.CreateSelect(b.CreateICmpULT(in(0), in(1)), in(0), in(1));
-  return nullptr;
-}
-
-/// Conversions between element types; null for other ops.
-Value *Emitter::emitCast(mlir::Operation &op) {
-  using Cast = llvm::Instruction::CastOps;
-  static const std::pair<llvm::StringRef, Cast> casts[] = {
-      {"arith.extf", Cast::FPExt},    {"arith.truncf", Cast::FPTrunc},
-      {"arith.sitofp", Cast::SIToFP}, {"arith.uitofp", Cast::UIToFP},
-      {"arith.fptosi", Cast::FPToSI}, {"arith.extsi", Cast::SExt},
-      {"arith.extui", Cast::ZExt},    {"arith.trunci", Cast::Trunc}};
-  llvm::StringRef name = op.getName().getStringRef();
-  for (auto [castName, cast] : casts)
-    if (name == castName)
-      return b.CreateCast(cast, operand(op, 0),
-                          valueType(op.getResult(0).getType()));
   return nullptr;
 }
 
@@ -202,23 +199,8 @@ Value *Emitter::emitMath(mlir::Operation &op) {
     return nullptr;
   auto in = [&](unsigned i) { return operand(op, i); };
   llvm::Type *rt = valueType(op.getResult(0).getType());
-  static const std::pair<llvm::StringRef, llvm::Intrinsic::ID> intrinsics[] = {
-      {"math.exp", llvm::Intrinsic::exp},
-      {"math.exp2", llvm::Intrinsic::exp2},
-      {"math.log", llvm::Intrinsic::log},
-      {"math.log2", llvm::Intrinsic::log2},
-      {"math.log10", llvm::Intrinsic::log10},
-      {"math.sqrt", llvm::Intrinsic::sqrt},
-      {"math.absf", llvm::Intrinsic::fabs},
-      {"math.sin", llvm::Intrinsic::sin},
-      {"math.cos", llvm::Intrinsic::cos},
-      {"math.floor", llvm::Intrinsic::floor},
-      {"math.ceil", llvm::Intrinsic::ceil},
-      {"math.roundeven", llvm::Intrinsic::roundeven},
-      {"math.trunc", llvm::Intrinsic::trunc}};
-  for (auto [mathName, id] : intrinsics)
-    if (name == mathName)
-      return unaryCall(id, in(0));
+  if (auto id = find(kIntrinsics, name))
+    return unaryCall(*id, in(0));
   static const llvm::StringRef libm[] = {"tanh",  "tan",   "atan", "atan2",
                                          "expm1", "log1p", "erf"};
   for (llvm::StringRef f : libm)
