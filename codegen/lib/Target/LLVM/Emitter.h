@@ -172,6 +172,29 @@ private:
                  llvm::SmallVector<Value *> ivs, std::string &error);
   /// A scan kernel (KernelToLLVMScan.cpp).
   bool emitScan(llvm::SmallVector<Value *> index, std::string &error);
+  /// What every part of a scan emits with.
+  struct ScanPlan {
+    size_t dim;   ///< the scanned loop
+    unsigned res; ///< the result operand (after the inputs)
+    bool prod, reverse, exclusive;
+    bool columns; ///< blocks of columns scan together (the file's top)
+    llvm::Type *elem, *acc; ///< the result's type, the accumulator's
+    Value *identity;
+    Value *accs = nullptr; ///< the column blocks' accumulators (stack)
+  };
+  bool emitScanLine(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                    std::string &error);
+  bool emitScanBlocks(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                      Value *jbLo, Value *jbHi, std::string &error);
+  /// The body's value at point `p` in the accumulator type; null and
+  /// `error` when the body does not emit.
+  Value *scanValue(const ScanPlan &s, llvm::ArrayRef<Value *> p,
+                   std::string &error);
+  /// Combines `v` into accumulator value `a` (into `cell` too, when given)
+  /// and stores the result's element at `at` (the old value when
+  /// exclusive): the new accumulator value.
+  Value *scanStep(const ScanPlan &s, Value *a, Value *v, Value *at,
+                  Value *cell = nullptr);
   /// Element types, cascade flags and every plan* decision (run and
   /// codeKey both start with it).
   void plan();
