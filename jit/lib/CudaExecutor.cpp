@@ -14,6 +14,7 @@
 // results are left at the combiner's identity (filled as the CPU does).
 //
 //===----------------------------------------------------------------------===//
+#include "Combiners.h"
 #include "JitInternal.h"
 #include "Plan.h"
 #include "strata/IR/StrataDialect.h"
@@ -174,9 +175,7 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
       if (!spec.combiner.empty() && info.numPoints == 0 && out->elements) {
         std::vector<unsigned char> host(out->elements *
                                         elementSize(spec.dtype));
-        strata::jit::detail::fillIdentity(host.data(), out->elements,
-                                          static_cast<int>(spec.dtype),
-                                          spec.combiner);
+        fillIdentity(host.data(), out->elements, spec.dtype, spec.combiner);
         if (!(e = driver.copyToDevice(out->ptr, host.data(), host.size()))
                  .empty() ||
             !(e = driver.synchronize()).empty())

@@ -14,6 +14,7 @@
 // passes, cache-key printing and hashing.
 //
 //===----------------------------------------------------------------------===//
+#include "Combiners.h"
 #include "Gemm.h"
 #include "JitInternal.h"
 #include "Plan.h"
@@ -39,9 +40,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstring>
-#include <limits>
 #include <mutex>
 #include <optional>
 
@@ -59,89 +58,16 @@ bool newBuffer(DType dtype, int64_t elements, JitValue &v, std::string &error) {
   return v.buffer != nullptr;
 }
 
-template <typename T>
-void fillTyped(void *data, int64_t n, std::string_view combiner) {
-  T identity = combiner == "max"    ? std::numeric_limits<T>::lowest()
-               : combiner == "min"  ? std::numeric_limits<T>::max()
-               : combiner == "prod" ? T(1)
-                                    : T(0);
-  if constexpr (std::is_floating_point_v<T>)
-    if (combiner == "max" || combiner == "min")
-      identity = combiner == "max" ? -std::numeric_limits<T>::infinity()
-                                   : std::numeric_limits<T>::infinity();
-  std::fill_n(static_cast<T *>(data), n, identity);
-}
-
 void fillResultIdentity(JitValue &v, llvm::StringRef combiner) {
-  strata::jit::detail::fillIdentity(v.buffer->data(), v.storageElements(),
-                                    static_cast<int>(v.dtype), combiner);
+  fillIdentity(v.buffer->data(), v.storageElements(), v.dtype, combiner);
 }
 
-} // namespace
-
-void strata::jit::detail::fillIdentity(void *data, int64_t elements, int dtype,
-                                       std::string_view combiner) {
-  if (elements <= 0)
-    return;
-  switch (static_cast<DType>(dtype)) {
-  case DType::F32:
-    return fillTyped<float>(data, elements, combiner);
-  case DType::F64:
-    return fillTyped<double>(data, elements, combiner);
-  case DType::I32:
-    return fillTyped<int32_t>(data, elements, combiner);
-  case DType::I64:
-    return fillTyped<int64_t>(data, elements, combiner);
-  case DType::Bool:
-    return fillTyped<bool>(data, elements, combiner);
-  }
-}
-
-namespace {
-
-template <typename T>
-void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
-                llvm::StringRef combiner) {
-  T *a = reinterpret_cast<T *>(into);
-  const T *b = reinterpret_cast<const T *>(from);
-  bool isMax = combiner == "max";
-  for (int64_t i = 0; i < n; ++i) {
-    if (combiner == "sum") {
-      a[i] += b[i];
-    } else if (combiner == "prod") {
-      if constexpr (std::is_same_v<T, bool>)
-        a[i] = a[i] && b[i];
-      else if constexpr (std::is_integral_v<T>) // wraps, as the kernels
-        a[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a[i]) *
-                              static_cast<std::make_unsigned_t<T>>(b[i]));
-      else
-        a[i] *= b[i];
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a[i]) || std::isnan(b[i]))
-        a[i] = a[i] + b[i];
-      else
-        a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
-    } else {
-      a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
-    }
-  }
-}
-
-/// into[i] = combine(into[i], from[i]) for the n elements of a result.
-void merge(DType dtype, unsigned char *into, const unsigned char *from,
-           int64_t n, llvm::StringRef combiner) {
-  switch (dtype) {
-  case DType::F32:
-    return mergeTyped<float>(into, from, n, combiner);
-  case DType::F64:
-    return mergeTyped<double>(into, from, n, combiner);
-  case DType::I32:
-    return mergeTyped<int32_t>(into, from, n, combiner);
-  case DType::I64:
-    return mergeTyped<int64_t>(into, from, n, combiner);
-  case DType::Bool:
-    return mergeTyped<uint8_t>(into, from, n, combiner);
-  }
+/// Lays `v` out as its whole storage.
+void asStorage(JitValue &v) {
+  v.isStorage = true;
+  v.sizes = {v.storageElements()};
+  v.strides = {1};
+  v.offset = 0;
 }
 
 /// What the CPU backend compiled for a kernel: its entry point (kept
@@ -175,13 +101,186 @@ bool strata::jit::detail::compileCpu(KernelOp kernel, Step &step, Plan &plan,
   return true;
 }
 
-namespace {} // namespace
+namespace {
+
+/// The slots, the arguments' bound. The steps read an argument's dtype and
+/// buffer only (its layout is compiled in): its size lists are not copied
+/// (two allocations each).
+std::vector<JitValue> bindArguments(const Plan &plan,
+                                    const std::vector<JitValue> &args) {
+  std::vector<JitValue> values(plan.numSlots);
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    values[i].dtype = args[i].dtype;
+    values[i].buffer = args[i].buffer;
+    values[i].isStorage = args[i].isStorage;
+  }
+  return values;
+}
+
+/// The return step's values: each slot's dtype and buffer, laid out as
+/// the plan says.
+void returnValues(const Step &step, const std::vector<JitValue> &values,
+                  RunResult &result) {
+  for (const Step::Returned &r : step.returned) {
+    JitValue out;
+    out.dtype = values[r.slot].dtype;
+    out.buffer = values[r.slot].buffer;
+    out.isStorage = r.isStorage;
+    if (r.isStorage) {
+      asStorage(out);
+    } else {
+      out.sizes = r.sizes;
+      out.strides = r.strides;
+      out.offset = r.offset;
+    }
+    result.values.push_back(std::move(out));
+  }
+  result.ok = true;
+}
+
+/// A write's new version of its destination's storage: the old buffer
+/// when that version is dead and the caller donated it (or it is no
+/// argument), else a full copy of it. False and `error` when the copy
+/// cannot be allocated.
+bool newVersion(const Plan &plan, const Step &step, const RunOptions &options,
+                const std::vector<JitValue> &values, JitValue &out,
+                std::string &error) {
+  const JitValue &old = values[step.destSlot];
+  bool donated = step.destSlot >= static_cast<int>(plan.args.size()) ||
+                 (static_cast<size_t>(step.destSlot) < options.donated.size() &&
+                  options.donated[step.destSlot]);
+  out.dtype = old.dtype;
+  if (step.inPlace && donated) {
+    out.buffer = old.buffer;
+  } else {
+    out.buffer =
+        strata::runtime::Storage::tryCreate(old.buffer->nbytes(), error);
+    if (!out.buffer)
+      return false;
+    if (old.buffer->nbytes())
+      memcpy(out.buffer->data(), old.buffer->data(), old.buffer->nbytes());
+  }
+  asStorage(out);
+  return true;
+}
+
+/// Makes the step's results (uninitialized, reducing ones filled with the
+/// identity unless BLAS writes them whole) into their slots and lists the
+/// call's buffers: inputs, results, dest. False and `error` when an
+/// allocation fails.
+bool makeResults(const Plan &plan, const Step &step, const CpuKernel *k,
+                 const RunOptions &options, std::vector<JitValue> &values,
+                 llvm::SmallVectorImpl<void *> &buffers, std::string &error) {
+  for (unsigned slot : step.inputSlots)
+    buffers.push_back(values[slot].buffer->data());
+  for (const ResultSpec &spec : step.results) {
+    JitValue out;
+    if (spec.isStorage) {
+      if (!newVersion(plan, step, options, values, out, error))
+        return false;
+    } else {
+      if (!newBuffer(spec.dtype, spec.elements, out, error))
+        return false;
+      out.sizes = spec.sizes;
+      out.strides = spec.strides;
+      if (!spec.combiner.empty() && !(k && k->gemm)) // (BLAS writes all)
+        fillResultIdentity(out, spec.combiner);
+    }
+    buffers.push_back(out.buffer->data());
+    values[spec.slot] = std::move(out);
+  }
+  if (step.destSlot >= 0)
+    buffers.push_back(values[step.destSlot].buffer->data());
+  return true;
+}
+
+/// Runs a kernel whose outermost loop reduces on the pool: every chunk
+/// combines into private copies of those results (identity-filled),
+/// merged into the results in chunk order, so the sum is the same for a
+/// given pool size. False and `error` when a copy cannot be allocated.
+bool runReducingChunks(const CpuKernel &k, const Step &step,
+                       llvm::ArrayRef<void *> buffers,
+                       strata::runtime::ThreadPool &pool, std::string &error) {
+  const auto &info = k.info;
+  size_t numInputs = step.inputSlots.size(), chunks = pool.size();
+  std::vector<std::vector<void *>> chunkBuffers(
+      chunks, std::vector<void *>(buffers.begin(), buffers.end()));
+  std::vector<JitValue> privates;
+  privates.reserve(chunks * step.results.size());
+  for (size_t c = 0; c < chunks; ++c)
+    for (size_t r = 0; r < step.results.size(); ++r) {
+      const ResultSpec &spec = step.results[r];
+      if (!info.outerReduced[r])
+        continue;
+      privates.emplace_back();
+      if (!newBuffer(spec.dtype, spec.elements, privates.back(), error))
+        return false;
+      fillResultIdentity(privates.back(), spec.combiner);
+      chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
+    }
+  std::vector<int64_t> chunkBegin(chunks, -1);
+  std::atomic<size_t> next{0};
+  pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
+    size_t c = next++;
+    chunkBegin[c] = begin;
+    k.fn(chunkBuffers[c].data(), begin, end);
+  });
+  std::vector<size_t> order;
+  for (size_t c = 0; c < chunks; ++c)
+    if (chunkBegin[c] >= 0)
+      order.push_back(c);
+  llvm::sort(order,
+             [&](size_t x, size_t y) { return chunkBegin[x] < chunkBegin[y]; });
+  for (size_t c : order)
+    for (size_t r = 0; r < step.results.size(); ++r) {
+      const ResultSpec &spec = step.results[r];
+      if (info.outerReduced[r])
+        mergePartial(
+            spec.dtype, static_cast<unsigned char *>(buffers[numInputs + r]),
+            static_cast<unsigned char *>(chunkBuffers[c][numInputs + r]),
+            spec.elements, spec.combiner);
+    }
+  return true;
+}
+
+/// Calls the kernel (or BLAS) on `buffers`: as one call, in parallel
+/// chunks of its outermost loop, or in reducing chunks; the time it takes
+/// goes to options.kernelSeconds. False and `error` when a chunk's private
+/// results cannot be allocated.
+bool callKernel(const CpuKernel &k, const Step &step,
+                llvm::MutableArrayRef<void *> buffers,
+                const RunOptions &options, strata::runtime::ThreadPool &pool,
+                std::string &error) {
+  auto start = options.kernelSeconds ? std::chrono::steady_clock::now()
+                                     : std::chrono::steady_clock::time_point();
+  const auto &info = k.info;
+  void **bufs = buffers.data();
+  bool parallel = !info.serial && options.numThreads != 1 && pool.size() > 1 &&
+                  info.numPoints >= (1 << 15) && info.outerSize > 1;
+  if (k.gemm) {
+    runGemm(*k.gemm, bufs[0], bufs[1], bufs[2], options.numThreads);
+  } else if (!parallel) {
+    k.fn(bufs, 0, info.outerSize);
+  } else if (info.outerParallel) {
+    pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
+      k.fn(bufs, begin, end);
+    });
+  } else if (!runReducingChunks(k, step, buffers, pool, error)) {
+    return false;
+  }
+  if (options.kernelSeconds)
+    *options.kernelSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  return true;
+}
+
+} // namespace
 
 RunResult strata::jit::detail::runCpu(const Plan &plan,
                                       const std::vector<JitValue> &argValues,
                                       const RunOptions &options) {
   RunResult result;
-  const std::vector<ArgSpec> &args = plan.args;
   if (!plan.error.empty()) {
     result.error = plan.error;
     return result;
@@ -190,155 +289,19 @@ RunResult strata::jit::detail::runCpu(const Plan &plan,
     result.error = e;
     return result;
   }
-  std::vector<JitValue> values(plan.numSlots);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const JitValue &value = argValues[i];
-    // The steps read an argument's dtype and buffer only (its layout is
-    // compiled in): its size lists are not copied (two allocations each).
-    values[i].dtype = value.dtype;
-    values[i].buffer = value.buffer;
-    values[i].isStorage = value.isStorage;
-  }
+  std::vector<JitValue> values = bindArguments(plan, argValues);
   auto &pool = strata::runtime::ThreadPool::global();
   llvm::SmallVector<void *, 8> buffers;
   for (const Step &step : plan.steps) {
-    const auto *k = static_cast<const CpuKernel *>(step.kernel.get());
     if (step.isReturn) {
-      for (const Step::Returned &r : step.returned) {
-        // (Its layout is set below: only the dtype and buffer are copied.)
-        JitValue out;
-        out.dtype = values[r.slot].dtype;
-        out.buffer = values[r.slot].buffer;
-        out.isStorage = r.isStorage;
-        if (r.isStorage) {
-          out.sizes = {out.storageElements()};
-          out.strides = {1};
-          out.offset = 0;
-        } else {
-          out.sizes = r.sizes;
-          out.strides = r.strides;
-          out.offset = r.offset;
-        }
-        result.values.push_back(std::move(out));
-      }
-      result.ok = true;
+      returnValues(step, values, result);
       return result;
     }
+    const auto *k = static_cast<const CpuKernel *>(step.kernel.get());
     buffers.clear();
-    for (unsigned slot : step.inputSlots)
-      buffers.push_back(values[slot].buffer->data());
-    for (const ResultSpec &spec : step.results) {
-      JitValue out;
-      if (spec.isStorage) {
-        // A new version of the destination's storage: the old buffer when
-        // that version is dead, else a full copy of it.
-        const JitValue &old = values[step.destSlot];
-        bool donated =
-            step.destSlot >= static_cast<int>(args.size()) ||
-            (static_cast<size_t>(step.destSlot) < options.donated.size() &&
-             options.donated[step.destSlot]);
-        out.dtype = old.dtype;
-        if (step.inPlace && donated) {
-          out.buffer = old.buffer;
-        } else {
-          out.buffer = strata::runtime::Storage::tryCreate(old.buffer->nbytes(),
-                                                           result.error);
-          if (!out.buffer)
-            return result;
-          if (old.buffer->nbytes())
-            memcpy(out.buffer->data(), old.buffer->data(),
-                   old.buffer->nbytes());
-        }
-        out.isStorage = true;
-        out.sizes = {out.storageElements()};
-        out.strides = {1};
-        out.offset = 0;
-      } else {
-        if (!newBuffer(spec.dtype, spec.elements, out, result.error))
-          return result;
-        out.sizes = spec.sizes;
-        out.strides = spec.strides;
-        if (!spec.combiner.empty() && !(k && k->gemm)) // (BLAS writes all)
-          fillResultIdentity(out, spec.combiner);
-      }
-      buffers.push_back(out.buffer->data());
-      values[spec.slot] = std::move(out);
-    }
-    if (step.destSlot >= 0)
-      buffers.push_back(values[step.destSlot].buffer->data());
-    if (!k)
-      continue;
-    if (k->gemm) {
-      auto start = std::chrono::steady_clock::now();
-      strata::jit::detail::runGemm(*k->gemm, buffers[0], buffers[1], buffers[2],
-                                   options.numThreads);
-      if (options.kernelSeconds)
-        *options.kernelSeconds += std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count();
-      continue;
-    }
-    const auto &info = k->info;
-    void **bufs = buffers.data();
-    bool parallel = !info.serial && options.numThreads != 1 &&
-                    pool.size() > 1 && info.numPoints >= (1 << 15) &&
-                    info.outerSize > 1;
-    auto start = options.kernelSeconds
-                     ? std::chrono::steady_clock::now()
-                     : std::chrono::steady_clock::time_point();
-    if (!parallel) {
-      k->fn(bufs, 0, info.outerSize);
-    } else if (info.outerParallel) {
-      pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
-        k->fn(bufs, begin, end);
-      });
-    } else {
-      // The outermost loop reduces: every chunk combines into private
-      // copies of those results (identity-filled), merged in chunk order.
-      size_t numInputs = step.inputSlots.size(), chunks = pool.size();
-      std::vector<std::vector<void *>> chunkBuffers(
-          chunks, std::vector<void *>(buffers.begin(), buffers.end()));
-      std::vector<JitValue> privates;
-      privates.reserve(chunks * step.results.size());
-      for (size_t c = 0; c < chunks; ++c)
-        for (size_t r = 0; r < step.results.size(); ++r) {
-          const ResultSpec &spec = step.results[r];
-          if (!spec.outerReduced)
-            continue;
-          privates.emplace_back();
-          if (!newBuffer(spec.dtype, spec.elements, privates.back(),
-                         result.error))
-            return result;
-          fillResultIdentity(privates.back(), spec.combiner);
-          chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
-        }
-      std::vector<int64_t> chunkBegin(chunks, -1);
-      std::atomic<size_t> next{0};
-      pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
-        size_t c = next++;
-        chunkBegin[c] = begin;
-        k->fn(chunkBuffers[c].data(), begin, end);
-      });
-      std::vector<size_t> order;
-      for (size_t c = 0; c < chunks; ++c)
-        if (chunkBegin[c] >= 0)
-          order.push_back(c);
-      llvm::sort(order, [&](size_t x, size_t y) {
-        return chunkBegin[x] < chunkBegin[y];
-      });
-      for (size_t c : order)
-        for (size_t r = 0; r < step.results.size(); ++r) {
-          const ResultSpec &spec = step.results[r];
-          if (spec.outerReduced)
-            merge(spec.dtype, static_cast<unsigned char *>(bufs[numInputs + r]),
-                  static_cast<unsigned char *>(chunkBuffers[c][numInputs + r]),
-                  spec.elements, spec.combiner);
-        }
-    }
-    if (options.kernelSeconds)
-      *options.kernelSeconds += std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - start)
-                                    .count();
+    if (!makeResults(plan, step, k, options, values, buffers, result.error) ||
+        (k && !callKernel(*k, step, buffers, options, pool, result.error)))
+      return result;
   }
   result.error = "function has no return";
   return result;

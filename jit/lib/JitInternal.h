@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 
 namespace mlir {
 class Operation;
@@ -32,12 +31,6 @@ struct CompiledKernel {
 using KernelHandle = std::shared_ptr<const CompiledKernel>;
 /// The compiled kernel of a strata.kernel (cached); null + error.
 KernelHandle getKernel(mlir::Operation *kernel, std::string &error);
-/// Writes the identity of reduction `combiner` ("sum", "prod", "max", "min") in
-/// element type `dtype` (a strata::jit::DType) to `elements` elements at
-/// `data`: exact per type (false/true for bool max/min, INT64_MIN/MAX).
-/// The one definition both executors fill reducing results with.
-void fillIdentity(void *data, int64_t elements, int dtype,
-                  std::string_view combiner);
 /// STRATA_DEBUG (0 when unset).
 int debug();
 } // namespace detail

@@ -77,13 +77,7 @@ bool Plan::addKernel(KernelOp kernel, const KernelCompiler &compile) {
     step.results.push_back(std::move(spec));
   }
   KernelOp::LoopNest nest = kernel.getLoopNest();
-  unsigned numInputs = kernel.getInputs().size();
-  for (size_t r = 0; r < step.results.size(); ++r)
-    step.results[r].outerReduced = !step.results[r].combiner.empty() &&
-                                   !nest.sizes.empty() &&
-                                   nest.strides[numInputs + r][0] == 0;
-  for (int64_t size : nest.sizes)
-    step.noPoints |= size == 0;
+  step.noPoints = llvm::is_contained(nest.sizes, 0);
   if (mlir::Value dest = kernel.getDest())
     step.destSlot = slotOf(dest);
   std::string compileError;

@@ -38,9 +38,6 @@ struct ResultSpec {
   int64_t elements; // tensors only
   std::vector<int64_t> sizes, strides;
   std::string combiner;
-  /// Combines along the outermost loop: when that loop runs in parallel,
-  /// each chunk accumulates in a private buffer, merged afterwards.
-  bool outerReduced = false;
 };
 
 /// What a backend compiled for one kernel (CpuKernel, CudaLoaded).

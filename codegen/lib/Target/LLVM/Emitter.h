@@ -1,10 +1,12 @@
-//===- Emitter.h - the kernel-to-LLVM emitter, shared by its two files -*- C++
+//===- Emitter.h - the kernel-to-LLVM emitter, shared by its files -*- C++
 //-*-===//
 //
-// Private to codegen/lib/Target/LLVM: KernelToLLVM.cpp holds the loop nest,
-// scalar ops and the driver; KernelToLLVMVector.cpp the vector paths
-// (non-temporal stores, the in-register transpose micro-kernel). See the
-// top of KernelToLLVM.cpp for the algorithm.
+// Private to codegen/lib/Target/LLVM: KernelToLLVM.cpp holds the loop plan,
+// the loop nest and the driver; KernelToLLVMOps.cpp the body's scalar ops;
+// KernelToLLVMVector.cpp the vector paths (non-temporal stores, the
+// in-register transpose micro-kernel); KernelToLLVMCascade.cpp cascade
+// sums; KernelToLLVMScan.cpp scan kernels; KernelToLLVMIndex.cpp indexed
+// access. See the top of KernelToLLVM.cpp for the algorithm.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_CODEGEN_TARGET_LLVM_EMITTER_H
@@ -97,14 +99,17 @@ private:
     if (kind == "prod") // in order (no reassociation), as the scalar loop
       return f ? b.CreateFMul(acc, v) : b.CreateMul(acc, v);
     bool isMax = kind == "max";
-    if (f)
-      return nanPropagating(isMax, acc, v);
-    // Booleans compare unsigned (true = 1 > false = 0).
-    bool isBool = v->getType()->getScalarType()->isIntegerTy(1);
-    return b.CreateSelect(
-        isMax ? (isBool ? b.CreateICmpUGT(acc, v) : b.CreateICmpSGT(acc, v))
-              : (isBool ? b.CreateICmpULT(acc, v) : b.CreateICmpSLT(acc, v)),
-        acc, v);
+    return f ? nanPropagating(isMax, acc, v)
+             : integerMinMax(isMax, /*isSigned=*/true, acc, v);
+  }
+  /// max(x, y) or min(x, y) of integers; booleans (i1) compare unsigned
+  /// (true = 1 > false = 0), whatever `isSigned` says.
+  Value *integerMinMax(bool isMax, bool isSigned, Value *x, Value *y) {
+    using P = llvm::CmpInst::Predicate;
+    bool s = isSigned && !x->getType()->getScalarType()->isIntegerTy(1);
+    P p = isMax ? (s ? P::ICMP_SGT : P::ICMP_UGT)
+                : (s ? P::ICMP_SLT : P::ICMP_ULT);
+    return b.CreateSelect(b.CreateICmp(p, x, y), x, y);
   }
   Value *integerPow(Value *base, Value *exp);
   /// `index_map` (KernelToLLVMIndex.cpp): the indexed loop operand or -1,
@@ -118,8 +123,6 @@ private:
   /// `arith.extf`), or null when result `r` is not a cascade sum.
   mlir::Value cascadeSource(unsigned r);
   void planCascade();
-  bool emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
-                        llvm::SmallVector<Value *> ivs, std::string &error);
   Value *unaryCall(llvm::Intrinsic::ID id, Value *x) {
     return b.CreateUnaryIntrinsic(id, x);
   }
@@ -142,18 +145,56 @@ private:
     }
     return out;
   }
+  /// The body at one point (or `lanes` points) given its arguments: the
+  /// yielded values (a cascade sum's f32 value); false and `error` on an op
+  /// KernelToLLVMOps.cpp does not take.
   bool emitBody(llvm::ArrayRef<Value *> args,
                 llvm::SmallVectorImpl<Value *> &yields, std::string &error);
+  /// One body op (KernelToLLVMOps.cpp): the family emitters below in turn.
   Value *emitOp(mlir::Operation &op, std::string &error);
+  Value *emitConstant(mlir::arith::ConstantOp c);
+  Value *emitCompare(mlir::Operation &op);
+  Value *emitInstruction(mlir::Operation &op);
+  Value *emitMinMaxSelect(mlir::Operation &op);
+  Value *emitMath(mlir::Operation &op);
+  /// Operand `i` of body op `op`, as emitted.
+  Value *operand(mlir::Operation &op, unsigned i) {
+    return values.lookup(op.getOperand(i));
+  }
   using BodyFn = llvm::function_ref<llvm::SmallVector<Value *>(
       Value *, llvm::ArrayRef<Value *>)>;
   llvm::SmallVector<Value *> emitFor(Value *lo, Value *hi,
                                      llvm::ArrayRef<Value *> init, BodyFn body,
                                      int64_t step = 1, bool scalarOnly = false);
+  /// Loop `level` of `loops` and the ones inside it, from the point whose
+  /// operand element indices are `index` and loop variables `ivs`.
   bool emitLevel(size_t level, llvm::SmallVector<Value *> index,
                  llvm::SmallVector<Value *> ivs, std::string &error);
   /// A scan kernel (KernelToLLVMScan.cpp).
   bool emitScan(llvm::SmallVector<Value *> index, std::string &error);
+  /// What every part of a scan emits with.
+  struct ScanPlan {
+    size_t dim;   ///< the scanned loop
+    unsigned res; ///< the result operand (after the inputs)
+    bool prod, reverse, exclusive;
+    bool columns; ///< blocks of columns scan together (the file's top)
+    llvm::Type *elem, *acc; ///< the result's type, the accumulator's
+    Value *identity;
+    Value *accs = nullptr; ///< the column blocks' accumulators (stack)
+  };
+  bool emitScanLine(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                    std::string &error);
+  bool emitScanBlocks(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                      Value *jbLo, Value *jbHi, std::string &error);
+  /// The body's value at point `p` in the accumulator type; null and
+  /// `error` when the body does not emit.
+  Value *scanValue(const ScanPlan &s, llvm::ArrayRef<Value *> p,
+                   std::string &error);
+  /// Combines `v` into accumulator value `a` (into `cell` too, when given)
+  /// and stores the result's element at `at` (the old value when
+  /// exclusive): the new accumulator value.
+  Value *scanStep(const ScanPlan &s, Value *a, Value *v, Value *at,
+                  Value *cell = nullptr);
   /// Element types, cascade flags and every plan* decision (run and
   /// codeKey both start with it).
   void plan();
@@ -190,6 +231,68 @@ private:
   /// and lines of both layouts a block touches stay cached.
   static constexpr int64_t kBlock = 128;
   std::vector<EmitLoop> loops;
+  /// One level of the loop nest as it is emitted: its loop and range, the
+  /// point it starts from (each operand's element index, the loop
+  /// variables so far) and, innermost, the results it accumulates in
+  /// registers.
+  struct Level {
+    size_t level, dim;
+    LoopKind kind;
+    Value *lo, *hi;
+    int64_t step;
+    llvm::SmallVector<Value *> index, ivs;
+    llvm::SmallVector<unsigned> accumulated;
+  };
+  Level levelOf(size_t level, llvm::SmallVector<Value *> index,
+                llvm::SmallVector<Value *> ivs);
+  bool emitOuterLevel(const Level &l, std::string &error);
+  bool emitInnermostLevel(Level &l, std::string &error);
+  bool emitPoint(llvm::ArrayRef<Value *> idx, llvm::ArrayRef<Value *> ivs,
+                 llvm::ArrayRef<Value *> carried,
+                 llvm::ArrayRef<unsigned> accumulated,
+                 llvm::SmallVectorImpl<Value *> &nextCarried,
+                 std::string &error);
+  /// The points of [from, to) of innermost level `l` one at a time,
+  /// carrying `start` for l.accumulated: their values after the loop.
+  /// Clears `ok` when a body fails.
+  llvm::SmallVector<Value *> scalarLoop(const Level &l, Value *from, Value *to,
+                                        bool scalarOnly,
+                                        llvm::ArrayRef<Value *> start, bool &ok,
+                                        std::string &error);
+  /// The vector paths (KernelToLLVMVector.cpp).
+  bool emitNonTemporalLoop(const Level &l, llvm::ArrayRef<Value *> init,
+                           std::string &error);
+  bool emitTileLevel(const Level &l, std::string &error);
+  bool emitFullTile(const Level &l, Value *loI, std::string &error);
+  /// Cascade sums (KernelToLLVMCascade.cpp): scratch rows of a
+  /// read-modify-written result, f32 runs of a register accumulator.
+  struct ScratchRows {
+    int64_t elements = 1;               ///< f32 elements per row
+    llvm::SmallVector<int64_t> strides; ///< per nest loop (0 outside dim's)
+    llvm::SmallVector<Value *> rows;    ///< one per scratchResults entry
+  };
+  bool emitScratchLevel(const Level &l, std::string &error);
+  bool emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
+                        std::string &error);
+  void flushScratchRow(unsigned op, Value *row,
+                       llvm::ArrayRef<int64_t> rowStrides, size_t dim,
+                       Value *index);
+  llvm::SmallVector<Value *> emitCascadeRuns(const Level &l,
+                                             llvm::ArrayRef<Value *> init,
+                                             bool &ok, std::string &error);
+  /// Each operand's element index `i` iterations along loop `dim` from
+  /// `index`.
+  llvm::SmallVector<Value *> advance(llvm::ArrayRef<Value *> index, Value *i,
+                                     size_t dim);
+  /// `ivs` and then `i`.
+  static llvm::SmallVector<Value *> withIv(llvm::ArrayRef<Value *> ivs,
+                                           Value *i) {
+    llvm::SmallVector<Value *> next(ivs);
+    next.push_back(i);
+    return next;
+  }
+  /// min(start + extent, hi).
+  Value *clampedEnd(Value *start, int64_t extent, Value *hi);
   /// The loop tiled with the innermost one, or -1.
   int tiledDim = -1;
   /// Width of the transpose micro-kernel (0: the tiles run scalar loops).

@@ -18,8 +18,9 @@
 //   64-bit elements) micro-kernels on vectors along the innermost loop, whose
 //   transposed operands are loaded (stored) as vectors along the other loop
 //   and transposed in registers with shuffles (emitMicroKernel); partial
-//   tiles at the edges run the scalar loops. The vectors are plain LLVM
-//   vectors: AVX2 hosts get unpck/shufps/vperm2f128, others a legal split.
+//   tiles at the edges run the scalar loops (emitTileLevel, in
+//   KernelToLLVMVector.cpp). The vectors are plain LLVM vectors: AVX2
+//   hosts get unpck/shufps/vperm2f128, others a legal split.
 //   Before a full tile runs, the lines the next tile along the innermost
 //   loop reads are prefetched (prefetchNextTile).
 //   Cascade sums (an f64 sum of f32 values that --strata-widen-sums marked)
@@ -29,7 +30,11 @@
 //   tile accumulators over a tile, and read-modify-written results over
 //   blocks of kCascadeRows iterations of their innermost reduced loop into
 //   an f32 scratch row on the stack (emitScratchLevel). Like PyTorch's
-//   cascade sum: the error grows with the run length, not the sum length.
+//   cascade sum: the error grows with the run length, not the sum length
+//   (KernelToLLVMCascade.cpp).
+//   emitLevel emits one loop of the plan (`loops`) and recurses: a plain
+//   loop moves the point, the innermost loop runs the points (emitPoint:
+//   the body of KernelToLLVMOps.cpp) with register accumulators.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -90,412 +95,157 @@ llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
   return out;
 }
 
-Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
-  auto in = [&](unsigned i) { return values.lookup(op.getOperand(i)); };
-  if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
-    llvm::Type *t = valueType(c.getType());
-    if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
-      return llvm::ConstantFP::get(t, fa.getValueAsDouble());
-    auto ia = c.getValue().cast<mlir::IntegerAttr>();
-    return llvm::ConstantInt::get(t, ia.getValue());
-  }
-  if (auto c = llvm::dyn_cast<mlir::arith::CmpFOp>(op)) {
-    // The two enums agree up to ORD only.
-    using F = mlir::arith::CmpFPredicate;
-    using L = llvm::CmpInst;
-    L::Predicate p;
-    switch (c.getPredicate()) {
-    case F::AlwaysFalse:
-      p = L::FCMP_FALSE;
-      break;
-    case F::OEQ:
-      p = L::FCMP_OEQ;
-      break;
-    case F::OGT:
-      p = L::FCMP_OGT;
-      break;
-    case F::OGE:
-      p = L::FCMP_OGE;
-      break;
-    case F::OLT:
-      p = L::FCMP_OLT;
-      break;
-    case F::OLE:
-      p = L::FCMP_OLE;
-      break;
-    case F::ONE:
-      p = L::FCMP_ONE;
-      break;
-    case F::ORD:
-      p = L::FCMP_ORD;
-      break;
-    case F::UEQ:
-      p = L::FCMP_UEQ;
-      break;
-    case F::UGT:
-      p = L::FCMP_UGT;
-      break;
-    case F::UGE:
-      p = L::FCMP_UGE;
-      break;
-    case F::ULT:
-      p = L::FCMP_ULT;
-      break;
-    case F::ULE:
-      p = L::FCMP_ULE;
-      break;
-    case F::UNE:
-      p = L::FCMP_UNE;
-      break;
-    case F::UNO:
-      p = L::FCMP_UNO;
-      break;
-    default:
-      p = L::FCMP_TRUE;
-      break;
-    }
-    return b.CreateFCmp(p, in(0), in(1));
-  }
-  if (auto c = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
-    using P = mlir::arith::CmpIPredicate;
-    llvm::CmpInst::Predicate p;
-    switch (c.getPredicate()) {
-    case P::eq:
-      p = llvm::CmpInst::ICMP_EQ;
-      break;
-    case P::ne:
-      p = llvm::CmpInst::ICMP_NE;
-      break;
-    case P::slt:
-      p = llvm::CmpInst::ICMP_SLT;
-      break;
-    case P::sle:
-      p = llvm::CmpInst::ICMP_SLE;
-      break;
-    case P::sgt:
-      p = llvm::CmpInst::ICMP_SGT;
-      break;
-    case P::sge:
-      p = llvm::CmpInst::ICMP_SGE;
-      break;
-    case P::ult:
-      p = llvm::CmpInst::ICMP_ULT;
-      break;
-    case P::ule:
-      p = llvm::CmpInst::ICMP_ULE;
-      break;
-    case P::ugt:
-      p = llvm::CmpInst::ICMP_UGT;
-      break;
-    default:
-      p = llvm::CmpInst::ICMP_UGE;
-      break;
-    }
-    // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
-    // (Only signed predicates have an unsigned form: eq/ne and the unsigned
-    // ones stay as they are.)
-    if (in(0)->getType()->getScalarType()->isIntegerTy(1) &&
-        llvm::CmpInst::isSigned(p))
-      p = llvm::CmpInst::getUnsignedPredicate(p);
-    return b.CreateICmp(p, in(0), in(1));
-  }
-  llvm::Type *rt =
-      op.getNumResults() ? valueType(op.getResult(0).getType()) : nullptr;
-  llvm::StringRef name = op.getName().getStringRef();
-  if (name == "arith.addf")
-    return b.CreateFAdd(in(0), in(1));
-  if (name == "arith.subf")
-    return b.CreateFSub(in(0), in(1));
-  if (name == "arith.mulf")
-    return b.CreateFMul(in(0), in(1));
-  if (name == "arith.divf")
-    return b.CreateFDiv(in(0), in(1));
-  if (name == "arith.negf")
-    return b.CreateFNeg(in(0));
-  if (name == "arith.addi")
-    return b.CreateAdd(in(0), in(1));
-  if (name == "arith.subi")
-    return b.CreateSub(in(0), in(1));
-  if (name == "arith.muli")
-    return b.CreateMul(in(0), in(1));
-  if (name == "arith.ori")
-    return b.CreateOr(in(0), in(1));
-  if (name == "arith.andi")
-    return b.CreateAnd(in(0), in(1));
-  if (name == "arith.maxf")
-    return nanPropagating(true, in(0), in(1));
-  if (name == "arith.minf")
-    return nanPropagating(false, in(0), in(1));
-  bool isBool = op.getNumOperands() > 0 &&
-                in(0)->getType()->getScalarType()->isIntegerTy(1);
-  if (name == "arith.maxsi")
-    return b.CreateSelect(isBool ? b.CreateICmpUGT(in(0), in(1))
-                                 : b.CreateICmpSGT(in(0), in(1)),
-                          in(0), in(1));
-  if (name == "arith.minsi")
-    return b.CreateSelect(isBool ? b.CreateICmpULT(in(0), in(1))
-                                 : b.CreateICmpSLT(in(0), in(1)),
-                          in(0), in(1));
-  if (name == "arith.maxui")
-    return b.CreateSelect(b.CreateICmpUGT(in(0), in(1)), in(0), in(1));
-  if (name == "arith.minui")
-    return b.CreateSelect(b.CreateICmpULT(in(0), in(1)), in(0), in(1));
-  if (name == "arith.select")
-    return b.CreateSelect(in(0), in(1), in(2));
-  if (name == "arith.extf")
-    return b.CreateFPExt(in(0), rt);
-  if (name == "arith.truncf")
-    return b.CreateFPTrunc(in(0), rt);
-  if (name == "arith.sitofp")
-    return b.CreateSIToFP(in(0), rt);
-  if (name == "arith.uitofp")
-    return b.CreateUIToFP(in(0), rt);
-  if (name == "arith.fptosi")
-    return b.CreateFPToSI(in(0), rt);
-  if (name == "arith.extsi")
-    return b.CreateSExt(in(0), rt);
-  if (name == "arith.extui")
-    return b.CreateZExt(in(0), rt);
-  if (name == "arith.trunci")
-    return b.CreateTrunc(in(0), rt);
-  if (name == "arith.xori")
-    return b.CreateXor(in(0), in(1));
-  // C's fmod; divisions whose divisor the scalar body made nonzero and not
-  // -1 (ScalarBuilder::safeDivisor).
-  if (name == "arith.remf")
-    return b.CreateFRem(in(0), in(1));
-  if (name == "arith.remsi")
-    return b.CreateSRem(in(0), in(1));
-  if (name == "arith.divsi")
-    return b.CreateSDiv(in(0), in(1));
-  if (name == "math.copysign")
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, in(0), in(1));
-  if (name == "math.fma") // one rounding, as PyTorch's contracted kernels
-    return b.CreateIntrinsic(llvm::Intrinsic::fma, {rt}, {in(0), in(1), in(2)});
-  // The math dialect's float functions: LLVM intrinsics where LLVM has one
-  // (inline instructions or its libm call), else the libm function itself.
-  static const std::pair<llvm::StringRef, llvm::Intrinsic::ID> intrinsics[] = {
-      {"math.exp", llvm::Intrinsic::exp},
-      {"math.exp2", llvm::Intrinsic::exp2},
-      {"math.log", llvm::Intrinsic::log},
-      {"math.log2", llvm::Intrinsic::log2},
-      {"math.log10", llvm::Intrinsic::log10},
-      {"math.sqrt", llvm::Intrinsic::sqrt},
-      {"math.absf", llvm::Intrinsic::fabs},
-      {"math.sin", llvm::Intrinsic::sin},
-      {"math.cos", llvm::Intrinsic::cos},
-      {"math.floor", llvm::Intrinsic::floor},
-      {"math.ceil", llvm::Intrinsic::ceil},
-      {"math.roundeven", llvm::Intrinsic::roundeven},
-      {"math.trunc", llvm::Intrinsic::trunc}};
-  for (auto [mathName, id] : intrinsics)
-    if (name == mathName)
-      return unaryCall(id, in(0));
-  static const llvm::StringRef libm[] = {"tanh",  "tan",   "atan", "atan2",
-                                         "expm1", "log1p", "erf"};
-  for (llvm::StringRef f : libm)
-    if (name.drop_front(5) == f && name.startswith("math.")) {
-      llvm::SmallVector<Value *, 2> args;
-      for (unsigned i = 0; i < op.getNumOperands(); ++i)
-        args.push_back(in(i));
-      return libmCall((f + "f").str(), f, args);
-    }
-  if (name == "math.rsqrt") // 1 / sqrt(x), correctly rounded steps
-    return b.CreateFDiv(llvm::ConstantFP::get(rt, 1.0),
-                        unaryCall(llvm::Intrinsic::sqrt, in(0)));
-  if (name == "math.powf")
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, in(0), in(1));
-  if (name == "math.absi") {
-    Value *neg = b.CreateSub(llvm::ConstantInt::get(rt, 0), in(0));
-    return b.CreateSelect(b.CreateICmpSLT(in(0), llvm::ConstantInt::get(rt, 0)),
-                          neg, in(0));
-  }
-  if (name == "math.ipowi")
-    return integerPow(in(0), in(1));
-  error = "strata.kernel body: unsupported op '" + name.str() + "'";
-  return nullptr;
+llvm::SmallVector<Value *> Emitter::advance(llvm::ArrayRef<Value *> index,
+                                            Value *i, size_t dim) {
+  llvm::SmallVector<Value *> next(index);
+  for (size_t op = 0; op < next.size(); ++op)
+    if (int64_t s = nest.strides[op][dim])
+      next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
+  return next;
 }
 
-/// PyTorch's powi: square-and-multiply in the integer type (wrapping on
-/// overflow, as PyTorch's kernels do), and for a negative exponent 1 for
-/// base 1, +-1 for base -1, else 0. Branch-free (one step per exponent bit)
-/// so vector bodies take it too; a constant exponent folds away.
-Value *Emitter::integerPow(Value *base, Value *exp) {
-  llvm::Type *t = base->getType();
-  auto c = [&](int64_t v) { return llvm::ConstantInt::get(t, v, true); };
-  unsigned bits = t->getScalarSizeInBits();
-  Value *result = c(1), *a = base, *e = exp;
-  for (unsigned i = 0; i + 1 < bits; ++i) {
-    Value *odd = b.CreateICmpNE(b.CreateAnd(e, c(1)), c(0));
-    result = b.CreateSelect(odd, b.CreateMul(result, a), result);
-    a = b.CreateMul(a, a);
-    e = b.CreateLShr(e, c(1));
-  }
-  Value *negative = b.CreateICmpSLT(exp, c(0));
-  Value *oddExp = b.CreateICmpNE(b.CreateAnd(exp, c(1)), c(0));
-  Value *forNegative =
-      b.CreateSelect(b.CreateICmpEQ(base, c(1)), c(1),
-                     b.CreateSelect(b.CreateICmpEQ(base, c(-1)),
-                                    b.CreateSelect(oddExp, c(-1), c(1)), c(0)));
-  return b.CreateSelect(negative, forNegative, result);
+Value *Emitter::clampedEnd(Value *start, int64_t extent, Value *hi) {
+  Value *e = b.CreateAdd(start, b.getInt64(extent), "", true, true);
+  return b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
 }
 
-bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
-                       llvm::SmallVectorImpl<Value *> &yields,
-                       std::string &error) {
-  mlir::Block &body = k.getBodyBlock();
-  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
-    values[arg] = v;
-  for (mlir::Operation &op : body.without_terminator()) {
-    Value *v = emitOp(op, error);
-    if (!v)
-      return false;
-    values[op.getResult(0)] = v;
+/// One point: load inputs, run the body, store or combine results (the
+/// `accumulated` ones into `nextCarried`, from `carried`).
+bool Emitter::emitPoint(llvm::ArrayRef<Value *> idx,
+                        llvm::ArrayRef<Value *> ivs,
+                        llvm::ArrayRef<Value *> carried,
+                        llvm::ArrayRef<unsigned> accumulated,
+                        llvm::SmallVectorImpl<Value *> &nextCarried,
+                        std::string &error) {
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  llvm::SmallVector<Value *> args;
+  int mapped = indexMapOperand();
+  for (unsigned op = 0; op < numInputs; ++op)
+    args.push_back(static_cast<int>(op) == mapped ? nullptr
+                                                  : load(op, idx[op]));
+  if (mapped >= 0 && mapped < static_cast<int>(numInputs))
+    args[mapped] = load(mapped, indexedPosition(idx[mapped], args));
+  if (k.getIndexed())
+    args.append(ivs.begin(), ivs.end());
+  llvm::SmallVector<Value *> yields;
+  if (!emitBody(args, yields, error))
+    return false;
+  for (unsigned r = 0; r < numResults; ++r) {
+    unsigned op = numInputs + r;
+    llvm::StringRef kind = k.getCombiner(r);
+    auto acc = llvm::find(accumulated, r);
+    if (static_cast<int>(op) == mapped)
+      storeIndexed(op, idx[op], args, yields[r]);
+    else if (kind.empty())
+      store(op, idx[op], yields[r]);
+    else if (acc != accumulated.end())
+      nextCarried.push_back(
+          combine(kind, carried[acc - accumulated.begin()], yields[r]));
+    else
+      store(op, idx[op], combine(kind, load(op, idx[op]), yields[r]));
   }
-  mlir::Operation *yield = body.getTerminator();
-  for (unsigned r = 0; r < yield->getNumOperands(); ++r)
-    yields.push_back(
-        values.lookup(cascade[r] ? cascadeSource(r) : yield->getOperand(r)));
   return true;
 }
 
-mlir::Value Emitter::cascadeSource(unsigned r) {
-  if (k.getCombiner(r) != "sum")
-    return {};
-  mlir::Value y = k.getBodyBlock().getTerminator()->getOperand(r);
-  auto ext = y.getDefiningOp<mlir::arith::ExtFOp>();
-  if (!ext || !ext->hasAttr(kCascadeAttrName) ||
-      !ext.getIn().getType().isF32() || !ext.getType().isF64())
-    return {};
-  return ext.getIn();
+bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
+                        llvm::SmallVector<Value *> ivs, std::string &error) {
+  if (nest.sizes.empty()) {
+    llvm::SmallVector<Value *> unused;
+    return emitPoint(index, ivs, {}, {}, unused, error);
+  }
+  Level l = levelOf(level, std::move(index), std::move(ivs));
+  if (static_cast<int>(l.dim) == scratchDim && l.kind == LoopKind::Full)
+    return emitScratchLevel(l, error);
+  if (l.kind == LoopKind::InTile && l.dim == size_t(tiledDim) && microLanes)
+    return emitTileLevel(l, error);
+  if (level + 1 < loops.size())
+    return emitOuterLevel(l, error);
+  return emitInnermostLevel(l, error);
 }
 
-/// Picks the loop whose blocks sum into scratch rows: the innermost loop
-/// with size > 1 that a cascade result does not move along, for results
-/// that move along the innermost loop (untiled nests; each row at most
-/// kMaxScratch elements; one such loop per kernel, the first result's).
-void Emitter::planCascade() {
-  size_t n = nest.sizes.size();
-  unsigned numInputs = k.getInputs().size();
-  if (n == 0 || tiledDim >= 0)
-    return;
-  for (unsigned r = 0; r < k.getNumResults(); ++r) {
-    const auto &st = nest.strides[numInputs + r];
-    if (!cascade[r] || st[n - 1] == 0)
-      continue;
-    int dim = -1;
-    for (size_t d = n; d-- > 0 && dim < 0;)
-      if (st[d] == 0 && nest.sizes[d] > 1)
-        dim = static_cast<int>(d);
-    if (dim < 0 || (scratchDim >= 0 && dim != scratchDim))
-      continue;
-    int64_t row = 1;
-    for (size_t d = dim + 1; d < n; ++d)
-      row *= nest.sizes[d];
-    if (row > kMaxScratch)
-      continue;
-    scratchDim = dim;
-    scratchResults.push_back(r);
+/// Loop `level`'s range: the whole nest loop ([begin, end) for the
+/// outermost), blocks of it, or the tile (block) a tile (block) loop
+/// around it is at.
+Emitter::Level Emitter::levelOf(size_t level, llvm::SmallVector<Value *> index,
+                                llvm::SmallVector<Value *> ivs) {
+  Level l{level, loops[level].dim, loops[level].kind, nullptr, nullptr,
+          1,     std::move(index), std::move(ivs),    {}};
+  l.lo = l.dim == 0 ? begin : b.getInt64(0);
+  l.hi = l.dim == 0 ? end : b.getInt64(nest.sizes[l.dim]);
+  if (l.kind == LoopKind::Block) {
+    l.step = kBlock;
+  } else if (l.kind == LoopKind::Tile) {
+    l.step = kTile;
+    l.lo = blockStart.lookup(l.dim);
+    l.hi = clampedEnd(l.lo, kBlock, l.hi);
+  } else if (l.kind == LoopKind::InTile) {
+    l.lo = tileStart.lookup(l.dim);
+    l.hi = clampedEnd(l.lo, kTile, l.hi);
   }
+  return l;
 }
 
-/// The loop of scratchDim in blocks of kCascadeRows iterations: each block
-/// sums the scratch results into zeroed f32 rows (dense over the inner
-/// loops), then adds each row element once into its f64 result.
-bool Emitter::emitScratchLevel(size_t level, llvm::SmallVector<Value *> index,
-                               llvm::SmallVector<Value *> ivs,
-                               std::string &error) {
-  size_t n = nest.sizes.size(), dim = loops[level].dim;
-  unsigned numInputs = k.getInputs().size();
-  Value *lo = dim == 0 ? begin : b.getInt64(0);
-  Value *hi = dim == 0 ? end : b.getInt64(nest.sizes[dim]);
-  llvm::SmallVector<int64_t> rowStrides(n, 0);
-  int64_t row = 1;
-  for (size_t d = n; d-- > dim + 1;) {
-    rowStrides[d] = row;
-    row *= nest.sizes[d];
-  }
-  llvm::Function *fn = b.GetInsertBlock()->getParent();
-  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-  auto *rowType = llvm::ArrayType::get(b.getFloatTy(), row);
-  llvm::SmallVector<Value *> rows;
-  for (size_t s = 0; s < scratchResults.size(); ++s) {
-    llvm::AllocaInst *a = entry.CreateAlloca(rowType);
-    a->setAlignment(llvm::Align(64));
-    rows.push_back(a);
-  }
+/// A loop with loops inside: a block or tile loop only says where its
+/// block or tile starts; a nest loop moves the point.
+bool Emitter::emitOuterLevel(const Level &l, std::string &error) {
   bool ok = true;
   emitFor(
-      lo, hi, {},
-      [&](Value *c, llvm::ArrayRef<Value *>) {
-        Value *e = b.CreateAdd(c, b.getInt64(kCascadeRows), "", true, true);
-        e = b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
-        for (Value *r : rows)
-          b.CreateMemSet(r, b.getInt8(0), b.getInt64(row * 4), llvm::Align(64));
-        // The block writes the rows instead of the results.
-        struct Saved {
-          Value *base;
-          llvm::Type *memType;
-          mlir::Type type;
-          llvm::SmallVector<int64_t> strides;
-        };
-        llvm::SmallVector<Saved> saved;
-        llvm::SmallVector<Value *> blockIndex(index);
-        for (size_t s = 0; s < scratchResults.size(); ++s) {
-          unsigned op = numInputs + scratchResults[s];
-          saved.push_back({bases[op], memTypes[op], types[op],
-                           llvm::SmallVector<int64_t>(nest.strides[op].begin(),
-                                                      nest.strides[op].end())});
-          bases[op] = rows[s];
-          memTypes[op] = b.getFloatTy();
-          types[op] = mlir::Float32Type::get(k.getContext());
-          nest.strides[op].assign(rowStrides.begin(), rowStrides.end());
-          blockIndex[op] = b.getInt64(0);
-        }
-        emitFor(c, e, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
-          llvm::SmallVector<Value *> next(blockIndex), nextIvs(ivs);
-          for (size_t op = 0; op < next.size(); ++op)
-            if (int64_t st = nest.strides[op][dim])
-              next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(st)));
-          nextIvs.push_back(i);
-          ok = ok && emitLevel(level + 1, next, nextIvs, error);
+      l.lo, l.hi, {},
+      [&](Value *i, llvm::ArrayRef<Value *>) {
+        if (l.kind == LoopKind::Block || l.kind == LoopKind::Tile) {
+          (l.kind == LoopKind::Block ? blockStart : tileStart)[l.dim] = i;
+          ok = emitLevel(l.level + 1, l.index, l.ivs, error);
           return llvm::SmallVector<Value *>();
-        });
-        for (size_t s = 0; s < scratchResults.size(); ++s) {
-          unsigned op = numInputs + scratchResults[s];
-          bases[op] = saved[s].base;
-          memTypes[op] = saved[s].memType;
-          types[op] = saved[s].type;
-          nest.strides[op].assign(saved[s].strides.begin(),
-                                  saved[s].strides.end());
-          // rows[s][j] into the result, over the loops inside dim.
-          std::function<void(size_t, Value *, Value *)> flush =
-              [&](size_t d, Value *at, Value *out) {
-                if (d == n) {
-                  Value *v = b.CreateLoad(
-                      b.getFloatTy(),
-                      b.CreateInBoundsGEP(b.getFloatTy(), rows[s], at));
-                  store(op, out, combine("sum", load(op, out), v));
-                  return;
-                }
-                emitFor(b.getInt64(0), b.getInt64(nest.sizes[d]), {},
-                        [&](Value *j, llvm::ArrayRef<Value *>) {
-                          auto step = [&](Value *x, int64_t st) {
-                            return st ? b.CreateAdd(
-                                            x, b.CreateMul(j, b.getInt64(st)))
-                                      : x;
-                          };
-                          flush(d + 1, step(at, rowStrides[d]),
-                                step(out, nest.strides[op][d]));
-                          return llvm::SmallVector<Value *>();
-                        });
-              };
-          flush(dim + 1, b.getInt64(0), index[op]);
         }
+        ok = emitLevel(l.level + 1, advance(l.index, i, l.dim),
+                       withIv(l.ivs, i), error);
         return llvm::SmallVector<Value *>();
       },
-      kCascadeRows);
+      l.step);
   return ok;
+}
+
+/// The innermost loop: results that do not move along it accumulate in
+/// registers (cascade sums in f32 runs: KernelToLLVMCascade.cpp), stored
+/// once after it; a non-temporal result runs aligned vectors
+/// (KernelToLLVMVector.cpp).
+bool Emitter::emitInnermostLevel(Level &l, std::string &error) {
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  llvm::SmallVector<Value *> init;
+  bool anyCascade = false;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][l.dim] == 0) {
+      l.accumulated.push_back(r);
+      init.push_back(load(numInputs + r, l.index[numInputs + r]));
+      anyCascade |= cascade[r];
+    }
+  if (ntOp >= 0 && tiledDim < 0 && l.dim == nest.sizes.size() - 1)
+    return emitNonTemporalLoop(l, init, error);
+  bool ok = true;
+  auto finals = anyCascade ? emitCascadeRuns(l, init, ok, error)
+                           : scalarLoop(l, l.lo, l.hi, false, init, ok, error);
+  for (size_t a = 0; a < l.accumulated.size(); ++a) {
+    unsigned op = numInputs + l.accumulated[a];
+    store(op, l.index[op], finals[a]);
+  }
+  return ok;
+}
+
+llvm::SmallVector<Value *> Emitter::scalarLoop(const Level &l, Value *from,
+                                               Value *to, bool scalarOnly,
+                                               llvm::ArrayRef<Value *> start,
+                                               bool &ok, std::string &error) {
+  return emitFor(
+      from, to, start,
+      [&](Value *i, llvm::ArrayRef<Value *> c) {
+        llvm::SmallVector<Value *> nextCarried;
+        ok = ok && emitPoint(advance(l.index, i, l.dim), withIv(l.ivs, i), c,
+                             l.accumulated, nextCarried, error);
+        if (!ok)
+          nextCarried.assign(c.begin(), c.end());
+        return nextCarried;
+      },
+      1, scalarOnly);
 }
 
 /// Cache-blocked tiles for transposed access: when the innermost loop is
@@ -554,266 +304,6 @@ void Emitter::planLoops() {
   for (unsigned r = 0; r < k.getNumResults(); ++r)
     if (k.getCombiner(r).empty() && nest.strides[numInputs + r][n - 1] == 0)
       microLanes = 0;
-}
-
-/// Picks a large result written with unit stride along the innermost loop
-/// for non-temporal stores (kernels without reductions or indices only).
-bool Emitter::emitLevel(size_t level, llvm::SmallVector<Value *> index,
-                        llvm::SmallVector<Value *> ivs, std::string &error) {
-  size_t n = nest.sizes.size();
-  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
-  auto advance = [&](Value *i, size_t dim) {
-    llvm::SmallVector<Value *> next(index);
-    for (size_t op = 0; op < next.size(); ++op)
-      if (int64_t s = nest.strides[op][dim])
-        next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
-    return next;
-  };
-  // One point: load inputs, run the body, store or combine results.
-  auto point =
-      [&](llvm::SmallVector<Value *> idx, llvm::SmallVector<Value *> pointIvs,
-          llvm::ArrayRef<Value *> carried, llvm::ArrayRef<unsigned> accumulated,
-          llvm::SmallVector<Value *> &nextCarried) {
-        llvm::SmallVector<Value *> args;
-        int mapped = indexMapOperand();
-        for (unsigned op = 0; op < numInputs; ++op)
-          args.push_back(static_cast<int>(op) == mapped ? nullptr
-                                                        : load(op, idx[op]));
-        if (mapped >= 0 && mapped < static_cast<int>(numInputs))
-          args[mapped] = load(mapped, indexedPosition(idx[mapped], args));
-        if (k.getIndexed())
-          args.append(pointIvs.begin(), pointIvs.end());
-        llvm::SmallVector<Value *> yields;
-        if (!emitBody(args, yields, error))
-          return false;
-        for (unsigned r = 0; r < numResults; ++r) {
-          unsigned op = numInputs + r;
-          llvm::StringRef kind = k.getCombiner(r);
-          auto acc = llvm::find(accumulated, r);
-          if (static_cast<int>(op) == mapped)
-            storeIndexed(op, idx[op], args, yields[r]);
-          else if (kind.empty())
-            store(op, idx[op], yields[r]);
-          else if (acc != accumulated.end())
-            nextCarried.push_back(
-                combine(kind, carried[acc - accumulated.begin()], yields[r]));
-          else
-            store(op, idx[op], combine(kind, load(op, idx[op]), yields[r]));
-        }
-        return true;
-      };
-  if (n == 0) {
-    llvm::SmallVector<Value *> unused;
-    return point(index, ivs, {}, {}, unused);
-  }
-  if (static_cast<int>(loops[level].dim) == scratchDim &&
-      loops[level].kind == LoopKind::Full)
-    return emitScratchLevel(level, index, ivs, error);
-  EmitLoop loop = loops[level];
-  size_t dim = loop.dim;
-  Value *lo = dim == 0 ? begin : b.getInt64(0);
-  Value *hi = dim == 0 ? end : b.getInt64(nest.sizes[dim]);
-  int64_t step = 1;
-  auto clampedEnd = [&](Value *start, int64_t extent) {
-    Value *e = b.CreateAdd(start, b.getInt64(extent), "", true, true);
-    return b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
-  };
-  if (loop.kind == LoopKind::Block) {
-    step = kBlock;
-  } else if (loop.kind == LoopKind::Tile) {
-    step = kTile;
-    lo = blockStart.lookup(dim);
-    hi = clampedEnd(lo, kBlock);
-  } else if (loop.kind == LoopKind::InTile) {
-    lo = tileStart.lookup(dim);
-    hi = clampedEnd(lo, kTile);
-  }
-  bool ok = true;
-  if (loop.kind == LoopKind::InTile && dim == size_t(tiledDim) && microLanes) {
-    // A full tile runs micro-kernels; a partial one (at the edges) the
-    // scalar loops below.
-    size_t in = n - 1;
-    Value *loI = tileStart.lookup(in);
-    Value *full =
-        b.CreateAnd(b.CreateICmpEQ(b.CreateSub(hi, lo), b.getInt64(kTile)),
-                    b.CreateICmpSLE(b.CreateAdd(loI, b.getInt64(kTile)),
-                                    b.getInt64(nest.sizes[in])));
-    llvm::Function *f = b.GetInsertBlock()->getParent();
-    auto *microBB = llvm::BasicBlock::Create(ctx, "micro", f);
-    auto *scalarBB = llvm::BasicBlock::Create(ctx, "edge", f);
-    auto *joinBB = llvm::BasicBlock::Create(ctx, "tile.end", f);
-    b.CreateCondBr(full, microBB, scalarBB);
-    b.SetInsertPoint(microBB);
-    Value *tEnd = b.CreateAdd(lo, b.getInt64(kTile));
-    Value *iEnd = b.CreateAdd(loI, b.getInt64(kTile));
-    prefetchNextTile(index, lo, loI);
-    // Results that stay on one element over the tile: one vector
-    // accumulator across its micro-kernels, one lane reduction at the end.
-    llvm::SmallVector<unsigned> tileAcc;
-    llvm::SmallVector<Value *> accInit;
-    for (unsigned r = 0; r < numResults; ++r) {
-      unsigned op = numInputs + r;
-      llvm::StringRef kind = k.getCombiner(r);
-      if (kind.empty() || nest.strides[op][dim] || nest.strides[op][in])
-        continue;
-      tileAcc.push_back(r);
-      auto *vt = llvm::FixedVectorType::get(
-          cascade[r] ? b.getFloatTy() : scalarType(types[op]), microLanes);
-      accInit.push_back(
-          kind == "sum" ? llvm::Constant::getNullValue(vt)
-                        : b.CreateVectorSplat(microLanes, load(op, index[op])));
-    }
-    auto accs = emitFor(
-        lo, tEnd, accInit,
-        [&](Value *mT, llvm::ArrayRef<Value *> accT) {
-          return emitFor(
-              loI, iEnd, accT,
-              [&](Value *mI, llvm::ArrayRef<Value *> accI) {
-                llvm::SmallVector<Value *> next;
-                ok = ok &&
-                     emitMicroKernel(index, mT, mI, tileAcc, accI, next, error);
-                if (!ok)
-                  next.assign(accI.begin(), accI.end());
-                return next;
-              },
-              microLanes);
-        },
-        microLanes);
-    for (size_t a = 0; a < tileAcc.size(); ++a) {
-      unsigned op = numInputs + tileAcc[a];
-      llvm::StringRef kind = k.getCombiner(tileAcc[a]);
-      lanes = microLanes;
-      Value *v = reduceLanes(kind, accs[a]);
-      lanes = 0;
-      store(op, index[op], combine(kind, load(op, index[op]), v));
-    }
-    b.CreateBr(joinBB);
-    b.SetInsertPoint(scalarBB);
-    emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
-      llvm::SmallVector<Value *> nextIvs(ivs);
-      nextIvs.push_back(i);
-      ok = ok && emitLevel(level + 1, advance(i, dim), nextIvs, error);
-      return llvm::SmallVector<Value *>();
-    });
-    b.CreateBr(joinBB);
-    b.SetInsertPoint(joinBB);
-    return ok;
-  }
-  if (level + 1 < loops.size()) {
-    emitFor(
-        lo, hi, {},
-        [&](Value *i, llvm::ArrayRef<Value *>) {
-          if (loop.kind == LoopKind::Block || loop.kind == LoopKind::Tile) {
-            (loop.kind == LoopKind::Block ? blockStart : tileStart)[dim] = i;
-            ok = emitLevel(level + 1, index, ivs, error);
-            return llvm::SmallVector<Value *>();
-          }
-          llvm::SmallVector<Value *> nextIvs(ivs);
-          nextIvs.push_back(i);
-          ok = emitLevel(level + 1, advance(i, dim), nextIvs, error);
-          return llvm::SmallVector<Value *>();
-        },
-        step);
-    return ok;
-  }
-  // Innermost loop: results that do not move along it accumulate in
-  // registers.
-  llvm::SmallVector<unsigned> accumulated;
-  llvm::SmallVector<Value *> init;
-  bool anyCascade = false;
-  for (unsigned r = 0; r < numResults; ++r)
-    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][dim] == 0) {
-      accumulated.push_back(r);
-      init.push_back(load(numInputs + r, index[numInputs + r]));
-      anyCascade |= cascade[r];
-    }
-  auto scalarLoop = [&](Value *from, Value *to, bool scalarOnly,
-                        llvm::ArrayRef<Value *> start) {
-    return emitFor(
-        from, to, start,
-        [&](Value *i, llvm::ArrayRef<Value *> c) {
-          llvm::SmallVector<Value *> nextIvs(ivs), nextCarried;
-          nextIvs.push_back(i);
-          ok = ok &&
-               point(advance(i, dim), nextIvs, c, accumulated, nextCarried);
-          if (!ok)
-            nextCarried.assign(c.begin(), c.end());
-          return nextCarried;
-        },
-        1, scalarOnly);
-  };
-  if (ntOp >= 0 && tiledDim < 0 && dim == n - 1) {
-    // Non-temporal stores need aligned vectors: peel to the alignment of
-    // ntOp, run ntLanes-wide vectors, then the remainder.
-    unsigned op = ntOp, width = ntLanes;
-    unsigned bytes = memTypes[op]->getPrimitiveSizeInBits() / 8;
-    Value *first = b.CreateInBoundsGEP(memTypes[op], bases[op],
-                                       b.CreateAdd(index[op], lo));
-    Value *mis =
-        b.CreateAnd(b.CreateLShr(b.CreatePtrToInt(first, b.getInt64Ty()),
-                                 b.getInt64(llvm::Log2_32(bytes))),
-                    b.getInt64(width - 1));
-    Value *peel =
-        b.CreateAnd(b.CreateSub(b.getInt64(width), mis), b.getInt64(width - 1));
-    Value *vecLo = b.CreateAdd(lo, peel);
-    vecLo = b.CreateSelect(b.CreateICmpSLT(vecLo, hi), vecLo, hi);
-    Value *vecHi = b.CreateAdd(vecLo, b.CreateAnd(b.CreateSub(hi, vecLo),
-                                                  b.getInt64(-int64_t(width))));
-    scalarLoop(lo, vecLo, true, init);
-    emitFor(
-        vecLo, vecHi, {},
-        [&](Value *i, llvm::ArrayRef<Value *>) {
-          llvm::SmallVector<Value *> idx = advance(i, dim);
-          lanes = width;
-          llvm::SmallVector<Value *> args, yields;
-          for (unsigned in = 0; in < numInputs; ++in)
-            args.push_back(loadRow(in, idx[in]));
-          ok = ok && emitBody(args, yields, error);
-          for (unsigned r = 0; ok && r < numResults; ++r) {
-            unsigned res = numInputs + r;
-            if (res == op)
-              storeNonTemporal(res, idx[res], yields[r], width * bytes);
-            else
-              storeRow(res, idx[res], yields[r]);
-          }
-          lanes = 0;
-          return llvm::SmallVector<Value *>();
-        },
-        width);
-    scalarLoop(vecHi, hi, true, init);
-    return ok;
-  }
-  if (!anyCascade) {
-    auto finals = scalarLoop(lo, hi, false, init);
-    for (size_t a = 0; a < accumulated.size(); ++a)
-      store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
-            finals[a]);
-    return ok;
-  }
-  // Cascade sums: an f32 partial per run of kCascadeRun points, added to
-  // the f64 accumulator after its run.
-  auto finals = emitFor(
-      lo, hi, init,
-      [&](Value *c, llvm::ArrayRef<Value *> acc) {
-        Value *e = b.CreateAdd(c, b.getInt64(kCascadeRun), "", true, true);
-        e = b.CreateSelect(b.CreateICmpSLT(e, hi), e, hi);
-        llvm::SmallVector<Value *> start, next;
-        for (size_t a = 0; a < accumulated.size(); ++a)
-          start.push_back(cascade[accumulated[a]]
-                              ? llvm::ConstantFP::get(b.getFloatTy(), 0.0)
-                              : acc[a]);
-        auto part = scalarLoop(c, e, false, start);
-        for (size_t a = 0; a < accumulated.size(); ++a)
-          next.push_back(cascade[accumulated[a]]
-                             ? combine("sum", acc[a], part[a])
-                             : part[a]);
-        return next;
-      },
-      kCascadeRun);
-  for (size_t a = 0; a < accumulated.size(); ++a)
-    store(numInputs + accumulated[a], index[numInputs + accumulated[a]],
-          finals[a]);
-  return ok;
 }
 
 void Emitter::plan() {
@@ -956,6 +446,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   info.numPoints = 1;
   for (int64_t s : nest.sizes)
     info.numPoints *= s;
+  info.outerReduced.assign(k.getNumResults(), false);
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
@@ -963,10 +454,12 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
     info.outerSize = detail::scanOuterSize(k);
   info.innerElements = info.outerSize ? info.numPoints / info.outerSize : 0;
   unsigned numInputs = k.getInputs().size();
-  for (unsigned r = 0; r < k.getNumResults(); ++r)
-    if (!k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0 &&
-        nest.sizes[0] > 1)
+  for (unsigned r = 0; r < k.getNumResults(); ++r) {
+    info.outerReduced[r] =
+        !k.getCombiner(r).empty() && nest.strides[numInputs + r][0] == 0;
+    if (info.outerReduced[r] && nest.sizes[0] > 1)
       info.outerParallel = false;
+  }
   // An indexed store (scatter, scatter_add) may hit one element from
   // several points: run serially, so duplicates add up deterministically.
   auto map = k.getIndexMap();

@@ -3,8 +3,8 @@
 // A kernel's `index_map` (strata.gather / scatter / scatter_add, see
 // StrataKernelOps.td): one operand is addressed at its strided position
 // plus the clamped value of an index input times a stride. Such kernels
-// take the scalar loops only (planLoops, planNonTemporal), so the point
-// lambda of KernelToLLVM.cpp is the one place that loads and stores them.
+// take the scalar loops only (planLoops, planNonTemporal), so emitPoint
+// (KernelToLLVM.cpp) is the one place that loads and stores them.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"

@@ -49,124 +49,35 @@ int64_t strata::codegen::detail::scanOuterSize(KernelOp k) {
 
 bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
   size_t n = nest.sizes.size();
-  size_t dim = static_cast<size_t>(*k.getScanDim());
-  unsigned numInputs = k.getInputs().size(), res = numInputs;
-  bool prod = *k.getScanCombiner() == "prod";
-  bool reverse = k.getScanReverse(), exclusive = k.getScanExclusive();
-  llvm::Type *elem = scalarType(types[res]);
-  llvm::Type *acc = elem->isFloatTy() ? b.getDoubleTy() : elem;
-  Value *identity =
-      acc->isFloatingPointTy()
-          ? llvm::ConstantFP::get(acc, prod ? 1.0 : 0.0)
-          : static_cast<Value *>(llvm::ConstantInt::get(acc, prod ? 1 : 0));
-  auto advance = [&](const llvm::SmallVector<Value *> &idx, Value *i,
-                     size_t d) {
-    llvm::SmallVector<Value *> next(idx);
-    for (size_t op = 0; op < next.size(); ++op)
-      if (int64_t s = nest.strides[op][d])
-        next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
-    return next;
-  };
-  auto toResult = [&](Value *v) {
-    return v->getType() == elem ? v : b.CreateFPTrunc(v, elem);
-  };
-  // The scanned line at `idx`: a register accumulator along `dim`.
-  auto line = [&](const llvm::SmallVector<Value *> &idx) {
-    int64_t size = nest.sizes[dim];
-    bool ok = true;
-    emitFor(
-        b.getInt64(0), b.getInt64(size), {identity},
-        [&](Value *i, llvm::ArrayRef<Value *> carried) {
-          Value *at = reverse ? b.CreateSub(b.getInt64(size - 1), i) : i;
-          llvm::SmallVector<Value *> p = advance(idx, at, dim);
-          llvm::SmallVector<Value *> args, yields;
-          for (unsigned op = 0; op < numInputs; ++op)
-            args.push_back(load(op, p[op]));
-          ok = ok && emitBody(args, yields, error);
-          if (!ok)
-            return llvm::SmallVector<Value *>(carried.begin(), carried.end());
-          Value *v = yields[0];
-          if (v->getType() != acc)
-            v = b.CreateFPExt(v, acc);
-          Value *a = carried[0];
-          // In order, no fast-math flags: each step rounds as PyTorch's.
-          Value *next = acc->isFloatingPointTy()
-                            ? (prod ? b.CreateFMul(a, v) : b.CreateFAdd(a, v))
-                            : (prod ? b.CreateMul(a, v) : b.CreateAdd(a, v));
-          store(res, p[res], toResult(exclusive ? a : next));
-          return llvm::SmallVector<Value *>{next};
-        },
-        1, /*scalarOnly=*/true);
-    return ok;
-  };
-  bool columns = byColumns(nest, dim);
+  ScanPlan s;
+  s.dim = static_cast<size_t>(*k.getScanDim());
+  s.res = k.getInputs().size();
+  s.prod = *k.getScanCombiner() == "prod";
+  s.reverse = k.getScanReverse();
+  s.exclusive = k.getScanExclusive();
+  s.elem = scalarType(types[s.res]);
+  s.acc = s.elem->isFloatTy() ? b.getDoubleTy() : s.elem;
+  s.identity =
+      s.acc->isFloatingPointTy()
+          ? llvm::ConstantFP::get(s.acc, s.prod ? 1.0 : 0.0)
+          : static_cast<Value *>(llvm::ConstantInt::get(s.acc, s.prod ? 1 : 0));
+  s.columns = byColumns(nest, s.dim);
+  if (s.columns) // (in the entry block: one stack array per call)
+    s.accs = b.CreateAlloca(llvm::ArrayType::get(s.acc, kScanColumns));
   size_t inner = n - 1;
-  // Blocks [jbLo, jbHi) of kScanColumns points of the innermost dim at
-  // `idx`, scanned together along `dim`.
-  llvm::Value *accs = nullptr;
-  if (columns) // (in the entry block: one stack array per call)
-    accs = b.CreateAlloca(llvm::ArrayType::get(acc, kScanColumns));
-  auto blocks = [&](const llvm::SmallVector<Value *> &idx, Value *jbLo,
-                    Value *jbHi) {
-    int64_t size = nest.sizes[dim], width = nest.sizes[inner];
-    bool ok = true;
-    auto slot = [&](Value *t) {
-      return b.CreateInBoundsGEP(llvm::ArrayType::get(acc, kScanColumns), accs,
-                                 {b.getInt64(0), t});
-    };
-    emitFor(jbLo, jbHi, {}, [&](Value *jb, llvm::ArrayRef<Value *>) {
-      Value *j0 = b.CreateMul(jb, b.getInt64(kScanColumns));
-      Value *j1 = b.CreateAdd(j0, b.getInt64(kScanColumns));
-      j1 = b.CreateSelect(b.CreateICmpSLT(j1, b.getInt64(width)), j1,
-                          b.getInt64(width));
-      emitFor(b.getInt64(0), b.CreateSub(j1, j0), {},
-              [&](Value *t, llvm::ArrayRef<Value *>) {
-                b.CreateStore(identity, slot(t));
-                return llvm::SmallVector<Value *>();
-              });
-      emitFor(b.getInt64(0), b.getInt64(size), {},
-              [&](Value *i, llvm::ArrayRef<Value *>) {
-                Value *at = reverse ? b.CreateSub(b.getInt64(size - 1), i) : i;
-                llvm::SmallVector<Value *> row = advance(idx, at, dim);
-                emitFor(j0, j1, {}, [&](Value *j, llvm::ArrayRef<Value *>) {
-                  llvm::SmallVector<Value *> p = advance(row, j, inner);
-                  llvm::SmallVector<Value *> args, yields;
-                  for (unsigned op = 0; op < numInputs; ++op)
-                    args.push_back(load(op, p[op]));
-                  ok = ok && emitBody(args, yields, error);
-                  if (!ok)
-                    return llvm::SmallVector<Value *>();
-                  Value *v = yields[0];
-                  if (v->getType() != acc)
-                    v = b.CreateFPExt(v, acc);
-                  Value *cell = slot(b.CreateSub(j, j0));
-                  Value *a = b.CreateLoad(acc, cell);
-                  Value *next =
-                      acc->isFloatingPointTy()
-                          ? (prod ? b.CreateFMul(a, v) : b.CreateFAdd(a, v))
-                          : (prod ? b.CreateMul(a, v) : b.CreateAdd(a, v));
-                  b.CreateStore(next, cell);
-                  store(res, p[res], toResult(exclusive ? a : next));
-                  return llvm::SmallVector<Value *>();
-                });
-                return llvm::SmallVector<Value *>();
-              });
-      return llvm::SmallVector<Value *>();
-    });
-    return ok;
-  };
   llvm::SmallVector<size_t> others;
   for (size_t d = 0; d < n; ++d)
-    if (d != dim && !(columns && d == inner))
+    if (d != s.dim && !(s.columns && d == inner))
       others.push_back(d);
   int64_t numBlocks =
-      columns ? (nest.sizes[inner] + kScanColumns - 1) / kScanColumns : 0;
+      s.columns ? (nest.sizes[inner] + kScanColumns - 1) / kScanColumns : 0;
   // Loops over the other dims, the first over [begin, end).
   std::function<bool(size_t, llvm::SmallVector<Value *>)> level =
       [&](size_t l, llvm::SmallVector<Value *> idx) -> bool {
     if (l == others.size())
-      return columns ? blocks(idx, b.getInt64(0), b.getInt64(numBlocks))
-                     : line(idx);
+      return s.columns ? emitScanBlocks(s, idx, b.getInt64(0),
+                                        b.getInt64(numBlocks), error)
+                       : emitScanLine(s, idx, error);
     size_t d = others[l];
     Value *lo = l == 0 ? begin : b.getInt64(0);
     Value *hi = l == 0 ? end : b.getInt64(nest.sizes[d]);
@@ -179,12 +90,100 @@ bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
   };
   if (!others.empty())
     return level(0, index);
-  if (columns) // only the innermost dim besides: [begin, end) of blocks
-    return blocks(index, begin, end);
+  if (s.columns) // only the innermost dim besides: [begin, end) of blocks
+    return emitScanBlocks(s, index, begin, end, error);
   // Only the scanned dim: one line, run when [begin, end) holds point 0.
   bool ok = true;
   emitFor(begin, end, {}, [&](Value *, llvm::ArrayRef<Value *>) {
-    ok = ok && line(index);
+    ok = ok && emitScanLine(s, index, error);
+    return llvm::SmallVector<Value *>();
+  });
+  return ok;
+}
+
+Value *Emitter::scanValue(const ScanPlan &s, llvm::ArrayRef<Value *> p,
+                          std::string &error) {
+  llvm::SmallVector<Value *> args, yields;
+  for (unsigned op = 0; op < s.res; ++op)
+    args.push_back(load(op, p[op]));
+  if (!emitBody(args, yields, error))
+    return nullptr;
+  Value *v = yields[0];
+  return v->getType() == s.acc ? v : b.CreateFPExt(v, s.acc);
+}
+
+Value *Emitter::scanStep(const ScanPlan &s, Value *a, Value *v, Value *at,
+                         Value *cell) {
+  // In order, no fast-math flags: each step rounds as PyTorch's.
+  Value *next = s.acc->isFloatingPointTy()
+                    ? (s.prod ? b.CreateFMul(a, v) : b.CreateFAdd(a, v))
+                    : (s.prod ? b.CreateMul(a, v) : b.CreateAdd(a, v));
+  if (cell)
+    b.CreateStore(next, cell);
+  Value *out = s.exclusive ? a : next;
+  store(s.res, at,
+        out->getType() == s.elem ? out : b.CreateFPTrunc(out, s.elem));
+  return next;
+}
+
+/// The scanned line at `idx`: a register accumulator along the scanned dim.
+bool Emitter::emitScanLine(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                           std::string &error) {
+  int64_t size = nest.sizes[s.dim];
+  bool ok = true;
+  emitFor(
+      b.getInt64(0), b.getInt64(size), {s.identity},
+      [&](Value *i, llvm::ArrayRef<Value *> carried) {
+        Value *at = s.reverse ? b.CreateSub(b.getInt64(size - 1), i) : i;
+        llvm::SmallVector<Value *> p = advance(idx, at, s.dim);
+        Value *v = scanValue(s, p, error);
+        ok = v != nullptr;
+        if (!ok)
+          return llvm::SmallVector<Value *>(carried.begin(), carried.end());
+        return llvm::SmallVector<Value *>{scanStep(s, carried[0], v, p[s.res])};
+      },
+      1, /*scalarOnly=*/true);
+  return ok;
+}
+
+/// Blocks [jbLo, jbHi) of kScanColumns points of the innermost dim at
+/// `idx`, scanned together along the scanned dim: their accumulators in the
+/// stack array, the scanned dim's loop outside the block's.
+bool Emitter::emitScanBlocks(const ScanPlan &s, llvm::ArrayRef<Value *> idx,
+                             Value *jbLo, Value *jbHi, std::string &error) {
+  size_t inner = nest.sizes.size() - 1;
+  int64_t size = nest.sizes[s.dim], width = nest.sizes[inner];
+  bool ok = true;
+  auto slot = [&](Value *t) {
+    return b.CreateInBoundsGEP(llvm::ArrayType::get(s.acc, kScanColumns),
+                               s.accs, {b.getInt64(0), t});
+  };
+  emitFor(jbLo, jbHi, {}, [&](Value *jb, llvm::ArrayRef<Value *>) {
+    Value *j0 = b.CreateMul(jb, b.getInt64(kScanColumns));
+    Value *j1 = b.CreateAdd(j0, b.getInt64(kScanColumns));
+    j1 = b.CreateSelect(b.CreateICmpSLT(j1, b.getInt64(width)), j1,
+                        b.getInt64(width));
+    emitFor(b.getInt64(0), b.CreateSub(j1, j0), {},
+            [&](Value *t, llvm::ArrayRef<Value *>) {
+              b.CreateStore(s.identity, slot(t));
+              return llvm::SmallVector<Value *>();
+            });
+    emitFor(b.getInt64(0), b.getInt64(size), {},
+            [&](Value *i, llvm::ArrayRef<Value *>) {
+              Value *at = s.reverse ? b.CreateSub(b.getInt64(size - 1), i) : i;
+              llvm::SmallVector<Value *> row = advance(idx, at, s.dim);
+              emitFor(j0, j1, {}, [&](Value *j, llvm::ArrayRef<Value *>) {
+                llvm::SmallVector<Value *> p = advance(row, j, inner);
+                Value *v = scanValue(s, p, error);
+                ok = ok && v;
+                if (!ok)
+                  return llvm::SmallVector<Value *>();
+                Value *cell = slot(b.CreateSub(j, j0));
+                scanStep(s, b.CreateLoad(s.acc, cell), v, p[s.res], cell);
+                return llvm::SmallVector<Value *>();
+              });
+              return llvm::SmallVector<Value *>();
+            });
     return llvm::SmallVector<Value *>();
   });
   return ok;

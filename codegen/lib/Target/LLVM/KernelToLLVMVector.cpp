@@ -1,14 +1,18 @@
 //===- KernelToLLVMVector.cpp - vector paths of the kernel emitter -------===//
 //
-// Non-temporal stores for large unit-stride outputs, and the 8x8 (4x4 for
-// 64-bit elements) in-register transpose micro-kernel of transposed tiles.
-// The loop nest that calls them is in KernelToLLVM.cpp.
+// Non-temporal stores for large unit-stride outputs (the innermost loop of
+// such a kernel: emitNonTemporalLoop), and the 8x8 (4x4 for 64-bit
+// elements) in-register transpose micro-kernel of transposed tiles (the
+// loop within a tile: emitTileLevel). The loop nest that calls them is in
+// KernelToLLVM.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 
 using namespace strata::codegen::detail;
 
+/// Picks a large result written with unit stride along the innermost loop
+/// for non-temporal stores (kernels without reductions or indices only).
 void Emitter::planNonTemporal() {
   size_t n = nest.sizes.size();
   unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
@@ -35,6 +39,52 @@ void Emitter::planNonTemporal() {
     ntOp = static_cast<int>(op);
     ntLanes = static_cast<unsigned>(32 / bytes);
   }
+}
+
+/// The innermost loop of a kernel with a non-temporal result: non-temporal
+/// stores need aligned vectors, so it peels to the alignment of ntOp, runs
+/// ntLanes-wide vectors, then the remainder.
+bool Emitter::emitNonTemporalLoop(const Level &l, llvm::ArrayRef<Value *> init,
+                                  std::string &error) {
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  bool ok = true;
+  unsigned op = ntOp, width = ntLanes;
+  unsigned bytes = memTypes[op]->getPrimitiveSizeInBits() / 8;
+  Value *lo = l.lo, *hi = l.hi;
+  Value *first = b.CreateInBoundsGEP(memTypes[op], bases[op],
+                                     b.CreateAdd(l.index[op], lo));
+  Value *mis = b.CreateAnd(b.CreateLShr(b.CreatePtrToInt(first, b.getInt64Ty()),
+                                        b.getInt64(llvm::Log2_32(bytes))),
+                           b.getInt64(width - 1));
+  Value *peel =
+      b.CreateAnd(b.CreateSub(b.getInt64(width), mis), b.getInt64(width - 1));
+  Value *vecLo = b.CreateAdd(lo, peel);
+  vecLo = b.CreateSelect(b.CreateICmpSLT(vecLo, hi), vecLo, hi);
+  Value *vecHi = b.CreateAdd(
+      vecLo, b.CreateAnd(b.CreateSub(hi, vecLo), b.getInt64(-int64_t(width))));
+  scalarLoop(l, lo, vecLo, true, init, ok, error);
+  emitFor(
+      vecLo, vecHi, {},
+      [&](Value *i, llvm::ArrayRef<Value *>) {
+        llvm::SmallVector<Value *> idx = advance(l.index, i, l.dim);
+        lanes = width;
+        llvm::SmallVector<Value *> args, yields;
+        for (unsigned in = 0; in < numInputs; ++in)
+          args.push_back(loadRow(in, idx[in]));
+        ok = ok && emitBody(args, yields, error);
+        for (unsigned r = 0; ok && r < numResults; ++r) {
+          unsigned res = numInputs + r;
+          if (res == op)
+            storeNonTemporal(res, idx[res], yields[r], width * bytes);
+          else
+            storeRow(res, idx[res], yields[r]);
+        }
+        lanes = 0;
+        return llvm::SmallVector<Value *>();
+      },
+      width);
+  scalarLoop(l, vecHi, hi, true, init, ok, error);
+  return ok;
 }
 
 void Emitter::storeNonTemporal(unsigned op, Value *index, Value *v,
@@ -269,4 +319,86 @@ bool Emitter::emitMicroKernel(llvm::ArrayRef<Value *> index, Value *mT,
   }
   lanes = 0;
   return true;
+}
+
+/// The loop within a tile along tiledDim when tiles run micro-kernels: a
+/// full tile runs micro-kernels (emitFullTile); a partial one (at the
+/// edges) the scalar loops.
+bool Emitter::emitTileLevel(const Level &l, std::string &error) {
+  size_t in = nest.sizes.size() - 1;
+  Value *lo = l.lo, *hi = l.hi;
+  Value *loI = tileStart.lookup(in);
+  Value *full =
+      b.CreateAnd(b.CreateICmpEQ(b.CreateSub(hi, lo), b.getInt64(kTile)),
+                  b.CreateICmpSLE(b.CreateAdd(loI, b.getInt64(kTile)),
+                                  b.getInt64(nest.sizes[in])));
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  auto *microBB = llvm::BasicBlock::Create(ctx, "micro", f);
+  auto *scalarBB = llvm::BasicBlock::Create(ctx, "edge", f);
+  auto *joinBB = llvm::BasicBlock::Create(ctx, "tile.end", f);
+  b.CreateCondBr(full, microBB, scalarBB);
+  b.SetInsertPoint(microBB);
+  bool ok = emitFullTile(l, loI, error);
+  b.CreateBr(joinBB);
+  b.SetInsertPoint(scalarBB);
+  emitFor(lo, hi, {}, [&](Value *i, llvm::ArrayRef<Value *>) {
+    ok = ok && emitLevel(l.level + 1, advance(l.index, i, l.dim),
+                         withIv(l.ivs, i), error);
+    return llvm::SmallVector<Value *>();
+  });
+  b.CreateBr(joinBB);
+  b.SetInsertPoint(joinBB);
+  return ok;
+}
+
+/// A full tile from (l.lo, loI) of the tiled and the innermost loop, in
+/// microLanes x microLanes micro-kernels. Results that stay on one element
+/// over the tile: one vector accumulator across its micro-kernels, one
+/// lane reduction at the end.
+bool Emitter::emitFullTile(const Level &l, Value *loI, std::string &error) {
+  size_t in = nest.sizes.size() - 1;
+  unsigned numInputs = k.getInputs().size(), numResults = k.getNumResults();
+  Value *tEnd = b.CreateAdd(l.lo, b.getInt64(kTile));
+  Value *iEnd = b.CreateAdd(loI, b.getInt64(kTile));
+  prefetchNextTile(l.index, l.lo, loI);
+  llvm::SmallVector<unsigned> tileAcc;
+  llvm::SmallVector<Value *> accInit;
+  for (unsigned r = 0; r < numResults; ++r) {
+    unsigned op = numInputs + r;
+    llvm::StringRef kind = k.getCombiner(r);
+    if (kind.empty() || nest.strides[op][l.dim] || nest.strides[op][in])
+      continue;
+    tileAcc.push_back(r);
+    auto *vt = llvm::FixedVectorType::get(
+        cascade[r] ? b.getFloatTy() : scalarType(types[op]), microLanes);
+    accInit.push_back(
+        kind == "sum" ? llvm::Constant::getNullValue(vt)
+                      : b.CreateVectorSplat(microLanes, load(op, l.index[op])));
+  }
+  bool ok = true;
+  auto accs = emitFor(
+      l.lo, tEnd, accInit,
+      [&](Value *mT, llvm::ArrayRef<Value *> accT) {
+        return emitFor(
+            loI, iEnd, accT,
+            [&](Value *mI, llvm::ArrayRef<Value *> accI) {
+              llvm::SmallVector<Value *> next;
+              ok = ok &&
+                   emitMicroKernel(l.index, mT, mI, tileAcc, accI, next, error);
+              if (!ok)
+                next.assign(accI.begin(), accI.end());
+              return next;
+            },
+            microLanes);
+      },
+      microLanes);
+  for (size_t a = 0; a < tileAcc.size(); ++a) {
+    unsigned op = numInputs + tileAcc[a];
+    llvm::StringRef kind = k.getCombiner(tileAcc[a]);
+    lanes = microLanes;
+    Value *v = reduceLanes(kind, accs[a]);
+    lanes = 0;
+    store(op, l.index[op], combine(kind, load(op, l.index[op]), v));
+  }
+  return ok;
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -56,7 +57,11 @@ struct KernelLaunchInfo {
   int64_t innerElements = 1;
   /// Total points; 0 means the kernel must not be called.
   int64_t numPoints = 0;
-  /// False when the outermost loop reduces (calls must not run in parallel).
+  /// Per result: it combines along the outermost loop, so calls that run
+  /// in parallel each need a private copy of it (merged afterwards).
+  std::vector<bool> outerReduced;
+  /// False when the outermost loop reduces (outerReduced, over more than one
+  /// iteration): calls must not run in parallel on the same results.
   bool outerParallel = true;
   /// The kernel must run as one call (an indexed store: index_map).
   bool serial = false;

@@ -1,0 +1,95 @@
+//===- Combiners.cpp - reduction combiners on host memory -----------------===//
+//
+// Combiners.h. One template per operation, instantiated for each element
+// type (bool as one byte).
+//
+//===----------------------------------------------------------------------===//
+#include "Combiners.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+using namespace strata;
+
+namespace {
+
+template <typename T>
+void fillTyped(void *data, int64_t n, std::string_view combiner) {
+  T identity = combiner == "max"    ? std::numeric_limits<T>::lowest()
+               : combiner == "min"  ? std::numeric_limits<T>::max()
+               : combiner == "prod" ? T(1)
+                                    : T(0);
+  if constexpr (std::is_floating_point_v<T>)
+    if (combiner == "max" || combiner == "min")
+      identity = combiner == "max" ? -std::numeric_limits<T>::infinity()
+                                   : std::numeric_limits<T>::infinity();
+  std::fill_n(static_cast<T *>(data), n, identity);
+}
+
+template <typename T>
+void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
+                std::string_view combiner) {
+  T *a = reinterpret_cast<T *>(into);
+  const T *b = reinterpret_cast<const T *>(from);
+  bool isMax = combiner == "max";
+  for (int64_t i = 0; i < n; ++i) {
+    if (combiner == "sum") {
+      a[i] += b[i];
+    } else if (combiner == "prod") {
+      if constexpr (std::is_same_v<T, bool>)
+        a[i] = a[i] && b[i];
+      else if constexpr (std::is_integral_v<T>) // wraps, as the kernels
+        a[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a[i]) *
+                              static_cast<std::make_unsigned_t<T>>(b[i]));
+      else
+        a[i] *= b[i];
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(a[i]) || std::isnan(b[i]))
+        a[i] = a[i] + b[i];
+      else
+        a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+    } else {
+      a[i] = isMax ? std::max(a[i], b[i]) : std::min(a[i], b[i]);
+    }
+  }
+}
+
+} // namespace
+
+void strata::jit::detail::fillIdentity(void *data, int64_t elements,
+                                       DType dtype, std::string_view combiner) {
+  if (elements <= 0)
+    return;
+  switch (dtype) {
+  case DType::F32:
+    return fillTyped<float>(data, elements, combiner);
+  case DType::F64:
+    return fillTyped<double>(data, elements, combiner);
+  case DType::I32:
+    return fillTyped<int32_t>(data, elements, combiner);
+  case DType::I64:
+    return fillTyped<int64_t>(data, elements, combiner);
+  case DType::Bool:
+    return fillTyped<bool>(data, elements, combiner);
+  }
+}
+
+void strata::jit::detail::mergePartial(DType dtype, unsigned char *into,
+                                       const unsigned char *from,
+                                       int64_t elements,
+                                       std::string_view combiner) {
+  switch (dtype) {
+  case DType::F32:
+    return mergeTyped<float>(into, from, elements, combiner);
+  case DType::F64:
+    return mergeTyped<double>(into, from, elements, combiner);
+  case DType::I32:
+    return mergeTyped<int32_t>(into, from, elements, combiner);
+  case DType::I64:
+    return mergeTyped<int64_t>(into, from, elements, combiner);
+  case DType::Bool:
+    return mergeTyped<uint8_t>(into, from, elements, combiner);
+  }
+}
