@@ -289,11 +289,10 @@ std::string Runner::run(const std::vector<JitValue> &args,
       // A donated argument may be written in place (its buffer lies on
       // the device, and only on the last repetition: the others must
       // leave the inputs as they were); the kernels' own results may be.
-      bool donated =
-          step.destSlot >= static_cast<int>(plan.args.size()) ||
-          (rep == reps - 1 && step.destSlot >= 0 &&
-           static_cast<size_t>(step.destSlot) < options.donated.size() &&
-           options.donated[step.destSlot] && argSlots[step.destSlot]->borrowed);
+      bool own = step.destSlot >= static_cast<int>(plan.args.size());
+      bool donated = own || (rep == reps - 1 &&
+                             plan.destinationDonated(step, options.donated) &&
+                             argSlots[step.destSlot]->borrowed);
       if (!(e = runStep(step, donated,
                         options.kernelSeconds ? &seconds : nullptr))
                .empty())

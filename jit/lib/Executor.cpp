@@ -146,11 +146,8 @@ bool newVersion(const Plan &plan, const Step &step, const RunOptions &options,
                 const std::vector<JitValue> &values, JitValue &out,
                 std::string &error) {
   const JitValue &old = values[step.destSlot];
-  bool donated = step.destSlot >= static_cast<int>(plan.args.size()) ||
-                 (static_cast<size_t>(step.destSlot) < options.donated.size() &&
-                  options.donated[step.destSlot]);
   out.dtype = old.dtype;
-  if (step.inPlace && donated) {
+  if (step.inPlace && plan.destinationDonated(step, options.donated)) {
     out.buffer = old.buffer;
   } else {
     out.buffer =

@@ -95,6 +95,17 @@ public:
   void build(mlir::func::FuncOp func, const KernelCompiler &compile);
   /// Checks `values` against the arguments; the message, or "".
   std::string checkArguments(const std::vector<JitValue> &values) const;
+  /// Whether write `step` may reuse its destination's buffer, as far as
+  /// the plan knows: a version the plan made, or an argument `donated`
+  /// (each backend adds its own conditions).
+  bool destinationDonated(const Step &step,
+                          const std::vector<bool> &donated) const {
+    if (step.destSlot >= static_cast<int>(args.size()))
+      return true;
+    return step.destSlot >= 0 &&
+           static_cast<size_t>(step.destSlot) < donated.size() &&
+           donated[step.destSlot];
+  }
 
 private:
   bool fail(mlir::Operation *op, const std::string &message);
