@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <strings.h>
 #include <thread>
 
 using namespace strata::runtime;
@@ -23,6 +24,11 @@ void warnOnce(const std::string &message) {
   std::lock_guard<std::mutex> lock(mutex);
   if (printed.insert(message).second)
     fprintf(stderr, "%s\n", message.c_str());
+}
+
+/// The flag `name` (parse::flag).
+bool flagOf(const char *name, bool fallback) {
+  return settings::parse::flag(name, settings::variable(name), fallback);
 }
 
 /// The value of `name` as a string, `fallback` when unset or empty.
@@ -76,10 +82,18 @@ int64_t settings::parse::byteSize(const char *name, const char *text,
   return fallback;
 }
 
-bool settings::parse::flag(const char *text, bool fallback) {
+bool settings::parse::flag(const char *name, const char *text, bool fallback) {
   if (!text || !*text)
     return fallback;
-  return std::strcmp(text, "0") != 0;
+  for (const char *off : {"0", "false", "off", "no"})
+    if (strcasecmp(text, off) == 0)
+      return false;
+  for (const char *on : {"1", "true", "on", "yes"})
+    if (strcasecmp(text, on) == 0)
+      return true;
+  warnOnce(warning(name, text, "1 or 0 (true/false, on/off, yes/no)",
+                   fallback ? "1" : "0"));
+  return fallback;
 }
 
 int settings::debugLevel() {
@@ -104,7 +118,7 @@ int64_t settings::memoryLimit() {
 }
 
 bool settings::hugePages() {
-  static const bool on = parse::flag(variable("STRATA_HUGEPAGES"), true);
+  static const bool on = flagOf("STRATA_HUGEPAGES", true);
   return on;
 }
 
@@ -114,13 +128,12 @@ const std::string &settings::cudaDriverLibrary() {
 }
 
 bool settings::cudaMemoryCaching() {
-  static const bool on =
-      !parse::flag(variable("STRATA_NO_CUDA_MEMORY_CACHING"), false);
+  static const bool on = !flagOf("STRATA_NO_CUDA_MEMORY_CACHING", false);
   return on;
 }
 
 bool settings::fuseSiblings() {
-  static const bool on = parse::flag(variable("STRATA_FUSE_SIBLINGS"), true);
+  static const bool on = flagOf("STRATA_FUSE_SIBLINGS", true);
   return on;
 }
 
@@ -164,11 +177,11 @@ const std::string &settings::llvmPasses() {
 }
 
 bool settings::injectCompileFailure() {
-  return parse::flag(variable("STRATA_INJECT_COMPILE_FAILURE"), false);
+  return flagOf("STRATA_INJECT_COMPILE_FAILURE", false);
 }
 
 bool settings::injectNvrtcFailure() {
-  return parse::flag(variable("STRATA_INJECT_NVRTC_FAILURE"), false);
+  return flagOf("STRATA_INJECT_NVRTC_FAILURE", false);
 }
 
 const std::string &settings::nvrtcLibrary() {
@@ -185,7 +198,7 @@ const std::string &settings::blasLibrary() {
 }
 
 bool settings::distributedCheck() {
-  return parse::flag(variable("STRATA_DISTRIBUTED_CHECK"), true);
+  return flagOf("STRATA_DISTRIBUTED_CHECK", true);
 }
 
 std::string settings::ncclLibrary() {

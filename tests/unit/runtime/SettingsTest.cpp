@@ -79,13 +79,24 @@ TEST(SettingsParse, AWarningIsPrintedOncePerValue) {
                      "\n");
 }
 
-TEST(SettingsParse, FlagsAreOffOnlyForZero) {
-  EXPECT_TRUE(parse::flag(nullptr, true));
-  EXPECT_FALSE(parse::flag(nullptr, false));
-  EXPECT_FALSE(parse::flag("", false));
-  EXPECT_FALSE(parse::flag("0", true));
-  EXPECT_TRUE(parse::flag("1", false));
-  EXPECT_TRUE(parse::flag("yes", false));
+TEST(SettingsParse, FlagsReadTheUsualWordsAndWarnOnOthers) {
+  EXPECT_TRUE(parse::flag("STRATA_F", nullptr, true));
+  EXPECT_FALSE(parse::flag("STRATA_F", nullptr, false));
+  EXPECT_FALSE(parse::flag("STRATA_F", "", false));
+  EXPECT_FALSE(parse::flag("STRATA_F", "0", true));
+  EXPECT_TRUE(parse::flag("STRATA_F", "1", false));
+  EXPECT_TRUE(parse::flag("STRATA_F", "yes", false));
+  EXPECT_TRUE(parse::flag("STRATA_F", "ON", false));
+  // A word for false is false (it used to be true: anything but "0").
+  EXPECT_FALSE(parse::flag("STRATA_F", "false", true));
+  EXPECT_FALSE(parse::flag("STRATA_F", "Off", true));
+  EXPECT_FALSE(parse::flag("STRATA_F", "no", true));
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(parse::flag("STRATA_FLAG_TYPO", "flase", true));
+  EXPECT_FALSE(parse::flag("STRATA_FLAG_TYPO", "flase", false));
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("STRATA_FLAG_TYPO"), std::string::npos) << err;
+  EXPECT_NE(err.find("flase"), std::string::npos) << err;
 }
 
 TEST(Settings, FaultInjectionIsReadOnEachCall) {

@@ -88,8 +88,10 @@ int64_t integer(const char *name, const char *text, int64_t min,
                 int64_t fallback);
 /// A byte count ("512M", "2G", "1048576": runtime::parseByteSize).
 int64_t byteSize(const char *name, const char *text, int64_t fallback);
-/// Unset or empty: `fallback`; "0": false; anything else: true.
-bool flag(const char *text, bool fallback);
+/// Unset or empty: `fallback`; 0/false/off/no: false; 1/true/on/yes: true
+/// (any case); anything else warns once and gives `fallback`
+/// (`STRATA_FUSE_SIBLINGS=false` used to mean true).
+bool flag(const char *name, const char *text, bool fallback);
 /// The warning `integer` or `byteSize` prints (without the newline).
 std::string warning(const char *name, const char *text, const char *expected,
                     const std::string &fallback);
