@@ -5,7 +5,10 @@
 // Joins the group from the environment (or file://$STRATA_TEST_STORE when
 // set) with the given timeout, then plays MODE's part for this rank:
 // exit-early, crash and hang (rank 1 leaves, aborts, or never calls the
-// collective), shape and dtype (rank 1 gives another tensor), missing and
+// collective), shape and dtype (rank 1 gives another tensor), sizes (1,000
+// floats against 1,200: with equal gloo tags gloo itself aborts the
+// process), order (the ranks call all_reduce and broadcast in opposite
+// orders), missing and
 // no-master (run_fault.py starts fewer ranks or none at the master),
 // ddp-shapes (rank 1 wraps a model of other shapes),
 // file-store (a plain all_reduce). Prints "OK" and exits 0, or prints
@@ -49,6 +52,18 @@ int main(int argc, char **argv) {
     if (mode == "ddp-shapes") {
       nn::Linear model(rank == 1 ? 3 : 2, 2);
       dist::DistributedDataParallel ddp(model);
+    }
+    if (mode == "sizes") {
+      Tensor big = ones({rank == 1 ? 1200 : 1000}, dtype(kFloat32));
+      dist::all_reduce(big);
+    }
+    if (mode == "order") {
+      Tensor a = ones({8}, dtype(kFloat32));
+      if (rank == 0)
+        dist::all_reduce(a);
+      dist::broadcast(a, 0);
+      if (rank == 1)
+        dist::all_reduce(a);
     }
     Tensor t = ones({3}, dtype(kFloat32));
     if (rank == 1 && mode == "shape")

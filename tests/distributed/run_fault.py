@@ -28,6 +28,11 @@ CASES = {
     "shape": (2, [0, 1], [0, 1], "all_reduce: the ranks disagree: rank 0 "
               "called all_reduce of a tensor of shape [3]"),
     "dtype": (2, [0, 1], [0, 1], "and dtype torch.float64"),
+    "sizes": (2, [0, 1], [0, 1], "the ranks disagree: rank 0 called "
+              "all_reduce of a tensor of shape [1000] and dtype torch.float32, "
+              "op sum, rank 1 called all_reduce of a tensor of shape [1200]"),
+    "order": (2, [0, 1], [0, 1], "the ranks disagree: rank 0 called "
+              "all_reduce of a tensor of shape [8]"),
     "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
     "no-master": (2, [1], [1], "could not reach the master's store"),
     "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "

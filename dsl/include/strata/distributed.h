@@ -118,9 +118,12 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
 /// Returns when every rank has entered it.
 Work barrier(bool async_op = false, SourceLoc loc = SourceLoc::current());
 
-/// Whether a collective checks first that every rank gives the same op,
-/// shape, dtype and root (one small all_gather; on by default, as PyTorch's
-/// TORCH_DISTRIBUTED_DEBUG=DETAIL; STRATA_DISTRIBUTED_CHECK=0 turns it off).
+/// Whether collectives check that every rank gives the same op, shape,
+/// dtype and root (on by default; STRATA_DISTRIBUTED_CHECK=0 turns it off).
+/// On gloo the check costs nothing: each call's tag carries a hash of these,
+/// so calls that differ never exchange data and end at the group's timeout
+/// with a strata::Error naming both sides (read through the store). A CUDA
+/// tensor's NCCL call is checked first by one small gloo all_gather.
 /// Applies to the current group; every rank must set the same.
 void set_consistency_check(bool enabled);
 /// The current setting of set_consistency_check.

@@ -5,13 +5,18 @@
 // storage, docs/design.md "Raw pointers"), packing a strided view into a
 // contiguous temporary with the DSL's own contiguous(); after the
 // collective, wait() copies the result back with copy_() (a recorded
-// write, seen by the version counter). Before the data, every rank's (op,
-// dtype, shape, root) is all-gathered and compared, so a mismatch is an
-// error on every rank rather than a hang or corrupted data. gloo does the
+// write, seen by the version counter). Each collective's gloo tag carries a
+// hash of its (op, dtype, shape, root): ranks that disagree post on
+// different slots, so their data never meet (no wrong-sized message reaches
+// a buffer) and they time out; they then compare their signatures through
+// the store and each throws an error naming both sides. No round trip is
+// added to a collective that agrees. (A CUDA tensor's NCCL call has no tag:
+// its signature is all-gathered over gloo first.) gloo does the
 // communication (allreduce, broadcast, allgather, barrier); with backend
 // "nccl", NCCL does it for CUDA tensors (Nccl.h), on the same pointers.
 //
 //===----------------------------------------------------------------------===//
+#include "Consistency.h"
 #include "Group.h"
 #include "Nccl.h"
 
@@ -139,40 +144,6 @@ Signature signatureOf(OpCode op, const Tensor *t, int64_t reduce, int64_t root,
   return s;
 }
 
-/// The all_gather of signatures: throws a strata::Error naming the ranks
-/// that differ from rank 0 (on every rank: each sees all records).
-void checkSignature(Group &g, const Signature &s, const std::string &what,
-                    uint32_t tag) {
-  std::vector<int64_t> mine(Signature::kWords), all(Signature::kWords * g.size);
-  mine[0] = s.op;
-  mine[1] = s.dtype;
-  mine[2] = s.reduce;
-  mine[3] = s.root;
-  mine[4] = s.count;
-  mine[5] = s.numel;
-  mine[6] = s.ndim;
-  std::copy_n(s.sizes, Signature::kMaxDims, mine.begin() + 7);
-  mine[7 + Signature::kMaxDims] = s.cuda;
-  gloo::AllgatherOptions opts(g.context);
-  opts.setInput(mine.data(), mine.size());
-  opts.setOutput(all.data(), all.size());
-  opts.setTag(tag);
-  gloo::allgather(opts);
-  std::ostringstream os;
-  const int64_t *first = all.data();
-  for (int r = 1; r < g.size; ++r) {
-    const int64_t *other = all.data() + r * Signature::kWords;
-    if (!std::equal(first, first + Signature::kWords, other)) {
-      os << what << ": the ranks disagree: rank 0 called " << describe(first)
-         << ", rank " << r << " called " << describe(other);
-      throw Error(os.str(),
-                  "every rank must call the same collectives in the same "
-                  "order with tensors of the same shape and dtype",
-                  std::source_location::current());
-    }
-  }
-}
-
 using RawReduce = void (*)(void *, const void *, const void *, size_t);
 
 template <typename T> gloo::AllreduceOptions::Func reduceFn(ReduceOp op) {
@@ -282,13 +253,22 @@ Work submit(Group &g, std::shared_ptr<Work::State> w, const Signature &sig,
   return work;
 }
 
-uint32_t takeTag(Group &g) {
+/// The gloo tag of `w`, the next call of the group, with signature `sig`:
+/// with the consistency check on, a hash of both (and `w` keeps them for
+/// disagreement()), and for a CUDA tensor the eager check's tag too;
+/// without it, the call's number.
+uint32_t takeTag(Group &g, Work::State &w, const Signature &sig) {
   std::lock_guard<std::mutex> lock(g.m);
-  return g.nextTag++;
+  uint32_t seq = g.nextTag++;
+  if (!g.check || g.size == 1)
+    return seq;
+  if (sig.cuda && !tUnchecked)
+    w.checkTag = g.nextTag++;
+  w.seq = seq;
+  w.signature = wordsOf(sig);
+  return tagOf(seq, w.signature);
 }
 
-/// A new work item; its signature check (when on) takes the next tag, so
-/// the check's tag comes before the collective's.
 /// Runs the copy-backs of earlier async collectives (in call order), so a
 /// collective on a view an earlier one writes sees that result.
 void settleCopyBacks(Group &g) {
@@ -312,9 +292,6 @@ std::shared_ptr<Work::State> newState(Group &g, const char *what,
   auto w = std::make_shared<Work::State>();
   w->what = what;
   w->loc = loc;
-  std::lock_guard<std::mutex> lock(g.m);
-  if (g.check && g.size > 1 && !tUnchecked)
-    w->checkTag = g.nextTag++;
   return w;
 }
 
@@ -357,16 +334,15 @@ Work all_reduce(const Tensor &tensor, ReduceOp op, bool async_op,
   auto w = newState(g, what, loc);
   void *p = pointerTo(tensor, *w, /*writeBack=*/true, loc);
   size_t n = static_cast<size_t>(tensor.numel(loc));
-  uint32_t tag = takeTag(g);
+  Signature sig =
+      signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1, 1, loc);
+  uint32_t tag = takeTag(g, *w, sig);
   Group *gp = &g;
   if (tensor.device(loc).is_cuda())
     w->run = ncclWork(gp, NcclOp::AllReduce, p, p, n, dt, op, -1, what);
   else
     w->run = glooAllreduce(gp, p, n, dt, op, tag, 0, n);
-  return submit(
-      g, w,
-      signatureOf(kAllReduce, &tensor, static_cast<int64_t>(op), -1, 1, loc),
-      async_op);
+  return submit(g, w, sig, async_op);
 }
 
 Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
@@ -382,7 +358,8 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
   void *p = pointerTo(tensor, *w, /*writeBack=*/true, loc);
   size_t bytes =
       static_cast<size_t>(tensor.numel(loc) * tensor.element_size(loc));
-  uint32_t tag = takeTag(g);
+  Signature sig = signatureOf(kBroadcast, &tensor, -1, src, 1, loc);
+  uint32_t tag = takeTag(g, *w, sig);
   Group *gp = &g;
   int root = static_cast<int>(src);
   if (tensor.device(loc).is_cuda())
@@ -400,8 +377,7 @@ Work broadcast(const Tensor &tensor, int64_t src, bool async_op,
       opts.setTag(tag);
       gloo::broadcast(opts);
     };
-  return submit(g, w, signatureOf(kBroadcast, &tensor, -1, src, 1, loc),
-                async_op);
+  return submit(g, w, sig, async_op);
 }
 
 /// The run of an all_gather: `bytes` from `in` on every rank into `o`,
@@ -454,12 +430,11 @@ Work all_gather(const std::vector<Tensor> &tensor_list, const Tensor &tensor,
               .view(shape, loc),
           loc);
   };
-  uint32_t tag = takeTag(g);
+  Signature sig = signatureOf(kAllGather, &tensor, -1, -1,
+                              static_cast<int64_t>(tensor_list.size()), loc);
+  uint32_t tag = takeTag(g, *w, sig);
   w->run = allgather(&g, in, o, bytes, tag, tensor.device(loc), what);
-  return submit(g, w,
-                signatureOf(kAllGather, &tensor, -1, -1,
-                            static_cast<int64_t>(tensor_list.size()), loc),
-                async_op);
+  return submit(g, w, sig, async_op);
 }
 
 Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
@@ -481,10 +456,10 @@ Work all_gather_into_tensor(const Tensor &output, const Tensor &input,
       static_cast<size_t>(input.numel(loc) * input.element_size(loc));
   void *in = pointerTo(input, *w, false, loc);
   void *o = pointerTo(output, *w, true, loc);
-  uint32_t tag = takeTag(g);
+  Signature sig = signatureOf(kAllGather, &input, -1, -1, 0, loc);
+  uint32_t tag = takeTag(g, *w, sig);
   w->run = allgather(&g, in, o, bytes, tag, input.device(loc), what);
-  return submit(g, w, signatureOf(kAllGather, &input, -1, -1, 0, loc),
-                async_op);
+  return submit(g, w, sig, async_op);
 }
 
 Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
@@ -523,7 +498,9 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
                                .view(output.sizes(loc), loc),
                            loc);
     };
-  uint32_t tag = takeTag(g);
+  Signature sig = signatureOf(kReduceScatter, &output, static_cast<int64_t>(op),
+                              -1, static_cast<int64_t>(input_list.size()), loc);
+  uint32_t tag = takeTag(g, *w, sig);
   Group *gp = &g;
   size_t total = static_cast<size_t>(numel) * static_cast<size_t>(g.size);
   if (cuda) // NCCL reduces the buffer's parts into output itself
@@ -532,17 +509,15 @@ Work reduce_scatter(const Tensor &output, const std::vector<Tensor> &input_list,
                  numel, dt, op, -1, what);
   else
     w->run = glooAllreduce(gp, b, total, dt, op, tag, rank * numel, numel);
-  return submit(g, w,
-                signatureOf(kReduceScatter, &output, static_cast<int64_t>(op),
-                            -1, static_cast<int64_t>(input_list.size()), loc),
-                async_op);
+  return submit(g, w, sig, async_op);
 }
 
 Work barrier(bool async_op, SourceLoc loc) {
   const char *what = "barrier";
   Group &g = group(what, loc);
   auto w = newState(g, what, loc);
-  uint32_t tag = takeTag(g);
+  Signature sig = signatureOf(kBarrier, nullptr, -1, -1, 0, loc);
+  uint32_t tag = takeTag(g, *w, sig);
   Group *gp = &g;
   w->run = [gp, tag]() {
     if (gp->size == 1)
@@ -551,7 +526,7 @@ Work barrier(bool async_op, SourceLoc loc) {
     opts.setTag(tag);
     gloo::barrier(opts);
   };
-  return submit(g, w, signatureOf(kBarrier, nullptr, -1, -1, 0, loc), async_op);
+  return submit(g, w, sig, async_op);
 }
 
 } // namespace distributed

@@ -58,8 +58,14 @@ struct Work::State {
   std::function<void()> run;
   /// On the waiting thread, after success: copy-backs into strided views.
   std::function<void()> finish;
-  /// The tag of the signature check (0: none).
+  /// The tag of the eager signature check of a CUDA tensor's collective
+  /// (0: none).
   uint32_t checkTag = 0;
+  /// The collective's number in call order and its signature's words
+  /// (empty: unchecked): after a gloo timeout the ranks compare them
+  /// through the store (disagreement()).
+  uint32_t seq = 0;
+  std::vector<int64_t> signature;
   /// Temporaries the raw pointers point into.
   std::vector<Tensor> keep;
 
@@ -87,6 +93,14 @@ struct Signature {
 
 /// The NCCL communicator of a group made with backend "nccl" (Nccl.h).
 struct NcclComm;
+struct Group;
+/// After `w`'s gloo collective failed (timed out, or a peer that timed out
+/// closed its connection): every rank's signature of call `w.seq`, read
+/// through the store (each rank writes its own, then waits up to `bound`
+/// for the others'); "" when they agree or a rank never wrote one (it
+/// crashed), else the sentence naming the first rank that differs.
+std::string disagreement(Group &g, const Work::State &w,
+                         std::chrono::milliseconds bound);
 
 /// "all_reduce of a tensor of shape [3] and dtype torch.float32, op sum"
 /// from a signature's words.
@@ -171,9 +185,23 @@ struct Group {
           std::string what = e.what();
           bool timedOut = what.find("Timed out") != std::string::npos ||
                           what.find("timed out") != std::string::npos;
+          // A peer whose collective timed out closes its connections, so
+          // a mismatch may show here as either; a crashed peer never
+          // answers, hence the shorter bound then.
+          std::string differs =
+              w->signature.empty()
+                  ? std::string()
+                  : disagreement(*this, *w,
+                                 timedOut
+                                     ? timeout
+                                     : std::min<std::chrono::milliseconds>(
+                                           timeout, std::chrono::seconds(10)));
           std::ostringstream os;
           os << w->what << ": ";
-          if (timedOut)
+          if (!differs.empty())
+            os << differs << " (calls that differ cannot meet: the "
+               << "group's timeout of " << timeout.count() << " ms ended them)";
+          else if (timedOut)
             os << "rank " << rank << " timed out after " << timeout.count()
                << " ms waiting for the other ranks";
           else
@@ -182,11 +210,15 @@ struct Group {
                   "or crash?)";
           os << " [gloo: " << what << "]";
           error = os.str();
-          hint = timedOut ? "every rank must call the same collectives in the "
-                            "same order; a longer timeout "
-                            "(init_process_group's timeout) if a rank is slow"
-                          : "look at the other ranks' output for the first "
-                            "failure";
+          hint = !differs.empty()
+                     ? "every rank must call the same collectives in the "
+                       "same order with tensors of the same shape and dtype"
+                 : timedOut
+                     ? "every rank must call the same collectives in the "
+                       "same order; a longer timeout "
+                       "(init_process_group's timeout) if a rank is slow"
+                     : "look at the other ranks' output for the first "
+                       "failure";
           std::lock_guard<std::mutex> lock(m);
           broken = error;
         }

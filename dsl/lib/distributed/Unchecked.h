@@ -4,8 +4,9 @@
 // For callers that verified the ranks agree once, up front:
 // DistributedDataParallel checks its parameters' shapes and dtypes across
 // ranks at construction (as PyTorch's DDP does), so its bucket all_reduces,
-// the same every step, skip the per-call all_gather of signatures (one
-// round trip each). Internal to strata_distributed.
+// the same every step, skip the all_gather of signatures that precedes a
+// CUDA tensor's NCCL call (one round trip each); gloo's tagged check, which
+// costs nothing, stays. Internal to strata_distributed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DISTRIBUTED_UNCHECKED_H
@@ -15,8 +16,8 @@ namespace strata {
 namespace distributed {
 namespace detail {
 
-/// While alive, collectives started on this thread skip the signature
-/// check.
+/// While alive, collectives started on this thread skip the eager
+/// signature check (NCCL's).
 class UncheckedGuard {
 public:
   UncheckedGuard();
