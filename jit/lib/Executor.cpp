@@ -22,6 +22,7 @@
 #include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/Jit.h"
+#include "strata/Runtime/Settings.h"
 #include "strata/Runtime/ThreadPool.h"
 #include "strata/Target/LLVM/KernelToLLVM.h"
 #include "strata/Transforms/KernelPasses.h"
@@ -316,7 +317,7 @@ bool lowerModule(mlir::MLIRContext &context, mlir::ModuleOp module,
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   mlir::PassManager pm(&context);
   strata::buildStrataPipeline(pm, {.formKernels = true});
-  int level = strata::jit::detail::debug();
+  int level = strata::runtime::settings::debugLevel(); // STRATA_DEBUG
   if (level >= 1)
     pm.enableTiming();
   if (level >= 2)

@@ -131,9 +131,6 @@ std::string describe(const int64_t *w) {
   return os.str();
 }
 
-/// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
-int debugLevel() { return runtime::settings::debugLevel(); }
-
 bool checkFromEnvironment() { return runtime::settings::distributedCheck(); }
 
 std::mutex gGroupMutex;
