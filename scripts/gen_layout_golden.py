@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generates tests/unit/runtime/layout_golden.txt: PyTorch's answers for the
-view rules that runtime/lib/Layout/LayoutAlgebra.cpp implements.
+view rules that runtime/lib/Layout/ViewOps.cpp implements.
 
 Run with the system Python that has PyTorch 1.13 (python3-torch):
     /usr/bin/python3 scripts/gen_layout_golden.py

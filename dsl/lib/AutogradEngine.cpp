@@ -47,9 +47,6 @@ namespace strata::detail::engine {
 
 std::atomic<int64_t> gCompiles{0}, gSegments{0};
 
-/// STRATA_DEBUG (docs/environment.md): >= 1 prints one line per backward.
-int debugLevel() { return runtime::settings::debugLevel(); }
-
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
       .count();

@@ -70,8 +70,6 @@ template <typename F> void countStats(F update) {
   update(gStats);
 }
 
-int debugLevel() { return runtime::settings::debugLevel(); }
-
 /// A prepared program and what running it needs (not its source: a
 /// cached program keeps only what runs, docs/design.md "Memory").
 struct Program {
@@ -555,7 +553,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
           fail("strata could not compile this program: " + error,
                "this is a strata bug; set STRATA_DEBUG=3 to see the program",
                loc);
-        if (debugLevel() >= 1)
+        if (runtime::settings::debugLevel() >= 1) // STRATA_DEBUG
           fprintf(stderr,
                   "[strata] compiled a program of %zu ops (%d kernels) in "
                   "%.1f ms at %s\n",
@@ -564,7 +562,7 @@ std::shared_ptr<Program> prepare(const std::string &key, const Recipe &recipe,
                       std::chrono::steady_clock::now() - start)
                       .count(),
                   formatLoc(loc).c_str());
-        if (debugLevel() >= 3)
+        if (runtime::settings::debugLevel() >= 3)
           fprintf(stderr, "%s", recipe.program.print().c_str());
         countStats([](EvalStats &s) { ++s.compiles; });
         return program;

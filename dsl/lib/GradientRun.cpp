@@ -1447,7 +1447,7 @@ std::vector<Tensor> GradientRun::execute() {
             std::string error;
             auto fn = jit::PreparedFunction::fromProgram(
                 prog, error, onCuda ? jit::Backend::CUDA : jit::Backend::CPU);
-            if (!fn && debugLevel() >= 1)
+            if (!fn && runtime::settings::debugLevel() >= 1)
               fprintf(stderr, "%s", prog.print().c_str());
             if (!fn)
               fail("strata could not compile the gradient program: " + error,
@@ -1465,14 +1465,14 @@ std::vector<Tensor> GradientRun::execute() {
     double prepared = secondsSince(start);
     auto runStart = std::chrono::steady_clock::now();
     jit::RunResult r = runPrepared(*program, args, onCuda);
-    if (debugLevel() >= 1)
+    if (runtime::settings::debugLevel() >= 1)
       fprintf(stderr,
               "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
               "in %.3f ms\n",
               formatLoc(loc).c_str(), g.ops.size(),
               compiled ? "compiled" : "found prepared", prepared * 1e3,
               program->numKernels(), secondsSince(runStart) * 1e3);
-    if (debugLevel() >= 3)
+    if (runtime::settings::debugLevel() >= 3)
       fprintf(stderr, "%s", prog.print().c_str());
     if (!r.ok)
       fail("strata could not run the gradient program: " + r.error, "", loc);

@@ -289,7 +289,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       }
     }
   }
-  if (debugLevel() >= 1)
+  if (runtime::settings::debugLevel() >= 1)
     fprintf(stderr,
             "[strata] backward at %s ran in %zu segments: %zu ops, %zu "
             "boundaries\n",

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Combiners.h"
+#include "strata/Target/ScalarOps.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <type_traits>
 
 using namespace strata;
@@ -16,16 +16,12 @@ using namespace strata;
 namespace {
 
 template <typename T>
-void fillTyped(void *data, int64_t n, std::string_view combiner) {
-  T identity = combiner == "max"    ? std::numeric_limits<T>::lowest()
-               : combiner == "min"  ? std::numeric_limits<T>::max()
-               : combiner == "prod" ? T(1)
-                                    : T(0);
-  if constexpr (std::is_floating_point_v<T>)
-    if (combiner == "max" || combiner == "min")
-      identity = combiner == "max" ? -std::numeric_limits<T>::infinity()
-                                   : std::numeric_limits<T>::infinity();
-  std::fill_n(static_cast<T *>(data), n, identity);
+void fillTyped(void *data, int64_t n, std::string_view combiner, DType dtype) {
+  strata::codegen::CombinerIdentity id =
+      strata::codegen::combinerIdentity(combiner, dtype);
+  std::fill_n(static_cast<T *>(data), n,
+              id.isFloat ? static_cast<T>(id.value)
+                         : static_cast<T>(id.integer));
 }
 
 template <typename T>
@@ -58,21 +54,27 @@ void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
 
 } // namespace
 
+bool strata::jit::detail::runnerFillsIdentity(std::string_view combiner,
+                                              bool kernelRuns,
+                                              ResultStart start) {
+  return !combiner.empty() && (!kernelRuns || start == ResultStart::FromMemory);
+}
+
 void strata::jit::detail::fillIdentity(void *data, int64_t elements,
                                        DType dtype, std::string_view combiner) {
   if (elements <= 0)
     return;
   switch (dtype) {
   case DType::F32:
-    return fillTyped<float>(data, elements, combiner);
+    return fillTyped<float>(data, elements, combiner, dtype);
   case DType::F64:
-    return fillTyped<double>(data, elements, combiner);
+    return fillTyped<double>(data, elements, combiner, dtype);
   case DType::I32:
-    return fillTyped<int32_t>(data, elements, combiner);
+    return fillTyped<int32_t>(data, elements, combiner, dtype);
   case DType::I64:
-    return fillTyped<int64_t>(data, elements, combiner);
+    return fillTyped<int64_t>(data, elements, combiner, dtype);
   case DType::Bool:
-    return fillTyped<bool>(data, elements, combiner);
+    return fillTyped<bool>(data, elements, combiner, dtype);
   }
 }
 

@@ -11,7 +11,8 @@
 // each plan keeps its own launch shape and outermost size. Kernels and
 // copies run on the driver's stream; downloading the results synchronizes.
 // A kernel with no points is neither compiled nor launched: a reduction's
-// results are left at the combiner's identity (filled as the CPU does).
+// results are left at the combiner's identity (runnerFillsIdentity, the
+// policy the CPU runner follows too: CUDA kernels start at the identity).
 //
 //===----------------------------------------------------------------------===//
 #include "Combiners.h"
@@ -172,7 +173,9 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
     } else {
       if (!(e = newBuffer(spec.dtype, spec.elements, out)).empty())
         return e;
-      if (!spec.combiner.empty() && info.numPoints == 0 && out->elements) {
+      if (runnerFillsIdentity(spec.combiner, info.numPoints > 0,
+                              ResultStart::InKernel) &&
+          out->elements) {
         std::vector<unsigned char> host(out->elements *
                                         elementSize(spec.dtype));
         fillIdentity(host.data(), out->elements, spec.dtype, spec.combiner);

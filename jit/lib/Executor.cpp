@@ -22,6 +22,7 @@
 #include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/JIT/Jit.h"
+#include "strata/Runtime/Settings.h"
 #include "strata/Runtime/ThreadPool.h"
 #include "strata/Target/LLVM/KernelToLLVM.h"
 #include "strata/Transforms/KernelPasses.h"
@@ -162,7 +163,7 @@ bool newVersion(const Plan &plan, const Step &step, const RunOptions &options,
 }
 
 /// Makes the step's results (uninitialized, reducing ones filled with the
-/// identity unless BLAS writes them whole) into their slots and lists the
+/// identity as runnerFillsIdentity says) into their slots and lists the
 /// call's buffers: inputs, results, dest. False and `error` when an
 /// allocation fails.
 bool makeResults(const Plan &plan, const Step &step, const CpuKernel *k,
@@ -180,7 +181,9 @@ bool makeResults(const Plan &plan, const Step &step, const CpuKernel *k,
         return false;
       out.sizes = spec.sizes;
       out.strides = spec.strides;
-      if (!spec.combiner.empty() && !(k && k->gemm)) // (BLAS writes all)
+      if (runnerFillsIdentity(spec.combiner, k != nullptr,
+                              k && k->gemm ? ResultStart::InKernel
+                                           : ResultStart::FromMemory))
         fillResultIdentity(out, spec.combiner);
     }
     buffers.push_back(out.buffer->data());
@@ -212,7 +215,7 @@ bool runReducingChunks(const CpuKernel &k, const Step &step,
       privates.emplace_back();
       if (!newBuffer(spec.dtype, spec.elements, privates.back(), error))
         return false;
-      fillResultIdentity(privates.back(), spec.combiner);
+      fillResultIdentity(privates.back(), spec.combiner); // (FromMemory)
       chunkBuffers[c][numInputs + r] = privates.back().buffer->data();
     }
   std::vector<int64_t> chunkBegin(chunks, -1);
@@ -316,7 +319,7 @@ bool lowerModule(mlir::MLIRContext &context, mlir::ModuleOp module,
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   mlir::PassManager pm(&context);
   strata::buildStrataPipeline(pm, {.formKernels = true});
-  int level = strata::jit::detail::debug();
+  int level = strata::runtime::settings::debugLevel(); // STRATA_DEBUG
   if (level >= 1)
     pm.enableTiming();
   if (level >= 2)

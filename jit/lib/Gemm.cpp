@@ -50,7 +50,7 @@ const Blas &blas() {
       return b;
     void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-      if (debug() >= 1)
+      if (strata::runtime::settings::debugLevel() >= 1)
         fprintf(stderr, "[strata] no BLAS (%s): matmuls run as kernels\n",
                 dlerror());
       return b;
@@ -67,7 +67,7 @@ const Blas &blas() {
       set(1);
     b.sgemm = sgemm;
     b.dgemm = dgemm;
-    if (debug() >= 1)
+    if (strata::runtime::settings::debugLevel() >= 1)
       fprintf(stderr, "[strata] matmuls run through %s\n", name.c_str());
     return b;
   }();

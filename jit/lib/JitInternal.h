@@ -31,8 +31,6 @@ struct CompiledKernel {
 using KernelHandle = std::shared_ptr<const CompiledKernel>;
 /// The compiled kernel of a strata.kernel (cached); null + error.
 KernelHandle getKernel(mlir::Operation *kernel, std::string &error);
-/// STRATA_DEBUG (0 when unset).
-int debug();
 } // namespace detail
 } // namespace strata::jit
 

@@ -76,8 +76,6 @@ KernelCache &theCache() {
   return *cache;
 }
 
-int debugLevel() { return strata::runtime::settings::debugLevel(); }
-
 std::string kernelKey(mlir::Operation *kernel) {
   const detail::HostTarget &host = detail::hostTarget();
   std::string text;
@@ -142,7 +140,7 @@ KernelHandle compileNew(KernelCache &cache, mlir::Operation *kernel,
     return std::chrono::duration<double, std::milli>(b - a).count();
   };
   double seconds = ms(start, linked) * 1e-3;
-  if (debugLevel() >= 1)
+  if (strata::runtime::settings::debugLevel() >= 1)
     llvm::errs() << "strata-jit: compiled kernel in " << seconds * 1e3
                  << " ms (emit " << ms(start, times.emitted) << ", optimize "
                  << ms(times.emitted, times.optimized) << ", codegen "
@@ -267,5 +265,3 @@ void strata::jit::clearMemoryCache() {
   compiling.swap(cache.compiling);
   cache.ready.clear(&ready);
 }
-
-int strata::jit::detail::debug() { return debugLevel(); }

@@ -20,6 +20,7 @@
 #include "Group.h"
 #include "Nccl.h"
 
+#include "strata/Runtime/Settings.h"
 #include "strata/strata.h"
 
 #include <gloo/allgather.h>
@@ -91,7 +92,7 @@ void *pointerTo(const Tensor &t, Work::State &w, bool writeBack,
     return nullptr;
   if (t.is_contiguous(loc))
     return t.data_ptr(loc);
-  if (debugLevel() >= 1) {
+  if (runtime::settings::debugLevel() >= 1) { // STRATA_DEBUG
     std::ostringstream os;
     auto list = [&os](const Shape &v) {
       os << "[";

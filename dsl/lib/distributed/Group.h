@@ -105,8 +105,6 @@ std::string disagreement(Group &g, const Work::State &w,
 /// "all_reduce of a tensor of shape [3] and dtype torch.float32, op sum"
 /// from a signature's words.
 std::string describe(const int64_t *w);
-/// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
-int debugLevel();
 /// False when STRATA_DISTRIBUTED_CHECK=0.
 bool checkFromEnvironment();
 

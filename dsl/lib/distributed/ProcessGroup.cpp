@@ -131,9 +131,6 @@ std::string describe(const int64_t *w) {
   return os.str();
 }
 
-/// STRATA_DEBUG (docs/environment.md): >= 1 prints a line per packed view.
-int debugLevel() { return runtime::settings::debugLevel(); }
-
 bool checkFromEnvironment() { return runtime::settings::distributedCheck(); }
 
 std::mutex gGroupMutex;
@@ -163,9 +160,16 @@ Group &group(const char *what, const SourceLoc &loc) {
 
 namespace {
 
-int64_t envInt(const char *name, const std::string &what,
+// torchrun's variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+// TORCHELASTIC_USE_AGENT_STORE) and gloo's GLOO_SOCKET_IFNAME are other
+// programs' settings, read here with getenv (not through runtime::settings,
+// which reads strata's own) because their checks (D04, D05) are this file's;
+// docs/environment.md lists them, scripts/check_environment_doc.py holds it
+// to every getenv here.
+
+/// The integer value `v` of torchrun's variable `name`.
+int64_t envInt(const char *name, const char *v, const std::string &what,
                const SourceLoc &loc) {
-  const char *v = runtime::settings::variable(name);
   if (!v || !*v)
     fail(what + ": environment variable " + name + " expected, but not set",
          "start the ranks with strata-launch (or torchrun), or set RANK, "
@@ -239,9 +243,9 @@ void init_process_group(const std::string &backend,
            "call destroy_process_group() first", loc);
   }
   if (world_size < 0)
-    world_size = envInt("WORLD_SIZE", what, loc);
+    world_size = envInt("WORLD_SIZE", std::getenv("WORLD_SIZE"), what, loc);
   if (rank < 0)
-    rank = envInt("RANK", what, loc);
+    rank = envInt("RANK", std::getenv("RANK"), what, loc);
   if (world_size < 1 || rank < 0 || rank >= world_size)
     fail(what + ": the rank must be in [0, world_size), but got rank " +
              std::to_string(rank) + " and world_size " +
@@ -257,12 +261,13 @@ void init_process_group(const std::string &backend,
   std::string host = "127.0.0.1";
   try {
     if (init_method.rfind("env://", 0) == 0) {
-      const char *addr = runtime::settings::variable("MASTER_ADDR");
+      const char *addr = std::getenv("MASTER_ADDR");
       if (!addr || !*addr)
         fail(what + ": environment variable MASTER_ADDR expected, but not "
                     "set",
              "set MASTER_ADDR and MASTER_PORT (strata-launch sets them)", loc);
-      int64_t port = envInt("MASTER_PORT", what, loc);
+      int64_t port =
+          envInt("MASTER_PORT", std::getenv("MASTER_PORT"), what, loc);
       if (port <= 0 || port > 65535)
         fail(what + ": MASTER_PORT must be in [1, 65535], but got " +
                  std::to_string(port),
@@ -270,8 +275,7 @@ void init_process_group(const std::string &backend,
       std::string master = addr;
       // Under torchrun its agent serves the store at MASTER_PORT and says
       // so (PyTorch's env:// rendezvous reads the same variable).
-      const char *agent =
-          runtime::settings::variable("TORCHELASTIC_USE_AGENT_STORE");
+      const char *agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
       bool agentStore = agent && std::string(agent) == "True";
       if (master != "127.0.0.1" && master != "localhost") {
         char name[256] = {};
@@ -307,7 +311,7 @@ void init_process_group(const std::string &backend,
       host = *h;
     gloo::transport::tcp::attr attr;
     attr.hostname = host;
-    if (const char *iface = runtime::settings::variable("GLOO_SOCKET_IFNAME")) {
+    if (const char *iface = std::getenv("GLOO_SOCKET_IFNAME")) {
       attr.hostname.clear();
       attr.iface = iface;
     }

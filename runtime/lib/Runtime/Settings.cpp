@@ -16,6 +16,11 @@ using namespace strata::runtime;
 
 namespace {
 
+/// The environment variable `name`, or null when unset: the one getenv of
+/// strata's settings (docs/environment.md lists the few other places that
+/// read another program's variables).
+const char *variable(const char *name) { return std::getenv(name); }
+
 /// Prints `message` once per process (a value re-read on each call warns
 /// once, not on every read).
 void warnOnce(const std::string &message) {
@@ -28,18 +33,26 @@ void warnOnce(const std::string &message) {
 
 /// The flag `name` (parse::flag).
 bool flagOf(const char *name, bool fallback) {
-  return settings::parse::flag(name, settings::variable(name), fallback);
+  return settings::parse::flag(name, variable(name), fallback);
+}
+
+/// The integer `name` (parse::integer).
+int64_t integerOf(const char *name, int64_t min, int64_t fallback) {
+  return settings::parse::integer(name, variable(name), min, fallback);
+}
+
+/// The byte count `name` (parse::byteSize).
+int64_t byteSizeOf(const char *name, int64_t fallback) {
+  return settings::parse::byteSize(name, variable(name), fallback);
 }
 
 /// The value of `name` as a string, `fallback` when unset or empty.
 std::string text(const char *name, const char *fallback) {
-  const char *v = settings::variable(name);
+  const char *v = variable(name);
   return v && *v ? v : fallback;
 }
 
 } // namespace
-
-const char *settings::variable(const char *name) { return std::getenv(name); }
 
 std::string settings::parse::warning(const char *name, const char *text,
                                      const char *expected,
@@ -97,23 +110,21 @@ bool settings::parse::flag(const char *name, const char *text, bool fallback) {
 }
 
 int settings::debugLevel() {
-  static const int level = static_cast<int>(
-      parse::integer("STRATA_DEBUG", variable("STRATA_DEBUG"), 0, 0));
+  static const int level = static_cast<int>(integerOf("STRATA_DEBUG", 0, 0));
   return level;
 }
 
 unsigned settings::numThreads() {
   static const unsigned threads = [] {
     unsigned hw = std::thread::hardware_concurrency();
-    return static_cast<unsigned>(parse::integer(
-        "STRATA_NUM_THREADS", variable("STRATA_NUM_THREADS"), 1, hw ? hw : 1));
+    return static_cast<unsigned>(
+        integerOf("STRATA_NUM_THREADS", 1, hw ? hw : 1));
   }();
   return threads;
 }
 
 int64_t settings::memoryLimit() {
-  static const int64_t limit = parse::byteSize(
-      "STRATA_MEMORY_LIMIT", variable("STRATA_MEMORY_LIMIT"), 0);
+  static const int64_t limit = byteSizeOf("STRATA_MEMORY_LIMIT", 0);
   return limit;
 }
 
@@ -149,25 +160,20 @@ const std::string &settings::cacheDir() {
 }
 
 int64_t settings::cacheMaxBytes() {
-  return parse::byteSize("STRATA_CACHE_MAX_BYTES",
-                         variable("STRATA_CACHE_MAX_BYTES"), int64_t(1) << 30);
+  return byteSizeOf("STRATA_CACHE_MAX_BYTES", int64_t(1) << 30);
 }
 
 int64_t settings::kernelCacheSize() {
-  return parse::integer("STRATA_KERNEL_CACHE_SIZE",
-                        variable("STRATA_KERNEL_CACHE_SIZE"), 1, 4096);
+  return integerOf("STRATA_KERNEL_CACHE_SIZE", 1, 4096);
 }
 
 int64_t settings::programCacheSize() {
-  static const int64_t n =
-      parse::integer("STRATA_PROGRAM_CACHE_SIZE",
-                     variable("STRATA_PROGRAM_CACHE_SIZE"), 1, 256);
+  static const int64_t n = integerOf("STRATA_PROGRAM_CACHE_SIZE", 1, 256);
   return n;
 }
 
 int64_t settings::segmentOps() {
-  static const int64_t n = parse::integer(
-      "STRATA_SEGMENT_OPS", variable("STRATA_SEGMENT_OPS"), 1, 128);
+  static const int64_t n = integerOf("STRATA_SEGMENT_OPS", 1, 128);
   return n;
 }
 

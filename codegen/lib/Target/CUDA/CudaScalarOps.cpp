@@ -7,10 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaScalarOps.h"
+#include "strata/IR/StrataDialect.h"
+#include "strata/Target/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cmath>
 #include <cstdio>
@@ -43,16 +46,6 @@ std::string cuda::fromMemory(mlir::Type t, const std::string &expr) {
 
 std::string cuda::toMemory(mlir::Type t, const std::string &expr) {
   return t.isInteger(1) ? "(unsigned char)" + expr : expr;
-}
-
-/// The math dialect ops whose CUDA function is the libm name (+ "f").
-static bool isLibmFunction(llvm::StringRef name) {
-  static const llvm::StringRef names[] = {
-      "math.exp",   "math.exp2",  "math.expm1", "math.log",      "math.log2",
-      "math.log10", "math.log1p", "math.sqrt",  "math.sin",      "math.cos",
-      "math.tan",   "math.atan",  "math.atan2", "math.tanh",     "math.erf",
-      "math.floor", "math.ceil",  "math.trunc", "math.copysign", "math.fma"};
-  return llvm::is_contained(names, name);
 }
 
 static std::string floatLiteral(double v, bool isF32) {
@@ -91,20 +84,10 @@ static std::string intLiteral(int64_t v, unsigned width) {
 }
 
 std::string cuda::identity(llvm::StringRef combiner, mlir::Type t) {
-  bool isMax = combiner == "max";
-  if (t.isF32() || t.isF64())
-    return floatLiteral(combiner == "sum"    ? 0.0
-                        : combiner == "prod" ? 1.0
-                                             : (isMax ? -INFINITY : INFINITY),
-                        t.isF32());
-  unsigned w = t.getIntOrFloatBitWidth();
-  if (combiner == "sum" || combiner == "prod")
-    return intLiteral(combiner == "prod", w);
-  if (w == 1)
-    return isMax ? "false" : "true";
-  if (w == 32)
-    return intLiteral(isMax ? INT32_MIN : INT32_MAX, 32);
-  return intLiteral(isMax ? INT64_MIN : INT64_MAX, 64);
+  CombinerIdentity id =
+      combinerIdentity(combiner, *strata::ir::elementDType(t));
+  return id.isFloat ? floatLiteral(id.value, t.isF32())
+                    : intLiteral(id.integer, t.getIntOrFloatBitWidth());
 }
 
 std::string cuda::combinerOp(llvm::StringRef combiner) {
@@ -297,6 +280,130 @@ std::string wrapping(mlir::Type t, char op, const std::string &x,
          ")" + y + ")";
 }
 
+/// The C cast to unsigned of integer type `t` (bool stays bool).
+std::string unsignedOf(mlir::Type t) {
+  return t.isInteger(1)    ? "bool"
+         : t.isInteger(32) ? "unsigned"
+                           : "unsigned long long";
+}
+
+/// The C expression of `op` (row `info`) over the values in `names`.
+std::string expression(mlir::Operation &op, const ScalarOpInfo &info,
+                       const llvm::DenseMap<mlir::Value, std::string> &names) {
+  auto in = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
+  mlir::Type rt = op.getResult(0).getType();
+  mlir::Type at = op.getNumOperands() ? op.getOperand(0).getType() : rt;
+  std::string f = rt.isF32() ? "f" : ""; // libm suffix
+  std::string t = cuda::scalarType(rt);
+  using S = ScalarOp;
+  switch (info.op) {
+  case S::Constant: {
+    auto c = llvm::cast<mlir::arith::ConstantOp>(op);
+    if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
+      return floatLiteral(fa.getValueAsDouble(), rt.isF32());
+    return intLiteral(
+        c.getValue().cast<mlir::IntegerAttr>().getValue().getSExtValue(),
+        rt.getIntOrFloatBitWidth());
+  }
+  case S::CmpF:
+    return cmpfExpr(llvm::cast<mlir::arith::CmpFOp>(op).getPredicate(), in(0),
+                    in(1));
+  case S::CmpI:
+    return cmpiExpr(llvm::cast<mlir::arith::CmpIOp>(op).getPredicate(), at,
+                    in(0), in(1));
+  case S::AddF:
+    return in(0) + " + " + in(1);
+  case S::SubF:
+    return in(0) + " - " + in(1);
+  case S::MulF:
+    return in(0) + " * " + in(1);
+  case S::DivF:
+  case S::DivSI: // divisor never 0 or -1 (safeDivisor)
+    return in(0) + " / " + in(1);
+  case S::NegF:
+    return "-" + in(0);
+  case S::AddI:
+    return wrapping(rt, '+', in(0), in(1));
+  case S::SubI:
+    return wrapping(rt, '-', in(0), in(1));
+  case S::MulI:
+    return wrapping(rt, '*', in(0), in(1));
+  case S::RemSI:
+    return in(0) + " % " + in(1);
+  case S::OrI:
+    return in(0) + " | " + in(1);
+  case S::AndI:
+    return in(0) + " & " + in(1);
+  case S::XOrI:
+    return in(0) + " ^ " + in(1);
+  case S::MaxF:
+  case S::MaxSI:
+    return "strata_max(" + in(0) + ", " + in(1) + ")";
+  case S::MinF:
+  case S::MinSI:
+    return "strata_min(" + in(0) + ", " + in(1) + ")";
+  case S::MaxUI:
+  case S::MinUI: {
+    std::string u = unsignedOf(at);
+    return "(" + t + ")strata_" + (info.op == S::MaxUI ? "max" : "min") + "((" +
+           u + ")" + in(0) + ", (" + u + ")" + in(1) + ")";
+  }
+  case S::Select:
+    return in(0) + " ? " + in(1) + " : " + in(2);
+  case S::ExtSI:
+    if (at.isInteger(1)) // i1 sign-extends to 0 or -1
+      return "(" + t + ")(" + in(0) + " ? -1 : 0)";
+    [[fallthrough]];
+  case S::ExtF:
+  case S::TruncF:
+  case S::SIToFP:
+  case S::FPToSI:
+    return "(" + t + ")" + in(0);
+  case S::UIToFP:
+  case S::ExtUI:
+    return "(" + t + ")(" + unsignedOf(at) + ")" + in(0);
+  case S::TruncI:
+    return rt.isInteger(1) ? "((" + in(0) + " & 1) != 0)"
+                           : "(" + t + ")" + in(0);
+  case S::Rsqrt:
+    return "(" + t + ")1 / sqrt" + f + "(" + in(0) + ")";
+  case S::AbsI:
+    return in(0) + " < 0 ? " + wrapping(rt, '-', "0", in(0)) + " : " + in(0);
+  case S::IPowI:
+    return "strata_ipow(" + in(0) + ", " + in(1) + ")";
+  case S::RemF:
+  case S::Exp:
+  case S::Exp2:
+  case S::ExpM1:
+  case S::Log:
+  case S::Log2:
+  case S::Log10:
+  case S::Log1P:
+  case S::Sqrt:
+  case S::Sin:
+  case S::Cos:
+  case S::Tan:
+  case S::Atan:
+  case S::Atan2:
+  case S::Tanh:
+  case S::Erf:
+  case S::Floor:
+  case S::Ceil:
+  case S::Trunc:
+  case S::RoundEven:
+  case S::AbsF:
+  case S::CopySign:
+  case S::Fma:
+  case S::PowF: { // CUDA's math library has C's names
+    std::string e = info.libm.str() + f + "(" + in(0);
+    for (unsigned i = 1; i < op.getNumOperands(); ++i)
+      e += ", " + in(i);
+    return e + ")";
+  }
+  }
+  llvm_unreachable("every ScalarOp has a case");
+}
+
 } // namespace
 
 bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
@@ -308,101 +415,16 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
     names[arg] = expr;
   int counter = 0;
   for (mlir::Operation &op : body.without_terminator()) {
-    auto in = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
-    mlir::Type rt = op.getResult(0).getType();
-    mlir::Type at = op.getNumOperands() ? op.getOperand(0).getType() : rt;
-    std::string f = rt.isF32() ? "f" : ""; // libm suffix
-    std::string t = scalarType(rt), e;
     llvm::StringRef name = op.getName().getStringRef();
-    if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
-      if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
-        e = floatLiteral(fa.getValueAsDouble(), rt.isF32());
-      else
-        e = intLiteral(
-            c.getValue().cast<mlir::IntegerAttr>().getValue().getSExtValue(),
-            rt.getIntOrFloatBitWidth());
-    } else if (auto c = llvm::dyn_cast<mlir::arith::CmpFOp>(op)) {
-      e = cmpfExpr(c.getPredicate(), in(0), in(1));
-    } else if (auto c = llvm::dyn_cast<mlir::arith::CmpIOp>(op)) {
-      e = cmpiExpr(c.getPredicate(), at, in(0), in(1));
-    } else if (name == "arith.addf") {
-      e = in(0) + " + " + in(1);
-    } else if (name == "arith.subf") {
-      e = in(0) + " - " + in(1);
-    } else if (name == "arith.mulf") {
-      e = in(0) + " * " + in(1);
-    } else if (name == "arith.divf") {
-      e = in(0) + " / " + in(1);
-    } else if (name == "arith.negf") {
-      e = "-" + in(0);
-    } else if (name == "arith.addi") {
-      e = wrapping(rt, '+', in(0), in(1));
-    } else if (name == "arith.subi") {
-      e = wrapping(rt, '-', in(0), in(1));
-    } else if (name == "arith.muli") {
-      e = wrapping(rt, '*', in(0), in(1));
-    } else if (name == "arith.ori") {
-      e = in(0) + " | " + in(1);
-    } else if (name == "arith.andi") {
-      e = in(0) + " & " + in(1);
-    } else if (name == "arith.maxf" || name == "arith.maxsi") {
-      e = "strata_max(" + in(0) + ", " + in(1) + ")";
-    } else if (name == "arith.minf" || name == "arith.minsi") {
-      e = "strata_min(" + in(0) + ", " + in(1) + ")";
-    } else if (name == "arith.maxui" || name == "arith.minui") {
-      std::string u = at.isInteger(1)    ? "bool"
-                      : at.isInteger(32) ? "unsigned"
-                                         : "unsigned long long";
-      e = "(" + t + ")strata_" + name.substr(6, 3).str() + "((" + u + ")" +
-          in(0) + ", (" + u + ")" + in(1) + ")";
-    } else if (name == "arith.select") {
-      e = in(0) + " ? " + in(1) + " : " + in(2);
-    } else if (name == "arith.extf" || name == "arith.truncf" ||
-               name == "arith.sitofp" || name == "arith.fptosi" ||
-               (name == "arith.extsi" && !at.isInteger(1))) {
-      e = "(" + t + ")" + in(0);
-    } else if (name == "arith.extsi") { // i1 sign-extends to 0 or -1
-      e = "(" + t + ")(" + in(0) + " ? -1 : 0)";
-    } else if (name == "arith.uitofp" || name == "arith.extui") {
-      std::string u = at.isInteger(1)    ? "bool"
-                      : at.isInteger(32) ? "unsigned"
-                                         : "unsigned long long";
-      e = "(" + t + ")(" + u + ")" + in(0);
-    } else if (name == "arith.trunci") {
-      e = rt.isInteger(1) ? "((" + in(0) + " & 1) != 0)"
-                          : "(" + t + ")" + in(0);
-    } else if (name == "arith.xori") {
-      e = in(0) + " ^ " + in(1);
-    } else if (name == "arith.remf") {
-      e = "fmod" + f + "(" + in(0) + ", " + in(1) + ")";
-    } else if (name == "arith.remsi") { // divisor never 0 or -1 (safeDivisor)
-      e = in(0) + " % " + in(1);
-    } else if (name == "arith.divsi") {
-      e = in(0) + " / " + in(1);
-    } else if (name == "math.rsqrt") {
-      e = "(" + t + ")1 / sqrt" + f + "(" + in(0) + ")";
-    } else if (name == "math.roundeven") { // half to even, as rint
-      e = "rint" + f + "(" + in(0) + ")";
-    } else if (isLibmFunction(name)) { // CUDA's math library, same names
-      e = name.substr(5).str() + f + "(" + in(0);
-      for (unsigned i = 1; i < op.getNumOperands(); ++i)
-        e += ", " + in(i);
-      e += ")";
-    } else if (name == "math.absf") {
-      e = "fabs" + f + "(" + in(0) + ")";
-    } else if (name == "math.powf") {
-      e = "pow" + f + "(" + in(0) + ", " + in(1) + ")";
-    } else if (name == "math.absi") {
-      e = in(0) + " < 0 ? " + wrapping(rt, '-', "0", in(0)) + " : " + in(0);
-    } else if (name == "math.ipowi") {
-      e = "strata_ipow(" + in(0) + ", " + in(1) + ")";
-    } else {
+    const ScalarOpInfo *info = scalarOpInfo(name);
+    if (!info) {
       error =
           "strata.kernel body: unsupported op '" + name.str() + "' for CUDA";
       return false;
     }
     std::string v = "v" + std::to_string(counter++);
-    os += indent + "const " + t + " " + v + " = " + e + ";\n";
+    os += indent + "const " + scalarType(op.getResult(0).getType()) + " " + v +
+          " = " + expression(op, *info, names) + ";\n";
     names[op.getResult(0)] = v;
   }
   for (mlir::Value y : body.getTerminator()->getOperands())

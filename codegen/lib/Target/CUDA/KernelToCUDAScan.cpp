@@ -19,6 +19,7 @@
 #include "CudaScalarOps.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Target/CUDA/KernelToCUDA.h"
+#include "strata/Target/ScalarOps.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -104,7 +105,11 @@ bool strata::codegen::cuda::emitScanKernel(mlir::Operation *kernelOp,
       src += "    r /= " + n + ";\n";
   }
   std::string size = str(nest.sizes[dim]) + "LL";
-  std::string identity = "(" + acc + ")" + (prod ? "1" : "0");
+  // The combiner's identity (a scan sums or multiplies: 0 or 1) as `acc`.
+  strata::codegen::CombinerIdentity id = strata::codegen::combinerIdentity(
+      *k.getScanCombiner(), *strata::ir::elementDType(rt));
+  std::string identity =
+      "(" + acc + ")" + str(id.isFloat ? int64_t(id.value) : id.integer);
   auto combine = [&](const std::string &a, const std::string &b) {
     return a + (prod ? " * " : " + ") + b;
   };

@@ -14,6 +14,7 @@
 
 #include "strata/IR/StrataDialect.h"
 #include "strata/Target/LLVM/KernelToLLVM.h"
+#include "strata/Target/ScalarOps.h"
 #include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -153,10 +154,8 @@ private:
   /// One body op (KernelToLLVMOps.cpp): the family emitters below in turn.
   Value *emitOp(mlir::Operation &op, std::string &error);
   Value *emitConstant(mlir::arith::ConstantOp c);
-  Value *emitCompare(mlir::Operation &op);
-  Value *emitInstruction(mlir::Operation &op);
-  Value *emitMinMaxSelect(mlir::Operation &op);
-  Value *emitMath(mlir::Operation &op);
+  Value *emitIntCompare(mlir::arith::CmpIOp c);
+  Value *emitInstruction(mlir::Operation &op, unsigned opcode);
   /// Operand `i` of body op `op`, as emitted.
   Value *operand(mlir::Operation &op, unsigned i) {
     return values.lookup(op.getOperand(i));

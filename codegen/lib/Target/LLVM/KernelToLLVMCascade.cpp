@@ -15,10 +15,24 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
+#include "strata/Layout/LayoutAlgebra.h"
 
 #include <functional>
 
 using namespace strata::codegen::detail;
+
+namespace {
+
+/// The layout of a scratch row of the level at nest loop `dim`: dense
+/// (row-major) over the loops inside `dim`, as the layout algebra lays out
+/// a fresh tensor of those sizes.
+strata::layout::Layout scratchRow(const std::vector<int64_t> &sizes,
+                                  size_t dim) {
+  return strata::layout::contiguous(
+      strata::layout::IntList(sizes).subspan(dim + 1));
+}
+
+} // namespace
 
 mlir::Value Emitter::cascadeSource(unsigned r) {
   if (k.getCombiner(r) != "sum")
@@ -50,10 +64,7 @@ void Emitter::planCascade() {
         dim = static_cast<int>(d);
     if (dim < 0 || (scratchDim >= 0 && dim != scratchDim))
       continue;
-    int64_t row = 1;
-    for (size_t d = dim + 1; d < n; ++d)
-      row *= nest.sizes[d];
-    if (row > kMaxScratch)
+    if (scratchRow(nest.sizes, dim).numel() > kMaxScratch)
       continue;
     scratchDim = dim;
     scratchResults.push_back(r);
@@ -64,13 +75,11 @@ void Emitter::planCascade() {
 /// sums the scratch results into zeroed f32 rows (dense over the inner
 /// loops), then adds each row element once into its f64 result.
 bool Emitter::emitScratchLevel(const Level &l, std::string &error) {
-  size_t n = nest.sizes.size();
   ScratchRows s;
-  s.strides.assign(n, 0);
-  for (size_t d = n; d-- > l.dim + 1;) {
-    s.strides[d] = s.elements;
-    s.elements *= nest.sizes[d];
-  }
+  strata::layout::Layout row = scratchRow(nest.sizes, l.dim);
+  s.elements = row.numel();
+  s.strides.assign(l.dim + 1, 0); // the row does not move along these
+  s.strides.append(row.strides.begin(), row.strides.end());
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
   auto *rowType = llvm::ArrayType::get(b.getFloatTy(), s.elements);

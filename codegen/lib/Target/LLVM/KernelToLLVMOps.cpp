@@ -8,11 +8,15 @@
 //   arithmetic wraps, division and remainder take the divisor the scalar
 //   body made safe, math functions are LLVM intrinsics where LLVM has one,
 //   else libm calls (one per lane on vectors).
-// Algorithm: one function per op family, tried in turn by emitOp; an op
-//   no family takes is an error naming it.
+// Algorithm: emitOp looks the op up in ScalarOps.def (an op not there is
+//   an error naming it) and switches over every ScalarOp: one instruction
+//   (kInstructions), an intrinsic (kIntrinsics), the table's libm function,
+//   or a few lines of its own.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
+
+#include "llvm/Support/ErrorHandling.h"
 
 #include <optional>
 
@@ -52,33 +56,29 @@ constexpr std::pair<IPred, LPred> kIntPredicates[] = {
     {IPred::ugt, LPred::ICMP_UGT}};
 
 using I = llvm::Instruction;
+using S = strata::codegen::ScalarOp;
 /// Ops that are one LLVM instruction, by opcode: binary and unary operators
 /// and casts. (remf is C's fmod; the divisions' divisors are nonzero and
 /// not -1: the scalar body made them so, ScalarBuilder::safeDivisor.)
-const std::pair<llvm::StringRef, unsigned> kInstructions[] = {
-    {"arith.addf", I::FAdd},     {"arith.subf", I::FSub},
-    {"arith.mulf", I::FMul},     {"arith.divf", I::FDiv},
-    {"arith.negf", I::FNeg},     {"arith.addi", I::Add},
-    {"arith.subi", I::Sub},      {"arith.muli", I::Mul},
-    {"arith.ori", I::Or},        {"arith.andi", I::And},
-    {"arith.xori", I::Xor},      {"arith.remf", I::FRem},
-    {"arith.remsi", I::SRem},    {"arith.divsi", I::SDiv},
-    {"arith.extf", I::FPExt},    {"arith.truncf", I::FPTrunc},
-    {"arith.sitofp", I::SIToFP}, {"arith.uitofp", I::UIToFP},
-    {"arith.fptosi", I::FPToSI}, {"arith.extsi", I::SExt},
-    {"arith.extui", I::ZExt},    {"arith.trunci", I::Trunc}};
+constexpr std::pair<S, unsigned> kInstructions[] = {
+    {S::AddF, I::FAdd},      {S::SubF, I::FSub},     {S::MulF, I::FMul},
+    {S::DivF, I::FDiv},      {S::NegF, I::FNeg},     {S::AddI, I::Add},
+    {S::SubI, I::Sub},       {S::MulI, I::Mul},      {S::OrI, I::Or},
+    {S::AndI, I::And},       {S::XOrI, I::Xor},      {S::RemF, I::FRem},
+    {S::RemSI, I::SRem},     {S::DivSI, I::SDiv},    {S::ExtF, I::FPExt},
+    {S::TruncF, I::FPTrunc}, {S::SIToFP, I::SIToFP}, {S::UIToFP, I::UIToFP},
+    {S::FPToSI, I::FPToSI},  {S::ExtSI, I::SExt},    {S::ExtUI, I::ZExt},
+    {S::TruncI, I::Trunc}};
 
 namespace In = llvm::Intrinsic;
-/// The math dialect's functions LLVM has an intrinsic of (inline
-/// instructions or its libm call).
-const std::pair<llvm::StringRef, In::ID> kIntrinsics[] = {
-    {"math.exp", In::exp},     {"math.exp2", In::exp2},
-    {"math.log", In::log},     {"math.log2", In::log2},
-    {"math.log10", In::log10}, {"math.sqrt", In::sqrt},
-    {"math.absf", In::fabs},   {"math.sin", In::sin},
-    {"math.cos", In::cos},     {"math.floor", In::floor},
-    {"math.ceil", In::ceil},   {"math.roundeven", In::roundeven},
-    {"math.trunc", In::trunc}};
+/// The math functions LLVM has an intrinsic of (inline instructions or its
+/// libm call); the others of ScalarOps.def with a libm function call it.
+constexpr std::pair<S, In::ID> kIntrinsics[] = {
+    {S::Exp, In::exp},     {S::Exp2, In::exp2},   {S::Log, In::log},
+    {S::Log2, In::log2},   {S::Log10, In::log10}, {S::Sqrt, In::sqrt},
+    {S::AbsF, In::fabs},   {S::Sin, In::sin},     {S::Cos, In::cos},
+    {S::Floor, In::floor}, {S::Ceil, In::ceil},   {S::RoundEven, In::roundeven},
+    {S::Trunc, In::trunc}};
 
 /// The value `table` pairs with `key`, if any.
 template <typename K, typename V, size_t N>
@@ -111,19 +111,103 @@ bool Emitter::emitBody(llvm::ArrayRef<Value *> args,
 }
 
 Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
-  if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op))
-    return emitConstant(c);
-  if (Value *v = emitCompare(op))
-    return v;
-  if (Value *v = emitInstruction(op))
-    return v;
-  if (Value *v = emitMinMaxSelect(op))
-    return v;
-  if (Value *v = emitMath(op))
-    return v;
-  error = "strata.kernel body: unsupported op '" +
-          op.getName().getStringRef().str() + "'";
-  return nullptr;
+  const ScalarOpInfo *info = scalarOpInfo(op.getName().getStringRef());
+  if (!info) {
+    error = "strata.kernel body: unsupported op '" +
+            op.getName().getStringRef().str() + "'";
+    return nullptr;
+  }
+  auto in = [&](unsigned i) { return operand(op, i); };
+  llvm::Type *rt = valueType(op.getResult(0).getType());
+  switch (info->op) {
+  case S::Constant:
+    return emitConstant(llvm::cast<mlir::arith::ConstantOp>(op));
+  case S::CmpF:
+    return b.CreateFCmp(find(kFloatPredicates,
+                             llvm::cast<mlir::arith::CmpFOp>(op).getPredicate())
+                            .value_or(LPred::FCMP_TRUE),
+                        in(0), in(1));
+  case S::CmpI:
+    return emitIntCompare(llvm::cast<mlir::arith::CmpIOp>(op));
+  case S::AddF:
+  case S::SubF:
+  case S::MulF:
+  case S::DivF:
+  case S::NegF:
+  case S::RemF:
+  case S::AddI:
+  case S::SubI:
+  case S::MulI:
+  case S::DivSI:
+  case S::RemSI:
+  case S::AndI:
+  case S::OrI:
+  case S::XOrI:
+  case S::ExtF:
+  case S::TruncF:
+  case S::SIToFP:
+  case S::UIToFP:
+  case S::FPToSI:
+  case S::ExtSI:
+  case S::ExtUI:
+  case S::TruncI:
+    return emitInstruction(op, *find(kInstructions, info->op));
+  case S::MaxF:
+  case S::MinF:
+    return nanPropagating(info->op == S::MaxF, in(0), in(1));
+  case S::MaxSI:
+  case S::MinSI:
+  case S::MaxUI:
+  case S::MinUI:
+    return integerMinMax(info->op == S::MaxSI || info->op == S::MaxUI,
+                         info->op == S::MaxSI || info->op == S::MinSI, in(0),
+                         in(1));
+  case S::Select:
+    return b.CreateSelect(in(0), in(1), in(2));
+  case S::Exp:
+  case S::Exp2:
+  case S::Log:
+  case S::Log2:
+  case S::Log10:
+  case S::Sqrt:
+  case S::AbsF:
+  case S::Sin:
+  case S::Cos:
+  case S::Floor:
+  case S::Ceil:
+  case S::RoundEven:
+  case S::Trunc:
+    return unaryCall(*find(kIntrinsics, info->op), in(0));
+  case S::ExpM1:
+  case S::Log1P:
+  case S::Tan:
+  case S::Atan:
+  case S::Atan2:
+  case S::Tanh:
+  case S::Erf: { // no intrinsic: the libm function (one call per lane)
+    llvm::SmallVector<Value *, 2> args;
+    for (unsigned i = 0; i < op.getNumOperands(); ++i)
+      args.push_back(in(i));
+    return libmCall((info->libm + "f").str(), info->libm, args);
+  }
+  case S::CopySign:
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, in(0), in(1));
+  case S::Fma: // one rounding, as PyTorch's contracted kernels
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {rt}, {in(0), in(1), in(2)});
+  case S::Rsqrt: // 1 / sqrt(x), correctly rounded steps
+    return b.CreateFDiv(llvm::ConstantFP::get(rt, 1.0),
+                        unaryCall(llvm::Intrinsic::sqrt, in(0)));
+  case S::PowF:
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, in(0), in(1));
+  case S::AbsI: {
+    Value *neg = b.CreateSub(llvm::ConstantInt::get(rt, 0), in(0));
+    return b.CreateSelect(b.CreateICmpSLT(in(0), llvm::ConstantInt::get(rt, 0)),
+                          neg, in(0));
+  }
+  case S::IPowI:
+    return integerPow(in(0), in(1));
+  }
+  llvm_unreachable("every ScalarOp has a case");
 }
 
 Value *Emitter::emitConstant(mlir::arith::ConstantOp c) {
@@ -134,15 +218,8 @@ Value *Emitter::emitConstant(mlir::arith::ConstantOp c) {
   return llvm::ConstantInt::get(t, ia.getValue());
 }
 
-/// arith.cmpf and arith.cmpi; null for other ops.
-Value *Emitter::emitCompare(mlir::Operation &op) {
-  if (auto c = llvm::dyn_cast<mlir::arith::CmpFOp>(op))
-    return b.CreateFCmp(
-        find(kFloatPredicates, c.getPredicate()).value_or(LPred::FCMP_TRUE),
-        values.lookup(c.getLhs()), values.lookup(c.getRhs()));
-  auto c = llvm::dyn_cast<mlir::arith::CmpIOp>(op);
-  if (!c)
-    return nullptr;
+/// arith.cmpi.
+Value *Emitter::emitIntCompare(mlir::arith::CmpIOp c) {
   LPred p = find(kIntPredicates, c.getPredicate()).value_or(LPred::ICMP_UGE);
   Value *x = values.lookup(c.getLhs()), *y = values.lookup(c.getRhs());
   // Booleans are 0/1 unsigned: signed i1 would order true (-1) below false.
@@ -154,79 +231,15 @@ Value *Emitter::emitCompare(mlir::Operation &op) {
   return b.CreateICmp(p, x, y);
 }
 
-/// An op of kInstructions; null for other ops.
-Value *Emitter::emitInstruction(mlir::Operation &op) {
-  std::optional<unsigned> opcode =
-      find(kInstructions, op.getName().getStringRef());
-  if (!opcode)
-    return nullptr;
-  if (I::isCast(*opcode))
-    return b.CreateCast(static_cast<I::CastOps>(*opcode), operand(op, 0),
+/// An op of kInstructions, as its instruction `opcode`.
+Value *Emitter::emitInstruction(mlir::Operation &op, unsigned opcode) {
+  if (I::isCast(opcode))
+    return b.CreateCast(static_cast<I::CastOps>(opcode), operand(op, 0),
                         valueType(op.getResult(0).getType()));
-  if (I::isUnaryOp(*opcode))
-    return b.CreateUnOp(static_cast<I::UnaryOps>(*opcode), operand(op, 0));
-  return b.CreateBinOp(static_cast<I::BinaryOps>(*opcode), operand(op, 0),
+  if (I::isUnaryOp(opcode))
+    return b.CreateUnOp(static_cast<I::UnaryOps>(opcode), operand(op, 0));
+  return b.CreateBinOp(static_cast<I::BinaryOps>(opcode), operand(op, 0),
                        operand(op, 1));
-}
-
-/// max/min (integers: booleans unsigned; floats: NaN-propagating) and
-/// select; null for other ops.
-Value *Emitter::emitMinMaxSelect(mlir::Operation &op) {
-  // Integer max/min: whether max, whether signed.
-  static const std::tuple<llvm::StringRef, bool, bool> minMax[] = {
-      {"arith.maxsi", true, true},
-      {"arith.minsi", false, true},
-      {"arith.maxui", true, false},
-      {"arith.minui", false, false}};
-  llvm::StringRef name = op.getName().getStringRef();
-  auto in = [&](unsigned i) { return operand(op, i); };
-  for (auto [minMaxName, isMax, isSigned] : minMax)
-    if (name == minMaxName)
-      return integerMinMax(isMax, isSigned, in(0), in(1));
-  if (name == "arith.maxf" || name == "arith.minf")
-    return nanPropagating(name == "arith.maxf", in(0), in(1));
-  if (name == "arith.select")
-    return b.CreateSelect(in(0), in(1), in(2));
-  return nullptr;
-}
-
-/// The math dialect's functions: LLVM intrinsics where LLVM has one
-/// (inline instructions or its libm call), else the libm function itself;
-/// null for other ops.
-Value *Emitter::emitMath(mlir::Operation &op) {
-  llvm::StringRef name = op.getName().getStringRef();
-  if (!name.startswith("math."))
-    return nullptr;
-  auto in = [&](unsigned i) { return operand(op, i); };
-  llvm::Type *rt = valueType(op.getResult(0).getType());
-  if (auto id = find(kIntrinsics, name))
-    return unaryCall(*id, in(0));
-  static const llvm::StringRef libm[] = {"tanh",  "tan",   "atan", "atan2",
-                                         "expm1", "log1p", "erf"};
-  for (llvm::StringRef f : libm)
-    if (name.drop_front(5) == f) {
-      llvm::SmallVector<Value *, 2> args;
-      for (unsigned i = 0; i < op.getNumOperands(); ++i)
-        args.push_back(in(i));
-      return libmCall((f + "f").str(), f, args);
-    }
-  if (name == "math.copysign")
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, in(0), in(1));
-  if (name == "math.fma") // one rounding, as PyTorch's contracted kernels
-    return b.CreateIntrinsic(llvm::Intrinsic::fma, {rt}, {in(0), in(1), in(2)});
-  if (name == "math.rsqrt") // 1 / sqrt(x), correctly rounded steps
-    return b.CreateFDiv(llvm::ConstantFP::get(rt, 1.0),
-                        unaryCall(llvm::Intrinsic::sqrt, in(0)));
-  if (name == "math.powf")
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, in(0), in(1));
-  if (name == "math.absi") {
-    Value *neg = b.CreateSub(llvm::ConstantInt::get(rt, 0), in(0));
-    return b.CreateSelect(b.CreateICmpSLT(in(0), llvm::ConstantInt::get(rt, 0)),
-                          neg, in(0));
-  }
-  if (name == "math.ipowi")
-    return integerPow(in(0), in(1));
-  return nullptr;
 }
 
 /// PyTorch's powi: square-and-multiply in the integer type (wrapping on

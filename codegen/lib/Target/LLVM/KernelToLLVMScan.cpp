@@ -57,10 +57,12 @@ bool Emitter::emitScan(llvm::SmallVector<Value *> index, std::string &error) {
   s.exclusive = k.getScanExclusive();
   s.elem = scalarType(types[s.res]);
   s.acc = s.elem->isFloatTy() ? b.getDoubleTy() : s.elem;
+  strata::codegen::CombinerIdentity id = strata::codegen::combinerIdentity(
+      *k.getScanCombiner(), *strata::ir::elementDType(types[s.res]));
   s.identity =
       s.acc->isFloatingPointTy()
-          ? llvm::ConstantFP::get(s.acc, s.prod ? 1.0 : 0.0)
-          : static_cast<Value *>(llvm::ConstantInt::get(s.acc, s.prod ? 1 : 0));
+          ? llvm::ConstantFP::get(s.acc, id.value)
+          : static_cast<Value *>(llvm::ConstantInt::get(s.acc, id.integer));
   s.columns = byColumns(nest, s.dim);
   if (s.columns) // (in the entry block: one stack array per call)
     s.accs = b.CreateAlloca(llvm::ArrayType::get(s.acc, kScanColumns));

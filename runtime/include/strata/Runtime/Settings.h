@@ -1,15 +1,17 @@
-//===- Settings.h - the one reader of strata's environment -------*- C++
-//-*-===//
+//===- Settings.h - the one reader of strata's environment ----*- C++ -*-===//
 //
 // Every `STRATA_*` variable (docs/environment.md) is read here and nowhere
-// else, and so are the few variables of other programs strata honours
-// (HOME, torchrun's RANK and WORLD_SIZE: `variable`). Each accessor parses
-// its variable on first use and keeps the value for the process (a
-// function-local static: thread-safe); the few marked "read on each call"
-// are re-read, because tests or a reset to the default change them at run
-// time. A value that does not parse is not an error: the accessor prints
-// one warning naming the variable, the value and what it uses instead, and
-// falls back to the documented default.
+// else, each through its typed accessor below; the reader itself is private
+// to Settings.cpp. (Other programs' variables stay with the code that checks
+// them: torchrun's RANK, WORLD_SIZE, ... in dsl/lib/distributed, listed in
+// docs/environment.md; scripts/check_environment_doc.py holds the code and
+// that page to each other.) Each accessor parses its variable on first use
+// and keeps the value for the process (a function-local static:
+// thread-safe); the few marked "read on each call" are re-read, because
+// tests or a reset to the default change them at run time. A value that
+// does not parse is not an error: the accessor prints one warning naming
+// the variable, the value and what it uses instead, and falls back to the
+// documented default.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_RUNTIME_SETTINGS_H
@@ -20,10 +22,6 @@
 #include <string>
 
 namespace strata::runtime::settings {
-
-/// The environment variable `name`, or null when unset: the one getenv of
-/// strata (for variables without an accessor: HOME, RANK, ...).
-const char *variable(const char *name);
 
 /// STRATA_DEBUG: 0 (quiet) to 4 (also each kernel's LLVM IR); 0 when unset
 /// or not a non-negative integer.
