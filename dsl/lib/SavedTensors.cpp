@@ -2,36 +2,32 @@
 //
 // PyTorch's saved tensors: the versions an op's backward reads, checked at
 // backward against later in-place writes (BackwardGraph.cpp) and kept (a
-// write over their buffer copies them first, Eval.cpp).
+// write over their buffer copies them first, Eval.cpp). Which inputs and
+// whether the result an op saves comes from its VJP, asked once per op
+// what each operand's gradient reads (ir::vjpReads, building it on
+// placeholders), with PyTorch's rule for when a read input is saved: the
+// VJP is the one place that says what a gradient reads.
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradGraph.h"
+#include "Emit.h"
+
+#include "strata/IR/ProgramModule.h"
+#include "strata/IR/StrataAutodiff.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 using namespace strata;
 using namespace strata::detail;
-
-namespace {
-/// The ops whose backward reads the result (PyTorch saves `result`).
-bool savesResult(const Node &n) {
-  for (const char *s : {"exp", "sqrt", "tanh", "sigmoid", "relu", "tan", "exp2",
-                        "expm1", "rsqrt", "reciprocal"})
-    if (isOp(n, s))
-      return true;
-  return false;
-}
-
-/// The unary ops whose backward reads their input (PyTorch saves `self`,
-/// derivatives.yaml).
-bool savesInput(const Node &n) {
-  for (const char *s : {"log", "abs", "sin", "cos", "asin", "acos", "atan",
-                        "sinh", "cosh", "log2", "log10", "log1p", "erf", "gelu",
-                        "gelu_tanh", "silu", "softplus", "square"})
-    if (isOp(n, s))
-      return true;
-  return false;
-}
-
-} // namespace
 
 void strata::detail::saveInput(Node &node, const Operand &input, int index) {
   // PyTorch saves the tensor the user passed, before type promotion
@@ -70,80 +66,168 @@ void strata::detail::setGradWeight(Node &node) {
   node.gradWeight = w;
 }
 
+namespace {
+/// What the VJP of a node's op reads (ir::VJPReads): per operand, whether
+/// it gets a gradient and what that gradient is computed from.
+struct OpReads {
+  std::vector<bool> differentiated;
+  std::vector<uint64_t> reads;
+};
+constexpr uint64_t kResult = uint64_t(1) << ir::VJPReads::kResultBit;
+
+/// The probe's sizes for a value of rank `rank`: 2 in each dim, a 0-d value
+/// as [2]. What a VJP reads is the op's, not the shapes': no size-1 dim or
+/// single element for a shortcut to skip the reads on (cumprod's, prod's of
+/// a 0-d tensor; PyTorch saves the same for every shape).
+Shape probeSizes(size_t rank) { return Shape(std::max<size_t>(rank, 1), 2); }
+
+/// Node `n`'s op alone, over arguments of probe sizes.
+ir::Program probeProgram(const Node &n) {
+  ir::Program p;
+  std::vector<ir::Program::Value> args;
+  std::vector<Shape> sizes;
+  bool lifted = false; // a 0-d operand probed as [2]
+  for (const Operand &in : n.inputs) {
+    sizes.push_back(probeSizes(in.layout.sizes.size()));
+    lifted |= in.layout.sizes.empty();
+    args.push_back(p.argument(
+        tensorType(layout::contiguous(sizes.back()), in.node->dtype)));
+  }
+  Shape out = n.sizes.empty() && !lifted ? Shape{} : probeSizes(n.sizes.size());
+  if (n.op == Op::Reduce && !sizes.empty()) {
+    auto reduced = layout::reduceShape(sizes[0], n.dims, n.keepdim, n.name);
+    out = reduced ? *reduced : out;
+  }
+  ir::ValueType result = tensorType(layout::contiguous(out), n.dtype);
+  p.returns({emitOp(p, n, args, result)});
+  return p;
+}
+
+/// Asks the VJP of `n`'s op what it reads (StrataVJPReads.cpp), building
+/// it once on placeholders; null where the op has no VJP.
+std::shared_ptr<const OpReads> probeReads(const Node &n) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const OpReads>> byProgram;
+  ir::Program p = probeProgram(n);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = byProgram.emplace(p.key(), nullptr);
+  if (!fresh)
+    return it->second;
+  static mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  std::string error;
+  mlir::OwningOpRef<mlir::ModuleOp> module = ir::buildModule(p, context, error);
+  mlir::Operation *op = nullptr;
+  if (module)
+    module->walk([&](mlir::Operation *o) {
+      if (!op && llvm::isa<ir::VJPOpInterface>(o))
+        op = o;
+    });
+  if (!op)
+    return nullptr;
+  mlir::FailureOr<ir::VJPReads> reads = ir::vjpReads(op);
+  if (mlir::failed(reads))
+    return nullptr;
+  auto r = std::make_shared<OpReads>();
+  r->differentiated.assign(reads->differentiated.begin(),
+                           reads->differentiated.end());
+  r->reads.assign(reads->reads.begin(), reads->reads.end());
+  it->second = r;
+  return r;
+}
+
+/// What the VJP of `n`'s op reads: asked once per op and operand ranks and
+/// dtypes (a thread's own cache first: recording takes no lock).
+std::shared_ptr<const OpReads> readsOf(const Node &n) {
+  std::string key(n.name);
+  key += static_cast<char>(n.op);
+  for (const Operand &in : n.inputs) {
+    key += static_cast<char>(in.layout.sizes.size());
+    key += static_cast<char>(in.node->dtype);
+  }
+  key += static_cast<char>(n.sizes.size());
+  key += static_cast<char>(n.dtype);
+  for (int64_t d : n.dims)
+    key += static_cast<char>(d);
+  key += n.keepdim ? 'k' : '-';
+  key += n.scanGradInSource ? 's' : '-';
+  thread_local std::unordered_map<std::string, std::shared_ptr<const OpReads>>
+      seen;
+  auto it = seen.find(key);
+  if (it == seen.end())
+    it = seen.emplace(std::move(key), probeReads(n)).first;
+  return it->second;
+}
+
+/// Where PyTorch 1.13's formula reads what strata's VJP does not:
+/// div's gradient of `other` reads `self` (-grad * self / other^2) where
+/// the VJP reads the result (self / other); MeanBackward1 and
+/// GatherBackward0 save `self` (for its numel, for its sizes) where the VJP
+/// reads only shapes.
+void pytorchReads(const Node &n, std::vector<uint64_t> &reads) {
+  if (isOp(n, "div") && reads.size() == 2 && (reads[1] & kResult))
+    reads[1] = (reads[1] & ~kResult) | 1;
+  if (((isOp(n, "mean") && n.dimList) || isOp(n, "gather")) && !reads.empty())
+    reads[0] |= 1;
+}
+
+/// A number that PyTorch takes as a Scalar argument, not as a wrapped
+/// tensor: no saved tensor (pow.Tensor_Scalar's exponent, pow.Scalar's
+/// base, lerp.Scalar's weight; x * 2 saves its 2).
+bool scalarArgument(const Node &n, size_t i) {
+  return isNumber(n.inputs[i]) &&
+         (isOp(n, "pow") || (isOp(n, "lerp") && i == 2));
+}
+} // namespace
+
 void strata::detail::recordGradNode(Node &node) {
   node.requiresGrad = true;
   node.gradSharesInputs = true;
   setGradWeight(node);
-  // PyTorch's saved tensors (derivatives.yaml): an input is saved only when
-  // a gradient that needs it is computed (x * 2 saves the 2, not x).
   const std::vector<Operand> &in = node.inputs;
+  // Flags for formulas PyTorch refuses on a bool operand (GradientRun's
+  // checks): pow's exponent, atan2's self, cast by promotion.
+  if (isOp(node, "pow"))
+    node.boolExponent = in.size() == 2 && boolTensorCast(in[1]);
+  if (isOp(node, "atan2"))
+    node.boolSelf = in.size() == 2 && boolTensorCast(in[0]);
+  std::shared_ptr<const OpReads> probed = readsOf(node);
+  if (!probed || probed->reads.size() != in.size())
+    return;
+  // PyTorch's saved tensors, by its autograd codegen's rule over each
+  // formula (derivatives.yaml), the formulas being the VJP's: a value some
+  // input's formula reads is saved; but where the op has several inputs
+  // with a derivative and only one formula reads an input, that input is
+  // saved only when that gradient is computed (should_compute_output: x * 2
+  // saves the 2, not x). A result is saved whenever a formula reads it.
+  std::vector<uint64_t> reads = probed->reads;
+  pytorchReads(node, reads);
   auto rg = [&](size_t i) { // PyTorch's should_compute_output(i)
-    return i < in.size() && (!in[i].noGrad || in[i].cutView);
+    return !in[i].noGrad || in[i].cutView;
   };
-  auto save = [&](size_t i) {
-    if (i < in.size())
-      saveInput(node, in[i], static_cast<int>(i));
-  };
-  auto saveResult = [&] {
+  std::vector<size_t> withFormula;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (probed->differentiated[i] && !scalarArgument(node, i))
+      withFormula.push_back(i);
+  uint64_t readByAny = 0;
+  for (size_t i : withFormula)
+    readByAny |= reads[i];
+  for (size_t j = 0; j < in.size(); ++j) {
+    std::vector<size_t> readers;
+    for (size_t i : withFormula)
+      if (reads[i] >> j & 1)
+        readers.push_back(i);
+    if (readers.empty() || scalarArgument(node, j))
+      continue;
+    // (A single input with a formula is saved even when its gradient is
+    // not computed: a view whose gradient goes nowhere, as PyTorch.)
+    if (withFormula.size() == 1 || readers.size() > 1 || rg(readers[0]))
+      saveInput(node, in[j], static_cast<int>(j));
+  }
+  if (readByAny & kResult) {
     auto root = node.root.lock();
     node.saved.push_back({node.root, 0, node.sizes,
                           root ? recordOf(*root) : nullptr,
                           node.weak_from_this()});
     node.keepData = true;
-  };
-  if (node.op == Op::Index) { // the index (PyTorch saves it)
-    save(1);
-  } else if (isOp(node, "mul") || isOp(node, "matmul")) {
-    if (rg(0))
-      save(1);
-    if (rg(1))
-      save(0);
-  } else if (isOp(node, "div")) {
-    // `other` is in both formulas: saved whenever an input requires grad,
-    // even one whose gradient goes nowhere (a view made in no-grad mode);
-    // a saved input used by one formula only is saved when that gradient
-    // is computed (PyTorch's should_compute_output).
-    save(1);
-    if (rg(1))
-      save(0);
-  } else if (isOp(node, "pow")) {
-    save(0);
-    save(1);
-    // A bool exponent tensor, cast by promotion (see Node::boolExponent;
-    // pow(x, False), a number, computes).
-    node.boolExponent = in.size() == 2 && boolTensorCast(in[1]);
-    // pow(Tensor, Tensor) and pow(Scalar, Tensor) save their result
-    // whether or not the exponent's gradient is computed (PowBackward1/2).
-    if (rg(1) || !isNumber(in[1]))
-      saveResult();
-  } else if (isOp(node, "maximum") || isOp(node, "minimum") ||
-             isOp(node, "atan2")) {
-    if (isOp(node, "atan2")) // a bool self cast by promotion (boolSelf)
-      node.boolSelf = in.size() == 2 && boolTensorCast(in[0]);
-    save(0);
-    save(1);
-  } else if (isOp(node, "fmod") || isOp(node, "remainder")) {
-    if (rg(1)) { // other: -grad * self.div(other, rounding_mode)
-      save(0);
-      save(1);
-    }
-  } else if (isOp(node, "lerp")) {
-    if (!isNumber(in[2])) { // lerp.Tensor: weight; self and end when
-      save(2);              // weight's gradient (end - self) is computed
-      if (rg(2)) {
-        save(0);
-        save(1);
-      }
-    }
-  } else if (savesInput(node)) {
-    save(0);
-  } else if (isOp(node, "amax") || isOp(node, "amin") || isOp(node, "prod") ||
-             isOp(node, "cumprod")) {
-    save(0);
-    saveResult();
-  } else if (isOp(node, "where") || (isOp(node, "mean") && node.dimList)) {
-    save(0); // (MeanBackward1 saves self in PyTorch 1.13)
-  } else if (savesResult(node)) {
-    saveResult();
   }
 }
