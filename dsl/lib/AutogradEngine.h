@@ -1,7 +1,7 @@
 //===- AutogradEngine.h - the autograd engine's parts, shared -*- C++ -*-===//
 //
-// What AutogradEngine.cpp (the entry points and their helpers),
-// GradientRun.cpp (one gradient program per backward) and
+// What AutogradEngine.cpp (the entry points and their helpers), the
+// gradient run (GradientRun.h: one gradient program per backward) and
 // SegmentedBackward.cpp (a long backward as segments of such programs)
 // share. Internal to the DSL.
 //
