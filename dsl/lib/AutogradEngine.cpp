@@ -4,13 +4,13 @@
 // tensor requiring grad is re-emitted from its kept inputs; a leaf's data
 // and other materialized versions become storage arguments; pending
 // constants are emitted too. Saved tensors are checked against their
-// version counters here (BackwardGraph.cpp). (2) Build one func.func marked `strata.wrt` over
-// the leaf arguments (and, for a non-leaf target, a zero tensor added to its
-// value: its gradient is the target's), built as an ir::Program. (3) Prepare
-// it through the JIT (cached by the program's key: same structure, same
-// program), run it with the incoming gradients,
-// (4) view each storage gradient through the target's layout. A long graph
-// of small tensors runs as segments of such programs (backwardInSegments,
+// version counters here (BackwardGraph.cpp). (2) Build one func.func marked
+// `strata.wrt` over the leaf arguments (and, for a non-leaf target, a zero
+// tensor added to its value: its gradient is the target's), built as an
+// ir::Program. (3) Prepare it through the JIT (cached by the program's key:
+// same structure, same program), run it with the incoming gradients, (4) view
+// each storage gradient through the target's layout. A long graph of small
+// tensors runs as segments of such programs (backwardInSegments,
 // SegmentedBackward.cpp; docs/design.md "Long backwards run in segments").
 // The steps live in the files GradientRun.h lists.
 //
