@@ -87,12 +87,26 @@ def cases():
     yield "scatter_add", "scatter_add", \
         [(F, (2, 3)), (I, (2, 2)), (F, (2, 2))], \
         lambda x, i, s: x.scatter_add(1, i, s)
+    # Shapes where a VJP takes a shortcut that reads nothing (a 0-d prod,
+    # a cumprod over one element): PyTorch saves what it saves elsewhere.
+    Z = [(F, ())]
+    yield "exp_0d", "exp", Z, lambda x: x.exp()
+    yield "mul_0d", "mul", [(F, ()), (F, ())], lambda a, b: a * b
+    yield "prod_0d", "prod", Z, lambda x: x.prod()
+    yield "cumprod_0d", "scan", Z, lambda x: x.cumprod(0)
+    yield "cumprod_size1", "scan", [(F, (2, 1))], lambda x: x.cumprod(1)
+    yield "amax_keepdim", "amax", X, lambda x: x.amax([1], True)
+    yield "mean_keepdim", "mean", X, lambda x: x.mean([1], True)
+    yield "where_0d", "where", [(B, ()), (F, ()), (F, ())], \
+        lambda c, a, b: torch.where(c, a, b)
 
 
 def value(kind, shape, k):
     n = 1
     for s in shape:
         n *= s
+    if not shape:  # 0-d: the first element of the 1-element case
+        return value(kind, (1,), k).reshape(()).clone()
     if kind == I:
         return torch.tensor([j % 2 for j in range(n)]).reshape(shape)
     if kind == B:

@@ -116,12 +116,18 @@ std::shared_ptr<const OpReads> probeReads(const Node &n) {
   static mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
   std::string error;
   mlir::OwningOpRef<mlir::ModuleOp> module = ir::buildModule(p, context, error);
+  if (!module) {
+    // (Never silently nothing saved: the probe's shapes must make any op.)
+    byProgram.erase(it);
+    fail("strata could not build the VJP of " + std::string(n.name) +
+             " to ask what it saves for backward: " + error,
+         "this is a strata bug", n.loc);
+  }
   mlir::Operation *op = nullptr;
-  if (module)
-    module->walk([&](mlir::Operation *o) {
-      if (!op && llvm::isa<ir::VJPOpInterface>(o))
-        op = o;
-    });
+  module->walk([&](mlir::Operation *o) {
+    if (!op && llvm::isa<ir::VJPOpInterface>(o))
+      op = o;
+  });
   if (!op)
     return nullptr;
   mlir::FailureOr<ir::VJPReads> reads = ir::vjpReads(op);

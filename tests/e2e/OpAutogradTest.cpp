@@ -161,6 +161,26 @@ std::vector<Case> cases() {
                "scatter_add",
                {{'f', {2, 3}}, {'i', {2, 2}}, {'f', {2, 2}}},
                [](Ops o) { return o[0].scatter_add(1, o[1], o[2]); }});
+  // Shapes where a VJP takes a shortcut that reads nothing (a 0-d prod, a
+  // cumprod over one element): PyTorch saves what it saves elsewhere.
+  const std::vector<Spec> z{{'f', {}}};
+  c.push_back({"exp_0d", "exp", z, [](Ops o) { return o[0].exp(); }});
+  c.push_back({"mul_0d", "mul", {{'f', {}}, {'f', {}}}, [](Ops o) {
+                 return o[0] * o[1];
+               }});
+  c.push_back({"prod_0d", "prod", z, [](Ops o) { return o[0].prod(); }});
+  c.push_back({"cumprod_0d", "scan", z, [](Ops o) { return o[0].cumprod(0); }});
+  c.push_back({"cumprod_size1", "scan", {{'f', {2, 1}}}, [](Ops o) {
+                 return o[0].cumprod(1);
+               }});
+  c.push_back(
+      {"amax_keepdim", "amax", x, [](Ops o) { return o[0].amax({1}, true); }});
+  c.push_back(
+      {"mean_keepdim", "mean", x, [](Ops o) { return o[0].mean({1}, true); }});
+  c.push_back(
+      {"where_0d", "where", {{'b', {}}, {'f', {}}, {'f', {}}}, [](Ops o) {
+         return where(o[0], o[1], o[2]);
+       }});
   return c;
 }
 
@@ -202,6 +222,8 @@ std::map<std::string, Golden> golden() {
 }
 
 Tensor value(const Spec &s, size_t k) {
+  if (s.shape.empty()) // 0-d: the first element of the 1-element case
+    return value({s.kind, {1}}, k).reshape({}).clone();
   int64_t n = 1;
   for (int64_t d : s.shape)
     n *= d;
