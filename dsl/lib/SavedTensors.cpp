@@ -75,25 +75,29 @@ struct OpReads {
 };
 constexpr uint64_t kResult = uint64_t(1) << ir::VJPReads::kResultBit;
 
-/// The probe's sizes for a value of rank `rank`: 2 in each dim, a 0-d value
-/// as [2]. What a VJP reads is the op's, not the shapes': no size-1 dim or
-/// single element for a shortcut to skip the reads on (cumprod's, prod's of
-/// a 0-d tensor; PyTorch saves the same for every shape).
-Shape probeSizes(size_t rank) { return Shape(std::max<size_t>(rank, 1), 2); }
+/// The probe's sizes for a value of rank `rank`: 2 in each dim. What a VJP
+/// reads is the op's, not the shapes': no size-1 dim or single element for
+/// a shortcut to skip the reads on (cumprod's, prod's of a 0-d tensor;
+/// PyTorch saves the same for every shape).
+Shape probeSizes(size_t rank) { return Shape(rank, 2); }
 
-/// Node `n`'s op alone, over arguments of probe sizes.
+/// Node `n`'s op alone, over arguments of probe sizes (an op of 0-d
+/// operands only probed as one of [2]s; a 0-d operand beside others stays
+/// 0-d, as a number or scatter's value may be).
 ir::Program probeProgram(const Node &n) {
+  bool allZeroD = !n.inputs.empty();
+  for (const Operand &in : n.inputs)
+    allZeroD &= in.layout.sizes.empty();
+  auto rank = [&](size_t r) { return allZeroD ? std::max<size_t>(r, 1) : r; };
   ir::Program p;
   std::vector<ir::Program::Value> args;
   std::vector<Shape> sizes;
-  bool lifted = false; // a 0-d operand probed as [2]
   for (const Operand &in : n.inputs) {
-    sizes.push_back(probeSizes(in.layout.sizes.size()));
-    lifted |= in.layout.sizes.empty();
+    sizes.push_back(probeSizes(rank(in.layout.sizes.size())));
     args.push_back(p.argument(
         tensorType(layout::contiguous(sizes.back()), in.node->dtype)));
   }
-  Shape out = n.sizes.empty() && !lifted ? Shape{} : probeSizes(n.sizes.size());
+  Shape out = probeSizes(rank(n.sizes.size()));
   if (n.op == Op::Reduce && !sizes.empty()) {
     auto reduced = layout::reduceShape(sizes[0], n.dims, n.keepdim, n.name);
     out = reduced ? *reduced : out;
