@@ -72,6 +72,14 @@ bool strata::detail::isNumber(const Operand &o) {
   return v && (v->op == Op::Fill || v->op == Op::Cast) && v->device == kDevAny;
 }
 
+bool strata::detail::isScalarArgument(const Node &n, size_t i) {
+  if (i >= n.inputs.size() || !isNumber(n.inputs[i]))
+    return false;
+  return isOp(n, "pow") ||
+         ((isOp(n, "fmod") || isOp(n, "remainder")) && i == 1) ||
+         (isOp(n, "lerp") && i == 2) || (isOp(n, "sub") && i == 0);
+}
+
 bool strata::detail::boolTensorCast(const Operand &o) {
   const Node *e = o.node.get();
   while (e && e->op == Op::Cast && e->dtype != DType::Bool &&

@@ -135,12 +135,7 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
   for (size_t i = 0; i < in.size(); ++i) {
     // Operands PyTorch takes as a Scalar, or does not differentiate, are
     // no edge of its node: where's condition, pow's and rsub's number.
-    if ((isOp(n, "where") && i == 0) ||
-        (isOp(n, "pow") && i == 1 && isNumber(in[i])) ||
-        ((isOp(n, "fmod") || isOp(n, "remainder")) && i == 1 &&
-         isNumber(in[i])) ||
-        (isOp(n, "lerp") && i == 2 && isNumber(in[i])) ||
-        (isOp(n, "sub") && i == 0 && isNumber(in[i])))
+    if ((isOp(n, "where") && i == 0) || isScalarArgument(n, i))
       continue;
     out.push_back(fnOfEdge(in[i]));
   }

@@ -26,7 +26,7 @@ bool GradientRun::emit() {
     leafName[k] =
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
-  std::unordered_set<const Node *> scalars = scalarArguments();
+  std::unordered_set<const Node *> scalars = numberArguments();
   // The scalar arguments' values (sized first: their addresses are taken).
   scalarData.assign(scalars.size(), 0);
   size_t numScalars = 0;
@@ -46,7 +46,7 @@ bool GradientRun::emit() {
   return true;
 }
 
-std::unordered_set<const Node *> GradientRun::scalarArguments() const {
+std::unordered_set<const Node *> GradientRun::numberArguments() const {
   // C++ numbers (pending 0-d fills) are arguments, as in the evaluator's
   // programs ("Scalars are arguments"): a schedule of them is one gradient
   // program. Not a pow exponent, whose value selects the code, nor a bool,

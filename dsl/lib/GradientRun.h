@@ -164,7 +164,7 @@ private:
   void addPerturbArgument(size_t p);
   // (GradientRun.cpp)
   /// The pending 0-d fills passed as scalar arguments.
-  std::unordered_set<const Node *> scalarArguments() const;
+  std::unordered_set<const Node *> numberArguments() const;
   void emitScalarArgument(const Node *n, int64_t *data);
   /// Op `n` recomputed over its reads (or its recorded value).
   void emitNode(const Node *n);

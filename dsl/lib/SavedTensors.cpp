@@ -180,13 +180,6 @@ void pytorchReads(const Node &n, std::vector<uint64_t> &reads) {
     reads[0] |= 1;
 }
 
-/// A number that PyTorch takes as a Scalar argument, not as a wrapped
-/// tensor: no saved tensor (pow.Tensor_Scalar's exponent, pow.Scalar's
-/// base, lerp.Scalar's weight; x * 2 saves its 2).
-bool scalarArgument(const Node &n, size_t i) {
-  return isNumber(n.inputs[i]) &&
-         (isOp(n, "pow") || (isOp(n, "lerp") && i == 2));
-}
 } // namespace
 
 void strata::detail::recordGradNode(Node &node) {
@@ -208,7 +201,8 @@ void strata::detail::recordGradNode(Node &node) {
   // input's formula reads is saved; but where the op has several inputs
   // with a derivative and only one formula reads an input, that input is
   // saved only when that gradient is computed (should_compute_output: x * 2
-  // saves the 2, not x). A result is saved whenever a formula reads it.
+  // saves the 2, not x). A result is saved whenever a formula reads it; a
+  // Scalar argument never (isScalarArgument).
   std::vector<uint64_t> reads = probed->reads;
   pytorchReads(node, reads);
   auto rg = [&](size_t i) { // PyTorch's should_compute_output(i)
@@ -216,7 +210,7 @@ void strata::detail::recordGradNode(Node &node) {
   };
   std::vector<size_t> withFormula;
   for (size_t i = 0; i < in.size(); ++i)
-    if (probed->differentiated[i] && !scalarArgument(node, i))
+    if (probed->differentiated[i] && !isScalarArgument(node, i))
       withFormula.push_back(i);
   uint64_t readByAny = 0;
   for (size_t i : withFormula)
@@ -226,7 +220,7 @@ void strata::detail::recordGradNode(Node &node) {
     for (size_t i : withFormula)
       if (reads[i] >> j & 1)
         readers.push_back(i);
-    if (readers.empty() || scalarArgument(node, j))
+    if (readers.empty() || isScalarArgument(node, j))
       continue;
     // (A single input with a formula is saved even when its gradient is
     // not computed: a view whose gradient goes nowhere, as PyTorch.)
