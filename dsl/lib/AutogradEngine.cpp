@@ -4,14 +4,15 @@
 // tensor requiring grad is re-emitted from its kept inputs; a leaf's data
 // and other materialized versions become storage arguments; pending
 // constants are emitted too. Saved tensors are checked against their
-// version counters here. (2) Build one func.func marked `strata.wrt` over
-// the leaf arguments (and, for a non-leaf target, a zero tensor added to its
-// value: its gradient is the target's), built as an ir::Program. (3) Prepare
-// it through the JIT (cached by the program's key: same structure, same
-// program), run it with the incoming gradients,
-// (4) view each storage gradient through the target's layout. A long graph
-// of small tensors runs as segments of such programs (backwardInSegments,
+// version counters here (BackwardGraph.cpp). (2) Build one func.func marked
+// `strata.wrt` over the leaf arguments (and, for a non-leaf target, a zero
+// tensor added to its value: its gradient is the target's), built as an
+// ir::Program. (3) Prepare it through the JIT (cached by the program's key:
+// same structure, same program), run it with the incoming gradients, (4) view
+// each storage gradient through the target's layout. A long graph of small
+// tensors runs as segments of such programs (backwardInSegments,
 // SegmentedBackward.cpp; docs/design.md "Long backwards run in segments").
+// The steps live in the files GradientRun.h lists.
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
@@ -227,23 +228,31 @@ void keepOutput(const TensorImpl &o, jit::JitValue &v) {
   n->releaseInputs();
 }
 
+Tensor stridedView(const Tensor &t, const layout::Layout &l, int64_t base,
+                   const SourceLoc &loc) {
+  // as_strided takes no negative stride: those dims are taken with the
+  // stride's magnitude from their lowest address, then flipped.
+  Shape strides = l.strides, flips;
+  int64_t offset = base + l.offset;
+  for (size_t k = 0; k < strides.size(); ++k)
+    if (strides[k] < 0) {
+      offset += (l.sizes[k] - 1) * strides[k];
+      strides[k] = -strides[k];
+      flips.push_back(static_cast<int64_t>(k));
+    }
+  if (l.numel() == 0)
+    offset = base + l.offset;
+  Tensor v = t.as_strided(l.sizes, strides, offset, loc);
+  return flips.empty() || l.numel() == 0 ? v : v.flip(flips, loc);
+}
+
 /// Storage- or node-shaped gradient `g` seen through `l` (a fresh tensor).
 Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc) {
   Tensor flat = g.reshape({-1}, loc);
   if (l.offset == 0 && l.numel() == flat.numel() &&
       l == layout::contiguous(l.sizes))
     return flat.view(l.sizes, loc);
-  // Negative strides (a flip's): read with positive ones, then flip back.
-  Shape strides = l.strides, flips;
-  int64_t offset = l.offset;
-  for (size_t d = 0; d < strides.size(); ++d)
-    if (strides[d] < 0) {
-      offset += (l.sizes[d] - 1) * strides[d];
-      strides[d] = -strides[d];
-      flips.push_back(static_cast<int64_t>(d));
-    }
-  Tensor v = flat.as_strided(l.sizes, strides, offset, loc);
-  return (flips.empty() ? v : v.flip(flips, loc)).clone(loc);
+  return stridedView(flat, l, 0, loc).clone(loc);
 }
 
 /// PyTorch's AccumulateGrad for a leaf's first gradient `g`: kept when it

@@ -1,7 +1,7 @@
 //===- AutogradEngine.h - the autograd engine's parts, shared -*- C++ -*-===//
 //
-// What AutogradEngine.cpp (the entry points and their helpers),
-// GradientRun.cpp (one gradient program per backward) and
+// What AutogradEngine.cpp (the entry points and their helpers), the
+// gradient run (GradientRun.h: one gradient program per backward) and
 // SegmentedBackward.cpp (a long backward as segments of such programs)
 // share. Internal to the DSL.
 //
@@ -75,6 +75,11 @@ void widenGradient(jit::JitValue &v, int64_t start, int64_t numel,
 /// Makes `v`, the value of output `o` computed by a gradient program, the
 /// contents of o's pending version when o reads all of it in order.
 void keepOutput(const TensorImpl &o, jit::JitValue &v);
+/// `t`'s storage seen through `l` from element `base` (an as_strided of
+/// `t`; a negative stride as a flip of the dims it reverses): the one copy
+/// of that rule for the engine and the create_graph replay.
+Tensor stridedView(const Tensor &t, const layout::Layout &l, int64_t base,
+                   const SourceLoc &loc);
 /// Storage- or node-shaped gradient `g` seen through `l` (a fresh tensor).
 Tensor project(const Tensor &g, const layout::Layout &l, const SourceLoc &loc);
 

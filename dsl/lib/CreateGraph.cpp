@@ -12,6 +12,7 @@
 
 #include "CreateGraph.h"
 
+#include "AutogradEngine.h"
 #include "Impl.h"
 #include "ProgramCache.h"
 
@@ -36,6 +37,7 @@
 using namespace strata;
 using namespace strata::detail;
 using namespace strata::ir;
+using strata::detail::engine::stridedView;
 
 namespace {
 
@@ -65,25 +67,6 @@ int64_t extentOf(const layout::Layout &l) {
   auto [lo, hi] = layout::indexRange(l);
   (void)lo;
   return hi + 1;
-}
-
-/// `t`'s storage seen through `l` (as_strided, which takes no negative
-/// stride: those dims are taken with the stride's magnitude from their
-/// lowest address, then flipped).
-Tensor stridedView(const Tensor &t, const layout::Layout &l, int64_t base,
-                   const SourceLoc &loc) {
-  Shape strides = l.strides, flips;
-  int64_t offset = base + l.offset;
-  for (size_t k = 0; k < strides.size(); ++k)
-    if (strides[k] < 0) {
-      offset += (l.sizes[k] - 1) * strides[k];
-      strides[k] = -strides[k];
-      flips.push_back(static_cast<int64_t>(k));
-    }
-  if (l.numel() == 0)
-    offset = base + l.offset;
-  Tensor v = t.as_strided(l.sizes, strides, offset, loc);
-  return flips.empty() || l.numel() == 0 ? v : v.flip(flips, loc);
 }
 
 struct Replay {

@@ -10,7 +10,10 @@
 #include "strata/IR/StrataDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/SmallVector.h"
 
+#include <cstdint>
 #include <utility>
 
 // GradContributions and VJPOpInterface come from StrataDialect.h: the
@@ -27,6 +30,23 @@ bool isDifferentiableType(mlir::Type type);
 /// The type of a gradient of `value`: a fresh contiguous tensor of the
 /// value's shape, or a 1-D tensor of a storage's element count.
 StridedTensorType gradType(mlir::Value value);
+
+/// What an op's VJP reads of the forward, operand by operand.
+struct VJPReads {
+  /// The bit of `reads` that stands for the op's result.
+  static constexpr unsigned kResultBit = 63;
+  /// Per operand: whether the VJP gives it a gradient.
+  llvm::SmallVector<bool> differentiated;
+  /// Per operand: what its gradient is computed from, bit j for operand j
+  /// and kResultBit for the result (derivatives.yaml's `self`, `other`,
+  /// `result` in that operand's formula).
+  llvm::SmallVector<uint64_t> reads;
+};
+
+/// What the VJP of `op` reads, found by building it after `op` on a
+/// placeholder gradient (erased again: the IR is unchanged). Fails where
+/// `op` has no VJP or its VJP fails.
+mlir::FailureOr<VJPReads> vjpReads(mlir::Operation *op);
 } // namespace strata::ir
 
 #endif // STRATA_IR_STRATAAUTODIFF_H

@@ -1,0 +1,55 @@
+//===- AutogradGraph.h - what the autograd files share ----------*- C++ -*-===//
+//
+// Helpers over the recorded autograd graph shared by Autograd.cpp (grad
+// mode, edges, views' grad_fns), AutogradInplace.cpp (in-place writes),
+// SavedTensors.cpp (what an op saves), GradFn.cpp (the graph as PyTorch
+// shows it) and GradFnNames.cpp (PyTorch's names). Internal to the DSL.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_DSL_LIB_AUTOGRADGRAPH_H
+#define STRATA_DSL_LIB_AUTOGRADGRAPH_H
+
+#include "Impl.h"
+
+#include <string>
+#include <string_view>
+
+namespace strata::detail {
+
+/// Whether `n` records op `name` (its IR mnemonic, Node::name).
+inline bool isOp(const Node &n, const char *name) {
+  return std::string_view(n.name) == name;
+}
+
+/// A differentiable view: made by a view op in grad mode, over its base's
+/// storage (not detach(), not a copying reshape).
+inline bool isDiffView(const TensorImpl &t) { return t.gradBase != nullptr; }
+
+/// The tensor whose autograd history `t` shares: the base of a
+/// differentiable view, else `t` (detach() starts a new one).
+inline const TensorImpl &autogradIdentity(const TensorImpl &t) {
+  return t.gradBase ? *t.gradBase : t;
+}
+
+/// Whether `o` reads a C++ number: a 0-d fill on no device in particular
+/// (scalarTensor), maybe cast by promotion.
+bool isNumber(const Operand &o);
+
+/// Whether operand `i` of `n` is a number that PyTorch takes as a Scalar
+/// argument, not as a wrapped tensor (`x * 2` saves its 2): no edge of the
+/// node, no saved tensor (pow.Tensor_Scalar's exponent, pow.Scalar's base,
+/// fmod/remainder.Scalar's other, lerp.Scalar's weight, rsub's number).
+bool isScalarArgument(const Node &n, size_t i);
+
+/// Whether `o` reads a bool tensor (not a number) cast by promotion.
+bool boolTensorCast(const Operand &o);
+
+/// PyTorch 1.13's grad_fn name of op node `n` (GradFnNames.cpp).
+std::string gradFnNameOf(const Node &n);
+
+/// PyTorch 1.13's grad_fn name of view op `v` (GradFnNames.cpp).
+std::string viewGradFnName(const ViewChain &v);
+
+} // namespace strata::detail
+
+#endif // STRATA_DSL_LIB_AUTOGRADGRAPH_H
