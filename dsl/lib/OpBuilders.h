@@ -49,16 +49,21 @@ Tensor castTo(const Tensor &t, DType dtype, const SourceLoc &loc);
 /// The tensor of `a` in `dtype`: a cast tensor, or a number's 0-d fill.
 Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc);
 
-/// The family of a binary op, for the DSL's PyTorch checks. Mod: fmod,
-/// remainder, floor_divide (not bool; an integer division by a zero number
-/// raises). Float: atan2 (integers promote to f32, as Div).
-enum class Kind { Arith, Div, Compare, MinMax, Pow, Bitwise, Mod, Float };
+/// The binary ops with checks of PyTorch's own beyond their dtype rule.
+/// Pow: bool refused, integers to negative integer powers, an int32
+/// exponent that fits. Mod (fmod, remainder, floor_divide): bool refused
+/// with PyTorch's kernel names; an integer division by a zero number
+/// raises.
+enum class Kind { Plain, Pow, Mod };
 
 /// Records binary op `name` of `a` and `b` (tensors or numbers): their
 /// broadcast shape, PyTorch's result type (both operands cast to it) and
-/// its dtype checks and messages.
-Tensor binary(const char *name, Kind kind, const Arg &a, const Arg &b,
-              const SourceLoc &loc);
+/// its dtype checks and messages. The op's dtype rule is its `dtype` in
+/// StrataOps.td (strata/IR/OpDTypes.h): a Float op promotes integers to
+/// f32, a FloatOnly op refuses them ("<name>_cpu" not implemented), an
+/// Integral op refuses floats, a comparison gives bool.
+Tensor binary(const char *name, const Arg &a, const Arg &b,
+              const SourceLoc &loc, Kind kind = Kind::Plain);
 
 /// `r` with the strides of `want` where they differ only on size-1 dims
 /// (the same elements at the same places); unchanged otherwise.

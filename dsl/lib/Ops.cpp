@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "CompositeNode.h"
 #include "OpBuilders.h"
+#include "strata/IR/OpDTypes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,17 @@ bool anyRequiresGrad(std::span<const Tensor *const> ts) {
     if (requiresGradOf(*t->impl()))
       return true;
   return false;
+}
+
+/// The dtype rule of the dialect's elementwise op `name` (its ODS entry).
+const ir::ElementwiseDTypes &dtypesOf(const char *name, const SourceLoc &loc) {
+  const ir::ElementwiseDTypes *d = ir::elementwiseDTypes(name);
+  if (!d)
+    fail(std::string("strata has no elementwise op \"") + name + "\"",
+         "this is a strata bug: the DSL records an op that the dialect "
+         "(codegen/include/strata/IR/StrataOps.td) does not declare",
+         loc);
+  return *d;
 }
 
 /// PyTorch's CPU kernel of division-family op `name`, for its messages.
@@ -133,8 +145,9 @@ Tensor strata::detail::asTensor(const Arg &a, DType dtype,
     return castTo(*a.tensor, dtype, loc);
   return scalarTensor(*a.scalar, dtype, loc);
 }
-Tensor strata::detail::binary(const char *name, Kind kind, const Arg &a,
-                              const Arg &b, const SourceLoc &loc) {
+Tensor strata::detail::binary(const char *name, const Arg &a, const Arg &b,
+                              const SourceLoc &loc, Kind kind) {
+  const ir::ElementwiseDTypes &dtypes = dtypesOf(name, loc);
   const TensorImpl *ta = a.tensor ? &implOf(*a.tensor, loc) : nullptr;
   const TensorImpl *tb = b.tensor ? &implOf(*b.tensor, loc) : nullptr;
   Shape empty;
@@ -162,7 +175,7 @@ Tensor strata::detail::binary(const char *name, Kind kind, const Arg &a,
        boolB = tb && tb->dtype == DType::Bool;
   bool boolScalar = (a.scalar && a.scalar->kind() == Scalar::Kind::Bool) ||
                     (b.scalar && b.scalar->kind() == Scalar::Kind::Bool);
-  if (kind == Kind::Arith && std::string_view(name) == "sub") {
+  if (std::string_view(name) == "sub") {
     if (common == DType::Bool)
       fail("Subtraction, the `-` operator, with two bool tensors is not "
            "supported.",
@@ -188,7 +201,7 @@ Tensor strata::detail::binary(const char *name, Kind kind, const Arg &a,
       (b.scalar->toLong() < INT32_MIN || b.scalar->toLong() > INT32_MAX))
     fail("value cannot be converted to type int without overflow",
          "an int32 tensor's exponent must fit in int32", loc);
-  if (kind == Kind::Bitwise && isFloatingPoint(common))
+  if (dtypes.rule == ir::DTypeRule::Integral && isFloatingPoint(common))
     fail("\"" + std::string(name) + "_cpu\" not implemented for '" +
              torchTypeName(common) + "'",
          "bitwise ops take integer or bool tensors; use logical_and/or/xor "
@@ -211,15 +224,19 @@ Tensor strata::detail::binary(const char *name, Kind kind, const Arg &a,
              " by zero is undefined; divide by a nonzero number, or convert "
              "to a float type (x / 0 gives inf or nan there)",
          loc);
-  if ((kind == Kind::Div || kind == Kind::Float) && !isFloatingPoint(common))
-    common = DType::F32; // true division, atan2
+  if (ir::takesFloatsOnly(dtypes.rule) && !isFloatingPoint(common)) {
+    if (dtypes.rule == ir::DTypeRule::FloatOnly)
+      notImplementedFor((std::string(name) + "_cpu").c_str(), common,
+                        "convert first: x.to(strata::kFloat32)", loc);
+    common = DType::F32; // PyTorch promotes: true division, atan2
+  }
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   // pow(x, False/True): the bool number stays a bool fill, cast, so the
   // gradient knows it (PyTorch 1.13 does not take its zero-exponent
   // shortcut for a bool Scalar: grad * 0 * x^-1, NaN at 0).
   if (kind == Kind::Pow && b.scalar && b.scalar->kind() == Scalar::Kind::Bool)
     y = castTo(scalarTensor(*b.scalar, DType::Bool, loc), common, loc);
-  DType out = kind == Kind::Compare ? DType::Bool : common;
+  DType out = dtypes.compare ? DType::Bool : common;
   return record(Op::Binary, name, out, std::move(shape), {&x, &y}, loc);
 }
 

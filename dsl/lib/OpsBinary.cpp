@@ -19,24 +19,24 @@ using namespace strata::detail;
 #define STRATA_BINARY(method, name, kind)                                      \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
-    return binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc);                \
+    return binary(name, Arg{this, {}}, Arg{&o, {}}, loc, kind);                \
   }
-STRATA_BINARY(add, "add", Kind::Arith)
-STRATA_BINARY(sub, "sub", Kind::Arith)
-STRATA_BINARY(mul, "mul", Kind::Arith)
-STRATA_BINARY(div, "div", Kind::Div)
+STRATA_BINARY(add, "add", Kind::Plain)
+STRATA_BINARY(sub, "sub", Kind::Plain)
+STRATA_BINARY(mul, "mul", Kind::Plain)
+STRATA_BINARY(div, "div", Kind::Plain)
 STRATA_BINARY(pow, "pow", Kind::Pow)
-STRATA_BINARY(eq, "eq", Kind::Compare)
-STRATA_BINARY(ne, "ne", Kind::Compare)
-STRATA_BINARY(lt, "lt", Kind::Compare)
-STRATA_BINARY(le, "le", Kind::Compare)
-STRATA_BINARY(gt, "gt", Kind::Compare)
-STRATA_BINARY(ge, "ge", Kind::Compare)
+STRATA_BINARY(eq, "eq", Kind::Plain)
+STRATA_BINARY(ne, "ne", Kind::Plain)
+STRATA_BINARY(lt, "lt", Kind::Plain)
+STRATA_BINARY(le, "le", Kind::Plain)
+STRATA_BINARY(gt, "gt", Kind::Plain)
+STRATA_BINARY(ge, "ge", Kind::Plain)
 #undef STRATA_BINARY
 
 Tensor Tensor::pow(Scalar s, SourceLoc loc) const {
   implOf(*this, loc);
-  return binary("pow", Kind::Pow, Arg{this, {}}, Arg{nullptr, s}, loc);
+  return binary("pow", Arg{this, {}}, Arg{nullptr, s}, loc, Kind::Pow);
 }
 
 namespace {
@@ -49,7 +49,7 @@ Tensor truthOf(const Tensor &x, const SourceLoc &loc) {
   const layout::Layout &l = x.impl()->layout;
   if (layout::isContiguous(l) || layout::isNonOverlappingAndDense(l))
     return castTo(x, DType::Bool, loc);
-  return binary("ne", Kind::Compare, Arg{&x, {}}, Arg{nullptr, Scalar(0)}, loc);
+  return binary("ne", Arg{&x, {}}, Arg{nullptr, Scalar(0)}, loc);
 }
 } // namespace
 
@@ -66,8 +66,7 @@ Tensor truthOf(const Tensor &x, const SourceLoc &loc) {
     Tensor a = truthOf(castTo(*this, common, loc), loc),                       \
            b = truthOf(castTo(o, common, loc), loc);                           \
     std::array<layout::Layout, 2> ins{impl()->layout, o.impl()->layout};       \
-    return iteratorLayout(                                                     \
-        binary(name, Kind::Bitwise, Arg{&a, {}}, Arg{&b, {}}, loc), ins);      \
+    return iteratorLayout(binary(name, Arg{&a, {}}, Arg{&b, {}}, loc), ins);   \
   }
 STRATA_LOGICAL(logical_and, "bitwise_and")
 STRATA_LOGICAL(logical_or, "bitwise_or")
@@ -77,12 +76,11 @@ STRATA_LOGICAL(logical_xor, "bitwise_xor")
 #define STRATA_BITWISE(method)                                                 \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
-    return binary(#method, Kind::Bitwise, Arg{this, {}}, Arg{&o, {}}, loc);    \
+    return binary(#method, Arg{this, {}}, Arg{&o, {}}, loc);                   \
   }                                                                            \
   Tensor Tensor::method(Scalar s, SourceLoc loc) const {                       \
     implOf(*this, loc);                                                        \
-    return binary(#method, Kind::Bitwise, Arg{this, {}}, Arg{nullptr, s},      \
-                  loc);                                                        \
+    return binary(#method, Arg{this, {}}, Arg{nullptr, s}, loc);               \
   }
 STRATA_BITWISE(bitwise_and)
 STRATA_BITWISE(bitwise_or)
@@ -90,27 +88,39 @@ STRATA_BITWISE(bitwise_xor)
 #undef STRATA_BITWISE
 
 Tensor strata::maximum(const Tensor &a, const Tensor &b, SourceLoc loc) {
-  return binary("maximum", Kind::MinMax, Arg{&a, {}}, Arg{&b, {}}, loc);
+  return binary("maximum", Arg{&a, {}}, Arg{&b, {}}, loc);
 }
 Tensor strata::minimum(const Tensor &a, const Tensor &b, SourceLoc loc) {
-  return binary("minimum", Kind::MinMax, Arg{&a, {}}, Arg{&b, {}}, loc);
+  return binary("minimum", Arg{&a, {}}, Arg{&b, {}}, loc);
 }
 
 //===--- atan2, the division family, lerp, isclose (issue 20) -------------===//
 
-Tensor Tensor::atan2(const Tensor &o, SourceLoc loc) const {
-  implOf(*this, loc);
-  return binary("atan2", Kind::Float, Arg{this, {}}, Arg{&o, {}}, loc);
-}
+// An op of two tensors whose dtype rule is its ODS entry's alone: the
+// method, torch's free function and the in-place form.
+#define STRATA_TENSOR_PAIR_OP(op)                                              \
+  Tensor Tensor::op(const Tensor &o, SourceLoc loc) const {                    \
+    implOf(*this, loc);                                                        \
+    return binary(#op, Arg{this, {}}, Arg{&o, {}}, loc);                       \
+  }                                                                            \
+  Tensor strata::op(const Tensor &a, const Tensor &b, SourceLoc loc) {         \
+    return a.op(b, loc);                                                       \
+  }                                                                            \
+  Tensor &Tensor::op##_(const Tensor &o, SourceLoc loc) {                      \
+    checkInplaceFirst(*this, &o, #op "_", loc);                                \
+    return inPlace(*this, op(o, loc), #op "_", loc, &o);                       \
+  }
+STRATA_TENSOR_PAIR_OP(atan2)
+#undef STRATA_TENSOR_PAIR_OP
 
 #define STRATA_MOD(method)                                                     \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \
-    return binary(#method, Kind::Mod, Arg{this, {}}, Arg{&o, {}}, loc);        \
+    return binary(#method, Arg{this, {}}, Arg{&o, {}}, loc, Kind::Mod);        \
   }                                                                            \
   Tensor Tensor::method(Scalar s, SourceLoc loc) const {                       \
     implOf(*this, loc);                                                        \
-    return binary(#method, Kind::Mod, Arg{this, {}}, Arg{nullptr, s}, loc);    \
+    return binary(#method, Arg{this, {}}, Arg{nullptr, s}, loc, Kind::Mod);    \
   }                                                                            \
   Tensor strata::method(const Tensor &a, const Tensor &b, SourceLoc loc) {     \
     return a.method(b, loc);                                                   \
@@ -123,12 +133,9 @@ STRATA_MOD(remainder)
 STRATA_MOD(floor_divide)
 #undef STRATA_MOD
 
-Tensor strata::atan2(const Tensor &a, const Tensor &b, SourceLoc loc) {
-  return a.atan2(b, loc);
-}
 Tensor strata::remainder(Scalar a, const Tensor &b, SourceLoc loc) {
   implOf(b, loc);
-  return binary("remainder", Kind::Mod, Arg{nullptr, a}, Arg{&b, {}}, loc);
+  return binary("remainder", Arg{nullptr, a}, Arg{&b, {}}, loc, Kind::Mod);
 }
 
 namespace {
@@ -213,10 +220,9 @@ Tensor Tensor::isclose(const Tensor &o, double rtol, double atol,
   Tensor x = isFloatingPoint(a.dtype) ? *this : to(DType::F32, loc);
   Tensor y = isFloatingPoint(b.dtype) ? o : o.to(DType::F32, loc);
   Tensor scaled =
-      binary("mul", Kind::Arith, Arg{nullptr, Scalar(rtol)}, Arg{&y, {}}, loc)
-          .abs(loc);
-  Tensor allowed = binary("add", Kind::Arith, Arg{nullptr, Scalar(atol)},
-                          Arg{&scaled, {}}, loc);
+      binary("mul", Arg{nullptr, Scalar(rtol)}, Arg{&y, {}}, loc).abs(loc);
+  Tensor allowed =
+      binary("add", Arg{nullptr, Scalar(atol)}, Arg{&scaled, {}}, loc);
   Tensor actual = x.sub(y, loc).abs(loc);
   return sizeOneStrides(
       close.bitwise_or(
@@ -243,26 +249,25 @@ bool strata::allclose(const Tensor &a, const Tensor &b, double rtol,
 
 #define STRATA_OPERATOR(sym, name, kind)                                       \
   Tensor strata::operator sym(const Tensor &a, LocatedTensor b) {              \
-    return binary(name, kind, Arg{&a, {}}, Arg{&b.tensor, {}}, b.loc);         \
+    return binary(name, Arg{&a, {}}, Arg{&b.tensor, {}}, b.loc, kind);         \
   }                                                                            \
   Tensor strata::operator sym(const Tensor &a, Scalar s) {                     \
-    return binary(name, kind, Arg{&a, {}}, Arg{nullptr, s}, s.loc());          \
+    return binary(name, Arg{&a, {}}, Arg{nullptr, s}, s.loc(), kind);          \
   }
-STRATA_OPERATOR(+, "add", Kind::Arith)
-STRATA_OPERATOR(-, "sub", Kind::Arith)
-STRATA_OPERATOR(*, "mul", Kind::Arith)
-STRATA_OPERATOR(/, "div", Kind::Div)
+STRATA_OPERATOR(+, "add", Kind::Plain)
+STRATA_OPERATOR(-, "sub", Kind::Plain)
+STRATA_OPERATOR(*, "mul", Kind::Plain)
+STRATA_OPERATOR(/, "div", Kind::Plain)
 #undef STRATA_OPERATOR
 
 // Comparisons take both operands located: C++20 also considers `b == a`
 // for `a == b`, and identical parameter types keep that unambiguous.
 #define STRATA_COMPARE(sym, name)                                              \
   Tensor strata::operator sym(LocatedTensor a, LocatedTensor b) {              \
-    return binary(name, Kind::Compare, Arg{&a.tensor, {}}, Arg{&b.tensor, {}}, \
-                  b.loc);                                                      \
+    return binary(name, Arg{&a.tensor, {}}, Arg{&b.tensor, {}}, b.loc);        \
   }                                                                            \
   Tensor strata::operator sym(const Tensor &a, Scalar s) {                     \
-    return binary(name, Kind::Compare, Arg{&a, {}}, Arg{nullptr, s}, s.loc()); \
+    return binary(name, Arg{&a, {}}, Arg{nullptr, s}, s.loc());                \
   }
 STRATA_COMPARE(==, "eq")
 STRATA_COMPARE(!=, "ne")
@@ -274,11 +279,11 @@ STRATA_COMPARE(>=, "ge")
 
 #define STRATA_ROPERATOR(sym, name, kind)                                      \
   Tensor strata::operator sym(Scalar s, const Tensor &a) {                     \
-    return binary(name, kind, Arg{nullptr, s}, Arg{&a, {}}, s.loc());          \
+    return binary(name, Arg{nullptr, s}, Arg{&a, {}}, s.loc(), kind);          \
   }
-STRATA_ROPERATOR(+, "add", Kind::Arith)
-STRATA_ROPERATOR(-, "sub", Kind::Arith)
-STRATA_ROPERATOR(*, "mul", Kind::Arith)
+STRATA_ROPERATOR(+, "add", Kind::Plain)
+STRATA_ROPERATOR(-, "sub", Kind::Plain)
+STRATA_ROPERATOR(*, "mul", Kind::Plain)
 #undef STRATA_ROPERATOR
 
 // LibTorch's (and Python's) number / t is t.reciprocal() * number: its
@@ -295,28 +300,23 @@ Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
 #define STRATA_INPLACE(method, name, kind)                                     \
   Tensor &Tensor::method(const Tensor &o, SourceLoc loc) {                     \
     checkInplaceFirst(*this, &o, #method, loc);                                \
-    return inPlace(*this, binary(name, kind, Arg{this, {}}, Arg{&o, {}}, loc), \
+    return inPlace(*this, binary(name, Arg{this, {}}, Arg{&o, {}}, loc, kind), \
                    #method, loc, &o);                                          \
   }                                                                            \
   Tensor &Tensor::method(Scalar s, SourceLoc loc) {                            \
     checkInplaceFirst(*this, nullptr, #method, loc);                           \
     return inPlace(*this,                                                      \
-                   binary(name, kind, Arg{this, {}}, Arg{nullptr, s}, loc),    \
+                   binary(name, Arg{this, {}}, Arg{nullptr, s}, loc, kind),    \
                    #method, loc);                                              \
   }
-STRATA_INPLACE(add_, "add", Kind::Arith)
-STRATA_INPLACE(sub_, "sub", Kind::Arith)
-STRATA_INPLACE(mul_, "mul", Kind::Arith)
-STRATA_INPLACE(div_, "div", Kind::Div)
+STRATA_INPLACE(add_, "add", Kind::Plain)
+STRATA_INPLACE(sub_, "sub", Kind::Plain)
+STRATA_INPLACE(mul_, "mul", Kind::Plain)
+STRATA_INPLACE(div_, "div", Kind::Plain)
 STRATA_INPLACE(fmod_, "fmod", Kind::Mod)
 STRATA_INPLACE(remainder_, "remainder", Kind::Mod)
 STRATA_INPLACE(floor_divide_, "floor_divide", Kind::Mod)
 #undef STRATA_INPLACE
-
-Tensor &Tensor::atan2_(const Tensor &o, SourceLoc loc) {
-  checkInplaceFirst(*this, &o, "atan2_", loc);
-  return inPlace(*this, atan2(o, loc), "atan2_", loc, &o);
-}
 
 Tensor &Tensor::lerp_(const Tensor &end, Scalar weight, SourceLoc loc) {
   checkInplaceFirst(*this, &end, "lerp_", loc);

@@ -146,8 +146,7 @@ Tensor Tensor::logical_not(SourceLoc loc) const {
   // One op, so the general path lays the result out as PyTorch's single
   // iterator does (a cast then bitwise_not of its dense result would be
   // contiguous where size-1 dims sort otherwise).
-  return binary("eq", Kind::Compare, Arg{this, {}}, Arg{nullptr, Scalar(0)},
-                loc);
+  return binary("eq", Arg{this, {}}, Arg{nullptr, Scalar(0)}, loc);
 }
 
 Tensor Tensor::isnan(SourceLoc loc) const {

@@ -49,13 +49,11 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   Tensor x = castTo(in, t, loc);
   Tensor v = x; // min(max(x, lo), hi): lo > hi gives hi, NaN stays NaN
   if (lo)
-    v = replaceWhere(
-        binary("lt", Kind::Compare, Arg{&v, {}}, Arg{nullptr, *lo}, loc), *lo,
-        v, loc);
+    v = replaceWhere(binary("lt", Arg{&v, {}}, Arg{nullptr, *lo}, loc), *lo, v,
+                     loc);
   if (hi)
-    v = replaceWhere(
-        binary("gt", Kind::Compare, Arg{&v, {}}, Arg{nullptr, *hi}, loc), *hi,
-        v, loc);
+    v = replaceWhere(binary("gt", Arg{&v, {}}, Arg{nullptr, *hi}, loc), *hi, v,
+                     loc);
   // A NaN bound makes every element NaN, as PyTorch's (its min/max
   // propagate NaN); no comparison with NaN says so.
   auto isNan = [](const std::optional<Scalar> &b) {
@@ -65,7 +63,7 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   // bound; clamp_min, clamp_max and two bounds give NaN.)
   bool oneOfClamp = std::string_view(gradFn) == "ClampBackward1" && !(lo && hi);
   if (!oneOfClamp && (isNan(lo) || isNan(hi)))
-    v = binary("add", Kind::Arith, Arg{&v, {}}, Arg{nullptr, Scalar(NAN)}, loc);
+    v = binary("add", Arg{&v, {}}, Arg{nullptr, Scalar(NAN)}, loc);
   if (!gradEnabled() || !requiresGradOf(*x.impl()))
     return iteratorLayout(v, {&x.impl()->layout, 1});
   // PyTorch's gradient (clamp_backward): the incoming one where
@@ -73,10 +71,9 @@ Tensor clampImpl(const Tensor &in, std::optional<Scalar> lo,
   // alone would pass it at NaN).
   Tensor mask;
   if (lo)
-    mask = binary("ge", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *lo}, loc);
+    mask = binary("ge", Arg{&x, {}}, Arg{nullptr, *lo}, loc);
   if (hi) {
-    Tensor le =
-        binary("le", Kind::Compare, Arg{&x, {}}, Arg{nullptr, *hi}, loc);
+    Tensor le = binary("le", Arg{&x, {}}, Arg{nullptr, *hi}, loc);
     mask = lo ? mask.logical_and(le, loc) : le;
   }
   return iteratorLayout(
@@ -93,10 +90,9 @@ Tensor nanToNumImpl(const Tensor &in, std::optional<double> nan,
   double big = t == DType::F32 ? std::numeric_limits<float>::max()
                                : std::numeric_limits<double>::max();
   auto is = [&](double v) {
-    return binary("eq", Kind::Compare, Arg{&in, {}}, Arg{nullptr, Scalar(v)},
-                  loc);
+    return binary("eq", Arg{&in, {}}, Arg{nullptr, Scalar(v)}, loc);
   };
-  Tensor isNan = binary("ne", Kind::Compare, Arg{&in, {}}, Arg{&in, {}}, loc);
+  Tensor isNan = binary("ne", Arg{&in, {}}, Arg{&in, {}}, loc);
   Tensor x = replaceWhere(isNan, Scalar(nan.value_or(0.0)), in, loc);
   x = replaceWhere(is(INFINITY), Scalar(posinf.value_or(big)), x, loc);
   // PyTorch writes into empty_like(self) (preserve_format: a dense input's

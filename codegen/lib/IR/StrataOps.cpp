@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <cmath>
 
@@ -129,22 +130,22 @@ Value strata::ir::createContiguousCopy(OpBuilder &b, Location loc, Value v) {
 
 LogicalResult strata::ir::inferUnaryType(std::optional<Location> loc,
                                          StringRef opName, ValueRange operands,
-                                         UnaryDType rule,
+                                         DTypeRule rule,
                                          SmallVectorImpl<Type> &inferred) {
   auto type = tensorType(operands[0]);
   if (!type)
     return emitOptionalError(loc, "expected a strata tensor operand");
   StringRef name = shortName(opName);
   Type element = type.getElementType();
-  if (rule == UnaryDType::Float && !isFloat(element))
+  if (takesFloatsOnly(rule) && !isFloat(element))
     return emitOptionalError(
         loc, name, " expects a floating-point tensor, got ", dtypeName(element),
         "; cast it first (strata.cast to f32 or f64)");
-  if (rule == UnaryDType::Number && isBool(element))
+  if (rule == DTypeRule::Number && isBool(element))
     return emitOptionalError(loc, name,
                              " is not defined for bool tensors; "
                              "cast to an integer or float first");
-  if (rule == UnaryDType::Integral && isFloat(element))
+  if (rule == DTypeRule::Integral && isFloat(element))
     return emitOptionalError(loc, name,
                              " expects an integer or bool tensor, "
                              "got ",
@@ -155,7 +156,7 @@ LogicalResult strata::ir::inferUnaryType(std::optional<Location> loc,
 
 LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
                                           StringRef opName, ValueRange operands,
-                                          bool isCompare, bool isIntegral,
+                                          DTypeRule rule, bool isCompare,
                                           SmallVectorImpl<Type> &inferred) {
   auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
   if (!lhs || !rhs)
@@ -167,28 +168,26 @@ LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
         loc, name, ": dtype mismatch: lhs is ", dtypeName(element), ", rhs is ",
         dtypeName(rhs.getElementType()),
         "; cast one operand with strata.cast so both have the same dtype");
-  // PyTorch computes bool add (or) and mul (and); not sub, div, pow or the
-  // division family.
-  bool arithmetic = name == "sub" || name == "div" || name == "pow" ||
-                    name == "fmod" || name == "remainder" ||
-                    name == "floor_divide";
-  if (arithmetic && isBool(element))
+  // The op's `dtype` in StrataOps.td (PyTorch computes bool add (or) and mul
+  // (and); not sub, pow or the division family).
+  if (rule == DTypeRule::Number && isBool(element))
     return emitOptionalError(loc, name,
                              " is not defined for bool tensors; "
                              "cast to an integer or float first");
-  if (isIntegral && isFloat(element))
+  if (rule == DTypeRule::Integral && isFloat(element))
     return emitOptionalError(loc, name,
                              " expects integer or bool tensors, "
                              "got ",
                              dtypeName(element));
-  if (name == "div" && !isFloat(element))
-    return emitOptionalError(loc, "div of ", dtypeName(element),
-                             " tensors is true division in PyTorch; cast "
-                             "the operands to f32 or f64 first");
-  if (name == "atan2" && !isFloat(element))
-    return emitOptionalError(loc, "atan2 expects floating-point tensors, got ",
+  if (takesFloatsOnly(rule) && !isFloat(element)) {
+    if (name == "div") // (what PyTorch's div of integers is)
+      return emitOptionalError(loc, "div of ", dtypeName(element),
+                               " tensors is true division in PyTorch; cast "
+                               "the operands to f32 or f64 first");
+    return emitOptionalError(loc, name, " expects floating-point tensors, got ",
                              dtypeName(element),
                              "; cast the operands to f32 or f64 first");
+  }
   auto shape = layout::broadcastShapes(lhs.getShape(), rhs.getShape(),
                                        name.str().c_str());
   if (!shape)
@@ -457,4 +456,32 @@ LogicalResult WriteOp::verify() {
                             "destination's storage root, "
                          << expected << ", got " << getType();
   return success();
+}
+
+//===--- The dtype rules by name (strata/IR/OpDTypes.h) -------------------===//
+
+namespace {
+/// Adds `Op`'s ODS dtype rule when it is an elementwise op (one that has
+/// one: Strata_UnaryOp, Strata_BinaryOp).
+template <typename Op>
+void addDTypes(llvm::StringMap<ElementwiseDTypes> &table) {
+  if constexpr (requires { Op::kDTypeRule; })
+    table[shortName(Op::getOperationName())] = {Op::kDTypeRule, Op::kCompare};
+}
+
+template <typename... Ops> llvm::StringMap<ElementwiseDTypes> dtypeTable() {
+  llvm::StringMap<ElementwiseDTypes> table;
+  (addDTypes<Ops>(table), ...);
+  return table;
+}
+} // namespace
+
+const ElementwiseDTypes *strata::ir::elementwiseDTypes(std::string_view name) {
+  // Every op of the dialect, from ODS's list: a new op is in it.
+  static const llvm::StringMap<ElementwiseDTypes> table = dtypeTable<
+#define GET_OP_LIST
+#include "strata/IR/StrataOps.cpp.inc"
+      >();
+  auto it = table.find(StringRef(name.data(), name.size()));
+  return it == table.end() ? nullptr : &it->getValue();
 }

@@ -7,6 +7,7 @@
 #ifndef STRATA_IR_STRATADIALECT_H
 #define STRATA_IR_STRATADIALECT_H
 
+#include "strata/IR/OpDTypes.h"
 #include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/DType.h"
 
@@ -33,24 +34,16 @@ struct ScalarBuilder;
 using GradContributions =
     llvm::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>>;
 
-/// The element types a unary op takes (StrataUnaryOps.td); the result has
-/// the operand's.
-enum class UnaryDType {
-  Float,    ///< f32/f64 only (the DSL casts integers to f32 first)
-  Number,   ///< anything but i1
-  Any,      ///< any element type
-  Integral, ///< integers and i1
-};
-
 // Shared result-type inference of the elementwise and reduction op families
-// (defined in StrataOps.cpp, called from ODS-generated code).
+// (defined in StrataOps.cpp, called from ODS-generated code): `rule` is the
+// op's `dtype` (strata/IR/OpDTypes.h).
 mlir::LogicalResult inferUnaryType(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName,
-                                   mlir::ValueRange operands, UnaryDType rule,
+                                   mlir::ValueRange operands, DTypeRule rule,
                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
 mlir::LogicalResult
 inferBinaryType(std::optional<mlir::Location> loc, llvm::StringRef opName,
-                mlir::ValueRange operands, bool isCompare, bool isIntegral,
+                mlir::ValueRange operands, DTypeRule rule, bool isCompare,
                 llvm::SmallVectorImpl<mlir::Type> &inferred);
 mlir::LogicalResult
 inferReduceType(std::optional<mlir::Location> loc, llvm::StringRef opName,

@@ -343,9 +343,14 @@ include "strata/IR/StrataUnaryOps.td"
 
 /// `scalar` and `reference` are as in StrataUnaryOps.td with `in` (both
 /// operands' scalars, or doubles) for `x`; compare ops need neither.
-/// `integral` ops take integer and bool operands only.
-class Strata_BinaryOp<string mnemonic, string what, bit compare = 0,
-                      bit integral = 0>
+/// `rule` is the operands' ::strata::ir::DTypeRule (strata/IR/OpDTypes.h):
+/// Any, Number (not bool), Float (f32/f64; the DSL casts integers to f32
+/// first, as PyTorch promotes), FloatOnly (f32/f64; the DSL refuses
+/// integers, as PyTorch's kernel), Integral (integers and bool). The type
+/// inference and the DSL both read it. The VJP of a binary op is its
+/// `rule(XOp, ...)` in StrataVJP.cpp (attached to the op by its presence).
+class Strata_BinaryOp<string mnemonic, string what, string rule = "Any",
+                      bit compare = 0>
     : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>,
                            DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Elementwise " # what # " with broadcasting";
@@ -370,6 +375,13 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0,
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
   code scalar = "";
   code reference = "";
+  let extraClassDeclaration = [{
+    /// The element types the op takes (strata::ir::elementwiseDTypes).
+    static constexpr ::strata::ir::DTypeRule kDTypeRule =
+        ::strata::ir::DTypeRule::}] # rule # [{;
+    /// Whether the result is i1 (a comparison).
+    static constexpr bool kCompare = }] # !if(compare, "true", "false") # [{;
+  }];
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
@@ -377,8 +389,7 @@ class Strata_BinaryOp<string mnemonic, string what, bit compare = 0,
         ::mlir::RegionRange regions,
         ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
       return ::strata::ir::inferBinaryType(location, getOperationName(),
-                                           operands, }] # !if(compare, "true", "false") # [{,
-                                           }] # !if(integral, "true", "false") # [{,
+                                           operands, kDTypeRule, kCompare,
                                            inferred);
     }
     ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
@@ -404,7 +415,7 @@ def Strata_AddOp : Strata_BinaryOp<"add", "addition"> {
   }];
   let reference = [{ return in[0] + in[1]; }];
 }
-def Strata_SubOp : Strata_BinaryOp<"sub", "subtraction"> {
+def Strata_SubOp : Strata_BinaryOp<"sub", "subtraction", "Number"> {
   let scalar = [{
     return isF ? s.create<arith::SubFOp>(in[0], in[1])
                : s.create<arith::SubIOp>(in[0], in[1]);
@@ -420,11 +431,11 @@ def Strata_MulOp : Strata_BinaryOp<"mul", "multiplication"> {
   }];
   let reference = [{ return in[0] * in[1]; }];
 }
-def Strata_DivOp : Strata_BinaryOp<"div", "division"> {
+def Strata_DivOp : Strata_BinaryOp<"div", "division", "Float"> {
   let scalar = [{ return s.create<arith::DivFOp>(in[0], in[1]); }];
   let reference = [{ return in[0] / in[1]; }];
 }
-def Strata_PowOp : Strata_BinaryOp<"pow", "power"> {
+def Strata_PowOp : Strata_BinaryOp<"pow", "power", "Number"> {
   let scalar = [{ return s.pow(getOperation(), in[0], in[1]); }];
   let reference = [{ return std::pow(in[0], in[1]); }];
 }
@@ -452,15 +463,16 @@ def Strata_MinimumOp : Strata_BinaryOp<"minimum", "minimum"> {
                                                   : std::min(in[0], in[1]);
   }];
 }
-def Strata_Atan2Op : Strata_BinaryOp<"atan2", "arctangent of lhs / rhs"> {
-  // Floats only (the DSL casts integers and bool to f32, as PyTorch).
+def Strata_Atan2Op : Strata_BinaryOp<"atan2", "arctangent of lhs / rhs",
+                                     "Float"> {
   let scalar = [{ return s.create<math::Atan2Op>(in[0], in[1]); }];
   let reference = [{ return std::atan2(in[0], in[1]); }];
 }
 /// The division family's integer forms never trap: a zero divisor gives 0
 /// (NumPy's value; PyTorch raises ZeroDivisionError, which the DSL does
 /// for a zero number) and INT_MIN by -1 wraps (PyTorch's CPU kernels trap).
-def Strata_FmodOp : Strata_BinaryOp<"fmod", "C fmod (the sign of lhs)"> {
+def Strata_FmodOp : Strata_BinaryOp<"fmod", "C fmod (the sign of lhs)",
+                                    "Number"> {
   let scalar = [{ return s.fmod(in[0], in[1]); }];
   let reference = [{
     bool ints = getType().getElementType().isa<IntegerType>();
@@ -468,7 +480,8 @@ def Strata_FmodOp : Strata_BinaryOp<"fmod", "C fmod (the sign of lhs)"> {
   }];
 }
 def Strata_RemainderOp : Strata_BinaryOp<"remainder",
-                                         "Python modulo (the sign of rhs)"> {
+                                         "Python modulo (the sign of rhs)",
+                                         "Number"> {
   let scalar = [{ return s.remainder(in[0], in[1]); }];
   let reference = [{
     bool ints = getType().getElementType().isa<IntegerType>();
@@ -476,46 +489,49 @@ def Strata_RemainderOp : Strata_BinaryOp<"remainder",
   }];
 }
 def Strata_FloorDivideOp : Strata_BinaryOp<"floor_divide",
-                                           "division rounded down"> {
+                                           "division rounded down", "Number"> {
   let scalar = [{ return s.floorDivide(in[0], in[1]); }];
   let reference = [{
     bool ints = getType().getElementType().isa<IntegerType>();
     return ::strata::ir::referenceFloorDivide(in[0], in[1], ints);
   }];
 }
-def Strata_EqOp : Strata_BinaryOp<"eq", "==", 1> {
+def Strata_EqOp : Strata_BinaryOp<"eq", "==", "Any", 1> {
   let reference = [{ return in[0] == in[1]; }];
 }
-def Strata_NeOp : Strata_BinaryOp<"ne", "!=", 1> {
+def Strata_NeOp : Strata_BinaryOp<"ne", "!=", "Any", 1> {
   let reference = [{ return in[0] != in[1]; }];
 }
-def Strata_LtOp : Strata_BinaryOp<"lt", "<", 1> {
+def Strata_LtOp : Strata_BinaryOp<"lt", "<", "Any", 1> {
   let reference = [{ return in[0] < in[1]; }];
 }
-def Strata_LeOp : Strata_BinaryOp<"le", "<=", 1> {
+def Strata_LeOp : Strata_BinaryOp<"le", "<=", "Any", 1> {
   let reference = [{ return in[0] <= in[1]; }];
 }
-def Strata_GtOp : Strata_BinaryOp<"gt", ">", 1> {
+def Strata_GtOp : Strata_BinaryOp<"gt", ">", "Any", 1> {
   let reference = [{ return in[0] > in[1]; }];
 }
-def Strata_GeOp : Strata_BinaryOp<"ge", ">=", 1> {
+def Strata_GeOp : Strata_BinaryOp<"ge", ">=", "Any", 1> {
   let reference = [{ return in[0] >= in[1]; }];
 }
-def Strata_BitwiseAndOp : Strata_BinaryOp<"bitwise_and", "bitwise and", 0, 1> {
+def Strata_BitwiseAndOp : Strata_BinaryOp<"bitwise_and", "bitwise and",
+                                          "Integral"> {
   let scalar = [{ return s.create<arith::AndIOp>(in[0], in[1]); }];
   let reference = [{
     return static_cast<double>(static_cast<int64_t>(in[0]) &
                                static_cast<int64_t>(in[1]));
   }];
 }
-def Strata_BitwiseOrOp : Strata_BinaryOp<"bitwise_or", "bitwise or", 0, 1> {
+def Strata_BitwiseOrOp : Strata_BinaryOp<"bitwise_or", "bitwise or",
+                                         "Integral"> {
   let scalar = [{ return s.create<arith::OrIOp>(in[0], in[1]); }];
   let reference = [{
     return static_cast<double>(static_cast<int64_t>(in[0]) |
                                static_cast<int64_t>(in[1]));
   }];
 }
-def Strata_BitwiseXorOp : Strata_BinaryOp<"bitwise_xor", "bitwise xor", 0, 1> {
+def Strata_BitwiseXorOp : Strata_BinaryOp<"bitwise_xor", "bitwise xor",
+                                          "Integral"> {
   let scalar = [{ return s.create<arith::XOrIOp>(in[0], in[1]); }];
   let reference = [{
     return static_cast<double>(static_cast<int64_t>(in[0]) ^

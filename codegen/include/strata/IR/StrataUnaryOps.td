@@ -20,9 +20,9 @@
 #ifndef STRATA_IR_STRATAUNARYOPS_TD
 #define STRATA_IR_STRATAUNARYOPS_TD
 
-/// `rule` is a ::strata::ir::UnaryDType: Float (float operands only; the
-/// DSL casts integers to f32 first), Number (not bool), Any, Integral
-/// (integer or bool).
+/// `rule` is a ::strata::ir::DTypeRule (strata/IR/OpDTypes.h): Float (float
+/// operands only; the DSL casts integers to f32 first), Number (not bool),
+/// Any, Integral (integer or bool).
 class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
     : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>,
                            DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>,
@@ -46,6 +46,13 @@ class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
   code reference = "";
   // Ops whose gradient is zero (floor, sign, ...) keep this default.
   code vjp = [{ return gb.fill(0.0, e, vjp::tensorOf(x).getShape()); }];
+  let extraClassDeclaration = [{
+    /// The element types the op takes (strata::ir::elementwiseDTypes).
+    static constexpr ::strata::ir::DTypeRule kDTypeRule =
+        ::strata::ir::DTypeRule::}] # rule # [{;
+    /// Its result has the operand's element type.
+    static constexpr bool kCompare = false;
+  }];
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
@@ -53,7 +60,7 @@ class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
         ::mlir::RegionRange regions,
         ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
       return ::strata::ir::inferUnaryType(location, getOperationName(),
-          operands, ::strata::ir::UnaryDType::}] # rule # [{, inferred);
+          operands, kDTypeRule, inferred);
     }
     ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
                                          ::llvm::ArrayRef<::mlir::Value> in) {
