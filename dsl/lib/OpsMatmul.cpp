@@ -28,8 +28,7 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
     int64_t da = a.layout.dim(), db = b.layout.dim();
     // (A 3-d first operand whose last two dims are transposed under a
     // slowest first dim is not folded: bmm, PyTorch 1.13's should_fold.)
-    const Shape &as = a.layout.sizes, &at = a.layout.strides;
-    bool unfolded = da == 3 && db == 2 && at[2] != 1 && at[0] == as[1] * as[2];
+    bool unfolded = db == 2 && layout::isTransposedBatch(a.layout);
     if ((db == 1 && da >= 2) || (db >= 3 && da >= 2) || unfolded)
       return to(b.dtype, loc).matmul(o, loc);
     return matmul(o.to(a.dtype, loc), loc);
@@ -80,21 +79,10 @@ Tensor Tensor::matmul(const Tensor &o, SourceLoc loc) const {
   if (empty && a.dtype == DType::Bool) // the IR has no bool matmul
     return zeros(shape, TensorOptions(DType::Bool), loc);
   Tensor r = record(Op::Matmul, "matmul", a.dtype, shape, {this, &o}, loc);
-  // matrix @ batch: PyTorch 1.13 folds the batch into one mm of the
-  // transposed operands and returns the result's mT().contiguous(), which
-  // keeps the transposed strides where a size-1 m or n makes it count as
-  // contiguous (should_fold; not for a 3-d batch whose last two dims are
-  // transposed under a slowest first).
-  const Shape &bt = b.layout.strides;
-  if (sa.size() == 2 && sb.size() >= 3 &&
-      !(sb.size() == 3 && bt[2] != 1 && bt[0] == sb[1] * sb[2])) {
-    int64_t m = shape[shape.size() - 2];
-    layout::Layout want = layout::contiguous(shape);
-    want.strides[shape.size() - 2] = 1;
-    want.strides[shape.size() - 1] = m;
-    return sizeOneStrides(std::move(r), want);
-  }
-  return r;
+  // (The IR's result is row-major; PyTorch's folded matrix @ batch differs
+  // from it on size-1 dims only.)
+  return sizeOneStrides(std::move(r),
+                        layout::matmulResult(a.layout, b.layout, shape));
 }
 
 Tensor strata::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {

@@ -3,9 +3,11 @@
 // PyTorch allocates the result of an elementwise op in TensorIterator
 // (aten/src/ATen/TensorIterator.cpp: fast_set_up, compute_strides,
 // reorder_dimensions, allocate_or_resize_outputs) and that of clone()/to()
-// with preserve_format (empty_like, infer_dense_strides). The rules below
-// are those functions over element strides; tests/unit/runtime checks them
-// against PyTorch 1.13 (scripts/gen_result_layout_golden.py).
+// with preserve_format (empty_like, infer_dense_strides); torch.matmul
+// folds a matrix @ batch into one mm (LinearAlgebra.cpp: should_fold,
+// _matmul_impl). The rules below are those functions over element strides;
+// tests/unit/runtime checks them against PyTorch 1.13
+// (scripts/gen_result_layout_golden.py, ResultLayoutTest.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "strata/Layout/LayoutAlgebra.h"
@@ -208,4 +210,31 @@ Layout strata::layout::gradientLayout(const Layout &leaf,
     if (m.sizes[d] > 1 && m.strides[d] != in.strides[d])
       return m;
   return in;
+}
+
+bool strata::layout::isTransposedBatch(const Layout &l) {
+  // should_fold: "first dim is slowest moving, and then the following two
+  // dims are transposed" (t1_strides.front() == sizes[1] * sizes[2]).
+  return l.dim() == 3 && l.strides[2] != 1 &&
+         l.strides[0] == contiguousStrides(l.sizes)[0];
+}
+
+Layout strata::layout::matmulResult(const Layout &a, const Layout &b,
+                                    IntList shape) {
+  Layout rowMajor = contiguous(shape);
+  // A matrix @ batch is one mm of the transposed operands, b.mT() folded
+  // @ a.mT(), whose result's mT() is made contiguous: a copy (row-major)
+  // unless it counts as contiguous already, its size-1 dims aside.
+  if (a.dim() != 2 || b.dim() < 3 || isTransposedBatch(b))
+    return rowMajor;
+  int64_t n = static_cast<int64_t>(shape.size());
+  Shape swapped(shape.begin(), shape.end());
+  std::swap(swapped[n - 2], swapped[n - 1]);
+  Layout folded = contiguous(swapped);
+  std::swap(folded.sizes[n - 2], folded.sizes[n - 1]);
+  std::swap(folded.strides[n - 2], folded.strides[n - 1]);
+  for (int64_t d = 0; d < n; ++d)
+    if (shape[d] != 1 && folded.strides[d] != rowMajor.strides[d])
+      return rowMajor;
+  return folded;
 }

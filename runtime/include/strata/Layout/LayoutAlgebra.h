@@ -214,6 +214,17 @@ Layout preserveFormat(const Layout &l);
 /// strides (contiguous for a leaf that is not non-overlapping and dense).
 Layout gradientLayout(const Layout &leaf, const Layout &incoming);
 
+/// torch.matmul's result of `a` @ `b`, whose shape is `shape`: row-major,
+/// but a matrix @ batch (`a` 2-d, `b` 3-d or more, not a transposed batch)
+/// is folded into one mm of the transposed operands (PyTorch 1.13's
+/// should_fold), whose result mT().contiguous() keeps the transposed
+/// strides where a size-1 dim makes it count as contiguous.
+Layout matmulResult(const Layout &a, const Layout &b, IntList shape);
+/// PyTorch 1.13's exception to folding a batch into one mm: a 3-d layout
+/// whose first dim is the slowest and whose last two are transposed
+/// (permute(0, 2, 1) of a contiguous tensor), which matmul runs as bmm.
+bool isTransposedBatch(const Layout &l);
+
 /// "[a, b, c]" for messages and printing.
 std::string formatList(IntList values);
 
