@@ -31,12 +31,18 @@ inline ir::SourcePosition positionOf(const SourceLoc &loc) {
           static_cast<unsigned>(loc.column())};
 }
 /// Appends node `n`'s op to `p`, reading `ins`, with result type
-/// `result`: the one emitter of trace nodes (Eval.cpp, the autograd
-/// engine).
+/// `result`, at position `at`: the one emitter of trace nodes (Eval.cpp,
+/// the autograd engine).
 ir::Program::Value emitOp(ir::Program &p, const Node &n,
                           std::span<const ir::Program::Value> ins,
-                          const ir::ValueType &result,
-                          ir::SourcePosition at = {});
+                          const ir::ValueType &result, ir::SourcePosition at);
+/// emitOp() at the user's line that recorded `n`, so that a diagnostic of
+/// the program (a gradient program's op without a VJP) names that line.
+inline ir::Program::Value emitOp(ir::Program &p, const Node &n,
+                                 std::span<const ir::Program::Value> ins,
+                                 const ir::ValueType &result) {
+  return emitOp(p, n, ins, result, positionOf(n.loc));
+}
 
 } // namespace strata::detail
 
