@@ -220,7 +220,7 @@ class Func:
               "ge": torch.ge, "bitwise_and": torch.bitwise_and,
               "bitwise_or": torch.bitwise_or,
               "bitwise_xor": torch.bitwise_xor, "atan2": torch.atan2,
-              "fmod": torch.fmod, "remainder": torch.remainder,
+              "hypot": torch.hypot, "fmod": torch.fmod, "remainder": torch.remainder,
               "floor_divide": torch.floor_divide}[op]
         wide = a.dt in ("f32", "f64")
         t = fn(a.data.double(), b.data.double()) if wide else fn(a.data,
@@ -679,7 +679,7 @@ def unary_ops():
     return fs
 
 
-# --- atan2, the division family and lerp (issue 20) ---------------------------
+# --- atan2, hypot, the division family and lerp (issues 19, 20) ---------------
 
 DIVISION = ("fmod", "remainder", "floor_divide")
 
@@ -700,7 +700,7 @@ def specials(f, dt):
                    f.fill(-30.0, [], dt), x)
 
 
-@test_file("binary.mlir", "atan2, fmod, remainder, floor_divide and lerp "
+@test_file("binary.mlir", "atan2, hypot, fmod, remainder, floor_divide and lerp "
            "over strided and broadcast f32 inputs, special values in f64, "
            "integers of both widths (divisors never 0) and -0.0; prod over "
            "dims, all, keepdim, integers (to i64) and empty dims.")
@@ -713,12 +713,12 @@ def binary_ops():
     a = f.binary("sub", a, f.fill(11.5, []))  # -11.5 .. 10.5
     b = f.binary("mul", f.binary("sub", f.strided_view(s, [4], [2], 1),
                                  f.fill(3.5, [])), f.fill(1.25, []))
-    f.ret(*[f.binary(op, a, b) for op in ("atan2",) + DIVISION])
+    f.ret(*[f.binary(op, a, b) for op in ("atan2", "hypot") + DIVISION])
 
     f = fn("special_values_f64")
     x = specials(f, "f64")
     col = f.view("view", x, "as [6, 1]", lambda t: t.view(6, 1))
-    f.ret(*[f.binary(op, col, x) for op in ("atan2",) + DIVISION])
+    f.ret(*[f.binary(op, col, x) for op in ("atan2", "hypot") + DIVISION])
 
     f = fn("signed_zeros_f32")
     s = f.storage_arg(4)
@@ -726,7 +726,8 @@ def binary_ops():
     z = f.binary("mul", f.binary("sub", a, a), f.fill(-1.0, []))  # -0.0
     d = f.binary("sub", a, f.fill(1.5, []))  # -1.5 -0.5 0.5 1.5
     f.ret(*[f.binary(op, z, d) for op in DIVISION],
-          f.binary("atan2", z, d), f.binary("atan2", z, z))
+          f.binary("atan2", z, d), f.binary("atan2", z, z),
+          f.binary("hypot", z, d))
 
     for dt in ("i32", "i64"):
         f = fn("division_family_" + dt)

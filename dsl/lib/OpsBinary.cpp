@@ -111,6 +111,7 @@ Tensor strata::minimum(const Tensor &a, const Tensor &b, SourceLoc loc) {
     return inPlace(*this, op(o, loc), #op "_", loc, &o);                       \
   }
 STRATA_TENSOR_PAIR_OP(atan2)
+STRATA_TENSOR_PAIR_OP(hypot)
 #undef STRATA_TENSOR_PAIR_OP
 
 #define STRATA_MOD(method)                                                     \

@@ -176,6 +176,7 @@ TEST(ErrorCatalogue, OpsAndDtypes) {
     CASE("O41", "For integral input tensors, argument alpha must not be a floating point number.", add_out(outL, arange(3), arange(3), 0.5)),
     CASE("O42", "Boolean alpha only supported for Boolean results.", sub_out(outF, a, a, true)),
     CASE("O43", "self must be a matrix", mm_out(outM, a, ones({3, 2}))),
+    CASE("O44", "\"hypot_cpu\" not implemented for 'Long'", arange(3, kInt64).hypot(arange(3, kInt64))),
   };
   // clang-format on
   for (const Case &c : cases)

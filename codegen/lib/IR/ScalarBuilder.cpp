@@ -174,6 +174,31 @@ Value ScalarBuilder::fmod(Value x, Value y) {
   return create<arith::RemSIOp>(x, safeDivisor(y)); // y in {0, -1}: 0
 }
 
+Value ScalarBuilder::hypot(Value x, Value y) {
+  Type t = x.getType();
+  Value ax = create<math::AbsFOp>(x), ay = create<math::AbsFOp>(y);
+  Value h;
+  if (t.isF32()) { // exact in f64, then one rounding
+    Type f64 = b.getF64Type();
+    Value wx = create<arith::ExtFOp>(f64, x),
+          wy = create<arith::ExtFOp>(f64, y);
+    Value s = create<arith::AddFOp>(create<arith::MulFOp>(wx, wx),
+                                    create<arith::MulFOp>(wy, wy));
+    h = create<arith::TruncFOp>(t, create<math::SqrtOp>(s));
+  } else { // scaled by max(|x|, |y|), so that nothing overflows
+    Value m = create<arith::MaxFOp>(ax, ay), n = create<arith::MinFOp>(ax, ay);
+    Value zero = constant(t, 0), one = constant(t, 1);
+    Value r = create<arith::DivFOp>(n, m);
+    h = create<arith::MulFOp>(m, create<math::SqrtOp>(create<arith::AddFOp>(
+                                     one, create<arith::MulFOp>(r, r))));
+    h = select(compare("eq", m, zero), zero, h);
+  }
+  Value inf = constant(t, INFINITY); // hypot(inf, nan) is inf, as libm's
+  Value anyInf =
+      create<arith::OrIOp>(compare("eq", ax, inf), compare("eq", ay, inf));
+  return select(anyInf, inf, h);
+}
+
 Value ScalarBuilder::remainder(Value x, Value y) {
   Type t = x.getType();
   bool isF = t.isa<FloatType>();

@@ -156,6 +156,14 @@ LogicalResult rule(Atan2Op op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return success();
 }
 
+LogicalResult rule(HypotOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  // derivatives.yaml: grad * self / result, grad * other / result.
+  Value a = op.getLhs(), b = op.getRhs(), h = op.getResult();
+  give(gb, out, a, gb.mul(g[0], gb.div(a, h)));
+  give(gb, out, b, gb.mul(g[0], gb.div(b, h)));
+  return success();
+}
+
 /// fmod and remainder: g for a, -g * a.div(b, rounding_mode) for b, as
 /// derivatives.yaml: trunc(a / b) for fmod; for remainder PyTorch's floor
 /// division (div_floor_floating, strata.floor_divide), which is NaN where

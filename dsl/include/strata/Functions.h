@@ -224,6 +224,9 @@ Tensor &mm_out(Tensor &out, const Tensor &self, const Tensor &mat2,
 /// torch.atan2 (Tensor::atan2).
 Tensor atan2(const Tensor &a, const Tensor &b,
              SourceLoc loc = SourceLoc::current());
+/// torch.hypot (Tensor::hypot).
+Tensor hypot(const Tensor &a, const Tensor &b,
+             SourceLoc loc = SourceLoc::current());
 /// torch.fmod (Tensor::fmod).
 Tensor fmod(const Tensor &a, const Tensor &b,
             SourceLoc loc = SourceLoc::current());

@@ -108,6 +108,7 @@ std::vector<Case> cases() {
       BINARY("mul_broadcast", MulOp, S(4, 1, 3), S(2, 1)),
       BINARY("maximum", MaximumOp, S(2, 3), S(3)),
       BINARY("minimum", MinimumOp, S(3), S(2, 3)),
+      BINARY("hypot_broadcast", HypotOp, S(2, 3), S(3)),
       {"mul_scalar",
        {{{3}}},
        [](B &b, L l, A x) -> V {

@@ -45,6 +45,9 @@ struct ScalarBuilder {
   mlir::Value cast(mlir::Operation *op, mlir::Value x);
   /// C's fmod (the sign of x); integers: x % y, 0 for y == 0.
   mlir::Value fmod(mlir::Value x, mlir::Value y);
+  /// C's hypot: f32 in f64 (exact there); f64 scaled by max(|x|, |y|), inf
+  /// where either is inf (even with a NaN), as libm.
+  mlir::Value hypot(mlir::Value x, mlir::Value y);
   /// Python's modulo (the sign of y), as PyTorch's remainder.
   mlir::Value remainder(mlir::Value x, mlir::Value y);
   /// PyTorch's floor_divide (div_floor_floating / div_floor_integer);

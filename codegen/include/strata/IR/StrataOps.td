@@ -468,6 +468,11 @@ def Strata_Atan2Op : Strata_BinaryOp<"atan2", "arctangent of lhs / rhs",
   let scalar = [{ return s.create<math::Atan2Op>(in[0], in[1]); }];
   let reference = [{ return std::atan2(in[0], in[1]); }];
 }
+def Strata_HypotOp : Strata_BinaryOp<"hypot", "sqrt(lhs^2 + rhs^2)",
+                                     "FloatOnly"> {
+  let scalar = [{ return s.hypot(in[0], in[1]); }];
+  let reference = [{ return std::hypot(in[0], in[1]); }];
+}
 /// The division family's integer forms never trap: a zero divisor gives 0
 /// (NumPy's value; PyTorch raises ZeroDivisionError, which the DSL does
 /// for a zero number) and INT_MIN by -1 wraps (PyTorch's CPU kernels trap).

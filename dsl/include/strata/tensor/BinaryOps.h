@@ -55,6 +55,8 @@ Tensor bitwise_xor(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 Tensor bitwise_xor(Scalar s, SourceLoc loc = SourceLoc::current()) const;
 /// atan2(this, o): the angle of (o, this), a float (integers promote).
 Tensor atan2(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+/// sqrt(this^2 + o^2) without overflow (floats only, as torch.hypot).
+Tensor hypot(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 /// C's fmod: the remainder with the sign of this (integers too; an
 /// integer division by a zero number raises ZeroDivisionError).
 Tensor fmod(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
@@ -104,6 +106,8 @@ Tensor &div_(const Tensor &o, SourceLoc loc = SourceLoc::current());
 Tensor &div_(Scalar s, SourceLoc loc = SourceLoc::current());
 /// atan2() in place.
 Tensor &atan2_(const Tensor &o, SourceLoc loc = SourceLoc::current());
+/// hypot() in place.
+Tensor &hypot_(const Tensor &o, SourceLoc loc = SourceLoc::current());
 /// fmod() in place.
 Tensor &fmod_(const Tensor &o, SourceLoc loc = SourceLoc::current());
 /// fmod() by a number in place.
