@@ -214,17 +214,19 @@ Layout strata::layout::gradientLayout(const Layout &leaf,
 
 bool strata::layout::isTransposedBatch(const Layout &l) {
   // should_fold: "first dim is slowest moving, and then the following two
-  // dims are transposed" (t1_strides.front() == sizes[1] * sizes[2]).
+  // dims are transposed" (its test, sizes and all: t1_strides.back() != 1
+  // && t1_strides.front() == t1_sizes[1] * t1_sizes[2]).
   return l.dim() == 3 && l.strides[2] != 1 &&
-         l.strides[0] == contiguousStrides(l.sizes)[0];
+         l.strides[0] == l.sizes[1] * l.sizes[2];
 }
 
 Layout strata::layout::matmulResult(const Layout &a, const Layout &b,
                                     IntList shape) {
   Layout rowMajor = contiguous(shape);
   // A matrix @ batch is one mm of the transposed operands, b.mT() folded
-  // @ a.mT(), whose result's mT() is made contiguous: a copy (row-major)
-  // unless it counts as contiguous already, its size-1 dims aside.
+  // @ a.mT(), whose result's mT() is made contiguous(): itself where it
+  // counts as contiguous already (size-1 dims aside, or no element), a
+  // row-major copy elsewhere.
   if (a.dim() != 2 || b.dim() < 3 || isTransposedBatch(b))
     return rowMajor;
   int64_t n = static_cast<int64_t>(shape.size());
@@ -233,8 +235,5 @@ Layout strata::layout::matmulResult(const Layout &a, const Layout &b,
   Layout folded = contiguous(swapped);
   std::swap(folded.sizes[n - 2], folded.sizes[n - 1]);
   std::swap(folded.strides[n - 2], folded.strides[n - 1]);
-  for (int64_t d = 0; d < n; ++d)
-    if (shape[d] != 1 && folded.strides[d] != rowMajor.strides[d])
-      return rowMajor;
-  return folded;
+  return isContiguous(folded) ? folded : rowMajor;
 }

@@ -124,6 +124,10 @@ TEST(ResultLayout, MatmulFoldsAMatrixTimesABatch) {
       {{1, 3}, {4, 8, 1}, {2, 3, 4}, {2, 1, 4}, {4, 1, 1}},
       {{3, 1}, {4, 4, 1}, {2, 1, 4}, {2, 3, 4}, {12, 4, 1}},
       {{2, 0}, {1, 1, 1}, {3, 0, 1}, {3, 2, 1}, {2, 1, 2}},
+      // No element: the mT() counts as contiguous, whatever its strides.
+      {{0, 3}, {12, 4, 1}, {2, 3, 4}, {2, 0, 4}, {4, 1, 1}},
+      {{0, 3}, {3, 1, 1}, {2, 3, 1}, {2, 0, 1}, {1, 1, 1}},
+      {{1, 0}, {3, 3, 1}, {2, 0, 3}, {2, 1, 3}, {3, 1, 1}},
       // vector @ batch and batch @ matrix: row-major.
       {{3}, {12, 4, 1}, {2, 3, 4}, {2, 4}, {4, 1}},
       {{2, 2, 3}, {1, 1}, {3, 1}, {2, 2, 1}, {2, 1, 1}},
@@ -141,5 +145,7 @@ TEST(ResultLayout, MatmulFoldsAMatrixTimesABatch) {
   EXPECT_FALSE(isTransposedBatch(Layout{{2, 3, 4}, {12, 4, 1}, 0}));
   EXPECT_FALSE(isTransposedBatch(Layout{{2, 3, 4}, {4, 8, 1}, 0}));
   EXPECT_FALSE(isTransposedBatch(Layout{{3, 4}, {1, 3}, 0}));
+  // should_fold multiplies the sizes: an empty batch's stride 0 matches.
+  EXPECT_TRUE(isTransposedBatch(Layout{{0, 0, 1}, {0, 1, 0}, 0}));
 }
 } // namespace
