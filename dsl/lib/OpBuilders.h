@@ -32,7 +32,7 @@ DType resultType(std::span<const Arg> args);
 DType resultType(std::initializer_list<Arg> args);
 
 /// Records one node of op `name` reading `inputs`, with a result of
-/// `dtype` and `sizes` (laid out as the IR infers it: Eval.cpp), that
+/// `dtype` and `sizes` (laid out as the IR infers it: resultStrides), that
 /// requires grad when an input does. `dims`, `keepdim` and `dimList` are a
 /// reduction's.
 Tensor record(Op op, const char *name, DType dtype, Shape sizes,

@@ -1,5 +1,4 @@
-//===- Ops.cpp - the builders every op family records through
-//---------------===//
+//===- Ops.cpp - the builders every op family records through -------------===//
 //
 // What OpBuilders.h declares: PyTorch's type promotion (result_type), one
 // node recorded per op (record), the casts that keep the IR explicitly

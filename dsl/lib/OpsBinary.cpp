@@ -1,5 +1,4 @@
-//===- OpsBinary.cpp - the elementwise binary ops and lerp
-//------------------===//
+//===- OpsBinary.cpp - the elementwise binary ops and lerp ----------------===//
 //
 // Arithmetic, comparisons, logical and bitwise ops, maximum/minimum,
 // atan2, the division family, lerp and isclose, their operators and

@@ -1,5 +1,4 @@
-//===- OpsCopy.cpp - copies and writes
-//--------------------------------------===//
+//===- OpsCopy.cpp - copies and writes ------------------------------------===//
 //
 // clone, the contiguous copies of contiguous() and reshape, to(dtype),
 // copy_, fill_ and zero_, and the write every in-place op records

@@ -1,5 +1,4 @@
-//===- OpsMatmul.cpp - torch.matmul
-//-----------------------------------------===//
+//===- OpsMatmul.cpp - torch.matmul ---------------------------------------===//
 //
 // One strata.matmul with PyTorch 1.13's checks and messages (dtypes, 1-D
 // operands, sizes), the batch dims broadcast, and the dtype and layout

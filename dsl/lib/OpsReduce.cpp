@@ -1,5 +1,4 @@
-//===- OpsReduce.cpp - sum, mean, prod, amax, amin
-//--------------------------===//
+//===- OpsReduce.cpp - sum, mean, prod, amax, amin ------------------------===//
 //
 // The reductions that are one strata op (strata.sum, ...): the shape from
 // the layout algebra, PyTorch's result dtype (integer sums and products are

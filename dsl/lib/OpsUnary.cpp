@@ -1,5 +1,4 @@
-//===- OpsUnary.cpp - the elementwise unary ops
-//-----------------------------===//
+//===- OpsUnary.cpp - the elementwise unary ops ---------------------------===//
 //
 // Each op is one strata unary op (StrataUnaryOps.td) recorded with
 // PyTorch's dtype checks: integers and bool promote to f32 for the float

@@ -1,5 +1,4 @@
-//===- OpsWhere.cpp - where, and the ops composed of it
-//---------------------===//
+//===- OpsWhere.cpp - where, and the ops composed of it -------------------===//
 //
 // where with tensors or numbers (PyTorch's result type), masked_fill, clamp
 // and nan_to_num: where-selects with PyTorch's dtype rules and layouts, and
