@@ -421,9 +421,9 @@ const char *cppTypeName(DType t);
 /// PyTorch's `"<kernel>" not implemented for '<type>'` error.
 [[noreturn]] void notImplementedFor(const char *kernel, DType t,
                                     const char *hint, const SourceLoc &loc);
-/// Whether some element of `l` is at the storage index of another (stride
-/// 0, an overlapping unfold or as_strided): exact.
-bool elementsOverlap(const layout::Layout &l);
+/// PyTorch's error when two elements of written-to `l` share a location.
+void refuseOverlappingWrite(const layout::Layout &l, const char *op,
+                            const SourceLoc &loc);
 /// Allocates `nbytes` or throws strata::Error with the allocator's message.
 runtime::StoragePtr allocate(int64_t nbytes, const SourceLoc &loc);
 /// A pending 0-d fill (how scalars enter programs): `value` converted to

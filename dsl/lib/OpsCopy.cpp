@@ -13,14 +13,23 @@
 using namespace strata;
 using namespace strata::detail;
 
-bool strata::detail::elementsOverlap(const layout::Layout &l) {
-  if (layout::hasInternalOverlap(l))
-    return true;
-  if (!layout::mayOverlap(l))
-    return false;
-  std::vector<int64_t> at = layout::storageIndices(l);
-  std::sort(at.begin(), at.end());
-  return std::adjacent_find(at.begin(), at.end()) != at.end();
+void strata::detail::refuseOverlappingWrite(const layout::Layout &l,
+                                            const char *op,
+                                            const SourceLoc &loc) {
+  bool overlap = layout::hasInternalOverlap(l);
+  if (!overlap && layout::mayOverlap(l)) {
+    std::vector<int64_t> at = layout::storageIndices(l);
+    std::sort(at.begin(), at.end());
+    overlap = std::adjacent_find(at.begin(), at.end()) != at.end();
+  }
+  if (overlap)
+    fail(std::string(op) +
+             ": unsupported operation: more than one element of the "
+             "written-to tensor refers to a single memory location. Please "
+             "clone() the tensor before performing the operation.",
+         "expanded (stride-0) and overlapping (unfold, as_strided) tensors "
+         "cannot be written: clone() first",
+         loc);
 }
 
 void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
@@ -36,15 +45,8 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   // layouts the quick test cannot prove disjoint are checked index by
   // index).
   // (fill_ and zero_ write one value: any order gives it.)
-  if (std::string_view(op) != "fill_" && std::string_view(op) != "zero_" &&
-      elementsOverlap(dest.layout))
-    fail(std::string(op) +
-             ": unsupported operation: more than one element of the "
-             "written-to tensor refers to a single memory location. Please "
-             "clone() the tensor before performing the operation.",
-         "expanded (stride-0) and overlapping (unfold, as_strided) tensors "
-         "cannot be written: clone() first",
-         loc);
+  if (std::string_view(op) != "fill_" && std::string_view(op) != "zero_")
+    refuseOverlappingWrite(dest.layout, op, loc);
   const TensorImpl &s = *src.impl();
   // (Equal shapes broadcast to themselves: no shape is built.)
   if (s.layout.sizes != dest.layout.sizes)

@@ -82,14 +82,7 @@ Tensor &writeOut(Tensor &out, const Tensor &value, const char *op,
          loc);
   fitOut(out, value.impl()->layout.sizes, op, loc);
   const TensorImpl &o = *out.impl();
-  if (elementsOverlap(o.layout))
-    fail(std::string(op) +
-             ": unsupported operation: more than one element of the "
-             "written-to tensor refers to a single memory location. Please "
-             "clone() the tensor before performing the operation.",
-         "expanded (stride-0) and overlapping (unfold, as_strided) tensors "
-         "cannot be written: clone() first",
-         loc);
+  refuseOverlappingWrite(o.layout, op, loc);
   // (A copy_: the value read out's old contents only through an input.)
   recordWrite(o, value, loc, "copy_");
   return out;
