@@ -32,7 +32,10 @@ void mergeTyped(unsigned char *into, const unsigned char *from, int64_t n,
   bool isMax = combiner == "max";
   for (int64_t i = 0; i < n; ++i) {
     if (combiner == "sum") {
-      a[i] += b[i];
+      if constexpr (std::is_same_v<T, bool>)
+        a[i] = a[i] || b[i];
+      else
+        a[i] += b[i];
     } else if (combiner == "prod") {
       if constexpr (std::is_same_v<T, bool>)
         a[i] = a[i] && b[i];
@@ -91,7 +94,7 @@ void strata::jit::detail::mergePartial(DType dtype, unsigned char *into,
     return mergeTyped<int32_t>(into, from, elements, combiner);
   case DType::I64:
     return mergeTyped<int64_t>(into, from, elements, combiner);
-  case DType::Bool:
-    return mergeTyped<uint8_t>(into, from, elements, combiner);
+  case DType::Bool: // as the kernels' i1: a sum is an or, a prod an and
+    return mergeTyped<bool>(into, from, elements, combiner);
   }
 }

@@ -158,4 +158,18 @@ TEST(IdentityPolicy, FillWritesTheIdentityOfEachType) {
   EXPECT_EQ(b[1], 0);
 }
 
+TEST(IdentityPolicy, BoolPartialsMergeAsTheKernelsCombineI1) {
+  // Kernels combine i1 in one bit: a sum is an or, a prod an and. The host
+  // merge must write true as 1, never 2 (a bool byte of 2 is neither).
+  unsigned char into[4] = {1, 1, 0, 0}, from[4] = {1, 0, 1, 0};
+  jit::detail::mergePartial(DType::Bool, into, from, 4, "sum");
+  EXPECT_EQ(std::vector<int>(into, into + 4), (std::vector<int>{1, 1, 1, 0}));
+  unsigned char p[4] = {1, 1, 0, 0};
+  jit::detail::mergePartial(DType::Bool, p, from, 4, "prod");
+  EXPECT_EQ(std::vector<int>(p, p + 4), (std::vector<int>{1, 0, 0, 0}));
+  unsigned char m[4] = {1, 1, 0, 0};
+  jit::detail::mergePartial(DType::Bool, m, from, 4, "min");
+  EXPECT_EQ(std::vector<int>(m, m + 4), (std::vector<int>{1, 0, 0, 0}));
+}
+
 } // namespace
