@@ -13,6 +13,7 @@
 #define STRATA_DSL_LIB_OPBUILDERS_H
 
 #include "Impl.h"
+#include "strata/IR/OpDTypes.h"
 
 #include <initializer_list>
 #include <optional>
@@ -25,6 +26,11 @@ struct Arg {
   const Tensor *tensor = nullptr;
   std::optional<Scalar> scalar;
 };
+
+/// The dtype rule of the dialect's elementwise op `name` (its ODS entry,
+/// strata/IR/OpDTypes.h); a strata bug error when the dialect has no such
+/// op.
+const ir::ElementwiseDTypes &dtypesOf(const char *name, const SourceLoc &loc);
 
 /// PyTorch's result_type over tensors (dim > 0, then 0-d) and scalars.
 DType resultType(std::span<const Arg> args);

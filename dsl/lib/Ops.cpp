@@ -62,8 +62,15 @@ bool anyRequiresGrad(std::span<const Tensor *const> ts) {
   return false;
 }
 
-/// The dtype rule of the dialect's elementwise op `name` (its ODS entry).
-const ir::ElementwiseDTypes &dtypesOf(const char *name, const SourceLoc &loc) {
+/// PyTorch's CPU kernel of division-family op `name`, for its messages.
+std::string modKernel(std::string_view name) {
+  return name == "floor_divide" ? "div_floor_cpu" : std::string(name) + "_cpu";
+}
+
+} // namespace
+
+const ir::ElementwiseDTypes &strata::detail::dtypesOf(const char *name,
+                                                      const SourceLoc &loc) {
   const ir::ElementwiseDTypes *d = ir::elementwiseDTypes(name);
   if (!d)
     fail(std::string("strata has no elementwise op \"") + name + "\"",
@@ -72,13 +79,6 @@ const ir::ElementwiseDTypes &dtypesOf(const char *name, const SourceLoc &loc) {
          loc);
   return *d;
 }
-
-/// PyTorch's CPU kernel of division-family op `name`, for its messages.
-std::string modKernel(std::string_view name) {
-  return name == "floor_divide" ? "div_floor_cpu" : std::string(name) + "_cpu";
-}
-
-} // namespace
 
 DType strata::detail::resultType(std::span<const Arg> args) {
   std::optional<DType> dimR, zeroR, wrapR;

@@ -15,37 +15,42 @@ using namespace strata::detail;
 
 namespace {
 
-/// Records unary op `name` of `in` with PyTorch's bool checks; `floating`
-/// ops take integers and bool converted to f32 (PyTorch's promotion).
-Tensor unary(const Tensor &in, const char *name, bool floating,
-             const SourceLoc &loc) {
+/// PyTorch's CPU kernel of float-only unary op `name`, for its message.
+std::string floatKernel(std::string_view name) {
+  return name.starts_with("gelu") ? "GeluKernelImpl"
+                                  : std::string(name) + "_cpu";
+}
+
+/// Records unary op `name` of `in` with PyTorch's dtype checks. What the op
+/// takes is its ODS dtype rule (StrataUnaryOps.td): under `Float` integers
+/// and bool are converted to f32 first (PyTorch's promotion), under
+/// `FloatOnly` they are refused as PyTorch's kernel refuses them; bool is
+/// refused with PyTorch's own words where its message is op-specific.
+Tensor unary(const Tensor &in, const char *name, const SourceLoc &loc) {
   const TensorImpl &t = implOf(in, loc);
-  if (t.dtype == DType::Bool && std::string_view(name) == "neg")
+  std::string_view op = name;
+  if (t.dtype == DType::Bool && op == "neg")
     fail("Negation, the `-` operator, on a bool tensor is not supported.",
          "if you are trying to invert a mask, use the `~` or "
          "`logical_not()` operator instead",
          loc);
-  if (t.dtype == DType::Bool && std::string_view(name) == "abs")
+  if (t.dtype == DType::Bool && op == "abs")
     fail("\"abs_cpu\" not implemented for 'Bool'",
          "a bool tensor is its own absolute value; convert it first if a "
          "number is needed",
          loc);
-  if (t.dtype == DType::Bool && std::string_view(name) == "relu")
+  if (t.dtype == DType::Bool && op == "relu")
     fail("Boolean inputs not supported for relu",
          "convert the mask first: x.to(strata::kFloat32).relu()", loc);
-  Tensor x =
-      floating && !isFloatingPoint(t.dtype) ? castTo(in, DType::F32, loc) : in;
+  ir::DTypeRule rule = dtypesOf(name, loc).rule;
+  bool isFloat = isFloatingPoint(t.dtype);
+  if (rule == ir::DTypeRule::FloatOnly && !isFloat)
+    notImplementedFor(floatKernel(op).c_str(), t.dtype,
+                      "convert first: x.to(strata::kFloat32)", loc);
+  Tensor x = rule == ir::DTypeRule::Float && !isFloat
+                 ? castTo(in, DType::F32, loc)
+                 : in;
   return record(Op::Unary, name, x.impl()->dtype, t.layout.sizes, {&x}, loc);
-}
-
-/// A unary op PyTorch computes only for floating-point tensors (its kernel
-/// `kernel` does not take integers or bool).
-Tensor floatOnly(const Tensor &in, const char *name, const char *kernel,
-                 const SourceLoc &loc) {
-  DType t = implOf(in, loc).dtype;
-  if (!isFloatingPoint(t))
-    notImplementedFor(kernel, t, "convert first: x.to(strata::kFloat32)", loc);
-  return unary(in, name, false, loc);
 }
 
 /// floor/ceil/round/trunc: integers are kept, bool refused.
@@ -55,47 +60,47 @@ Tensor rounding(const Tensor &in, const char *name, const SourceLoc &loc) {
     notImplementedFor((std::string(name) + "_vml_cpu").c_str(), t,
                       "convert the mask to an integer or float type first",
                       loc);
-  return unary(in, name, false, loc);
+  return unary(in, name, loc);
 }
 
 } // namespace
 
-#define STRATA_UNARY(method, floating)                                         \
+#define STRATA_UNARY(method)                                                   \
   Tensor Tensor::method(SourceLoc loc) const {                                 \
-    return unary(*this, #method, floating, loc);                               \
+    return unary(*this, #method, loc);                                         \
   }
-STRATA_UNARY(neg, false)
-STRATA_UNARY(abs, false)
-STRATA_UNARY(exp, true)
-STRATA_UNARY(log, true)
-STRATA_UNARY(sqrt, true)
-STRATA_UNARY(relu, false)
-STRATA_UNARY(sigmoid, true)
-STRATA_UNARY(tanh, true)
-STRATA_UNARY(sin, true)
-STRATA_UNARY(cos, true)
-STRATA_UNARY(tan, true)
-STRATA_UNARY(asin, true)
-STRATA_UNARY(acos, true)
-STRATA_UNARY(atan, true)
-STRATA_UNARY(sinh, true)
-STRATA_UNARY(cosh, true)
-STRATA_UNARY(exp2, true)
-STRATA_UNARY(expm1, true)
-STRATA_UNARY(log2, true)
-STRATA_UNARY(log10, true)
-STRATA_UNARY(log1p, true)
-STRATA_UNARY(rsqrt, true)
-STRATA_UNARY(reciprocal, true)
-STRATA_UNARY(erf, true)
-STRATA_UNARY(sign, false)
+STRATA_UNARY(neg)
+STRATA_UNARY(abs)
+STRATA_UNARY(exp)
+STRATA_UNARY(log)
+STRATA_UNARY(sqrt)
+STRATA_UNARY(relu)
+STRATA_UNARY(sigmoid)
+STRATA_UNARY(tanh)
+STRATA_UNARY(sin)
+STRATA_UNARY(cos)
+STRATA_UNARY(tan)
+STRATA_UNARY(asin)
+STRATA_UNARY(acos)
+STRATA_UNARY(atan)
+STRATA_UNARY(sinh)
+STRATA_UNARY(cosh)
+STRATA_UNARY(exp2)
+STRATA_UNARY(expm1)
+STRATA_UNARY(log2)
+STRATA_UNARY(log10)
+STRATA_UNARY(log1p)
+STRATA_UNARY(rsqrt)
+STRATA_UNARY(reciprocal)
+STRATA_UNARY(erf)
+STRATA_UNARY(sign)
 #undef STRATA_UNARY
 
 Tensor Tensor::square(SourceLoc loc) const {
   // PyTorch's pow(x, 2): bool squares as int64.
   if (implOf(*this, loc).dtype == DType::Bool)
-    return unary(castTo(*this, DType::I64, loc), "square", false, loc);
-  return unary(*this, "square", false, loc);
+    return unary(castTo(*this, DType::I64, loc), "square", loc);
+  return unary(*this, "square", loc);
 }
 
 Tensor Tensor::floor(SourceLoc loc) const {
@@ -111,20 +116,17 @@ Tensor Tensor::trunc(SourceLoc loc) const {
   return rounding(*this, "trunc", loc);
 }
 
-Tensor Tensor::silu(SourceLoc loc) const {
-  return floatOnly(*this, "silu", "silu_cpu", loc);
-}
+Tensor Tensor::silu(SourceLoc loc) const { return unary(*this, "silu", loc); }
 
 Tensor Tensor::softplus(SourceLoc loc) const {
-  return floatOnly(*this, "softplus", "softplus_cpu", loc);
+  return unary(*this, "softplus", loc);
 }
 
 Tensor Tensor::gelu(const std::string &approximate, SourceLoc loc) const {
   if (approximate != "none" && approximate != "tanh")
     fail("approximate argument must be either none or tanh.",
          "gelu(\"none\") (exact, the default) or gelu(\"tanh\")", loc);
-  return floatOnly(*this, approximate == "tanh" ? "gelu_tanh" : "gelu",
-                   "GeluKernelImpl", loc);
+  return unary(*this, approximate == "tanh" ? "gelu_tanh" : "gelu", loc);
 }
 
 Tensor Tensor::bitwise_not(SourceLoc loc) const {
@@ -134,7 +136,7 @@ Tensor Tensor::bitwise_not(SourceLoc loc) const {
                       "bitwise ops take integer or bool tensors; use "
                       "logical_not() for the truth value of floats",
                       loc);
-  return unary(*this, "bitwise_not", false, loc);
+  return unary(*this, "bitwise_not", loc);
 }
 
 Tensor Tensor::logical_not(SourceLoc loc) const {

@@ -20,9 +20,11 @@
 #ifndef STRATA_IR_STRATAUNARYOPS_TD
 #define STRATA_IR_STRATAUNARYOPS_TD
 
-/// `rule` is a ::strata::ir::DTypeRule (strata/IR/OpDTypes.h): Float (float
-/// operands only; the DSL casts integers to f32 first), Number (not bool),
-/// Any, Integral (integer or bool).
+/// `rule` is a ::strata::ir::DTypeRule (strata/IR/OpDTypes.h), the one
+/// place an op's dtypes are said (the DSL's OpsUnary.cpp reads it): Float
+/// (float operands only; the DSL casts integers and bool to f32 first),
+/// FloatOnly (float operands only; the DSL refuses others, as PyTorch's
+/// kernel does), Number (not bool), Any, Integral (integer or bool).
 class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
     : Strata_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>,
                            DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>,
@@ -348,7 +350,7 @@ def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "logistic sigmoid", "Float"> {
   let vjp = [{ return gb.mul(g, gb.mul(y, gb.sub(c(1), y))); }];
 }
 
-def Strata_GeluOp : Strata_UnaryOp<"gelu", "GELU, exact: x * Phi(x)", "Float"> {
+def Strata_GeluOp : Strata_UnaryOp<"gelu", "GELU, exact: x * Phi(x)", "FloatOnly"> {
   let scalar = [{
     Value erf = s.create<math::ErfOp>(
         s.create<arith::MulFOp>(x, s.constant(t, M_SQRT1_2)));
@@ -368,7 +370,7 @@ def Strata_GeluOp : Strata_UnaryOp<"gelu", "GELU, exact: x * Phi(x)", "Float"> {
 }
 
 def Strata_GeluTanhOp
-    : Strata_UnaryOp<"gelu_tanh", "GELU, tanh approximation", "Float"> {
+    : Strata_UnaryOp<"gelu_tanh", "GELU, tanh approximation", "FloatOnly"> {
   let scalar = [{
     // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
     Value x3 = s.create<arith::MulFOp>(x, s.create<arith::MulFOp>(x, x));
@@ -399,7 +401,7 @@ def Strata_GeluTanhOp
   }];
 }
 
-def Strata_SiluOp : Strata_UnaryOp<"silu", "x * sigmoid(x)", "Float"> {
+def Strata_SiluOp : Strata_UnaryOp<"silu", "x * sigmoid(x)", "FloatOnly"> {
   let scalar = [{
     Value e = s.create<math::ExpOp>(s.create<arith::NegFOp>(x));
     return s.create<arith::DivFOp>(
@@ -413,7 +415,7 @@ def Strata_SiluOp : Strata_UnaryOp<"silu", "x * sigmoid(x)", "Float"> {
 }
 
 def Strata_SoftplusOp
-    : Strata_UnaryOp<"softplus", "ln(1 + e^x), x above 20", "Float"> {
+    : Strata_UnaryOp<"softplus", "ln(1 + e^x), x above 20", "FloatOnly"> {
   let scalar = [{
     // PyTorch's beta = 1, threshold = 20.
     Value soft = s.create<math::Log1pOp>(s.create<math::ExpOp>(x));
