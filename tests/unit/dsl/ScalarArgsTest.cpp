@@ -51,6 +51,40 @@ TEST(ScalarArgs, FillsAndIntegerScalarsAreArguments) {
   EXPECT_EQ(eval_stats().compiles - before, 2);
 }
 
+TEST(ScalarArgs, FullOfAnyShapeIsOneProgramForEveryValue) {
+  Tensor w = tensor({1.5f, -2.0f, 0.25f, 4.0f, 8.0f, -1.0f});
+  std::vector<float> wv = w.to_vector<float>();
+  int64_t before = eval_stats().compiles;
+  for (int k = 0; k < 12; ++k) {
+    double v = 0.37 * k - 2;
+    // Read, alone, and through a narrow at offset k (uniform: one program).
+    std::vector<float> prod = (w * full({6}, v)).to_vector<float>();
+    std::vector<float> alone = full({2, 3}, v).to_vector<float>();
+    float part = (ones({20}).narrow(0, k, 6) * v).sum().item<float>();
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(prod[i], wv[i] * static_cast<float>(v));
+      EXPECT_EQ(alone[i], static_cast<float>(v));
+    }
+    EXPECT_FLOAT_EQ(part, 6 * static_cast<float>(v));
+  }
+  // The product, the fill alone, the narrowed sum.
+  EXPECT_EQ(eval_stats().compiles - before, 3);
+  // Written into at offset k: the offset is the write's, not dropped.
+  for (int k = 0; k < 12; ++k) {
+    Tensor z = zeros({16});
+    z.narrow(0, k, 2).fill_(k + 1);
+    std::vector<float> zv = z.to_vector<float>();
+    for (int i = 0; i < 16; ++i)
+      EXPECT_EQ(zv[i], i == k || i == k + 1 ? k + 1.0f : 0.0f) << k << " " << i;
+  }
+  // Values a fill must keep exactly: -0.0, NaN, int64 beyond 2^53.
+  EXPECT_TRUE(std::signbit(full({3}, -0.0).to_vector<float>()[2]));
+  EXPECT_TRUE(std::isnan(full({3}, NAN).to_vector<float>()[1]));
+  int64_t big = (int64_t{1} << 62) + 1;
+  EXPECT_EQ(full({4}, big, kInt64).to_vector<int64_t>()[3], big);
+  EXPECT_EQ((full({4}, big, kInt64) + 0).to_vector<int64_t>()[0], big);
+}
+
 TEST(ScalarArgs, PowExponentsStayInTheKey) {
   Tensor x = tensor({-INFINITY, 4.0f, 9.0f});
   int64_t before = eval_stats().compiles;

@@ -1,0 +1,195 @@
+//===- SliceProgram.cpp - a slice's program: its cache key and its IR -----===//
+//
+// Eval.cpp's Slice (Eval.h) as a program: the key (the structure of the
+// slice: ops, attributes, dtypes, layouts, argument windows; not the
+// values of fills nor the offsets of reads, which are arguments) and the
+// ir::Program built from it on a miss, one op per pending node (emitOp,
+// Emit.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Eval.h"
+
+#include "Emit.h"
+#include "Impl.h"
+
+#include <cstring>
+
+using namespace strata;
+using namespace strata::detail;
+
+bool Slice::readsFill(const Node &reader, const Operand &in) {
+  // Every element of a fill is the same: a read of it at any offset reads
+  // what the same view at offset 0 reads (in bounds: the offset only
+  // shrinks), so the offset is not part of the program. A write's
+  // destination is no read: its offset is where the write goes.
+  return !in.node->buffer && in.node->op == Op::Fill &&
+         !(reader.op == Op::Write && &in == &reader.inputs[1]);
+}
+
+int64_t Slice::readOffset(const Operand &in, bool windows) const {
+  const Node *a = in.node.get();
+  int32_t w = windowOf(a);
+  if (!windows || w < 0)
+    return in.layout.offset;
+  // An empty view reads nothing: any offset is the same program.
+  if (in.layout.numel() == 0)
+    return 0;
+  return in.layout.offset - windowStart[w];
+}
+
+namespace {
+
+void push(std::string &key, int64_t v) {
+  key.append(reinterpret_cast<const char *>(&v), sizeof v);
+}
+void pushList(std::string &key, const Shape &s) {
+  push(key, static_cast<int64_t>(s.size()));
+  key.append(reinterpret_cast<const char *>(s.data()), s.size() * 8);
+}
+int64_t bits(double d) {
+  int64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+
+/// Arguments and writes are storages; pending compute results are tensors.
+bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
+
+} // namespace
+
+std::string Slice::key() const {
+  std::string key;
+  // (About 200 bytes a one-dimensional binary op: one allocation.)
+  key.reserve(256 * nodes.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    push(key,
+         -1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
+    push(key, windowSize[i]);
+  }
+  for (const Node *n : pending) {
+    push(key, static_cast<int64_t>(n->op));
+    push(key, reinterpret_cast<intptr_t>(n->name));
+    if (scalarArg[n->index] >= 0) { // an argument: no value
+      push(key, -100 - static_cast<int64_t>(n->dtype) - (n->output ? 16 : 0));
+      pushList(key, n->sizes);
+      continue;
+    }
+    push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
+                  (n->output ? 32 : 0) | (n->exact ? 64 : 0));
+    pushList(key, n->sizes);
+    push(key, storageSize(n));
+    pushList(key, n->dims);
+    push(key, bits(n->a));
+    push(key, bits(n->b));
+    push(key, n->exact ? n->ia : 0);
+    push(key, n->exact ? n->ib : 0);
+    for (const Operand &in : n->inputs) {
+      push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
+      pushList(key, in.layout.sizes);
+      pushList(key, in.layout.strides);
+      push(key, readsFill(*n, in) ? 0 : readOffset(in));
+    }
+  }
+  return key;
+}
+
+ir::Program Slice::program(std::vector<const Node *> &outputs,
+                           bool valueArgs) const {
+  ir::Program p;
+  // Each node's value (arguments by index first, then pending nodes).
+  std::vector<ir::Program::Value> argValue(args.size()),
+      value(pending.empty() ? 0 : pending.back()->index + 1, -1);
+  auto valueOf = [&](const Node *n) {
+    return n->buffer ? argValue[n->index] : value[n->index];
+  };
+  // A storage's type is its window's (the whole storage in a
+  // self-contained dump).
+  auto valueType = [&](const Node *n) {
+    return isStorage(n) ? storageType(storageSize(n, valueArgs), n->dtype)
+                        : tensorType(n->resultLayout(), n->dtype);
+  };
+  auto read = [&](const Node &reader, const Operand &in) {
+    const Node *src = in.node.get();
+    if (!isStorage(src) && in.layout == src->resultLayout())
+      return valueOf(src);
+    layout::Layout l = in.layout;
+    l.offset = readsFill(reader, in) ? 0 : readOffset(in, valueArgs);
+    return p.stridedView(valueOf(src), l);
+  };
+  for (const Node *a : args)
+    argValue[a->index] = p.argument(valueType(a));
+  // (Scalars are arguments after the storages.)
+  std::vector<ir::Program::Value> scalarValue(scalars.size());
+  if (valueArgs)
+    for (size_t k = 0; k < scalars.size(); ++k)
+      scalarValue[k] = p.argument(storageType(1, scalars[k]->dtype));
+  std::vector<ir::Program::Value> ins;
+  for (const Node *n : pending) {
+    if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
+      ir::SourcePosition at = positionOf(n->loc);
+      ir::Program::Value v =
+          p.op("strided_view", {scalarValue[k]},
+               tensorType(layout::Layout{}, n->dtype), {}, at);
+      if (!n->sizes.empty() || n->output) {
+        // ones * v: exact for every value (-0.0, inf, NaN, int64).
+        ir::Program::Value one = p.op("fill", {}, valueType(n),
+                                      {ir::Attribute::f64("value", 1.0)}, at);
+        v = p.op("mul", {one, v}, valueType(n), {}, at);
+      }
+      value[n->index] = v;
+      if (n->output)
+        outputs.push_back(n);
+      continue;
+    }
+    ins.clear();
+    for (const Operand &in : n->inputs)
+      ins.push_back(read(*n, in));
+    value[n->index] = emitOp(p, *n, ins, valueType(n), positionOf(n->loc));
+    if (n->output)
+      outputs.push_back(n);
+  }
+  std::vector<ir::Program::Value> rets;
+  for (const Node *o : outputs)
+    rets.push_back(valueOf(o));
+  p.returns(std::move(rets));
+  return p;
+}
+
+ir::Program::Value
+strata::detail::emitOp(ir::Program &p, const Node &n,
+                       std::span<const ir::Program::Value> ins,
+                       const ir::ValueType &result, ir::SourcePosition at) {
+  using ir::Attribute;
+  auto number = [&](const char *name, double v, int64_t i) {
+    return n.exact ? Attribute::i64(name, i) : Attribute::f64(name, v);
+  };
+  switch (n.op) {
+  case Op::Fill:
+    return p.op("fill", {}, result, {number("value", n.a, n.ia)}, at);
+  case Op::Arange:
+    return p.op("arange", {}, result,
+                {number("start", n.a, n.ia), number("step", n.b, n.ib)}, at);
+  case Op::Reduce: {
+    std::vector<Attribute> attrs{
+        Attribute::array("dims", {n.dims.begin(), n.dims.end()})};
+    if (n.keepdim)
+      attrs.push_back(Attribute::unit("keepdim"));
+    return p.op(n.name, ins, result, std::move(attrs), at);
+  }
+  case Op::Scan: {
+    std::vector<Attribute> attrs{
+        Attribute::i64("dim", n.dims[0]),
+        Attribute::string(
+            "combiner", std::string_view(n.name) == "cumsum" ? "sum" : "prod")};
+    if (n.scanGradInSource)
+      attrs.push_back(Attribute::unit("strata.scan_grad_in_source"));
+    return p.op("scan", ins, result, std::move(attrs), at);
+  }
+  case Op::Write:
+    return p.op("write", ins, result, {}, at);
+  case Op::Index:
+    return p.op(n.name, ins, result, {Attribute::i64("dim", n.dims[0])}, at);
+  default:
+    return p.op(n.name, ins, result, {}, at);
+  }
+}
