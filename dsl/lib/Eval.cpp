@@ -294,17 +294,17 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
       for (const Operand &in : n->inputs)
         if (!in.node->buffer)
           selectsCode[in.node->index] = true;
-  // Every fill's value is an argument (`full({B, C}, v)` is one program
-  // for every v), but for bool (two values) and a pow exponent (selects
-  // code). A 0-d fill that is no output is read through a view of its
-  // argument; any other is the product of a fill of ones and that view, a
-  // fresh tensor of the fill's type (Slice::program).
+  // Fill values (not bool, no pow exponent: it selects code) and arange
+  // bounds are arguments (Slice::program): one program for every value.
   scalarArg.assign(pending.size(), -1);
   for (Node *n : pending)
     if (n->op == Op::Fill && n->dtype != DType::Bool &&
         !(n->output && n->sizes.empty()) && !selectsCode[n->index]) {
       scalarArg[n->index] = static_cast<int32_t>(scalars.size());
       scalars.push_back(n);
+    } else if (n->op == Op::Arange) { // start, then step
+      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
+      scalars.insert(scalars.end(), {n, n});
     }
   bool onCuda = false;
   for (const Node *n : nodes)
@@ -478,14 +478,14 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
   // allocated: a program allocates only its results).
   std::vector<int64_t> scalarData(slice.scalars.size());
   for (size_t i = 0; i < slice.scalars.size(); ++i) {
-    // The fill's value in its dtype, as Fuse would have made the constant.
-    const Node *n = slice.scalars[i];
+    // The value in its dtype, as Fuse would have made the constant.
     jit::JitValue &v = args[slice.args.size() + i];
     void *p = &scalarData[i];
-    v.dtype = toJitDType(n->dtype);
-    v.buffer = runtime::Storage::wrapExternal(p, elementSize(n->dtype),
+    DType t = slice.scalarDType(i);
+    v.dtype = toJitDType(t);
+    v.buffer = runtime::Storage::wrapExternal(p, elementSize(t),
                                               runtime::DeviceKind::CPU, [] {});
-    writeScalar(*n, p);
+    slice.writeScalarArg(i, p);
     v.sizes = {1};
     v.strides = {1};
     v.isStorage = true;

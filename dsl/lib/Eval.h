@@ -40,11 +40,18 @@ struct Slice {
   std::vector<int32_t> writeWindow;
   /// Readers pulled in (held while evaluating).
   std::vector<NodePtr> keepAlive;
-  /// Scalars passed as arguments (after the storages): pending 0-d fills
-  /// whose value selects no code, so the key holds their dtype only.
+  /// Scalars passed as arguments (after the storages): the values of
+  /// pending fills that select no code, and the start and step of each
+  /// pending arange (two entries, that order), so the key holds none of
+  /// them.
   std::vector<Node *> scalars;
-  /// Per pending node: its position in `scalars`, or -1.
+  /// Per pending node: its (first) position in `scalars`, or -1.
   std::vector<int32_t> scalarArg;
+  /// The dtype of scalar argument `k`: a fill's own; an arange's start and
+  /// step in the type its kernel computes in (i64 exact, or f64).
+  DType scalarDType(size_t k) const;
+  /// Writes scalar argument `k`'s value, in scalarDType(k), to `p`.
+  void writeScalarArg(size_t k, void *p) const;
   /// The structural cache key (no data).
   std::string key() const;
   /// The program; appends the returned nodes to `outputs`. With

@@ -93,6 +93,55 @@ std::string Slice::key() const {
   return key;
 }
 
+DType Slice::scalarDType(size_t k) const {
+  const Node &n = *scalars[k];
+  if (n.op != Op::Arange)
+    return n.dtype;
+  return n.exact ? DType::I64 : DType::F64;
+}
+
+void Slice::writeScalarArg(size_t k, void *p) const {
+  const Node &n = *scalars[k];
+  if (n.op != Op::Arange)
+    return writeScalar(n, p);
+  bool step = static_cast<int32_t>(k) == scalarArg[n.index] + 1;
+  if (n.exact)
+    *static_cast<int64_t *>(p) = step ? n.ib : n.ia;
+  else
+    *static_cast<double *>(p) = step ? n.b : n.a;
+}
+
+namespace {
+
+/// Arange node `n` with its start and step read from the 0-d storages
+/// `start` and `step`: `arange 0 1` in i64 (an integral range) or f64,
+/// times step, plus start, cast to its dtype: what Fuse computes for an
+/// arange with constants (start + i * step; exact in i64, wrapping; one
+/// f64 rounding each, as PyTorch's accumulate type).
+ir::Program::Value rangeOfArguments(ir::Program &p, const Node &n,
+                                    ir::Program::Value start,
+                                    ir::Program::Value step,
+                                    ir::SourcePosition at) {
+  using ir::Attribute;
+  DType wide = n.exact ? DType::I64 : DType::F64;
+  auto number = [&](const char *name, int v) {
+    return n.exact ? Attribute::i64(name, v) : Attribute::f64(name, v);
+  };
+  ir::ValueType range = tensorType(n.resultLayout(), wide);
+  ir::ValueType scalar = tensorType(layout::Layout{}, wide);
+  ir::Program::Value v =
+      p.op("arange", {}, range, {number("start", 0), number("step", 1)}, at);
+  v = p.op("mul", {v, p.op("strided_view", {step}, scalar, {}, at)}, range, {},
+           at);
+  v = p.op("add", {v, p.op("strided_view", {start}, scalar, {}, at)}, range, {},
+           at);
+  if (wide == n.dtype)
+    return v;
+  return p.op("cast", {v}, tensorType(n.resultLayout(), n.dtype), {}, at);
+}
+
+} // namespace
+
 ir::Program Slice::program(std::vector<const Node *> &outputs,
                            bool valueArgs) const {
   ir::Program p;
@@ -122,16 +171,25 @@ ir::Program Slice::program(std::vector<const Node *> &outputs,
   std::vector<ir::Program::Value> scalarValue(scalars.size());
   if (valueArgs)
     for (size_t k = 0; k < scalars.size(); ++k)
-      scalarValue[k] = p.argument(storageType(1, scalars[k]->dtype));
+      scalarValue[k] = p.argument(storageType(1, scalarDType(k)));
   std::vector<ir::Program::Value> ins;
   for (const Node *n : pending) {
     if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
       ir::SourcePosition at = positionOf(n->loc);
+      if (n->op == Op::Arange) {
+        value[n->index] =
+            rangeOfArguments(p, *n, scalarValue[k], scalarValue[k + 1], at);
+        if (n->output)
+          outputs.push_back(n);
+        continue;
+      }
       ir::Program::Value v =
           p.op("strided_view", {scalarValue[k]},
                tensorType(layout::Layout{}, n->dtype), {}, at);
       if (!n->sizes.empty() || n->output) {
-        // ones * v: exact for every value (-0.0, inf, NaN, int64).
+        // A 0-d fill that is no output is a view of its argument; any other
+        // a fresh tensor of its type, ones * v: exact for every value
+        // (-0.0, inf, NaN, int64).
         ir::Program::Value one = p.op("fill", {}, valueType(n),
                                       {ir::Attribute::f64("value", 1.0)}, at);
         v = p.op("mul", {one, v}, valueType(n), {}, at);

@@ -85,6 +85,31 @@ TEST(ScalarArgs, FullOfAnyShapeIsOneProgramForEveryValue) {
   EXPECT_EQ((full({4}, big, kInt64) + 0).to_vector<int64_t>()[0], big);
 }
 
+TEST(ScalarArgs, ArangeStartAndStepAreArguments) {
+  // Position ids of a decoder step: `arange(past, past + n)`, a new start
+  // every step. One program per dtype, every start.
+  Tensor w = tensor({0.5f, 1.0f, 2.0f, 4.0f, 8.0f, 16.0f});
+  w.eval();
+  int64_t before = eval_stats().compiles;
+  for (int k = 0; k < 12; ++k) {
+    double start = 0.37 * k - 1, step = 0.25 + k;
+    std::vector<float> got =
+        (arange(start, start + 6 * step, step, kFloat32) * w)
+            .to_vector<float>();
+    ASSERT_EQ(got.size(), 6u);
+    for (int i = 0; i < 6; ++i) // start + i * step in f64, then f32
+      EXPECT_EQ(got[i],
+                static_cast<float>(start + i * step) * w.to_vector<float>()[i]);
+    int64_t big = (int64_t{1} << 60) + 3 * k;
+    std::vector<int64_t> ids =
+        (arange(big, big + 5 * k + 5, k + 1) + 1).to_vector<int64_t>();
+    ASSERT_EQ(ids.size(), 5u);
+    for (int i = 0; i < 5; ++i) // exact in int64
+      EXPECT_EQ(ids[i], big + i * (k + 1) + 1);
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 2);
+}
+
 TEST(ScalarArgs, PowExponentsStayInTheKey) {
   Tensor x = tensor({-INFINITY, 4.0f, 9.0f});
   int64_t before = eval_stats().compiles;
