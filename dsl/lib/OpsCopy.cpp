@@ -16,13 +16,7 @@ using namespace strata::detail;
 void strata::detail::refuseOverlappingWrite(const layout::Layout &l,
                                             const char *op,
                                             const SourceLoc &loc) {
-  bool overlap = layout::hasInternalOverlap(l);
-  if (!overlap && layout::mayOverlap(l)) {
-    std::vector<int64_t> at = layout::storageIndices(l);
-    std::sort(at.begin(), at.end());
-    overlap = std::adjacent_find(at.begin(), at.end()) != at.end();
-  }
-  if (overlap)
+  if (layout::overlaps(l))
     fail(std::string(op) +
              ": unsupported operation: more than one element of the "
              "written-to tensor refers to a single memory location. Please "

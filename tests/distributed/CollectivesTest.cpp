@@ -282,6 +282,30 @@ void asyncForms() {
   }
 }
 
+/// Async collectives of temporaries, their handles dropped or waited late:
+/// the work holds the tensors it reads and writes (an adversary's all_gather
+/// of `full({2}, r + 1)` read freed memory, a dropped all_reduce of
+/// `ones({1000})` corrupted the heap).
+void asyncOfTemporaries() {
+  std::vector<Tensor> out;
+  for (int64_t r = 0; r < gSize; ++r)
+    out.push_back(empty({2}));
+  dist::Work gather = dist::all_gather(
+      out, full({2}, static_cast<double>(gRank + 1)), /*async_op=*/true);
+  dist::Work dropped =
+      dist::all_reduce(ones({1000}), dist::ReduceOp::SUM, /*async_op=*/true);
+  std::vector<float> scratch(1 << 16, 1.0f); // reuses freed memory, if any
+  (void)(from_vector(scratch, {1 << 16}) * 3).sum().item<float>();
+  gather.wait();
+  dropped.wait();
+  for (int64_t r = 0; r < gSize; ++r)
+    expectEq("all_gather of a temporary, entry " + std::to_string(r),
+             out[r].to_vector<float>(),
+             std::vector<float>(2, static_cast<float>(r + 1)));
+  { (void)dist::all_reduce(ones({1000}), dist::ReduceOp::SUM, true); }
+  dist::barrier();
+}
+
 } // namespace
 
 int main() {
@@ -300,6 +324,7 @@ int main() {
     reduceScatters<int64_t>("int64");
     asyncForms();
     asyncTwiceOnAView();
+    asyncOfTemporaries();
     dist::barrier();
     dist::destroy_process_group();
   } catch (const std::exception &e) {

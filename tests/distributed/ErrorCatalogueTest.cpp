@@ -97,6 +97,7 @@ TEST(DistributedErrorCatalogue, Collectives) {
     CASE("D15", "all_gather: tensor_list must have world size (1) tensors, but got 2", dist::all_gather({f, f}, f)),
     CASE("D16", "reduce_scatter: input_list[0] must have the shape and dtype of the tensor", dist::reduce_scatter(f, {i})),
     CASE("D17", "all_gather_into_tensor: output tensor size must be equal to world_size times input tensor size", dist::all_gather_into_tensor(ones({3}), f)),
+    CASE("D23", "all_reduce: more than one element of the tensor that takes the result refers to a single memory location (sizes [4], strides [0]): no data was sent", dist::all_reduce(ones({1}).expand({4}))),
     CASE("D19", "DistributedDataParallel: bucket_cap_bytes must be positive, but got 0", dist::DistributedDataParallel ddp(nn::Linear(2, 2), {0})),
     CASE("D20", "DistributedDataParallel: expected a module, but got a null pointer", dist::DistributedDataParallel ddp{std::shared_ptr<nn::Module>()}),
   };

@@ -20,6 +20,7 @@
 #include "Group.h"
 #include "Nccl.h"
 
+#include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/Settings.h"
 #include "strata/strata.h"
 
@@ -90,6 +91,20 @@ void *pointerTo(const Tensor &t, Work::State &w, bool writeBack,
                 const SourceLoc &loc) {
   if (t.numel(loc) == 0)
     return nullptr;
+  if (writeBack &&
+      layout::overlaps({t.sizes(loc), t.strides(loc), t.storage_offset(loc)}))
+    fail(std::string(w.what) +
+             ": more than one element of the tensor that takes the result "
+             "refers to a single memory location (sizes " +
+             layout::formatList(t.sizes(loc)) + ", strides " +
+             layout::formatList(t.strides(loc)) + "): no data was sent",
+         "expanded (stride-0) and overlapping tensors cannot be written: "
+         "pass t.clone() and keep the result",
+         loc);
+  // The work holds what it reads and writes until it is done: an async
+  // collective of a temporary (`all_reduce(ones({n}), SUM, true)`) must not
+  // free its memory while gloo or NCCL still uses it.
+  w.keep.push_back(t);
   if (t.is_contiguous(loc))
     return t.data_ptr(loc);
   if (runtime::settings::debugLevel() >= 1) { // STRATA_DEBUG

@@ -178,6 +178,16 @@ bool strata::layout::mayOverlap(const Layout &l) {
   return false;
 }
 
+bool strata::layout::overlaps(const Layout &l) {
+  if (hasInternalOverlap(l))
+    return true;
+  if (!mayOverlap(l))
+    return false;
+  std::vector<int64_t> at = storageIndices(l);
+  std::sort(at.begin(), at.end());
+  return std::adjacent_find(at.begin(), at.end()) != at.end();
+}
+
 std::pair<int64_t, int64_t> strata::layout::indexRange(const Layout &l) {
   assert(l.numel() > 0 && "indexRange of an empty layout");
   auto range = checkedIndexRange(l.sizes, l.strides, l.offset);

@@ -112,6 +112,9 @@ bool hasInternalOverlap(const Layout &l);
 /// index: sorted by |stride|, each stride must exceed the extent of the
 /// smaller dims (expand, overlapping unfold and as_strided say true).
 bool mayOverlap(const Layout &l);
+/// Exactly: two elements of `l` share a storage index (mayOverlap, then
+/// the indices themselves where it cannot say).
+bool overlaps(const Layout &l);
 /// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is
 /// contiguous (size-1 dims ignored; negative strides never are).
 bool isNonOverlappingAndDense(const Layout &l);
