@@ -91,3 +91,21 @@ func.func @kept(%x: !strata.tensor<3xf32, strided<[1], offset: 0>>) -> (!strata.
   %c = strata.mul %b, %five : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
   return %a, %w, %c : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.storage<6xf32>, !strata.tensor<3xf32, strided<[1], offset: 0>>
 }
+
+// -----
+
+// A kernel whose operands move in different orders (a transposed input
+// and a row-major one) runs in transposed tiles, which an indexed kernel
+// does not get: it loads the arange, which keeps a kernel.
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[A:.*]] = strata.kernel space [32] indexed {
+// CHECK: %[[B:.*]] = strata.strided_view %[[A]] {{.*}} -> !strata.tensor<32x32xf32, strided<[0, 1], offset: 0>>
+// CHECK: strata.kernel space [32, 32] ins(%arg1, %arg0, %[[B]] :
+// CHECK-NOT: indexed
+// CHECK: return
+func.func @transposed(%x: !strata.tensor<32x32xf32, strided<[1, 32], offset: 0>>, %y: !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>) -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>> {
+  %a = strata.arange start 0.0 step 1.0 : !strata.tensor<32xf32, strided<[1], offset: 0>>
+  %t = strata.add %y, %x : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>, !strata.tensor<32x32xf32, strided<[1, 32], offset: 0>> -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+  %s = strata.add %t, %a : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>, !strata.tensor<32xf32, strided<[1], offset: 0>> -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+  return %s : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+}

@@ -15,7 +15,8 @@
 //   0), except *generators*: a fill (any rank) or an arange, or a view of
 //   one, is computed where it is read (a constant; the arange's formula at
 //   the position the view reads, from the space's indices: the kernel
-//   becomes `indexed`; scans, which take no indices, load an arange). A
+//   becomes `indexed`; scans, which take no indices, and kernels that would
+//   lose their transposed tiles to it load an arange). A
 //   generator gets a kernel of its own only if something still reads it
 //   from memory (returned, a write's destination, a matmul operand). So a
 //   value that is used several times, by a non-elementwise op, or returned

@@ -266,7 +266,7 @@ public:
 };
 
 /// sum/mean/amax/amin: the input's chain + the reduction, one kernel.
-KernelOp buildReduction(Operation *op) {
+KernelOp buildReduction(Operation *op, bool indices) {
   Value input = op->getOperand(0);
   auto inType = tensorType(input);
   auto resultType = tensorType(op->getResult(0));
@@ -287,6 +287,7 @@ KernelOp buildReduction(Operation *op) {
     count *= inType.getShape()[d];
 
   KernelBuilder kb(op, inType.getShape());
+  kb.indicesAllowed = indices;
   Type element = resultType.getElementType();
   Value s = kb.emit(input);
   s = kb.scalar.convert(s, element);
@@ -384,24 +385,27 @@ KernelOp buildScan(ScanOp op) {
   return k;
 }
 
-/// The kernel replacing group root `op`, or null when `op` is not compute.
-KernelOp buildKernel(Operation *op) {
+/// The kernel replacing group root `op` (computing aranges it reads only
+/// if `indices`), or null when `op` is not compute.
+KernelOp buildKernelWith(Operation *op, bool indices) {
   if (isElementwise(op)) {
     auto type = tensorType(op->getResult(0));
     KernelBuilder kb(op, type.getShape());
+    kb.indicesAllowed = indices;
     SmallVector<Value> operands;
     for (Value o : op->getOperands())
       operands.push_back(kb.emit(o));
     return kb.finish({applyScalar(kb.scalar, op, operands)}, {type});
   }
   if (isReduction(op))
-    return buildReduction(op);
+    return buildReduction(op, indices);
   if (auto mm = dyn_cast<MatmulOp>(op))
     return buildMatmul(mm);
   if (auto scan = dyn_cast<ScanOp>(op))
     return buildScan(scan);
   if (auto write = dyn_cast<WriteOp>(op)) {
     KernelBuilder kb(op, tensorType(write.getDest()).getShape());
+    kb.indicesAllowed = indices;
     Value s = kb.emit(write.getSrc());
     return kb.finish({s}, {write.getType()}, write.getDest());
   }
@@ -417,9 +421,46 @@ KernelOp buildKernel(Operation *op) {
     // A copy into a fresh tensor (contiguous, or clone's preserve_format).
     Value input = op->getOperand(0);
     KernelBuilder kb(op, tensorType(input).getShape());
+    kb.indicesAllowed = indices;
     return kb.finish({kb.emit(input)}, {op->getResult(0).getType()});
   }
   return {};
+}
+
+/// True when `kernel` moves its operands in different orders: one is
+/// unit-stride along the innermost dim, another along an outer dim and
+/// strided along the innermost. The emitters run such a kernel in
+/// transposed tiles, which an indexed kernel does not get.
+bool isTransposed(KernelOp kernel) {
+  KernelOp::LoopNest nest = kernel.getSpaceLoopNest();
+  size_t n = nest.sizes.size();
+  if (n < 2)
+    return false;
+  bool unitInner = false, unitOuter = false;
+  for (const std::vector<int64_t> &st : nest.strides) {
+    if (std::abs(st[n - 1]) == 1) {
+      unitInner = true;
+      continue;
+    }
+    for (size_t d = 0; d + 1 < n && st[n - 1] != 0; ++d)
+      unitOuter |= std::abs(st[d]) == 1 && nest.sizes[d] > 1;
+  }
+  return unitInner && unitOuter;
+}
+
+/// buildKernelWith, computing the aranges `op` reads unless that costs the
+/// kernel its transposed tiles: then they are loaded (and get a kernel).
+KernelOp buildKernel(Operation *op) {
+  KernelOp kernel = buildKernelWith(op, /*indices=*/true);
+  if (!kernel || !kernel.getIndexed() || isGenerator(op) ||
+      !isTransposed(kernel))
+    return kernel;
+  SmallVector<Value> inputs(kernel.getInputs());
+  kernel.erase();
+  for (Value v : inputs) // (the broadcasts made for it)
+    if (auto view = v.getDefiningOp<StridedViewOp>(); view && view->use_empty())
+      view.erase();
+  return buildKernelWith(op, /*indices=*/false);
 }
 
 /// The kernel's result as `op`'s result type: a strided_view of a result

@@ -51,3 +51,11 @@ func.func @kept(%x: !strata.tensor<3xf32, strided<[1], offset: 0>>, %m: !strata.
   %cs = strata.scan %a dim 0 "sum" : !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
   return %a, %w, %mf, %mv, %cs : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.storage<6xf32>, !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>, !strata.tensor<2xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>
 }
+
+// Operands in different orders: the arange is loaded (transposed tiles).
+func.func @transposed(%x: !strata.tensor<32x32xf32, strided<[1, 32], offset: 0>>, %y: !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>) -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>> {
+  %a = strata.arange start 0.0 step 1.0 : !strata.tensor<32xf32, strided<[1], offset: 0>>
+  %t = strata.add %y, %x : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>, !strata.tensor<32x32xf32, strided<[1, 32], offset: 0>> -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+  %s = strata.add %t, %a : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>, !strata.tensor<32xf32, strided<[1], offset: 0>> -> !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+  return %s : !strata.tensor<32x32xf32, strided<[32, 1], offset: 0>>
+}
