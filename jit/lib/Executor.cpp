@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "Combiners.h"
 #include "Gemm.h"
+#include "HostKernels.h"
 #include "JitInternal.h"
 #include "Plan.h"
 #include "strata/IR/Parse.h"
@@ -89,9 +90,14 @@ bool strata::jit::detail::compileCpu(KernelOp kernel, Step &step, Plan &plan,
   k->info = strata::codegen::getLaunchInfo(kernel);
   if (k->info.numPoints == 0)
     return true; // (nothing to run: its results are only filled)
-  if (blasAvailable())
-    k->gemm = matchGemm(kernel);
-  if (!k->gemm) {
+  // OpenBLAS is loaded for the first matrix product only: its dlopen and
+  // start-up took ~6 ms of a fresh process's first evaluation.
+  k->gemm = matchGemm(kernel);
+  if (k->gemm && !blasAvailable())
+    k->gemm.reset();
+  if (!k->gemm)
+    k->fn = hostKernel(kernel); // (HostKernels.cpp: no compile)
+  if (!k->gemm && !k->fn) {
     k->handle = getKernel(kernel, error);
     if (!k->handle)
       return false;

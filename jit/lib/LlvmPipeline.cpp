@@ -27,6 +27,7 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <mutex>
 #include <optional>
 
 using namespace strata::jit;
@@ -45,11 +46,20 @@ constexpr const char *kPipeline =
     "function(early-cse,instcombine,simplifycfg,loop-mssa(licm),"
     "loop-vectorize,instcombine,simplifycfg)";
 
-/// HostTarget and what only this file uses: the host's target machine, for
-/// data layouts (code generation uses targetMachine(): one per thread).
+/// HostTarget and what only this file uses: the builder of each thread's
+/// target machine (targetMachine()) and the one detection made, which the
+/// first thread to compile takes (creating a TargetMachine costs ~1 ms of
+/// a fresh process's first evaluation).
 struct Host : HostTarget {
-  std::unique_ptr<llvm::TargetMachine> machine;
+  std::optional<llvm::DataLayout> layout;
   std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;
+  std::mutex spareMutex;
+  std::unique_ptr<llvm::TargetMachine> spare;
+
+  std::unique_ptr<llvm::TargetMachine> takeSpare() {
+    std::lock_guard<std::mutex> lock(spareMutex);
+    return std::move(spare);
+  }
 
   Host() {
     llvm::InitializeNativeTarget();
@@ -70,7 +80,9 @@ struct Host : HostTarget {
       error = llvm::toString(made.takeError());
       return;
     }
-    machine = std::move(*made);
+    layout = (*made)->createDataLayout();
+    dataLayout = layout->getStringRepresentation();
+    spare = std::move(*made);
     jtmb = *detected;
     builder = &*jtmb;
   }
@@ -86,9 +98,11 @@ Host &host() {
 /// builder (compiles run on user threads and the pool at once; a shared
 /// TargetMachine crashed in code generation, found by
 /// tests/unit/dsl/ThreadTest.cpp). Null only if the host's failed, which
-/// callers check through the host's machine first.
+/// callers check through the host's layout first.
 llvm::TargetMachine *targetMachine() {
   thread_local std::unique_ptr<llvm::TargetMachine> mine;
+  if (!mine && host().jtmb)
+    mine = host().takeSpare();
   if (!mine && host().jtmb) {
     auto machine = host().jtmb->createTargetMachine();
     if (machine)
@@ -102,7 +116,7 @@ llvm::TargetMachine *targetMachine() {
 /// False and `error` when STRATA_LLVM_PASSES does not parse.
 bool optimize(llvm::Module &module, std::string &error) {
   Host &h = host();
-  module.setDataLayout(h.machine->createDataLayout());
+  module.setDataLayout(*h.layout);
   module.setTargetTriple(h.triple);
   for (llvm::Function &f : module) {
     if (f.isDeclaration())
@@ -241,7 +255,7 @@ std::string strata::jit::kernelLLVMIR(mlir::Operation *kernel, bool optimized,
   if (!module)
     return "";
   if (optimized) {
-    if (!host().machine) {
+    if (!host().layout) {
       error = "no host target machine: " + host().error;
       return "";
     }

@@ -34,6 +34,8 @@ constexpr const char *kKernelSymbol = "strata_kernel";
 /// destructor order).
 struct HostTarget {
   std::string triple, cpu, features;
+  /// The data layout of the host's target machines (as a string).
+  std::string dataLayout;
   /// Why detection failed; "" when it did not.
   std::string error;
   /// Makes the host's target machines (the ORC session's and each

@@ -14,6 +14,7 @@
 #include "LlvmPipeline.h"
 #include "strata/JIT/Jit.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -43,9 +44,24 @@ struct Session {
       initError = host.error;
       return;
     }
-    auto built = llvm::orc::LLJITBuilder()
-                     .setJITTargetMachineBuilder(*host.builder)
-                     .create();
+    // Only object files are linked: no IR compiler (the default made a
+    // TargetMachine, and another for the data layout, ~1 ms each of a
+    // fresh process's first evaluation; this one makes one per IR compile,
+    // never) and no platform (its IR runtime: kernels have no static
+    // initializers).
+    auto built =
+        llvm::orc::LLJITBuilder()
+            .setJITTargetMachineBuilder(*host.builder)
+            .setDataLayout(llvm::DataLayout(host.dataLayout))
+            .setCompileFunctionCreator(
+                [](llvm::orc::JITTargetMachineBuilder jtmb)
+                    -> llvm::Expected<std::unique_ptr<
+                        llvm::orc::IRCompileLayer::IRCompiler>> {
+                  return std::make_unique<llvm::orc::ConcurrentIRCompiler>(
+                      std::move(jtmb));
+                })
+            .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+            .create();
     if (!built) {
       initError = llvm::toString(built.takeError());
       return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every reference program (tests/lit/Reference, less errors.mlir) with
+"""Runs every reference program (tests/lit/Reference, less errors.mlir, and
+tests/lit/JIT/Inputs/generators.mlir: kernels that compute aranges) with
 --engine=cuda and --engine=jit, arange and random inputs, and compares the
 outputs with tests/lit/JIT/Inputs/compare.py: the check tests/gpu/run.sh
 makes on a GPU, run here under the CUDA simulator (the environment of the
@@ -47,6 +48,7 @@ def main():
                       if p.stem != "errors")
     if not programs:
         sys.exit(f"no reference programs in {lit_dir / 'Reference'}")
+    programs.append(lit_dir / "JIT" / "Inputs" / "generators.mlir")
     jobs = [(p, i) for p in programs for i in ("arange", "random")]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         failures = [f for f in pool.map(

@@ -20,8 +20,12 @@ bool isElementwise(mlir::Operation *op);
 bool isReduction(mlir::Operation *op);
 /// `v`'s type (a strided tensor).
 ir::StridedTensorType tensorType(mlir::Value v);
-/// A 0-d strata.fill (a constant of every kernel that reads it).
-bool isZeroDimFill(mlir::Value v);
+/// A strata.fill or strata.arange: a *generator*, whose elements every
+/// kernel that reads it computes (a constant, or from the point's indices)
+/// instead of loading them.
+bool isGenerator(mlir::Operation *op);
+/// The generator whose result `v` is or views; null when none.
+mlir::Operation *generatorOf(mlir::Value v);
 /// An elementwise op computed inside its only consumer's kernel.
 bool isInlined(mlir::Operation *op);
 /// The kernel of the group rooted at `op`, built before it (null: none).

@@ -12,8 +12,15 @@
 //   twice). Every other compute op is the root of a group: its kernel's body
 //   is built by walking the operands back through inlined ops; anything else
 //   becomes a kernel input, broadcast to the space by a strided_view (stride
-//   0), and 0-d fills become constants. So a value that is used several
-//   times, by a non-elementwise op, or returned is written exactly once.
+//   0), except *generators*: a fill (any rank) or an arange, or a view of
+//   one, is computed where it is read (a constant; the arange's formula at
+//   the position the view reads, from the space's indices: the kernel
+//   becomes `indexed`; scans, which take no indices, and kernels that would
+//   lose their transposed tiles to it load an arange). A
+//   generator gets a kernel of its own only if something still reads it
+//   from memory (returned, a write's destination, a matmul operand). So a
+//   value that is used several times, by a non-elementwise op, or returned
+//   is written exactly once, and `arange(n).mul(2).sum()` is one kernel.
 //   A result whose layout is not row-major (TensorIterator's, e.g. the
 //   [1, 4] of `relu(x.t())`) is written in its storage order
 //   (`result_perms`) and read through a strided_view with the op's type.
@@ -58,6 +65,17 @@ using namespace strata::ir;
 using namespace strata::fuse;
 
 namespace {
+
+/// Erases the views of `v` (and theirs) that nothing reads.
+void eraseDeadViews(Value v) {
+  for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+    if (getViewSource(user) != v)
+      continue;
+    eraseDeadViews(user->getResult(0));
+    if (user->use_empty())
+      user->erase();
+  }
+}
 
 struct FusePass : public strata::impl::FuseBase<FusePass> {
   using FuseBase::FuseBase;
@@ -109,8 +127,7 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() && isa<StrataDialect>(op->getDialect()) &&
           !isa<KernelOp, YieldOp>(op) && !op->getParentOfType<KernelOp>() &&
-          !isInlined(op) &&
-          !isZeroDimFill(op->getNumResults() ? op->getResult(0) : Value()))
+          !isInlined(op) && !isGenerator(op))
         roots.push_back(op);
     });
     SmallVector<Operation *> replaced;
@@ -139,12 +156,24 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
                                   CopyOp, ContiguousOp, ReshapeOp, FlattenOp,
                                   GatherOp, ScatterOp, ScatterAddOp>(op)))
         op->erase();
-    // 0-d fills still used outside kernels (returned, viewed) get a kernel.
-    getOperation().walk([&](FillOp fill) {
-      KernelOp kernel = buildKernel(fill);
-      fill.getResult().replaceAllUsesWith(kernel.getResult(0));
-      fill.erase();
+    // Generators whose values every reader computed go; those still read
+    // from memory (returned, a write's destination, a matmul operand...)
+    // get a kernel.
+    SmallVector<Operation *> generators;
+    getOperation().walk([&](Operation *op) {
+      if (isGenerator(op))
+        generators.push_back(op);
     });
+    for (Operation *op : generators) {
+      eraseDeadViews(op->getResult(0));
+      if (op->use_empty()) {
+        op->erase();
+        continue;
+      }
+      KernelOp kernel = buildKernel(op);
+      op->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+      op->erase();
+    }
     if (siblings)
       for (Block &block : getOperation().getBody())
         fuseSiblings(block);

@@ -34,9 +34,17 @@ StridedTensorType tensorType(Value v) {
   return v.getType().cast<StridedTensorType>();
 }
 
-bool isZeroDimFill(Value v) {
-  auto fill = v.getDefiningOp<FillOp>();
-  return fill && fill.getType().getRank() == 0;
+bool isGenerator(Operation *op) { return op && isa<FillOp, ArangeOp>(op); }
+
+Operation *generatorOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isGenerator(def))
+      return def;
+    v = getViewSource(def);
+    if (!v)
+      return nullptr;
+  }
+  return nullptr;
 }
 
 /// The shape a consumer iterates over when it reads `operand`.
@@ -93,29 +101,92 @@ public:
       if (scalars.lookup(u))
         continue;
       Operation *def = u.getDefiningOp();
-      bool inlined = !isZeroDimFill(u) && def && isInlined(def);
+      bool inlined = def && isInlined(def);
       if (inlined && !operandsDone) {
         stack.push_back({u, true});
         for (Value o : llvm::reverse(def->getOperands()))
           stack.push_back({o, false});
         continue;
       }
+      Operation *generator = generatorOf(u);
+      if (generator && isa<ArangeOp>(generator) && !indicesAllowed)
+        generator = nullptr; // (read from memory)
       Value s;
-      if (isZeroDimFill(u)) {
-        auto fill = cast<FillOp>(def);
-        s = scalar.constant(fill.getType().getElementType(), fill.getValue());
+      if (generator) {
+        s = generated(u, generator);
       } else if (inlined) {
         SmallVector<Value> operands;
         for (Value o : def->getOperands())
           operands.push_back(scalars.lookup(o));
         s = applyScalar(scalar, def, operands);
       } else {
+        // (Inputs come before the indices: StrataKernelOps.td.)
         inputs.push_back(broadcast(u, space));
-        s = body->addArgument(tensorType(u).getElementType(), root->getLoc());
+        s = body->insertArgument(
+            inputs.size() - 1, tensorType(u).getElementType(), root->getLoc());
       }
       scalars[u] = s;
     }
     return scalars.lookup(v);
+  }
+
+  /// The i64 index of space dim `d` at the current point (the kernel
+  /// becomes `indexed`: one body argument per space dim, after the inputs).
+  Value index(size_t d) {
+    if (indices.empty())
+      for (size_t i = 0; i < space.size(); ++i)
+        indices.push_back(
+            body->addArgument(inner.getI64Type(), root->getLoc()));
+    return indices[d];
+  }
+
+  /// The scalar of `v`, a view of (or) the result of fill or arange
+  /// `generator`, at the current point, computed instead of loaded: a
+  /// fill's value, or arange's element at the position the view reads
+  /// (its offset plus each space index times its stride there).
+  Value generated(Value v, Operation *generator) {
+    Type element = tensorType(v).getElementType();
+    if (auto fill = dyn_cast<FillOp>(generator))
+      return scalar.constant(element, fill.getValue());
+    auto l = strata::layout::expand(tensorType(v).getLayout(), space);
+    assert(l.ok() && "fusion broadcasts to broadcast shapes only");
+    Type i64 = inner.getI64Type();
+    Value position;
+    auto add = [&](Value term) {
+      position = position ? scalar.create<arith::AddIOp>(position, term) : term;
+    };
+    for (size_t d = 0; d < space.size(); ++d) {
+      if (int64_t stride = l->strides[d])
+        add(stride == 1 ? index(d)
+                        : scalar.create<arith::MulIOp>(
+                              index(d), scalar.constant(i64, stride)));
+    }
+    if (l->offset != 0 || !position)
+      add(scalar.constant(i64, l->offset));
+    return arangeElement(cast<ArangeOp>(generator), position, element);
+  }
+
+  /// Element `i` (an i64) of arange `ar` as `element`: start + i * step,
+  /// exactly in i64 for an integral arange (PyTorch's integer arange),
+  /// else in f64, rounded once.
+  Value arangeElement(ArangeOp ar, Value i, Type element) {
+    Location loc = root->getLoc();
+    Value v;
+    if (ar.isIntegral()) {
+      Type i64 = inner.getI64Type();
+      Value step = scalar.constant(i64, ar.getStep());
+      Value scaled = inner.create<arith::MulIOp>(loc, i, step);
+      Value start = scalar.constant(i64, ar.getStart());
+      v = inner.create<arith::AddIOp>(loc, start, scaled);
+    } else {
+      Type f64 = inner.getF64Type();
+      Value step = scalar.constant(f64, ar.getStepAsDouble());
+      Value x = inner.create<arith::SIToFPOp>(loc, f64, i);
+      Value scaled = inner.create<arith::MulFOp>(loc, x, step);
+      Value start = scalar.constant(f64, ar.getStartAsDouble());
+      v = inner.create<arith::AddFOp>(loc, start, scaled);
+    }
+    return scalar.convert(v, element);
   }
 
   /// `v` viewed with `sizes`/`strides` per space dim (a strided_view
@@ -174,6 +245,8 @@ public:
     auto kernel =
         outer.create<KernelOp>(root->getLoc(), types, space, inputs, dest);
     kernel.getBody().push_back(body);
+    if (!indices.empty())
+      kernel.setIndexed(true);
     if (permuted)
       kernel.setResultPermsAttr(outer.getDenseI64ArrayAttr(perms));
     return kernel;
@@ -185,11 +258,15 @@ public:
   OpBuilder outer, inner;
   ScalarBuilder scalar;
   SmallVector<Value> inputs;
+  /// The space's indices (body arguments), made on first use; a scan
+  /// kernel has none (StrataScanOps.cpp), so it loads an arange.
+  SmallVector<Value> indices;
+  bool indicesAllowed = true;
   DenseMap<Value, Value> scalars;
 };
 
 /// sum/mean/amax/amin: the input's chain + the reduction, one kernel.
-KernelOp buildReduction(Operation *op) {
+KernelOp buildReduction(Operation *op, bool indices) {
   Value input = op->getOperand(0);
   auto inType = tensorType(input);
   auto resultType = tensorType(op->getResult(0));
@@ -210,6 +287,7 @@ KernelOp buildReduction(Operation *op) {
     count *= inType.getShape()[d];
 
   KernelBuilder kb(op, inType.getShape());
+  kb.indicesAllowed = indices;
   Type element = resultType.getElementType();
   Value s = kb.emit(input);
   s = kb.scalar.convert(s, element);
@@ -291,6 +369,7 @@ KernelOp buildMatmul(MatmulOp op) {
 KernelOp buildScan(ScanOp op) {
   auto type = op.getType();
   KernelBuilder kb(op, type.getShape());
+  kb.indicesAllowed = false;
   bool prod = op.getCombiner() == "prod";
   Value s = kb.emit(op.getInput());
   if (type.getRank() == 0) {
@@ -306,67 +385,82 @@ KernelOp buildScan(ScanOp op) {
   return k;
 }
 
-/// The kernel replacing group root `op`, or null when `op` is not compute.
-KernelOp buildKernel(Operation *op) {
+/// The kernel replacing group root `op` (computing aranges it reads only
+/// if `indices`), or null when `op` is not compute.
+KernelOp buildKernelWith(Operation *op, bool indices) {
   if (isElementwise(op)) {
     auto type = tensorType(op->getResult(0));
     KernelBuilder kb(op, type.getShape());
+    kb.indicesAllowed = indices;
     SmallVector<Value> operands;
     for (Value o : op->getOperands())
       operands.push_back(kb.emit(o));
     return kb.finish({applyScalar(kb.scalar, op, operands)}, {type});
   }
   if (isReduction(op))
-    return buildReduction(op);
+    return buildReduction(op, indices);
   if (auto mm = dyn_cast<MatmulOp>(op))
     return buildMatmul(mm);
   if (auto scan = dyn_cast<ScanOp>(op))
     return buildScan(scan);
   if (auto write = dyn_cast<WriteOp>(op)) {
     KernelBuilder kb(op, tensorType(write.getDest()).getShape());
+    kb.indicesAllowed = indices;
     Value s = kb.emit(write.getSrc());
     return kb.finish({s}, {write.getType()}, write.getDest());
   }
-  if (auto fill = dyn_cast<FillOp>(op)) {
-    KernelBuilder kb(op, fill.getType().getShape());
-    Value c =
-        kb.scalar.constant(fill.getType().getElementType(), fill.getValue());
-    return kb.finish({c}, {fill.getType()});
-  }
-  if (auto ar = dyn_cast<ArangeOp>(op)) {
-    auto type = ar.getType();
+  if (isGenerator(op)) {
+    // A fill or arange still read from memory (returned, viewed by a
+    // write's destination, a matmul operand, ...): its kernel.
+    auto type = tensorType(op->getResult(0));
     KernelBuilder kb(op, type.getShape());
-    Location loc = op->getLoc();
-    Type i64 = kb.inner.getI64Type();
-    Value i = kb.body->addArgument(i64, loc);
-    Value v;
-    if (ar.isIntegral()) {
-      // Exact in i64 (wrapping), as PyTorch's integer arange.
-      v = kb.inner.create<arith::AddIOp>(
-          loc, kb.scalar.constant(i64, ar.getStart()),
-          kb.inner.create<arith::MulIOp>(
-              loc, i, kb.scalar.constant(i64, ar.getStep())));
-    } else {
-      Type f64 = kb.inner.getF64Type();
-      v = kb.inner.create<arith::AddFOp>(
-          loc, kb.scalar.constant(f64, ar.getStartAsDouble()),
-          kb.inner.create<arith::MulFOp>(
-              loc, kb.inner.create<arith::SIToFPOp>(loc, f64, i),
-              kb.scalar.constant(f64, ar.getStepAsDouble())));
-    }
-    KernelOp k =
-        kb.finish({kb.scalar.convert(v, type.getElementType())}, {type});
-    k.setIndexed(true);
-    return k;
+    return kb.finish({kb.emit(op->getResult(0))}, {type});
   }
   if (isa<CopyOp, ContiguousOp, ReshapeOp, FlattenOp>(op) &&
       !getViewSource(op)) {
     // A copy into a fresh tensor (contiguous, or clone's preserve_format).
     Value input = op->getOperand(0);
     KernelBuilder kb(op, tensorType(input).getShape());
+    kb.indicesAllowed = indices;
     return kb.finish({kb.emit(input)}, {op->getResult(0).getType()});
   }
   return {};
+}
+
+/// True when `kernel` moves its operands in different orders: one is
+/// unit-stride along the innermost dim, another along an outer dim and
+/// strided along the innermost. The emitters run such a kernel in
+/// transposed tiles, which an indexed kernel does not get.
+bool isTransposed(KernelOp kernel) {
+  KernelOp::LoopNest nest = kernel.getSpaceLoopNest();
+  size_t n = nest.sizes.size();
+  if (n < 2)
+    return false;
+  bool unitInner = false, unitOuter = false;
+  for (const std::vector<int64_t> &st : nest.strides) {
+    if (std::abs(st[n - 1]) == 1) {
+      unitInner = true;
+      continue;
+    }
+    for (size_t d = 0; d + 1 < n && st[n - 1] != 0; ++d)
+      unitOuter |= std::abs(st[d]) == 1 && nest.sizes[d] > 1;
+  }
+  return unitInner && unitOuter;
+}
+
+/// buildKernelWith, computing the aranges `op` reads unless that costs the
+/// kernel its transposed tiles: then they are loaded (and get a kernel).
+KernelOp buildKernel(Operation *op) {
+  KernelOp kernel = buildKernelWith(op, /*indices=*/true);
+  if (!kernel || !kernel.getIndexed() || isGenerator(op) ||
+      !isTransposed(kernel))
+    return kernel;
+  SmallVector<Value> inputs(kernel.getInputs());
+  kernel.erase();
+  for (Value v : inputs) // (the broadcasts made for it)
+    if (auto view = v.getDefiningOp<StridedViewOp>(); view && view->use_empty())
+      view.erase();
+  return buildKernelWith(op, /*indices=*/false);
 }
 
 /// The kernel's result as `op`'s result type: a strided_view of a result
