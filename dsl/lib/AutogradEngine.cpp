@@ -9,10 +9,14 @@
 // tensor added to its value: its gradient is the target's), built as an
 // ir::Program. (3) Prepare it through the JIT (cached by the program's key:
 // same structure, same program), run it with the incoming gradients, (4) view
-// each storage gradient through the target's layout. A long graph of small
-// tensors runs as segments of such programs (backwardInSegments,
-// SegmentedBackward.cpp; docs/design.md "Long backwards run in segments").
-// The steps live in the files GradientRun.h lists.
+// each storage gradient through the target's layout, (5) accumulate it into
+// .grad and run the leaf's post-accumulate-grad hooks: for a hooked leaf as
+// soon as the program has made its gradient, between its kernels
+// (AutogradHooks.cpp; docs/design.md "Hooks after accumulation"). A long
+// graph of small tensors runs as segments of such programs
+// (backwardInSegments, SegmentedBackward.cpp; docs/design.md "Long
+// backwards run in segments"). The steps live in the files GradientRun.h
+// lists.
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"

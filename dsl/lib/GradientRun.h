@@ -5,8 +5,9 @@
 // PyTorch's checks of it (BackwardGraph.cpp), the targets and the reads
 // they change (GradientTargets.cpp), the program's arguments
 // (GradientArguments.cpp), the reads of values in the program
-// (GradientReads.cpp), and the program emitted, run and turned into
-// gradients (GradientRun.cpp). Internal to the autograd engine.
+// (GradientReads.cpp), the program emitted, run and turned into
+// gradients (GradientRun.cpp), and hooked leaves accumulated while it runs
+// (GradientHooks.cpp). Internal to the autograd engine.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DSL_LIB_GRADIENTRUN_H
