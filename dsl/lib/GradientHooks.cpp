@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "GradientRun.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 using namespace strata;
