@@ -9,10 +9,14 @@
 // tensor added to its value: its gradient is the target's), built as an
 // ir::Program. (3) Prepare it through the JIT (cached by the program's key:
 // same structure, same program), run it with the incoming gradients, (4) view
-// each storage gradient through the target's layout. A long graph of small
-// tensors runs as segments of such programs (backwardInSegments,
-// SegmentedBackward.cpp; docs/design.md "Long backwards run in segments").
-// The steps live in the files GradientRun.h lists.
+// each storage gradient through the target's layout, (5) accumulate it into
+// .grad and run the leaf's post-accumulate-grad hooks: for a hooked leaf as
+// soon as the program has made its gradient, between its kernels
+// (AutogradHooks.cpp; docs/design.md "Hooks after accumulation"). A long
+// graph of small tensors runs as segments of such programs
+// (backwardInSegments, SegmentedBackward.cpp; docs/design.md "Long
+// backwards run in segments"). The steps live in the files GradientRun.h
+// lists.
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
@@ -313,14 +317,10 @@ void Tensor::retain_grad(SourceLoc loc) const {
   gRetained.push_back(impl_);
 }
 
-namespace strata::detail::engine {} // namespace strata::detail::engine
-
-namespace {
-/// Adds each gradient `grads[i]`, i >= from, into targets[i]'s .grad (a
-/// leaf's first one obeys the layout contract).
-void accumulate(const std::vector<Target> &targets,
-                const std::vector<Tensor> &grads, size_t from, bool createGraph,
-                const SourceLoc &loc) {
+void strata::detail::engine::accumulateGrad(const Target &target,
+                                            const Tensor &grad,
+                                            bool createGraph,
+                                            const SourceLoc &loc) {
   // With create_graph, PyTorch's AccumulateGrad records the sum (out of
   // place: the .grad a graph was made of is not overwritten).
   std::optional<NoGradGuard> guard;
@@ -329,26 +329,38 @@ void accumulate(const std::vector<Target> &targets,
     mode.emplace(true);
   else
     guard.emplace();
-  for (size_t i = from; i < targets.size(); ++i) {
-    if (!grads[i].defined())
-      continue;
-    auto &impl = *targets[i].impl;
-    if (!impl.autograd)
-      impl.autograd = std::make_shared<AutogradMeta>();
-    Tensor &slot = impl.autograd->grad;
-    if (slot.defined() && createGraph)
-      slot = slot + grads[i];
-    else if (slot.defined())
-      slot.add_(grads[i], loc);
-    else if (isLeafOf(impl))
-      slot = obeyLayoutContract(grads[i], impl.layout, loc);
-    else
-      slot = grads[i];
-    // .grad is no view (PyTorch's `_base` is None): one made here, under
-    // no-grad mode, must not refuse a later in-place op in grad mode.
-    if (slot.impl()->gradBase && !createGraph)
-      slot = slot.detach(loc);
-  }
+  auto &impl = *target.impl;
+  if (!impl.autograd)
+    impl.autograd = std::make_shared<AutogradMeta>();
+  Tensor &slot = impl.autograd->grad;
+  if (slot.defined() && createGraph)
+    slot = slot + grad;
+  else if (slot.defined())
+    slot.add_(grad, loc);
+  else if (isLeafOf(impl))
+    slot = obeyLayoutContract(grad, impl.layout, loc);
+  else
+    slot = grad;
+  // .grad is no view (PyTorch's `_base` is None): one made here, under
+  // no-grad mode, must not refuse a later in-place op in grad mode.
+  if (slot.impl()->gradBase && !createGraph)
+    slot = slot.detach(loc);
+}
+
+namespace {
+/// Adds each gradient `grads[i]`, i >= from, into targets[i]'s .grad (a
+/// leaf's first one obeys the layout contract), then runs the leaf's
+/// post-accumulate-grad hooks (those of leaves whose gradient was made,
+/// accumulated and hooked earlier, while backward ran, are undefined here).
+void accumulate(const std::vector<Target> &targets,
+                const std::vector<Tensor> &grads, size_t from, bool createGraph,
+                const SourceLoc &loc) {
+  for (size_t i = from; i < targets.size(); ++i)
+    if (grads[i].defined())
+      accumulateGrad(targets[i], grads[i], createGraph, loc);
+  for (size_t i = from; i < targets.size(); ++i)
+    if (grads[i].defined())
+      runPostAccumulateHooks(targets[i].impl, loc);
 }
 } // namespace
 
@@ -361,7 +373,7 @@ void Tensor::backward(const Tensor &gradient, std::optional<bool> retain_graph,
   if (create_graph ||
       !backwardInSegments(lock, *this, gradient, retain, targets, grads, loc))
     grads = run(lock, {*this}, {gradient}, targets, true, retain, create_graph,
-                loc);
+                loc, nullptr, /*hooks=*/true);
   accumulate(targets, grads, 0, create_graph, loc);
 }
 

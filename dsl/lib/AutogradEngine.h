@@ -94,12 +94,26 @@ struct Target {
 /// retained tensors when `targets` is empty, then also filled in).
 /// `seeds` (a segment of a long backward, backwardInSegments): the outputs
 /// are these reads of versions instead of `outputs`, each given its
-/// gradient.
+/// gradient. `hooks` (backward()): a leaf with post-accumulate-grad hooks
+/// has its gradient accumulated and its hooks run as soon as the program
+/// has made it (its gradient is then returned undefined).
 std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
                         bool createGraph, const SourceLoc &loc,
-                        const std::vector<Operand> *seeds = nullptr);
+                        const std::vector<Operand> *seeds = nullptr,
+                        bool hooks = false);
+
+/// PyTorch's AccumulateGrad: adds `grad` into `target`'s .grad (a leaf's
+/// first gradient obeys the layout contract; with `createGraph`, recorded).
+void accumulateGrad(const Target &target, const Tensor &grad, bool createGraph,
+                    const SourceLoc &loc);
+/// Whether `t` is a leaf with post-accumulate-grad hooks.
+bool hasPostAccumulateHooks(const TensorImpl &t);
+/// Runs leaf `t`'s post-accumulate-grad hooks (AutogradHooks.cpp); one that
+/// throws becomes a strata::Error located at `loc` (the backward() call).
+void runPostAccumulateHooks(const std::shared_ptr<TensorImpl> &t,
+                            const SourceLoc &loc);
 
 /// backward() of `output` as segments (SegmentedBackward.cpp); false, having
 /// changed nothing run() would not, where the graph is to run whole.

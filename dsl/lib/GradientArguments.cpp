@@ -184,6 +184,8 @@ GradientRun::PV GradientRun::storageArg(const Node *n,
   v.strides = {1};
   v.isStorage = true;
   args.push_back(std::move(v));
+  if (auto root = n->root.lock())
+    argRoots.push_back({root, root->version});
   return name;
 }
 

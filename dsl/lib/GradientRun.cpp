@@ -200,7 +200,9 @@ std::vector<Tensor> GradientRun::execute() {
   if (!createGraph)
     guard.emplace();
   for (size_t ti = 0; ti < targets.size(); ++ti)
-    out.push_back(gradientOf(ti, wrtGrads));
+    out.push_back(ti < accumulatedEarly.size() && accumulatedEarly[ti]
+                      ? Tensor()
+                      : gradientOf(ti, wrtGrads));
   return out;
 }
 
@@ -244,7 +246,12 @@ std::vector<Tensor> GradientRun::compileAndRun() {
         seedValue(gradOutputs[i], outTypes[i], outSizes[i], onCuda, loc));
   double prepared = secondsSince(start);
   auto runStart = std::chrono::steady_clock::now();
-  jit::RunResult r = runPrepared(*program, args, onCuda);
+  jit::RunOptions options;
+  wrtGrads.assign(g.leafArgs.size() + perturbs.size(), Tensor());
+  options.onReturnReady = earlyHooks(wrtGrads);
+  jit::RunResult r = runPrepared(*program, args, onCuda, options);
+  if (hookError)
+    std::rethrow_exception(hookError);
   if (runtime::settings::debugLevel() >= 1)
     fprintf(stderr,
             "[strata] backward at %s: %zu ops, %s in %.3f ms, ran %d kernels "
@@ -261,15 +268,12 @@ std::vector<Tensor> GradientRun::compileAndRun() {
   // output not evaluated yet (loss.item() after backward() runs nothing).
   for (size_t i = 0; i < outputs.size() && !seeds; ++i)
     keepOutput(*outputs[i].impl(), r.values[i]);
-  // Gradients of the wrt arguments, in order.
-  for (size_t k = numOutputs; k < r.values.size(); ++k) {
-    size_t leaf = k - numOutputs;
-    if (leaf < g.leafArgs.size() && leafWindow[leaf].second >= 0)
-      widenGradient(r.values[k], leafWindow[leaf].first,
-                    g.leafArgs[leaf].node->rootNumel, loc);
-    wrtGrads.push_back(
-        fromJit(r.values[k], static_cast<DType>(r.values[k].dtype), loc));
-  }
+  // Gradients of the wrt arguments, in order (some made while it ran).
+  wrtGrads.resize(r.values.size() - numOutputs);
+  for (size_t k = numOutputs; k < r.values.size(); ++k)
+    if (!wrtGrads[k - numOutputs].defined())
+      wrtGrads[k - numOutputs] =
+          wrtGradient(k - numOutputs, std::move(r.values[k]));
   return wrtGrads;
 }
 
@@ -312,9 +316,9 @@ std::vector<Tensor> run(TraceLock &lock, const std::vector<Tensor> &outputs,
                         std::vector<Tensor> gradOutputs,
                         std::vector<Target> &targets, bool all, bool retain,
                         bool createGraph, const SourceLoc &loc,
-                        const std::vector<Operand> *seeds) {
+                        const std::vector<Operand> *seeds, bool hooks) {
   return GradientRun(lock, outputs, std::move(gradOutputs), targets, all,
-                     retain, createGraph, loc, seeds)
+                     retain, createGraph, loc, seeds, hooks)
       .run();
 }
 

@@ -5,8 +5,9 @@
 // PyTorch's checks of it (BackwardGraph.cpp), the targets and the reads
 // they change (GradientTargets.cpp), the program's arguments
 // (GradientArguments.cpp), the reads of values in the program
-// (GradientReads.cpp), and the program emitted, run and turned into
-// gradients (GradientRun.cpp). Internal to the autograd engine.
+// (GradientReads.cpp), the program emitted, run and turned into
+// gradients (GradientRun.cpp), and hooked leaves accumulated while it runs
+// (GradientHooks.cpp). Internal to the autograd engine.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_DSL_LIB_GRADIENTRUN_H
@@ -19,6 +20,8 @@
 #include "strata/JIT/Jit.h"
 
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -84,10 +87,10 @@ public:
   GradientRun(TraceLock &lock, const std::vector<Tensor> &outputs,
               std::vector<Tensor> gradOutputs, std::vector<Target> &targets,
               bool all, bool retain, bool createGraph, const SourceLoc &loc,
-              const std::vector<Operand> *seeds)
+              const std::vector<Operand> *seeds, bool hooks)
       : lock(lock), outputs(outputs), gradOutputs(std::move(gradOutputs)),
         targets(targets), all(all), retain(retain), createGraph(createGraph),
-        loc(loc), seeds(seeds), g(loc) {}
+        hooks(hooks), loc(loc), seeds(seeds), g(loc) {}
 
   std::vector<Tensor> run() {
     collect();
@@ -176,6 +179,17 @@ private:
   std::vector<Tensor> compileAndRun();
   /// Target `ti`'s gradient of the wrt arguments' gradients.
   Tensor gradientOf(size_t ti, const std::vector<Tensor> &wrtGrads);
+  // (GradientHooks.cpp)
+  /// The gradient of wrt argument `j` from its returned value `v`.
+  Tensor wrtGradient(size_t j, jit::JitValue v);
+  /// The run's RunOptions::onReturnReady when a leaf target has
+  /// post-accumulate-grad hooks (else empty): each such leaf's gradient,
+  /// once the program has made all of it, accumulated and hooked; the wrt
+  /// gradients made go into `wrtGrads`.
+  std::function<bool(size_t, const jit::JitValue &)>
+  earlyHooks(std::vector<Tensor> &wrtGrads);
+  /// Whether a storage the program reads was written since it started.
+  bool argumentWritten() const;
 
   // What several phases use.
   [[noreturn]] void overlapError(const TensorImpl &t, const std::string &why);
@@ -194,7 +208,7 @@ private:
   const std::vector<Tensor> &outputs;
   std::vector<Tensor> gradOutputs;
   std::vector<Target> &targets;
-  const bool all, retain, createGraph;
+  const bool all, retain, createGraph, hooks;
   const SourceLoc &loc;
   const std::vector<Operand> *seeds;
 
@@ -235,6 +249,14 @@ private:
   // placeArguments(), emit(): the program and its arguments.
   ir::Program prog;
   std::vector<jit::JitValue> args;
+  /// The storages of the arguments that are versions of one, with their
+  /// version counters when placed (a hook run while the program runs must
+  /// not write them: argumentWritten()).
+  std::vector<std::pair<std::weak_ptr<StorageRoot>, int64_t>> argRoots;
+  /// Targets accumulated and hooked while the program ran (earlyHooks), and
+  /// what a hook threw (the run stopped then).
+  std::vector<bool> accumulatedEarly;
+  std::exception_ptr hookError;
   bool onCuda = false;
   std::unordered_map<const Node *, std::pair<int64_t, int64_t>> window;
   std::vector<std::pair<int64_t, int64_t>> leafWindow;

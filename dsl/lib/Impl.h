@@ -20,7 +20,6 @@
 #include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/Storage.h"
 #include "strata/strata.h"
-
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -299,13 +298,14 @@ struct StorageRoot {
   std::shared_ptr<VersionRecord> record;
 };
 
-/// Autograd state of a tensor: its accumulated gradient.
+/// Autograd state of a tensor: its accumulated gradient and hooks.
 struct AutogradMeta {
   Tensor grad;
+  /// A leaf's post-accumulate-grad hooks (handle, hook), in order.
+  std::vector<std::pair<unsigned, Function<void(const Tensor &)>>> hooks;
   bool retainGrad = false;
-  /// For a retained tensor that is not a view: the version whose history
-  /// it retains (PyTorch hooks the grad_fn it has at retain_grad(), moved
-  /// by in-place ops on the tensor itself, not by writes through views).
+  /// A retained non-view's version whose history it retains (PyTorch hooks
+  /// its grad_fn at retain_grad(), moved by its own in-place ops only).
   std::weak_ptr<Node> retainedAt;
 };
 

@@ -220,6 +220,11 @@ private:
   void collect(const std::vector<Target> &segTargets,
                const std::vector<Tensor> &segGrads,
                std::vector<Target> &targets, std::vector<Tensor> &grads);
+  /// The leaves with post-accumulate-grad hooks whose gradient no segment
+  /// below `s` adds to: accumulated and hooked now, while the segments
+  /// below still run (their `grads` entries then undefined).
+  void finishHooked(size_t s, std::vector<Target> &targets,
+                    std::vector<Tensor> &grads);
 
   TraceLock &lock;
   const Plan &plan;
@@ -229,9 +234,18 @@ private:
   std::unordered_map<const TensorImpl *, Node *> boundaryOf;
   std::unordered_map<const Node *, Tensor> seedGrad;
   std::map<const TensorImpl *, size_t> leafIndex;
+  /// Leaves with post-accumulate-grad hooks: the lowest segment whose ops
+  /// read them (the last to add to their gradient).
+  std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
 };
 
 bool SegmentRun::makeLeaves() {
+  for (const auto &[op, s] : plan.segOf)
+    for (const Operand &in : op->gradIn())
+      if (auto leaf = leafOfEdge(in); leaf && hasPostAccumulateHooks(*leaf)) {
+        auto [it, first] = lastSegmentOf.emplace(leaf.get(), s);
+        it->second = std::min(it->second, s);
+      }
   for (Node *b : plan.boundaries) {
     if (!freshBuffer(*b))
       return false; // (evaluated, which changes nothing run() relies on)
@@ -275,8 +289,10 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
       seedGrad.erase(it);
     }
     bool top = s + 1 == plan.numSeg;
-    if (!top && seeds.empty())
+    if (!top && seeds.empty()) {
+      finishHooked(s, targets, grads);
       continue;
+    }
     tBoundaries = &leaves;
     std::vector<Target> segTargets;
     std::vector<Tensor> segGrads =
@@ -287,6 +303,22 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
     tBoundaries = nullptr;
     ++gSegments;
     collect(segTargets, segGrads, targets, grads);
+    finishHooked(s, targets, grads);
+  }
+}
+
+void SegmentRun::finishHooked(size_t s, std::vector<Target> &targets,
+                              std::vector<Tensor> &grads) {
+  if (lastSegmentOf.empty())
+    return;
+  for (size_t index = 0; index < targets.size(); ++index) {
+    auto last = lastSegmentOf.find(targets[index].impl.get());
+    if (last == lastSegmentOf.end() || last->second < s ||
+        !grads[index].defined())
+      continue;
+    accumulateGrad(targets[index], grads[index], false, loc);
+    grads[index] = Tensor();
+    runPostAccumulateHooks(targets[index].impl, loc);
   }
 }
 
@@ -309,7 +341,8 @@ void SegmentRun::collect(const std::vector<Target> &segTargets,
       targets.push_back(segTargets[i]);
       grads.push_back(segGrads[i]);
     } else {
-      grads[it->second] = grads[it->second] + segGrads[i];
+      Tensor &sum = grads[it->second]; // (undefined: hooked already)
+      sum = sum.defined() ? sum + segGrads[i] : segGrads[i];
     }
   }
 }

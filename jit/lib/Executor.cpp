@@ -19,6 +19,7 @@
 #include "HostKernels.h"
 #include "JitInternal.h"
 #include "Plan.h"
+#include "ReadyReturns.h"
 #include "strata/IR/Parse.h"
 #include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataDialect.h"
@@ -128,20 +129,8 @@ std::vector<JitValue> bindArguments(const Plan &plan,
 /// the plan says.
 void returnValues(const Step &step, const std::vector<JitValue> &values,
                   RunResult &result) {
-  for (const Step::Returned &r : step.returned) {
-    JitValue out;
-    out.dtype = values[r.slot].dtype;
-    out.buffer = values[r.slot].buffer;
-    out.isStorage = r.isStorage;
-    if (r.isStorage) {
-      asStorage(out);
-    } else {
-      out.sizes = r.sizes;
-      out.strides = r.strides;
-      out.offset = r.offset;
-    }
-    result.values.push_back(std::move(out));
-  }
+  for (const Step::Returned &r : step.returned)
+    result.values.push_back(returnedValue(r, values));
   result.ok = true;
 }
 
@@ -298,7 +287,11 @@ RunResult strata::jit::detail::runCpu(const Plan &plan,
   std::vector<JitValue> values = bindArguments(plan, argValues);
   auto &pool = strata::runtime::ThreadPool::global();
   llvm::SmallVector<void *, 8> buffers;
-  for (const Step &step : plan.steps) {
+  ReadyReturns ready(plan, options.onReturnReady);
+  if (!ready.report(0, values, result.error))
+    return result;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &step = plan.steps[i];
     if (step.isReturn) {
       returnValues(step, values, result);
       return result;
@@ -306,7 +299,8 @@ RunResult strata::jit::detail::runCpu(const Plan &plan,
     const auto *k = static_cast<const CpuKernel *>(step.kernel.get());
     buffers.clear();
     if (!makeResults(plan, step, k, options, values, buffers, result.error) ||
-        (k && !callKernel(*k, step, buffers, options, pool, result.error)))
+        (k && !callKernel(*k, step, buffers, options, pool, result.error)) ||
+        !ready.report(i + 1, values, result.error))
       return result;
   }
   result.error = "function has no return";

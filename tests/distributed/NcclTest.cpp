@@ -266,8 +266,13 @@ void ddpStep() {
   dist::DistributedDataParallel ddp(net);
   auto dataOf = [](int64_t r) { return inputOf(r, {5, 4}, kFloat32) * 0.05f; };
   Tensor loss = net->forward(dataOf(gRank).to(kCuda)).pow(2.0).mean();
-  loss.backward();
-  expectNccl("sync_gradients", 1, [&] { ddp.sync_gradients(); });
+  // One bucket, one NCCL all_reduce: started by the parameters' hooks in
+  // backward() (a CUDA program runs them after it), waited for in
+  // sync_gradients().
+  expectNccl("backward and sync_gradients", 1, [&] {
+    loss.backward();
+    ddp.sync_gradients();
+  });
   std::vector<double> wantW(12, 0.0), wantB(3, 0.0);
   for (int64_t r = 0; r < gSize; ++r) {
     Net cpu(kCPU); // rank 0's parameters

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -262,6 +263,10 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A16", "Only Tensors of floating point and complex dtype can require gradients", ones({2}, dtype(kInt64).requires_grad(true))),
     CASE("A18", "derivative for aten::floor_divide is not implemented", w.floor_divide(2).sum().backward()),
     CASE("A19", "leaf variable has been moved into the graph interior", { Tensor base = ones({2}); Tensor v = base.view({2}).requires_grad_(); base.add_(v); (v * v).sum().backward(); }),
+    CASE("A21", "post accumulate grad hooks cannot be registered on non-leaf tensors", (ones({2}).requires_grad_() * 2).register_post_accumulate_grad_hook([](const Tensor &) {})),
+    CASE("A22", "cannot register a hook on a tensor that doesn't require gradient", ones({2}).register_post_accumulate_grad_hook([](const Tensor &) {})),
+    CASE("A23", "a post-accumulate-grad hook of a leaf of sizes [2] threw: ", { Tensor a = ones({2}).requires_grad_(); a.register_post_accumulate_grad_hook([](const Tensor &) { throw std::runtime_error("no"); }); (a * a).sum().backward(); }),
+    CASE("A24", "a post-accumulate-grad hook wrote in place to a tensor this backward still reads", { Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_(); b.register_post_accumulate_grad_hook([&](const Tensor &) { NoGradGuard g; a.mul_(2); }); (a * b).sum().backward(); }),
   };
   // clang-format on
   for (const Case &c : cases)

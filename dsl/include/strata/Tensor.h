@@ -13,6 +13,7 @@
 #define STRATA_TENSOR_H
 
 #include "strata/Error.h"
+#include "strata/Function.h"
 #include "strata/Types.h"
 
 #include <concepts>
@@ -176,6 +177,18 @@ public:
                 std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false,
                 SourceLoc loc = SourceLoc::current()) const;
+  /// Calls `hook(*this)` each time a backward() has accumulated this leaf's
+  /// gradient into grad() (PyTorch 2.1's register_post_accumulate_grad_hook):
+  /// as soon as the gradient is final, while the rest of the backward still
+  /// runs. It may read and change grad(), not tensors the backward reads
+  /// (docs/design.md, "Hooks after accumulation"). Returns a handle.
+  unsigned register_post_accumulate_grad_hook(
+      Function<void(const Tensor &)> hook,
+      SourceLoc loc = SourceLoc::current()) const;
+  /// Removes the hook `handle` names (a removed or unknown one: nothing).
+  void
+  remove_post_accumulate_grad_hook(unsigned handle,
+                                   SourceLoc loc = SourceLoc::current()) const;
   /// The storage's version counter (incremented by every in-place op).
   int64_t _version(SourceLoc loc = SourceLoc::current()) const;
   /// Whether the values are computed (false: a pending recorded op).

@@ -135,17 +135,23 @@ struct DistributedDataParallelOptions {
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   /// Broadcast rank 0's parameters at construction (as PyTorch does).
   bool broadcast_parameters = true;
+  /// Start each bucket's all_reduce during backward, once its gradients are
+  /// ready (false: every bucket in sync_gradients(), for comparisons).
+  bool start_buckets_in_backward = true;
 };
 
 /// Data-parallel training of a module (torch.nn.parallel.
 /// DistributedDataParallel): the ranks' parameter shapes and dtypes are
-/// compared and rank 0's values broadcast at construction; after
-/// loss.backward(), sync_gradients() averages every parameter's gradient across
-/// ranks, in buckets of about bucket_cap_bytes (one all_reduce per bucket,
-/// started asynchronously one after another), so an optimizer step keeps the
-/// ranks' parameters identical. strata's autograd runs backward as one program,
-/// with no per-gradient hook, so the buckets start after backward() returns,
-/// not during it.
+/// compared and rank 0's values broadcast at construction; every
+/// parameter's gradient is then averaged across ranks, in buckets of about
+/// bucket_cap_bytes (one all_reduce each), so an optimizer step keeps the
+/// ranks' parameters identical. Each parameter gets a post-accumulate-grad
+/// hook: once all of a bucket's gradients are ready during loss.backward(),
+/// and the buckets before it have started, the bucket is packed and its
+/// all_reduce started, so the communication overlaps the rest of backward
+/// (buckets start in order on every rank, as PyTorch's). sync_gradients()
+/// starts the buckets still waiting, waits for all and writes the averages
+/// into the .grads (docs/distributed.md).
 class DistributedDataParallel {
 public:
   /// Wraps `module` (shared, not copied) in the default process group.
@@ -160,13 +166,23 @@ public:
       : DistributedDataParallel(
             std::static_pointer_cast<nn::Module>(holder.ptr()), options, loc) {}
   /// Averages the gradients across ranks (call after backward(), before the
-  /// optimizer's step). A parameter without a gradient on this rank takes
-  /// part with zeros (its gradient becomes the average).
+  /// optimizer's step): starts the buckets backward did not, waits for every
+  /// bucket and writes the averages back. A parameter without a gradient on
+  /// this rank takes part with zeros (its gradient becomes the average).
+  /// Several backward() calls before it (gradient accumulation) average
+  /// the summed gradients: a bucket started by an earlier backward is
+  /// started again.
   void sync_gradients(SourceLoc loc = SourceLoc::current());
   /// The wrapped module.
   nn::Module &module() const { return *module_; }
   /// The parameters, grouped into buckets (indices into parameters()).
   const std::vector<std::vector<size_t>> &buckets() const { return buckets_; }
+  /// Buckets whose all_reduce has started since the last sync_gradients()
+  /// (during backward: those whose gradients were all ready).
+  int64_t buckets_started() const;
+
+  /// The buckets' state, shared with the parameters' hooks (implementation).
+  struct Reducer;
 
 private:
   /// Throws on every rank unless all ranks' parameters agree.
@@ -175,6 +191,7 @@ private:
   std::shared_ptr<nn::Module> module_;
   std::vector<Tensor> params_;
   std::vector<std::vector<size_t>> buckets_;
+  std::shared_ptr<Reducer> reducer_;
 };
 
 } // namespace distributed

@@ -1,14 +1,21 @@
 //===- DistributedDataParallel.cpp - gradients averaged across ranks ------===//
 //
-// torch.nn.parallel.DistributedDataParallel's reducer, after backward():
-// parameters are grouped into buckets of one dtype, one device and about
+// torch.nn.parallel.DistributedDataParallel's reducer: parameters are
+// grouped into buckets of one dtype, one device and about
 // bucket_cap_bytes, in reverse order (the order backward produces their
-// gradients, as PyTorch's); each bucket's gradients are flattened into one
-// buffer (cat, a recorded copy), all-reduced with ReduceOp::AVG
-// asynchronously, so packing the next bucket overlaps the previous one's
-// communication, then copied back into each .grad. strata's backward() is
-// one program without per-gradient hooks, so no bucket starts before it
-// returns (docs/distributed.md).
+// gradients, as PyTorch's). Each parameter has a post-accumulate-grad hook
+// (AutogradHooks.cpp) that marks it ready; when every gradient of the next
+// bucket to start is ready, the bucket's gradients are flattened into one
+// buffer (cat, a recorded copy) and all-reduced with ReduceOp::AVG
+// asynchronously (gloo's worker thread), while backward runs on.
+// Buckets start in order, so every rank issues the same collectives in the
+// same order even where a parameter gets no gradient on some rank (its
+// bucket, and those after it, then start in sync_gradients()). A
+// parameter ready a second time before sync_gradients() is a second
+// backward (gradient accumulation): the buckets started hold the first's
+// gradients, so they are started again. sync_gradients() starts the
+// buckets still waiting, waits for each and copies the averages back into
+// the .grads.
 //
 //===----------------------------------------------------------------------===//
 #include "Unchecked.h"
@@ -21,6 +28,75 @@
 
 namespace strata {
 namespace distributed {
+
+struct DistributedDataParallel::Reducer {
+  std::vector<Tensor> params;
+  std::vector<std::vector<size_t>> buckets;
+  SourceLoc loc; // (of the constructor: the collectives started by hooks)
+  std::vector<size_t> bucketOf;
+  std::vector<unsigned> handles;
+  /// This round (since the last sync_gradients()): the parameters ready,
+  /// each bucket's parameters not ready, the buckets started (in order).
+  std::vector<bool> ready;
+  std::vector<size_t> waiting;
+  struct Started {
+    Tensor flat;
+    Work work;
+  };
+  std::vector<Started> started;
+  /// Started by an earlier backward of the round (waited for, unused; the
+  /// buffer kept until then: gloo writes it through a raw pointer).
+  std::vector<Started> stale;
+
+  ~Reducer() {
+    for (size_t k = 0; k < handles.size(); ++k)
+      params[k].remove_post_accumulate_grad_hook(handles[k]);
+    // (Their buffers must outlive the collectives still writing them.)
+    for (auto *list : {&stale, &started})
+      for (Started &s : *list)
+        try {
+          s.work.wait(loc);
+        } catch (const std::exception &) {
+          // (The group's error; a destructor has no one to tell.)
+        }
+  }
+  void reset() {
+    ready.assign(params.size(), false);
+    waiting.clear();
+    for (const auto &b : buckets)
+      waiting.push_back(b.size());
+    started.clear();
+  }
+  /// The hook of parameter `k`.
+  void markReady(size_t k) {
+    if (ready[k]) {
+      for (Started &s : started)
+        stale.push_back(std::move(s));
+      reset();
+    }
+    ready[k] = true;
+    --waiting[bucketOf[k]];
+    while (started.size() < buckets.size() && waiting[started.size()] == 0)
+      start(loc);
+  }
+  /// Packs the next bucket and starts its all_reduce.
+  void start(const SourceLoc &at) {
+    NoGradGuard noGrad;
+    std::vector<Tensor> grads;
+    for (size_t k : buckets[started.size()]) {
+      Tensor g = params[k].grad(at);
+      grads.push_back(g.defined() ? g.reshape({-1}, at)
+                                  : zeros({params[k].numel(at)},
+                                          params[k].options(at), at));
+    }
+    Tensor flat = grads.size() == 1 ? grads[0].contiguous(at).clone(at)
+                                    : cat(grads, 0, at);
+    // The buckets' shapes were checked across ranks at construction.
+    detail::UncheckedGuard unchecked;
+    Work work = all_reduce(flat, ReduceOp::AVG, /*async_op=*/true, at);
+    started.push_back({flat, work});
+  }
+};
 
 DistributedDataParallel::DistributedDataParallel(
     std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options,
@@ -66,6 +142,29 @@ DistributedDataParallel::DistributedDataParallel(
   }
   if (!current.empty())
     buckets_.push_back(std::move(current));
+  reducer_ = std::make_shared<Reducer>();
+  Reducer &r = *reducer_;
+  r.params = params_;
+  r.buckets = buckets_;
+  r.loc = loc;
+  r.bucketOf.resize(params_.size());
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    for (size_t k : buckets_[b])
+      r.bucketOf[k] = b;
+  r.reset();
+  std::weak_ptr<Reducer> weak = reducer_;
+  for (size_t k = 0; k < params_.size() && options.start_buckets_in_backward;
+       ++k)
+    r.handles.push_back(params_[k].register_post_accumulate_grad_hook(
+        [weak, k](const Tensor &) {
+          if (auto reducer = weak.lock())
+            reducer->markReady(k);
+        },
+        loc));
+}
+
+int64_t DistributedDataParallel::buckets_started() const {
+  return static_cast<int64_t>(reducer_->started.size());
 }
 
 void DistributedDataParallel::verifyShapes(const SourceLoc &loc) const {
@@ -102,34 +201,27 @@ void DistributedDataParallel::verifyShapes(const SourceLoc &loc) const {
 
 void DistributedDataParallel::sync_gradients(SourceLoc loc) {
   NoGradGuard noGrad;
-  struct Pending {
-    Tensor flat;
-    Work work;
-  };
-  std::vector<Pending> pending;
-  for (const std::vector<size_t> &bucket : buckets_) {
-    std::vector<Tensor> grads;
-    for (size_t k : bucket) {
-      Tensor g = params_[k].grad(loc);
-      grads.push_back(g.defined() ? g.reshape({-1}, loc)
-                                  : zeros({params_[k].numel(loc)},
-                                          params_[k].options(loc), loc));
+  Reducer &r = *reducer_;
+  struct Reset {
+    Reducer &r;
+    ~Reset() {
+      r.stale.clear();
+      r.reset();
     }
-    Tensor flat = grads.size() == 1 ? grads[0].contiguous(loc).clone(loc)
-                                    : cat(grads, 0, loc);
-    // The buckets' shapes were checked across ranks at construction.
-    detail::UncheckedGuard unchecked;
-    Work work = all_reduce(flat, ReduceOp::AVG, /*async_op=*/true, loc);
-    pending.push_back({flat, work});
-  }
+  } reset{r};
+  while (r.started.size() < buckets_.size())
+    r.start(loc);
+  for (Reducer::Started &s : r.stale)
+    s.work.wait(loc);
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    pending[b].work.wait(loc);
+    Reducer::Started &bucket = r.started[b];
+    bucket.work.wait(loc);
     int64_t offset = 0;
     for (size_t k : buckets_[b]) {
       Tensor &p = params_[k];
       int64_t n = p.numel(loc);
       Tensor avg =
-          pending[b].flat.narrow(0, offset, n, loc).view(p.sizes(loc), loc);
+          bucket.flat.narrow(0, offset, n, loc).view(p.sizes(loc), loc);
       offset += n;
       Tensor g = p.grad(loc);
       if (g.defined())

@@ -15,6 +15,7 @@
 #include "strata/Runtime/Storage.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,6 +137,14 @@ struct RunOptions {
   /// steps, its kernels compiled by NVRTC on first use), results left on
   /// the device (CUDA storages). numThreads and kernelSeconds do not apply.
   bool cuda = false;
+  /// CPU only: called on the running thread with returned value `index`
+  /// as soon as it is final (after the last kernel that makes it, before
+  /// the kernels after that one run; an argument returned: before the
+  /// first), once per returned value. The buffer is never written again by
+  /// the run. Returning false stops the run (RunResult::error says so).
+  /// Autograd reports a leaf's gradient ready with it (docs/design.md,
+  /// "Hooks after accumulation").
+  std::function<bool(size_t index, const JitValue &value)> onReturnReady;
 };
 
 /// The device a program is prepared for first (the other's plan is built
