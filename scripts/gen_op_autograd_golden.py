@@ -29,7 +29,7 @@ UNARY = ["neg", "abs", "square", "reciprocal", "sign", "floor", "ceil",
          "atan", "sinh", "cosh", "tanh", "erf", "relu", "sigmoid", "gelu",
          "silu", "softplus"]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2",
-          "hypot", "fmod", "remainder", "floor_divide"]
+          "hypot", "logaddexp", "fmod", "remainder", "floor_divide"]
 FUNCTIONAL = ["gelu", "silu", "softplus"]  # torch.nn.functional's
 X, AB = [(F, (2, 3))], [(F, (2, 1)), (F, (3,))]
 

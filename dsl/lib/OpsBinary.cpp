@@ -113,6 +113,16 @@ STRATA_TENSOR_PAIR_OP(atan2)
 STRATA_TENSOR_PAIR_OP(hypot)
 #undef STRATA_TENSOR_PAIR_OP
 
+// logaddexp: the method and torch's free function (PyTorch 1.13 has no
+// logaddexp_, so no in-place form).
+Tensor Tensor::logaddexp(const Tensor &o, SourceLoc loc) const {
+  implOf(*this, loc);
+  return binary("logaddexp", Arg{this, {}}, Arg{&o, {}}, loc);
+}
+Tensor strata::logaddexp(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  return a.logaddexp(b, loc);
+}
+
 #define STRATA_MOD(method)                                                     \
   Tensor Tensor::method(const Tensor &o, SourceLoc loc) const {                \
     implOf(*this, loc);                                                        \

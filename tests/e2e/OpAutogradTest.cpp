@@ -104,6 +104,7 @@ std::vector<Case> cases() {
   binary("minimum", [](auto &a, auto &b) { return minimum(a, b); });
   binary("atan2", [](auto &a, auto &b) { return a.atan2(b); });
   binary("hypot", [](auto &a, auto &b) { return a.hypot(b); });
+  binary("logaddexp", [](auto &a, auto &b) { return a.logaddexp(b); });
   binary("fmod", [](auto &a, auto &b) { return a.fmod(b); });
   binary("remainder", [](auto &a, auto &b) { return a.remainder(b); });
   binary("floor_divide", [](auto &a, auto &b) { return a.floor_divide(b); });

@@ -1,12 +1,14 @@
 //===- ScalarBuilder.cpp - arith/math IR for one element of a kernel ------===//
 #include "strata/IR/ScalarBuilder.h"
 #include "strata/IR/StrataDialect.h"
+#include "strata/Runtime/Settings.h"
 #include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -199,6 +201,23 @@ Value ScalarBuilder::hypot(Value x, Value y) {
   return select(anyInf, inf, h);
 }
 
+Value ScalarBuilder::logaddexp(Value x, Value y) {
+  Type t = x.getType();
+  if (strata::runtime::settings::logaddexpNaive()) // for comparisons only
+    return create<math::LogOp>(
+        create<arith::AddFOp>(create<math::ExpOp>(x), create<math::ExpOp>(y)));
+  // PyTorch 1.13's CPU kernel: where both are the same infinity, x (x - y
+  // would be NaN); else max + log1p(exp(-|x - y|)), NaN where either is.
+  Value m = create<arith::MaxFOp>(x, y);
+  Value d = create<math::AbsFOp>(create<arith::SubFOp>(x, y));
+  Value e = create<math::ExpOp>(create<arith::NegFOp>(d));
+  Value r = create<arith::AddFOp>(m, create<math::Log1pOp>(e));
+  Value sameInf = create<arith::AndIOp>(
+      compare("eq", x, y),
+      compare("eq", create<math::AbsFOp>(x), constant(t, INFINITY)));
+  return select(sameInf, x, r);
+}
+
 Value ScalarBuilder::remainder(Value x, Value y) {
   Type t = x.getType();
   bool isF = t.isa<FloatType>();
@@ -285,6 +304,14 @@ double strata::ir::referenceFloorDivide(double x, double y, bool ints) {
     return std::copysign(0.0, x / y);
   double floor = std::floor(div);
   return div - floor > 0.5 ? floor + 1 : floor;
+}
+
+double strata::ir::referenceLogaddexp(double x, double y) {
+  if (std::isinf(x) && x == y)
+    return x;
+  if (std::isnan(x) || std::isnan(y))
+    return NAN;
+  return std::max(x, y) + std::log1p(std::exp(-std::fabs(x - y)));
 }
 
 double strata::ir::referenceLerp(double start, double end, double weight) {

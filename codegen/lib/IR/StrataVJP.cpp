@@ -164,6 +164,20 @@ LogicalResult rule(HypotOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return success();
 }
 
+LogicalResult rule(LogaddexpOp op, GradBuilder &gb, ArrayRef<Value> g,
+                   Out &out) {
+  // derivatives.yaml: grad / (1 + exp(other - self)), grad / (1 + exp(self -
+  // other)): PyTorch saves self and other, not the result.
+  Value a = op.getLhs(), b = op.getRhs();
+  auto share = [&](Value x, Value y) {
+    return gb.div(g[0],
+                  gb.add(gb.fill(1, elementOf(x)), gb.op<ExpOp>(gb.sub(y, x))));
+  };
+  give(gb, out, a, share(a, b));
+  give(gb, out, b, share(b, a));
+  return success();
+}
+
 /// fmod and remainder: g for a, -g * a.div(b, rounding_mode) for b, as
 /// derivatives.yaml: trunc(a / b) for fmod; for remainder PyTorch's floor
 /// division (div_floor_floating, strata.floor_divide), which is NaN where

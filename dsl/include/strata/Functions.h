@@ -227,6 +227,9 @@ Tensor atan2(const Tensor &a, const Tensor &b,
 /// torch.hypot (Tensor::hypot).
 Tensor hypot(const Tensor &a, const Tensor &b,
              SourceLoc loc = SourceLoc::current());
+/// torch.logaddexp (Tensor::logaddexp).
+Tensor logaddexp(const Tensor &a, const Tensor &b,
+                 SourceLoc loc = SourceLoc::current());
 /// torch.fmod (Tensor::fmod).
 Tensor fmod(const Tensor &a, const Tensor &b,
             SourceLoc loc = SourceLoc::current());

@@ -148,6 +148,11 @@ bool settings::fuseSiblings() {
   return on;
 }
 
+bool settings::logaddexpNaive() {
+  static const bool on = flagOf("STRATA_LOGADDEXP_NAIVE", false);
+  return on;
+}
+
 const std::string &settings::cacheDir() {
   static const std::string dir = [] {
     if (const char *env = variable("STRATA_CACHE_DIR"))

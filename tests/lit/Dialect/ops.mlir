@@ -93,6 +93,8 @@ func.func @compute(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
   %atan2 = strata.atan2 %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.hypot %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %hypot = strata.hypot %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.logaddexp %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %logaddexp = strata.logaddexp %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.fmod %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %fmod = strata.fmod %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.remainder %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>

@@ -279,6 +279,14 @@ func.func @hypot_of_int(%a: !strata.tensor<3xi32, strided<[1], offset: 0>>) {
 
 // -----
 
+func.func @logaddexp_of_int(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{logaddexp expects floating-point tensors, got i64; cast the operands to f32 or f64 first}}
+  %0 = strata.logaddexp %a, %a : !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
 func.func @fmod_of_bool(%a: !strata.tensor<3xi1, strided<[1], offset: 0>>) {
   // expected-error @+1 {{fmod is not defined for bool tensors; cast to an integer or float first}}
   %0 = strata.fmod %a, %a : !strata.tensor<3xi1, strided<[1], offset: 0>>, !strata.tensor<3xi1, strided<[1], offset: 0>> -> !strata.tensor<3xi1, strided<[1], offset: 0>>

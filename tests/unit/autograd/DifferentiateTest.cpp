@@ -109,6 +109,7 @@ std::vector<Case> cases() {
       BINARY("maximum", MaximumOp, S(2, 3), S(3)),
       BINARY("minimum", MinimumOp, S(3), S(2, 3)),
       BINARY("hypot_broadcast", HypotOp, S(2, 3), S(3)),
+      BINARY("logaddexp_broadcast", LogaddexpOp, S(2, 1), S(1, 3)),
       {"mul_scalar",
        {{{3}}},
        [](B &b, L l, A x) -> V {

@@ -48,6 +48,9 @@ struct ScalarBuilder {
   /// C's hypot: f32 in f64 (exact there); f64 scaled by max(|x|, |y|), inf
   /// where either is inf (even with a NaN), as libm.
   mlir::Value hypot(mlir::Value x, mlir::Value y);
+  /// PyTorch's logaddexp: max(x, y) + log1p(exp(-|x - y|)), x where both
+  /// are the same infinity; log(exp(x) + exp(y)) with STRATA_LOGADDEXP_NAIVE.
+  mlir::Value logaddexp(mlir::Value x, mlir::Value y);
   /// Python's modulo (the sign of y), as PyTorch's remainder.
   mlir::Value remainder(mlir::Value x, mlir::Value y);
   /// PyTorch's floor_divide (div_floor_floating / div_floor_integer);
@@ -68,6 +71,7 @@ double referenceFmod(double x, double y, bool ints);
 double referenceRemainder(double x, double y, bool ints);
 double referenceFloorDivide(double x, double y, bool ints);
 double referenceLerp(double start, double end, double weight);
+double referenceLogaddexp(double x, double y);
 
 } // namespace strata::ir
 

@@ -473,6 +473,11 @@ def Strata_HypotOp : Strata_BinaryOp<"hypot", "sqrt(lhs^2 + rhs^2)",
   let scalar = [{ return s.hypot(in[0], in[1]); }];
   let reference = [{ return std::hypot(in[0], in[1]); }];
 }
+def Strata_LogaddexpOp : Strata_BinaryOp<"logaddexp", "log(exp(lhs) + exp(rhs))",
+                                         "FloatOnly"> {
+  let scalar = [{ return s.logaddexp(in[0], in[1]); }];
+  let reference = [{ return ::strata::ir::referenceLogaddexp(in[0], in[1]); }];
+}
 /// The division family's integer forms never trap: a zero divisor gives 0
 /// (NumPy's value; PyTorch raises ZeroDivisionError, which the DSL does
 /// for a zero number) and INT_MIN by -1 wraps (PyTorch's CPU kernels trap).

@@ -57,6 +57,9 @@ Tensor bitwise_xor(Scalar s, SourceLoc loc = SourceLoc::current()) const;
 Tensor atan2(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 /// sqrt(this^2 + o^2) without overflow (floats only, as torch.hypot).
 Tensor hypot(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+/// log(exp(this) + exp(o)) without overflow (floats only, as
+/// torch.logaddexp; no in-place form, as in PyTorch).
+Tensor logaddexp(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 /// C's fmod: the remainder with the sign of this (integers too; an
 /// integer division by a zero number raises ZeroDivisionError).
 Tensor fmod(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;

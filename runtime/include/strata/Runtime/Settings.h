@@ -41,6 +41,9 @@ const std::string &cudaDriverLibrary();
 bool cudaMemoryCaching();
 /// STRATA_FUSE_SIBLINGS: false when "0" (--strata-fuse keeps siblings apart).
 bool fuseSiblings();
+/// STRATA_LOGADDEXP_NAIVE: true when "1" (kernels compute logaddexp as
+/// log(exp(x) + exp(y)), which overflows; for comparisons).
+bool logaddexpNaive();
 /// STRATA_CACHE_DIR, else $HOME/.cache/strata; "" (no disk cache) without
 /// either.
 const std::string &cacheDir();

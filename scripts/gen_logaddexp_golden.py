@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Writes tests/e2e/data/logaddexp_golden.txt: PyTorch 1.13's values,
+gradients, dtypes, grad_fn name and error messages of torch.logaddexp that
+tests/e2e/LogaddexpTest.cpp checks strata against (CPU, CUDA on the
+simulator, STRATA_LOGADDEXP_NAIVE=1), on the same inputs. One line per
+fact, as scripts/gen_binary_golden.py writes them:
+    <case> <dtype> <numel> <values...>   (floats as repr(float), integers
+                                          and bool exactly, as ints)
+    <case> error <PyTorch's message>
+    <case> grad_fn <name>
+Cases:
+  logaddexp.<da>.<db>     every dtype pair of bool, int32, int64, float32,
+                          float64: A [3, 4], B [4] broadcast as a row
+  logaddexp.special.<dt>  every pair of SPECIAL (NaN, +-inf, +-0, ...)
+  logaddexp.large.<dt>    every pair of LARGE (beyond exp's range)
+  logaddexp.naive.special.<dt> / .naive.large.<dt>
+                          torch.log(torch.exp(a) + torch.exp(b)) on the
+                          same pairs: what STRATA_LOGADDEXP_NAIVE=1 computes
+  logaddexp.t / .slice / .zerod / .zerod2 / .zerod_int / .empty
+  logaddexp.grad.a / .grad.b  gradients of (logaddexp(X, Y) * W).sum()
+  logaddexp.grad.special.a / .b  gradients at each pair of SPECIAL
+                                 ([12, 12] leaves, f64)
+Run: /usr/bin/python3 scripts/gen_logaddexp_golden.py"""
+import os
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "e2e", "data",
+                   "logaddexp_golden.txt")
+
+DTYPES = {"bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
+          "float32": torch.float32, "float64": torch.float64}
+A = {"bool": [1, 0, 0, 1, 1, 1, 0, 1, 0, 0, 1, 1],
+     "int": [-7, -5, -3, -1, 0, 1, 2, 3, 5, 7, 9, 11],
+     "float": [-7.5, -5.25, -3.0, -1.5, -0.0, 0.75, 2.0, 3.5, 5.0, 6.25,
+               9.5, 11.0]}
+B = {"bool": [1, 1, 0, 1], "int": [3, -2, 5, -4],
+     "float": [2.5, -1.75, 4.0, -3.0]}
+SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 5.5,
+           -5.5, 1e30, -3.0, 3.0, 7.0, -7.0]
+LARGE = [-1e4, -1000.0, -100.0, -88.0, 0.0, 88.0, 89.0, 100.0, 709.0,
+         710.0, 1000.0, 1e4]
+W = [0.5 + 0.25 * i for i in range(12)]
+
+
+def kind(dt):
+    return "bool" if dt == "bool" else "int" if dt.startswith("int") \
+        else "float"
+
+
+def tensor(values, dt, shape=None):
+    t = torch.tensor(values, dtype=DTYPES[dt])
+    return t.reshape(shape) if shape else t
+
+
+def line(out, name, t):
+    t = t.detach().reshape(-1)
+    dt = str(t.dtype).replace("torch.", "")
+    if t.dtype.is_floating_point:
+        vals = [repr(float(v)) for v in t.tolist()]
+    else:
+        vals = [str(int(v)) for v in t.tolist()]
+    out.append(("%s %s %d %s" % (name, dt, t.numel(), " ".join(vals))).rstrip())
+
+
+def attempt(out, name, fn):
+    try:
+        line(out, name, fn())
+    except RuntimeError as e:
+        out.append("%s error %s" % (name, str(e).split("\n")[0]))
+
+
+def main():
+    out = []
+    op = torch.logaddexp
+    for da in DTYPES:
+        for db in DTYPES:
+            a = tensor(A[kind(da)], da, (3, 4))
+            b = tensor(B[kind(db)], db)
+            attempt(out, "logaddexp.%s.%s" % (da, db), lambda: op(a, b))
+    for dt in ("float32", "float64"):
+        for name, values in (("special", SPECIAL), ("large", LARGE)):
+            s = tensor(values, dt)
+            line(out, "logaddexp.%s.%s" % (name, dt),
+                 op(s.reshape(12, 1), s.reshape(1, 12)))
+            line(out, "logaddexp.naive.%s.%s" % (name, dt),
+                 torch.log(torch.exp(s.reshape(12, 1)) + torch.exp(s)))
+    x = tensor(A["float"], "float32", (3, 4))
+    y = tensor(B["float"] * 3, "float32", (4, 3))
+    line(out, "logaddexp.t", op(x.t(), y))
+    z = tensor(A["float"] + B["float"] * 2, "float32")
+    line(out, "logaddexp.slice", op(x, z[::5][:4]))
+    line(out, "logaddexp.zerod", op(torch.tensor(-7.25), x))
+    line(out, "logaddexp.zerod2", op(torch.tensor(-7.25), torch.tensor(2.5)))
+    line(out, "logaddexp.zerod_int",
+         op(tensor(A["int"], "int64", (3, 4)), torch.tensor(0.5)))
+    line(out, "logaddexp.empty",
+         op(torch.empty(0, 4), torch.tensor(B["float"]).reshape(1, 4)))
+    X = x.clone().requires_grad_()
+    Y = torch.tensor(B["float"]).requires_grad_()
+    r = op(X, Y)
+    out.append("logaddexp.grad_fn grad_fn %s" % type(r.grad_fn).__name__)
+    (r * torch.tensor(W).reshape(3, 4)).sum().backward()
+    line(out, "logaddexp.grad.a", X.grad)
+    line(out, "logaddexp.grad.b", Y.grad)
+    S = torch.tensor(SPECIAL, dtype=torch.float64)
+    X = S.reshape(12, 1).expand(12, 12).clone().requires_grad_()
+    Y = S.reshape(1, 12).expand(12, 12).clone().requires_grad_()
+    op(X, Y).sum().backward()
+    line(out, "logaddexp.grad.special.a", X.grad)
+    line(out, "logaddexp.grad.special.b", Y.grad)
+    with open(OUT, "w") as f:
+        f.write("# Generated by scripts/gen_logaddexp_golden.py from PyTorch "
+                "%s; do not edit.\n" % torch.__version__)
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
