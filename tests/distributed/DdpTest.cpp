@@ -69,6 +69,42 @@ nn::Sequential makeModel(uint64_t seed) {
 
 } // namespace
 
+/// PyTorch's DDP with a frozen parameter (requires_grad false: not
+/// reduced, its grad stays None, so weight decay leaves it alone), one no
+/// rank uses (grad stays None) and one only rank 0 uses (every rank gets
+/// the average: rank 0's gradient / world). Returns the failures.
+int frozenAndUnused(int64_t rank, int64_t world) {
+  nn::Sequential m(nn::Linear(2, 2), nn::Linear(2, 2), nn::Linear(2, 1));
+  std::vector<Tensor> ps = m->parameters(); // w0 b0 w1 b1 w2 b2
+  ps[0].requires_grad_(false);
+  ps[1].requires_grad_(false);
+  dist::DistributedDataParallel ddp(m);
+  Tensor x = ones({3, 2});
+  // Layer 1 unused everywhere; layer 2 used on rank 0 only.
+  Tensor out = (ps[2] * 0).sum(); // w1: used by every rank, gradient 0
+  if (rank == 0)
+    out = out + (x.matmul(ps[4].t()) + ps[5]).sum();
+  out.backward();
+  ddp.sync_gradients();
+  int failures = 0;
+  auto check = [&](bool ok, const char *what) {
+    if (!ok) {
+      ++failures;
+      std::printf("FAIL rank %lld: %s\n", static_cast<long long>(rank), what);
+    }
+  };
+  check(!ps[0].grad().defined() && !ps[1].grad().defined(),
+        "a frozen parameter got a gradient");
+  check(!ps[3].grad().defined(), "a parameter no rank used got a gradient");
+  check(ps[2].grad().defined(), "a parameter every rank used has no gradient");
+  check(ps[4].grad().defined() && ps[5].grad().defined(),
+        "a parameter rank 0 used has no gradient on this rank");
+  if (ps[5].grad().defined()) // d/db2 of sum over 3 rows on rank 0: 3 / world
+    check(std::abs(ps[5].grad().item<float>() - 3.0f / world) < 1e-6,
+          "the gradient of a parameter rank 0 alone used is not 3 / world");
+  return failures;
+}
+
 int main(int argc, char **argv) {
   int64_t rank = -1;
   std::string dataDir = argc > 1 ? argv[1] : "";
@@ -179,6 +215,7 @@ int main(int argc, char **argv) {
                 static_cast<long long>(rank), static_cast<long long>(kSteps),
                 static_cast<long long>(world), ddp.buckets().size(), worst,
                 paramDiff, failures);
+    failures += frozenAndUnused(rank, world);
     dist::destroy_process_group();
     return failures ? 1 : 0;
   } catch (const std::exception &e) {

@@ -34,7 +34,8 @@ struct DistributedDataParallel::Reducer {
   std::vector<std::vector<size_t>> buckets;
   SourceLoc loc; // (of the constructor: the collectives started by hooks)
   std::vector<size_t> bucketOf;
-  std::vector<unsigned> handles;
+  /// (parameter index, hook handle) of each hooked parameter.
+  std::vector<std::pair<size_t, unsigned>> handles;
   /// This round (since the last sync_gradients()): the parameters ready,
   /// each bucket's parameters not ready, the buckets started (in order).
   std::vector<bool> ready;
@@ -49,8 +50,8 @@ struct DistributedDataParallel::Reducer {
   std::vector<Started> stale;
 
   ~Reducer() {
-    for (size_t k = 0; k < handles.size(); ++k)
-      params[k].remove_post_accumulate_grad_hook(handles[k]);
+    for (auto [k, handle] : handles)
+      params[k].remove_post_accumulate_grad_hook(handle);
     // (Their buffers must outlive the collectives still writing them.)
     for (auto *list : {&stale, &started})
       for (Started &s : *list)
@@ -82,15 +83,19 @@ struct DistributedDataParallel::Reducer {
   /// Packs the next bucket and starts its all_reduce.
   void start(const SourceLoc &at) {
     NoGradGuard noGrad;
-    std::vector<Tensor> grads;
+    std::vector<Tensor> grads, used;
     for (size_t k : buckets[started.size()]) {
       Tensor g = params[k].grad(at);
       grads.push_back(g.defined() ? g.reshape({-1}, at)
                                   : zeros({params[k].numel(at)},
                                           params[k].options(at), at));
+      // Whether this rank has a gradient for it (PyTorch's local_used_map):
+      // averaged with the gradients, 0 means no rank used the parameter.
+      used.push_back(
+          full({1}, g.defined() ? 1.0 : 0.0, params[k].options(at), at));
     }
-    Tensor flat = grads.size() == 1 ? grads[0].contiguous(at).clone(at)
-                                    : cat(grads, 0, at);
+    grads.insert(grads.end(), used.begin(), used.end());
+    Tensor flat = cat(grads, 0, at);
     // The buckets' shapes were checked across ranks at construction.
     detail::UncheckedGuard unchecked;
     Work work = all_reduce(flat, ReduceOp::AVG, /*async_op=*/true, at);
@@ -128,6 +133,8 @@ DistributedDataParallel::DistributedDataParallel(
   int64_t bytes = 0;
   for (size_t k = params_.size(); k-- > 0;) {
     const Tensor &p = params_[k];
+    if (!p.requires_grad(loc)) // frozen: PyTorch's DDP leaves it alone
+      continue;
     int64_t b = p.numel(loc) * p.element_size(loc);
     if (!current.empty() &&
         (bytes + b > options.bucket_cap_bytes ||
@@ -155,12 +162,13 @@ DistributedDataParallel::DistributedDataParallel(
   std::weak_ptr<Reducer> weak = reducer_;
   for (size_t k = 0; k < params_.size() && options.start_buckets_in_backward;
        ++k)
-    r.handles.push_back(params_[k].register_post_accumulate_grad_hook(
-        [weak, k](const Tensor &) {
-          if (auto reducer = weak.lock())
-            reducer->markReady(k);
-        },
-        loc));
+    if (params_[k].requires_grad(loc))
+      r.handles.push_back({k, params_[k].register_post_accumulate_grad_hook(
+                                  [weak, k](const Tensor &) {
+                                    if (auto reducer = weak.lock())
+                                      reducer->markReady(k);
+                                  },
+                                  loc)});
 }
 
 int64_t DistributedDataParallel::buckets_started() const {
@@ -216,9 +224,18 @@ void DistributedDataParallel::sync_gradients(SourceLoc loc) {
   for (size_t b = 0; b < buckets_.size(); ++b) {
     Reducer::Started &bucket = r.started[b];
     bucket.work.wait(loc);
+    int64_t total = 0;
+    for (size_t k : buckets_[b])
+      total += params_[k].numel(loc);
+    std::vector<double> used =
+        bucket.flat
+            .narrow(0, total, static_cast<int64_t>(buckets_[b].size()), loc)
+            .to(Device::cpu(), loc)
+            .to(kFloat64, loc)
+            .to_vector<double>();
     int64_t offset = 0;
-    for (size_t k : buckets_[b]) {
-      Tensor &p = params_[k];
+    for (size_t i = 0; i < buckets_[b].size(); ++i) {
+      Tensor &p = params_[buckets_[b][i]];
       int64_t n = p.numel(loc);
       Tensor avg =
           bucket.flat.narrow(0, offset, n, loc).view(p.sizes(loc), loc);
@@ -226,8 +243,9 @@ void DistributedDataParallel::sync_gradients(SourceLoc loc) {
       Tensor g = p.grad(loc);
       if (g.defined())
         g.copy_(avg, loc);
-      else
+      else if (used[i] > 0) // used on another rank: the average of theirs
         p.mutable_grad(loc) = avg.clone(loc);
+      // Used on no rank: its gradient stays undefined, as PyTorch's.
     }
   }
 }

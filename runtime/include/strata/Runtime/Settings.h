@@ -37,7 +37,7 @@ bool hugePages();
 /// STRATA_CUDA_DRIVER: the CUDA driver library to dlopen ("libcuda.so.1").
 const std::string &cudaDriverLibrary();
 /// STRATA_NO_CUDA_MEMORY_CACHING: false (exact device blocks) when set to
-/// anything but "0".
+/// 1 (true/on/yes; 0/false/off/no or unset: on; anything else warns).
 bool cudaMemoryCaching();
 /// STRATA_FUSE_SIBLINGS: false when "0" (--strata-fuse keeps siblings apart).
 bool fuseSiblings();
@@ -61,9 +61,11 @@ int64_t segmentOps();
 /// STRATA_LLVM_PASSES: the JIT's LLVM pipeline; empty when unset (the JIT's
 /// own pipeline).
 const std::string &llvmPasses();
-/// STRATA_INJECT_COMPILE_FAILURE: set to anything but "0". Read on each call.
+/// STRATA_INJECT_COMPILE_FAILURE: set to 1 (true/on/yes; 0, false, off, no
+/// or unset: off; anything else warns and is off). Read on each call.
 bool injectCompileFailure();
-/// STRATA_INJECT_NVRTC_FAILURE: set to anything but "0". Read on each call.
+/// STRATA_INJECT_NVRTC_FAILURE: set to 1 (true/on/yes; 0, false, off, no
+/// or unset: off; anything else warns and is off). Read on each call.
 bool injectNvrtcFailure();
 /// STRATA_NVRTC_LIBRARY: the NVRTC library to dlopen; empty when unset (the
 /// JIT's candidates).
