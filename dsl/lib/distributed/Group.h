@@ -184,16 +184,18 @@ struct Group {
           bool timedOut = what.find("Timed out") != std::string::npos ||
                           what.find("timed out") != std::string::npos;
           // A peer whose collective timed out closes its connections, so
-          // a mismatch may show here as either; a crashed peer never
-          // answers, hence the shorter bound then.
+          // a mismatch may show here as either. The peers' signatures are
+          // awaited at most 10 s (a rank that never called, or crashed,
+          // never writes one): the error comes within the timeout + 10 s.
+          auto compared = std::chrono::steady_clock::now();
           std::string differs =
               w->signature.empty()
                   ? std::string()
                   : disagreement(*this, *w,
-                                 timedOut
-                                     ? timeout
-                                     : std::min<std::chrono::milliseconds>(
-                                           timeout, std::chrono::seconds(10)));
+                                 std::min<std::chrono::milliseconds>(
+                                     timeout, std::chrono::seconds(10)));
+          auto extra = std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::steady_clock::now() - compared);
           std::ostringstream os;
           os << w->what << ": ";
           if (!differs.empty())
@@ -201,7 +203,9 @@ struct Group {
                << "group's timeout of " << timeout.count() << " ms ended them)";
           else if (timedOut)
             os << "rank " << rank << " timed out after " << timeout.count()
-               << " ms waiting for the other ranks";
+               << " ms waiting for the other ranks (then " << extra.count()
+               << " ms for their calls' signatures: a rank that never "
+               << "called the collective, or left, writes none)";
           else
             os << "rank " << rank
                << " lost its connection to another rank (did a rank exit "
