@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -143,6 +144,15 @@ int main(int argc, char **argv) {
       std::perror("strata-launch: pipe");
       return 1;
     }
+    // SIGINT/SIGTERM stay blocked across the fork: a rank that the
+    // launcher ends before it has exec'd must die of them, not run the
+    // launcher's handler (which only notes them) and live on until SIGKILL.
+    sigset_t ending, previous;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGINT);
+    sigaddset(&ending, SIGTERM);
+    sigprocmask(SIG_BLOCK, &ending, &previous);
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid < 0) {
       std::perror("strata-launch: fork");
@@ -151,6 +161,16 @@ int main(int argc, char **argv) {
     if (pid == 0) {
       // A process group of its own: a rank's children end with it.
       setpgid(0, 0);
+      // The rank's own dispositions (ignored SIGPIPE would outlive exec),
+      // then the signals sent meanwhile are delivered, by default deadly.
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
+      std::signal(SIGPIPE, SIG_DFL);
+      // Ends with the launcher, even one killed by SIGKILL.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != launcher)
+        _exit(128 + SIGKILL);
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
       dup2(out[1], 1);
       dup2(err[1], 2);
       close(out[0]);
@@ -170,6 +190,7 @@ int main(int argc, char **argv) {
       _exit(127);
     }
     setpgid(pid, pid);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     pids[r] = pid;
     close(out[1]);
     close(err[1]);
