@@ -8,6 +8,8 @@
 2. A rank exiting with 3 ends the others (one of them ignores SIGTERM, so
    SIGKILL after the 1 s grace period) and the launcher exits with 3 within
    10 s, instead of waiting for their 60 s sleep.
+3. A rank ended before it started its program dies of SIGTERM.
+4. --name=value, refused bad values, NUL bytes forwarded.
 """
 import subprocess
 import sys
@@ -50,6 +52,28 @@ def main(launch):
     if "rank 1 exited with status 3" not in p.stderr:
         problems.append("the launcher did not say which rank failed")
     print(p.stdout + p.stderr)
+
+    # 3. A rank the launcher ends before it runs its program dies of the
+    # SIGTERM (it used to live until SIGKILL, 5 s later, in half the runs).
+    for attempt in range(5):
+        p, took = run([launch, "--nproc-per-node", "4", "sh", "-c",
+                       'if [ "$RANK" = 0 ]; then exit 7; fi; sleep 20'], 30)
+        if p.returncode != 7 or took > 3:
+            problems.append(f"rank 0 failed at once; the launcher ended "
+                            f"with {p.returncode} after {took:.1f} s")
+            break
+
+    # 4. torchrun's --name=value; bad values refused with a reason; bytes
+    # (a NUL) forwarded as they are.
+    p, _ = run([launch, "--nproc-per-node=2", "sh", "-c",
+                'printf "a\\000b\\n"'], 30)
+    if p.returncode != 0 or p.stdout.count("[rank 0] a\0b\n") != 1:
+        problems.append(f"--nproc-per-node=2 or a NUL byte: {p.stdout!r}")
+    for bad in (["--grace-seconds", "-3"], ["--nproc-per-node", "x"]):
+        p, _ = run([launch] + bad + ["true"], 30)
+        if p.returncode != 2 or "takes a whole number" not in p.stderr:
+            problems.append(f"{bad} was not refused: {p.returncode} "
+                            f"{p.stderr!r}")
     for m in problems:
         print("test_launch.py:", m)
     print(f"test_launch.py: {len(problems)} problems")

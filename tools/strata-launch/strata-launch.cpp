@@ -14,12 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include <arpa/inet.h>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <optional>
 #include <poll.h>
 #include <string>
 #include <sys/prctl.h>
@@ -31,11 +33,26 @@
 
 namespace {
 
-[[noreturn]] void usage() {
+[[noreturn]] void usage(const std::string &why = "") {
+  if (!why.empty())
+    std::fprintf(stderr, "strata-launch: %s\n", why.c_str());
   std::fprintf(stderr,
-               "usage: strata-launch --nproc-per-node N [--master-addr A] "
-               "[--master-port P] [--grace-seconds S] PROGRAM [ARGS...]\n");
+               "usage: strata-launch [--nproc-per-node N (default 1)] "
+               "[--master-addr A] [--master-port P] [--grace-seconds S] "
+               "PROGRAM [ARGS...]\n(--name=value works too)\n");
   std::exit(2);
+}
+
+/// `text` as a whole number in [lo, hi], else the usage with why.
+long long number(const std::string &option, const std::string &text,
+                 long long lo, long long hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || v < lo || v > hi)
+    usage(option + " takes a whole number in [" + std::to_string(lo) + ", " +
+          std::to_string(hi) + "], but got \"" + text + "\"");
+  return v;
 }
 
 /// A port the kernel reports free now (bind to port 0).
@@ -68,20 +85,27 @@ struct Stream {
   std::string pending; // a line not yet ended
 };
 
+/// One line of `s`'s output with its rank's prefix (bytes as they are,
+/// NULs included).
+void line(Stream &s, const char *data, size_t n) {
+  std::fprintf(s.sink, "[rank %d] ", s.rank);
+  std::fwrite(data, 1, n, s.sink);
+  std::fputc('\n', s.sink);
+}
+
 void emit(Stream &s, const char *data, size_t n) {
   s.pending.append(data, n);
   size_t start = 0;
   for (size_t nl; (nl = s.pending.find('\n', start)) != std::string::npos;
        start = nl + 1)
-    std::fprintf(s.sink, "[rank %d] %.*s\n", s.rank,
-                 static_cast<int>(nl - start), s.pending.data() + start);
+    line(s, s.pending.data() + start, nl - start);
   s.pending.erase(0, start);
   std::fflush(s.sink);
 }
 
 void flushRest(Stream &s) {
   if (!s.pending.empty()) {
-    std::fprintf(s.sink, "[rank %d] %s\n", s.rank, s.pending.c_str());
+    line(s, s.pending.data(), s.pending.size());
     s.pending.clear();
     std::fflush(s.sink);
   }
@@ -107,28 +131,35 @@ int main(int argc, char **argv) {
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
+    std::optional<std::string> inline_;
+    if (size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != a.npos) {
+      inline_ = a.substr(eq + 1); // torchrun's --name=value
+      a = a.substr(0, eq);
+    }
     auto value = [&]() -> std::string {
+      if (inline_)
+        return *inline_;
       if (i + 1 >= argc)
-        usage();
+        usage(a + " needs a value");
       return argv[++i];
     };
     if (a == "--nproc-per-node" || a == "--nproc_per_node")
-      nproc = std::atoi(value().c_str());
+      nproc = static_cast<int>(number(a, value(), 1, 4096));
     else if (a == "--master-port" || a == "--master_port")
-      port = std::atoi(value().c_str());
+      port = static_cast<int>(number(a, value(), 0, 65535));
     else if (a == "--master-addr" || a == "--master_addr")
       addr = value();
     else if (a == "--grace-seconds")
-      grace = std::atof(value().c_str());
+      grace = static_cast<double>(number(a, value(), 0, 86400));
     else if (a == "--help" || a == "-h")
       usage();
     else if (a.rfind("--", 0) == 0)
-      usage();
+      usage("unknown option " + a);
     else
       break;
   }
-  if (i >= argc || nproc < 1 || port < 0 || port > 65535)
-    usage();
+  if (i >= argc)
+    usage("no program to run");
   if (port == 0)
     port = freePort();
 
