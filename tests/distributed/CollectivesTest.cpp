@@ -310,7 +310,8 @@ void asyncOfTemporaries() {
 
 int main() {
   try {
-    dist::init_process_group("gloo", "env://", std::chrono::seconds(20));
+    // Any case, as PyTorch's Backend("Gloo").
+    dist::init_process_group("Gloo", "env://", std::chrono::seconds(20));
     gRank = dist::get_rank();
     gSize = dist::get_world_size();
     allReduceEveryOp<float>("float32");

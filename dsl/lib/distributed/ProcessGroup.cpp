@@ -22,6 +22,7 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -219,11 +220,15 @@ detail::UncheckedGuard::~UncheckedGuard() { tUnchecked = previous_; }
 //===--- Initialization
 //-----------------------------------------------------===//
 
-void init_process_group(const std::string &backend,
+void init_process_group(const std::string &backendName,
                         const std::string &init_method,
                         std::chrono::milliseconds timeout, int64_t world_size,
                         int64_t rank, SourceLoc loc) {
   const std::string what = "init_process_group";
+  // PyTorch's Backend lower-cases the name ("NCCL" is "nccl").
+  std::string backend = backendName;
+  for (char &c : backend)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::shared_ptr<NcclComm> nccl;
   if (backend == "nccl") // NCCL and the CUDA driver, or what is missing
     nccl = loadNccl(what, loc);
