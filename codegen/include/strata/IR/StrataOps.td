@@ -373,8 +373,18 @@ class Strata_BinaryOp<string mnemonic, string what, string rule = "Any",
   let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs);
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
-  code scalar = "";
-  code reference = "";
+  // Unset, they stop the build with what to write (not a missing return
+  // in generated code): an elementwise op needs both.
+  code scalar = [{
+    static_assert(sizeof(::mlir::Value) == 0, "strata: this elementwise op's "
+        "ODS entry has no `let scalar`: write its formula with ScalarBuilder "
+        "`s` (docs/design.md, the op recipe)");
+  }];
+  code reference = [{
+    static_assert(sizeof(double) == 0, "strata: this elementwise op's ODS "
+        "entry has no `let reference`: write its value in double for the "
+        "reference evaluator (docs/design.md, the op recipe)");
+  }];
   let extraClassDeclaration = [{
     /// The element types the op takes (strata::ir::elementwiseDTypes).
     static constexpr ::strata::ir::DTypeRule kDTypeRule =

@@ -44,8 +44,18 @@ class Strata_UnaryOp<string mnemonic, string what, string rule = "Number">
   let arguments = (ins Strata_Tensor:$input);
   let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
-  code scalar = "";
-  code reference = "";
+  // Unset, they stop the build with what to write (not a missing return
+  // in generated code): an elementwise op needs both.
+  code scalar = [{
+    static_assert(sizeof(::mlir::Value) == 0, "strata: this elementwise op's "
+        "ODS entry has no `let scalar`: write its formula with ScalarBuilder "
+        "`s` (docs/design.md, the op recipe)");
+  }];
+  code reference = [{
+    static_assert(sizeof(double) == 0, "strata: this elementwise op's ODS "
+        "entry has no `let reference`: write its value in double for the "
+        "reference evaluator (docs/design.md, the op recipe)");
+  }];
   // Ops whose gradient is zero (floor, sign, ...) keep this default.
   code vjp = [{ return gb.fill(0.0, e, vjp::tensorOf(x).getShape()); }];
   let extraClassDeclaration = [{
