@@ -15,6 +15,8 @@
 
 #include "strata/JIT/CudaJit.h"
 
+#include "GoldenFacts.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,51 +31,12 @@ using namespace strata;
 
 namespace {
 
-/// One golden fact: a dtype and values, a grad_fn name, or an error.
-struct Golden {
-  std::string dtype;
-  std::vector<std::string> values;
-  std::string error, gradFn;
-};
+using goldenfacts::Golden;
 
-const std::map<std::string, Golden> &golden() {
-  static const auto *g = [] {
-    auto *m = new std::map<std::string, Golden>;
-    std::ifstream in(STRATA_LOGADDEXP_GOLDEN);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#')
-        continue;
-      std::istringstream ls(line);
-      std::string name;
-      Golden fact;
-      ls >> name >> fact.dtype;
-      if (fact.dtype == "error") {
-        std::getline(ls >> std::ws, fact.error);
-      } else if (fact.dtype == "grad_fn") {
-        ls >> fact.gradFn;
-      } else {
-        size_t n;
-        ls >> n;
-        fact.values.resize(n);
-        for (std::string &v : fact.values)
-          ls >> v;
-      }
-      (*m)[name] = fact;
-    }
-    return m;
-  }();
-  return *g;
-}
-
+/// PyTorch's fact `name` (GoldenFacts.h).
 const Golden &fact(const std::string &name) {
-  auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden fact " << name;
-    static Golden none;
-    return none;
-  }
-  return it->second;
+  static const auto facts = goldenfacts::read(STRATA_LOGADDEXP_GOLDEN);
+  return goldenfacts::find(facts, name);
 }
 
 const std::map<std::string, DType> kDTypes = {{"bool", DType::Bool},

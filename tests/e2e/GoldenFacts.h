@@ -1,0 +1,75 @@
+//===- GoldenFacts.h - PyTorch's facts about ops, read from a file -*- C++
+//-*-===//
+//
+// The golden files of scripts/gen_binary_golden.py and
+// scripts/gen_logaddexp_golden.py: one fact a line, `name dtype n v1 .. vn`
+// (values as text: integers stay exact), `name error MESSAGE` or
+// `name grad_fn NAME`; `#` comments. An op's e2e test reads its file once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_TESTS_E2E_GOLDENFACTS_H
+#define STRATA_TESTS_E2E_GOLDENFACTS_H
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace goldenfacts {
+
+/// One golden fact: a dtype and values, a grad_fn name, or PyTorch's error.
+struct Golden {
+  std::string dtype;
+  std::vector<std::string> values;
+  std::string error, gradFn;
+};
+
+/// Every fact of the file at `path` by name (empty, and a test failure,
+/// when it cannot be read).
+inline std::map<std::string, Golden> read(const char *path) {
+  std::map<std::string, Golden> facts;
+  std::ifstream in(path);
+  if (!in)
+    ADD_FAILURE() << "cannot read the golden file " << path;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream ls(line);
+    std::string name;
+    Golden fact;
+    ls >> name >> fact.dtype;
+    if (fact.dtype == "error") {
+      std::getline(ls >> std::ws, fact.error);
+    } else if (fact.dtype == "grad_fn") {
+      ls >> fact.gradFn;
+    } else {
+      size_t n;
+      ls >> n;
+      fact.values.resize(n);
+      for (std::string &v : fact.values)
+        ls >> v;
+    }
+    facts[name] = fact;
+  }
+  return facts;
+}
+
+/// The fact `name` of `facts`; a test failure and an empty fact if absent.
+inline const Golden &find(const std::map<std::string, Golden> &facts,
+                          const std::string &name) {
+  auto it = facts.find(name);
+  if (it == facts.end()) {
+    ADD_FAILURE() << "no golden fact " << name;
+    static const Golden none;
+    return none;
+  }
+  return it->second;
+}
+
+} // namespace goldenfacts
+
+#endif // STRATA_TESTS_E2E_GOLDENFACTS_H
