@@ -38,7 +38,10 @@ CASES = {
     "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
     "no-master": (2, [1], [1], "could not reach the master's store"),
     "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "
-                   "module has parameters of other number, shapes or dtypes"),
+                   "module has parameters of other number, shapes or dtypes "
+                   "than rank 0's (2 and 2 parameters; parameter 0 is "
+                   "torch.float32 [2, 2] on rank 0 and torch.float32 [2, 3] "
+                   "on rank 1)"),
     "file-store": (2, [0, 1], [], "OK"),
     # The nccl backend (strata-dist-nccl on the fake NCCL, whose own gloo
     # waits 30 s): the deadline aborts the communicator; a lost peer is

@@ -175,6 +175,31 @@ int64_t DistributedDataParallel::buckets_started() const {
   return static_cast<int64_t>(reducer_->started.size());
 }
 
+namespace {
+
+/// The first parameter where two ranks' lists (count, then dtype, rank and
+/// sizes of each) differ, in words.
+std::string firstDifference(const int64_t *a, const int64_t *b, int64_t r) {
+  auto describe = [](const int64_t *p) {
+    std::string t = toString(static_cast<DType>(p[0])) + " [";
+    for (int64_t d = 0; d < p[1]; ++d)
+      t += (d ? ", " : "") + std::to_string(p[2 + d]);
+    return t + "]";
+  };
+  int64_t n = std::min(a[0], b[0]);
+  const int64_t *pa = a + 1, *pb = b + 1;
+  for (int64_t k = 0; k < n; ++k) {
+    if (!std::equal(pa, pa + 2 + pa[1], pb) || pa[1] != pb[1])
+      return "parameter " + std::to_string(k) + " is " + describe(pa) +
+             " on rank 0 and " + describe(pb) + " on rank " + std::to_string(r);
+    pa += 2 + pa[1];
+    pb += 2 + pb[1];
+  }
+  return "the first " + std::to_string(n) + " agree";
+}
+
+} // namespace
+
 void DistributedDataParallel::verifyShapes(const SourceLoc &loc) const {
   // Each rank's parameter list as (count, then dtype, rank and sizes of
   // each), all-gathered in two steps: the lengths, then the lists padded to
@@ -203,7 +228,8 @@ void DistributedDataParallel::verifyShapes(const SourceLoc &loc) const {
                       "'s module has parameters of other number, shapes or "
                       "dtypes than rank 0's (" +
                       std::to_string(av[r * longest]) + " and " +
-                      std::to_string(av[0]) + " parameters)",
+                      std::to_string(av[0]) + " parameters; " +
+                      firstDifference(&av[0], &av[r * longest], r) + ")",
                   "every rank must wrap the same model", loc);
 }
 
