@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -177,11 +178,18 @@ int64_t envInt(const char *name, const char *v, const std::string &what,
          "WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
          loc);
   char *end = nullptr;
+  errno = 0;
   long long x = std::strtoll(v, &end, 10);
   if (*end != '\0')
     fail(what + ": environment variable " + name +
              " must be an integer, but got '" + v + "'",
          "set it to a decimal number", loc);
+  // More ranks than this could not connect anyway; larger values (and
+  // overflow, which strtoll clamps) would wrap in gloo's int ranks.
+  if (errno == ERANGE || x < 0 || x > (1 << 20))
+    fail(what + ": environment variable " + name +
+             " must be in [0, 1048576], but got '" + v + "'",
+         "set it to a rank (RANK) or a number of processes (WORLD_SIZE)", loc);
   return x;
 }
 
@@ -251,7 +259,8 @@ void init_process_group(const std::string &backendName,
     world_size = envInt("WORLD_SIZE", std::getenv("WORLD_SIZE"), what, loc);
   if (rank < 0)
     rank = envInt("RANK", std::getenv("RANK"), what, loc);
-  if (world_size < 1 || rank < 0 || rank >= world_size)
+  if (world_size < 1 || world_size > (1 << 20) || rank < 0 ||
+      rank >= world_size)
     fail(what + ": the rank must be in [0, world_size), but got rank " +
              std::to_string(rank) + " and world_size " +
              std::to_string(world_size),
