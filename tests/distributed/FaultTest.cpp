@@ -10,6 +10,7 @@
 // process), order (the ranks call all_reduce and broadcast in opposite
 // orders), missing and
 // no-master (run_fault.py starts fewer ranks or none at the master),
+// port-in-use (run_fault.py holds the master port),
 // ddp-shapes (rank 1 wraps a model of other shapes),
 // file-store (a plain all_reduce). Prints "OK" and exits 0, or prints
 // "strata::Error: <what()>" and exits 1; any other exception exits 2.

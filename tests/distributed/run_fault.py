@@ -37,6 +37,9 @@ CASES = {
               "all_reduce of a tensor of shape [8]"),
     "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
     "no-master": (2, [1], [1], "could not reach the master's store"),
+    # The master's port held by another process: rank 0 says so at once.
+    "port-in-use": (1, [0], [0], "rank 0 could not serve the store at "
+                    "127.0.0.1:PORT: the port is in use by another process"),
     "ddp-shapes": (2, [0, 1], [0, 1], "DistributedDataParallel: rank 1's "
                    "module has parameters of other number, shapes or dtypes "
                    "than rank 0's (2 and 2 parameters; parameter 0 is "
@@ -65,6 +68,13 @@ def free_port():
 def main(binary, mode):
     world, started, survivors, expected = CASES[mode]
     port = free_port()
+    holder = None
+    if mode == "port-in-use":
+        holder = socket.socket()
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        expected = expected.replace("PORT", str(port))
     store = None
     env = dict(os.environ, WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                MASTER_PORT=str(port))
@@ -106,6 +116,8 @@ def main(binary, mode):
             p.wait()
     if store:
         shutil.rmtree(store, ignore_errors=True)
+    if holder:
+        holder.close()
     elapsed = time.monotonic() - start
     for r in sorted(outputs):
         for line in outputs[r].splitlines():

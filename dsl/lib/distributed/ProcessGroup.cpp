@@ -303,6 +303,16 @@ void init_process_group(const std::string &backendName,
       } catch (const std::exception &e) {
         std::string m = e.what();
         m = m.substr(0, m.find('\n'));
+        bool serving = rank == 0 && !agentStore;
+        if (serving && (m.find("EADDRINUSE") != std::string::npos ||
+                        m.find("ddress already in use") != std::string::npos))
+          fail(what + ": rank 0 could not serve the store at " + master + ":" +
+                   std::to_string(port) +
+                   ": the port is in use by another process [c10d: " + m + "]",
+               "choose a free MASTER_PORT (strata-launch picks one when "
+               "--master-port is 0, the default), or end the process "
+               "holding it",
+               loc);
         fail(what + ": rank " + std::to_string(rank) +
                  " could not reach the master's store at " + master + ":" +
                  std::to_string(port) + " within " +
