@@ -25,6 +25,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace strata {
@@ -322,8 +323,20 @@ void init_process_group(const std::string &backendName,
              loc);
       }
     } else if (init_method.rfind("file://", 0) == 0) {
-      g->store =
-          std::make_unique<TimedFileStore>(init_method.substr(7), timeout);
+      std::string dir = init_method.substr(7);
+      struct stat st {};
+      if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        fail(what + ": init_method '" + init_method + "' names no directory" +
+                 (dir.empty() ? std::string(" (the path is empty)")
+                              : " ('" + dir + "' " +
+                                    (::stat(dir.c_str(), &st) != 0
+                                         ? "does not exist"
+                                         : "is not a directory") +
+                                    ")"),
+             "give file:///DIR with an existing, empty directory every "
+             "rank sees (a fresh one each run: gloo's store keeps its files)",
+             loc);
+      g->store = std::make_unique<TimedFileStore>(dir, timeout);
     } else {
       fail(what + ": unsupported init_method '" + init_method +
                "' (expected env:// or file:///DIR)",
