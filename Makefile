@@ -5,8 +5,8 @@
 #                        assertions on
 #   make bench           install, build (Release), run the benchmarks
 #   make fuzz            build, run the fuzzers for FUZZ_SECONDS (default 600)
-#   make test-tsan       the 8-thread test and the distributed collectives
-#                        under ThreadSanitizer (build-tsan/)
+#   make test-tsan       the 8-thread test, the distributed collectives and DDP
+#                        hooks under ThreadSanitizer (build-tsan/)
 #   make gpu-bundle      gpu-bundle/: what tests/gpu/run.sh --bundle runs on a
 #                        GPU machine without LLVM/MLIR (build-bundle/)
 JOBS ?= $(shell nproc)
@@ -58,13 +58,17 @@ test-tsan: deps
 	  cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DSTRATA_TSAN=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 	cmake --build $(TSAN_DIR) -j $(JOBS) --target strata-unit-threads \
-	  strata-launch strata-dist-collectives
+	  strata-launch strata-dist-collectives strata-dist-ddp-overlap
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
 	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-unit-threads
 	# strata::distributed's worker, inline and waiting threads (3 ranks).
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
 	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-launch --nproc-per-node 3 \
 	  $(TSAN_DIR)/bin/strata-dist-collectives
+	# DDP's buckets started from gradient hooks inside backward (2 ranks).
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/dsl/tsan.supp" \
+	  STRATA_NUM_THREADS=2 $(TSAN_DIR)/bin/strata-launch --nproc-per-node 2 \
+	  $(TSAN_DIR)/bin/strata-dist-ddp-overlap
 
 FUZZ_SECONDS ?= 600
 fuzz: configure
