@@ -298,8 +298,8 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   // bounds are arguments (Slice::program): one program for every value.
   scalarArg.assign(pending.size(), -1);
   for (Node *n : pending)
-    if (n->op == Op::Fill && n->dtype != DType::Bool &&
-        !(n->output && n->sizes.empty()) && !selectsCode[n->index]) {
+    if (n->op == Op::Fill && n->dtype != DType::Bool && fillTakesArgument(*n) &&
+        !selectsCode[n->index]) {
       scalarArg[n->index] = static_cast<int32_t>(scalars.size());
       scalars.push_back(n);
     } else if (n->op == Op::Arange) { // start, then step

@@ -93,6 +93,14 @@ std::string Slice::key() const {
   return key;
 }
 
+bool Slice::fillTakesArgument(const Node &n) {
+  if (n.sizes.empty())
+    return !n.output; // a view of the argument: never returned
+  layout::Layout own = n.resultLayout();
+  layout::Layout ins[2] = {own, layout::Layout{}};
+  return layout::elementwiseResult(ins, n.sizes) == own;
+}
+
 DType Slice::scalarDType(size_t k) const {
   const Node &n = *scalars[k];
   if (n.op != Op::Arange)

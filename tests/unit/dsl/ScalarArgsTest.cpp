@@ -77,6 +77,19 @@ TEST(ScalarArgs, FullOfAnyShapeIsOneProgramForEveryValue) {
     for (int i = 0; i < 16; ++i)
       EXPECT_EQ(zv[i], i == k || i == k + 1 ? k + 1.0f : 0.0f) << k << " " << i;
   }
+  // Empty and size-1 shapes keep PyTorch's strides (torch.full(s, v)
+  // .stride()); on [0, 1] a product's inferred layout is not the fill's,
+  // and the fill keeps its value in the program (a fuzzer's find).
+  struct Want {
+    Shape sizes, strides;
+  } wants[] = {{{0, 1}, {1, 1}}, {{1, 0}, {1, 1}}, {{2, 0, 3}, {3, 3, 1}},
+               {{1, 1}, {1, 1}}, {{3, 1}, {1, 1}}, {{0}, {1}}};
+  for (const Want &w : wants) {
+    Tensor f = full(w.sizes, -1.0);
+    f.eval();
+    EXPECT_EQ(f.strides(), w.strides);
+    EXPECT_EQ(f.sizes(), w.sizes);
+  }
   // Values a fill must keep exactly: -0.0, NaN, int64 beyond 2^53.
   EXPECT_TRUE(std::signbit(full({3}, -0.0).to_vector<float>()[2]));
   EXPECT_TRUE(std::isnan(full({3}, NAN).to_vector<float>()[1]));
