@@ -365,17 +365,27 @@ LogicalResult rule(WriteOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   out.push_back({op.getSrc(), gb.sumTo(gb.gatherFlat(flat, written),
                                        tensorOf(op.getSrc()).getShape())});
   // The older version: the gradient everywhere but the written elements.
+  // A write over its whole storage (`h.mul_(c)`) leaves none: a fill of
+  // zeros, which Differentiate drops where another gradient reaches that
+  // version (PyTorch's in-place ops add no zero there; copy_'s zeros pass
+  // on to the older version's history alone).
   Type element = dest.getElementType();
-  Value zero = gb.fill(0.0, element);
+  Value root = getStorageRoot(op.getDest());
+  int64_t n = tensorOf(flat).getNumElements();
+  if (n > 0 && written.numel() == n &&
+      layout::isNonOverlappingAndDense(written) &&
+      layout::requiredStorageSize(written) == n) {
+    out.push_back({root, gb.b.create<FillOp>(gb.loc, gradType(root),
+                                             gb.b.getF64FloatAttr(0.0))});
+    return success();
+  }
   Value masked = flat;
   if (dest.getNumElements() > 0) {
-    int64_t n = tensorOf(flat).getNumElements();
     Value cleared = gb.b.create<WriteOp>(
-        gb.loc, StorageType::get(gb.b.getContext(), n, element), zero,
-        gb.gatherFlat(flat, written));
+        gb.loc, StorageType::get(gb.b.getContext(), n, element),
+        gb.fill(0.0, element), gb.gatherFlat(flat, written));
     masked = gb.b.create<StridedViewOp>(gb.loc, tensorOf(flat), cleared);
   }
-  Value root = getStorageRoot(op.getDest());
   if (root.getType().isa<StorageType>())
     out.push_back({root, masked});
   else

@@ -176,10 +176,24 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
     // (2) Seeds: one new argument per differentiable result.
     DenseMap<Value, Value> grads;
     OpBuilder b(ret);
-    auto accumulate = [&](Value target, Value g) {
+    // `overwritten`: the zeros a write gives the version it replaced, which
+    // count only where no other gradient reaches that version (no `+ 0`:
+    // a -0.0 gradient stays -0.0, as PyTorch's in-place ops leave it, and
+    // a chain of n in-place ops adds no n zero kernels).
+    DenseSet<Value> zeroOnly;
+    auto accumulate = [&](Value target, Value g, bool overwritten = false) {
       auto [it, inserted] = grads.try_emplace(target, g);
-      if (!inserted)
+      if (inserted) {
+        if (overwritten)
+          zeroOnly.insert(target);
+      } else if (zeroOnly.erase(target)) {
+        if (!overwritten)
+          it->second = g;
+        else
+          zeroOnly.insert(target);
+      } else if (!overwritten) {
         it->second = b.create<AddOp>(g.getLoc(), it->second, g);
+      }
     };
     SmallVector<Type> newArgs;
     for (Value r : ret.getOperands())
@@ -192,8 +206,10 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       }
     for (Value t : zeroTargets)
       if (active.contains(t))
-        accumulate(t, b.create<FillOp>(t.getLoc(), gradType(t),
-                                       b.getF64FloatAttr(0.0)));
+        accumulate(
+            t,
+            b.create<FillOp>(t.getLoc(), gradType(t), b.getF64FloatAttr(0.0)),
+            /*overwritten=*/true);
 
     // (3) Reverse sweep.
     SmallVector<Operation *> ops;
@@ -228,7 +244,9 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         return failure();
       for (auto [target, g] : contributions)
         if (g && active.contains(target))
-          accumulate(target, g);
+          accumulate(target, g,
+                     isa<WriteOp>(op) && g.getDefiningOp<FillOp>() &&
+                         target == getStorageRoot(op->getOperand(1)));
     }
 
     // Results: the gradient of each listed argument, each computed for

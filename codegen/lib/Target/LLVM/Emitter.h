@@ -68,6 +68,8 @@ private:
     return t.cast<StridedTensorType>().getElementType();
   }
   Value *load(unsigned op, Value *index) {
+    if (op < invariants.size() && invariants[op])
+      return invariants[op];
     Value *p = b.CreateInBoundsGEP(memTypes[op], bases[op], index);
     Value *v = b.CreateLoad(memTypes[op], p);
     return types[op].isInteger(1) ? b.CreateTrunc(v, b.getInt1Ty()) : v;
@@ -117,6 +119,13 @@ private:
   /// its position at a point given the point's loaded inputs, and its store
   /// (plain, or accumulating).
   int indexMapOperand();
+  /// Inputs every point reads at one element (all strides 0: a C++ number
+  /// or a broadcast scalar), loaded once before the loops: a loop that
+  /// stores cannot hoist their loads, and LLVM's vectorizer would check
+  /// each at run time against every stored pointer.
+  llvm::SmallVector<Value *> invariants;
+  /// Ops in a kernel body past which its loops are not interleaved.
+  static constexpr size_t kLongBody = 24;
   Value *indexedPosition(Value *position, llvm::ArrayRef<Value *> args);
   void storeIndexed(unsigned op, Value *position, llvm::ArrayRef<Value *> args,
                     Value *v);

@@ -74,12 +74,18 @@ llvm::SmallVector<Value *> Emitter::emitFor(Value *lo, Value *hi,
     phis[i]->addIncoming(next[i], latch);
   llvm::BranchInst *back =
       b.CreateCondBr(b.CreateICmpSLT(inext, hi), header, exit);
-  if (scalarOnly) {
-    // Alignment peel and remainder: a few iterations, not worth vectorizing.
-    llvm::Metadata *off[] = {
-        llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
-        llvm::ConstantAsMetadata::get(b.getFalse())};
-    llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx, off)};
+  // Alignment peel and remainder: a few iterations, not worth vectorizing.
+  // A long body (a fused chain of tens of ops) is not interleaved: each
+  // copy multiplies LLVM's register allocation time, and the CPU overlaps
+  // such iterations by itself.
+  bool longBody = k.getBodyBlock().getOperations().size() > kLongBody;
+  if (scalarOnly || longBody) {
+    llvm::Metadata *hint[] = {
+        llvm::MDString::get(ctx, scalarOnly ? "llvm.loop.vectorize.enable"
+                                            : "llvm.loop.interleave.count"),
+        scalarOnly ? llvm::ConstantAsMetadata::get(b.getFalse())
+                   : llvm::ConstantAsMetadata::get(b.getInt32(1))};
+    llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx, hint)};
     auto *loopId = llvm::MDNode::getDistinct(ctx, ops);
     loopId->replaceOperandWith(0, loopId);
     back->setMetadata(llvm::LLVMContext::MD_loop, loopId);
@@ -397,6 +403,28 @@ bool Emitter::run(const std::string &name, std::string &error) {
         b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
     index.push_back(b.getInt64(0));
   }
+  // Invariant inputs are read once, on a path that runs points (an empty
+  // range may come with buffers of no elements).
+  llvm::BasicBlock *done = nullptr;
+  int mapped = indexMapOperand();
+  for (unsigned op = 0; op < k.getInputs().size() && !k.isScan(); ++op) {
+    if (static_cast<int>(op) == mapped ||
+        llvm::any_of(nest.strides[op], [](int64_t s) { return s != 0; }))
+      continue;
+    if (!done) {
+      auto *points = llvm::BasicBlock::Create(ctx, "invariants", fn);
+      done = llvm::BasicBlock::Create(ctx, "done", fn);
+      b.CreateCondBr(b.CreateICmpSLT(begin, end), points, done);
+      b.SetInsertPoint(points);
+      invariants.assign(k.getInputs().size(), nullptr);
+    }
+    invariants[op] = load(op, b.getInt64(0));
+    // Unchanged while the kernel runs: the register allocator reloads
+    // (or folds a broadcast of) such a value rather than spilling it.
+    if (auto *l = llvm::dyn_cast<llvm::LoadInst>(invariants[op]))
+      l->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                     llvm::MDNode::get(ctx, {}));
+  }
   if (k.isScan()) {
     if (!emitScan(index, error))
       return false;
@@ -407,6 +435,10 @@ bool Emitter::run(const std::string &name, std::string &error) {
   // thread pool (a plain store on x86) does not order them, so they are
   // fenced before the chunk ends. `fence seq_cst` is portable (mfence on
   // x86, dmb ish on AArch64); `fence release` would emit nothing on x86.
+  if (done) {
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
   if (usedNonTemporal)
     b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
   b.CreateRetVoid();
@@ -471,6 +503,6 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-6 (non-temporal stores, tile vector accumulators, "
-         "next-tile prefetch, cascade sums, scans)";
+  return "kernel-to-llvm-7 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch, cascade sums, scans, invariant loads)";
 }
