@@ -195,8 +195,8 @@ class Func:
         return v
 
     def _fresh(self, op, operands, attrs, t, dt, like, number=False):
-        """A compute result: values `t`, laid out as `like(*operands)`,
-        PyTorch's op over `Val.like` tensors, lays out its result."""
+        """A compute result: values `t` in the layout of `like`'s result,
+        PyTorch's op run on the operands' `Val.like` tensors."""
         out = like(*[o.like(False) for o in operands])
         flip = like(*[o.like(True) for o in operands])
         sizes, strides = list(out.shape), list(out.stride())
