@@ -5,6 +5,8 @@ lines, the output strata-run must print for them, computed by PyTorch 1.13.
 Run with the system Python that has PyTorch (python3-torch):
     /usr/bin/python3 scripts/gen_reference_golden.py          # rewrite files
     /usr/bin/python3 scripts/gen_reference_golden.py --check  # diff only
+(--check is the ctest reference-golden: it fails, printing the diff, when a
+checked-in file is not what this script writes.)
 The output is deterministic; rerunning it must not change the checked-in
 files unless this script or PyTorch changed. The tests themselves need only
 strata-run and FileCheck.
@@ -21,6 +23,13 @@ performs the same op with PyTorch at the same time.
   result is rounded to the result dtype, which is the reference evaluator's
   documented model ("compute in double, round each stored element"). Integer
   and bool ops run in their own dtype.
+- A compute result is laid out as PyTorch lays it out: the same op runs
+  again on tensors of the operands' own sizes, strides and dtypes (and a
+  number, a 0-d fill, as a Python number where PyTorch has a Scalar
+  overload), and the result takes that tensor's stride() (TensorIterator's
+  memory order, preserve_format, row-major reductions and matmul, ...).
+  A negative stride counts by its magnitude (docs/design.md); the script
+  checks that PyTorch's flip, a copy, would give the same layout.
 - Inputs follow strata-run: --inputs=arange puts i into element i of each
   argument's storage (i % 2 for i1); --inputs=random reproduces the
   documented SplitMix64 stream (strata/Reference/Evaluator.h).
@@ -28,6 +37,7 @@ performs the same op with PyTorch at the same time.
   true/false; nested brackets spaced as "[ [..], [..] ]".
 """
 
+import difflib
 import math
 import os
 import sys
@@ -50,10 +60,6 @@ def tensor_type(layout, dt):
     shape = "".join("%dx" % s for s in sizes)
     return "!strata.tensor<%s%s, strided<%s, offset: %d>>" % (
         shape, dt, ints(strides), offset)
-
-
-def contiguous(sizes):
-    return (list(sizes), list(torch.empty(list(sizes)).stride()), 0)
 
 
 def float_attr(v):
@@ -93,8 +99,9 @@ def gather(root, layout):
 class Val:
     """A traced value: an SSA name, its type, and PyTorch's data for it."""
 
-    def __init__(self, name, dt, root, layout=None):
+    def __init__(self, name, dt, root, layout=None, number=False):
         self.name, self.dt, self.root, self.layout = name, dt, root, layout
+        self.number = number  # a 0-d fill (or a cast of one): a C++ number
 
     @property
     def storage(self):
@@ -115,6 +122,20 @@ class Val:
         sizes, strides, offset = self.layout
         assert min(strides, default=0) >= 0, "PyTorch can't view this layout"
         return torch.as_strided(self.root, sizes, strides, offset)
+
+    def like(self, flip_copies):
+        """Ones of this value's dtype, sizes and strides, for PyTorch to say
+        what layout a result of it has. A negative stride counts by its
+        magnitude; with `flip_copies`, as PyTorch's flip (a copy of the
+        unflipped view, empty_like's strides) instead."""
+        sizes, strides, _ = self.layout
+        mags = [abs(s) for s in strides]
+        extent = 0 if 0 in sizes else 1 + sum(
+            (n - 1) * s for n, s in zip(sizes, mags))
+        t = torch.as_strided(torch.ones(extent, dtype=DTYPES[self.dt]),
+                             sizes, mags)
+        flipped = [d for d, s in enumerate(strides) if s < 0]
+        return torch.flip(t, flipped) if flip_copies and flipped else t
 
 
 class Func:
@@ -160,8 +181,9 @@ class Func:
         return v
 
     # --- ops -----------------------------------------------------------------
-    def _emit(self, op, operands, attrs, dt, root, layout=None):
-        v = Val("%%%d" % self.count, dt, root, layout)
+    def _emit(self, op, operands, attrs, dt, root, layout=None,
+              number=False):
+        v = Val("%%%d" % self.count, dt, root, layout, number)
         self.count += 1
         text = "%s = strata.%s" % (v.name, op)
         text += "".join(" " + o.name for o in operands[:1])
@@ -172,10 +194,24 @@ class Func:
         self.body.append(text + v.type)
         return v
 
-    def _fresh(self, op, operands, attrs, t, dt):
-        t = t.to(DTYPES[dt]).contiguous()
-        return self._emit(op, operands, attrs, dt, t.reshape(-1).clone(),
-                          contiguous(t.shape))
+    def _fresh(self, op, operands, attrs, t, dt, like, number=False):
+        """A compute result: values `t` in the layout of `like`'s result,
+        PyTorch's op run on the operands' `Val.like` tensors."""
+        out = like(*[o.like(False) for o in operands])
+        flip = like(*[o.like(True) for o in operands])
+        sizes, strides = list(out.shape), list(out.stride())
+        assert sizes == list(t.shape), (op, sizes, list(t.shape))
+        assert strides == list(flip.stride()), (
+            "%s: PyTorch's flip (a copy) gives strides %s, the magnitudes %s;"
+            " pick another case" % (op, list(flip.stride()), strides))
+        extent = 0 if 0 in sizes else 1 + sum(
+            (n - 1) * s for n, s in zip(sizes, strides))
+        assert extent == t.numel() and min(strides, default=0) >= 0, (
+            op, sizes, strides)  # fresh results are dense
+        root = torch.zeros(extent, dtype=DTYPES[dt])
+        torch.as_strided(root, sizes, strides).copy_(t.to(DTYPES[dt]))
+        return self._emit(op, operands, attrs, dt, root, (sizes, strides, 0),
+                          number)
 
     def strided_view(self, src, sizes, strides, offset):
         return self._emit("strided_view", [src], "", src.dt, src.root,
@@ -185,7 +221,8 @@ class Func:
         """A view op (or reshape/flatten/contiguous, which may copy)."""
         y = fn(x.base())
         if y.storage().data_ptr() != x.root.storage().data_ptr():
-            return self._fresh(op, [x], attrs, y, x.dt)  # PyTorch copied.
+            return self._fresh(op, [x], attrs, y, x.dt,  # PyTorch copied.
+                               lambda _: y)
         return self._emit(op, [x], attrs, x.dt, x.root,
                           (list(y.shape), list(y.stride()),
                            y.storage_offset()))
@@ -210,7 +247,7 @@ class Func:
             t = fn(x.data.double())
         else:
             t = fn(x.data)
-        return self._fresh(op, [x], "", t, x.dt)
+        return self._fresh(op, [x], "", t, x.dt, fn)
 
     def binary(self, op, a, b):
         fn = {"add": torch.add, "sub": torch.sub, "mul": torch.mul,
@@ -227,40 +264,45 @@ class Func:
         t = fn(a.data.double(), b.data.double()) if wide else fn(a.data,
                                                                  b.data)
         dt = "i1" if op in ("eq", "ne", "lt", "le", "gt", "ge") else a.dt
-        return self._fresh(op, [a, b], "", t, dt)
+        like = fn
+        if op == "pow" and b.number:  # pow(Tensor, Scalar), as the DSL
+            like = lambda x, _: torch.pow(x, b.data.item())  # noqa: E731
+        return self._fresh(op, [a, b], "", t, dt, like)
 
     def where(self, c, a, b):
         return self._fresh("where", [c, a, b], "",
-                           torch.where(c.data, a.data, b.data), a.dt)
+                           torch.where(c.data, a.data, b.data), a.dt,
+                           torch.where)
 
     def lerp(self, a, b, w):
         wide = [v.data.double() for v in (a, b, w)]
-        return self._fresh("lerp", [a, b, w], "", torch.lerp(*wide), a.dt)
+        return self._fresh("lerp", [a, b, w], "", torch.lerp(*wide), a.dt,
+                           torch.lerp)
 
     def cast(self, x, dt):
-        return self._fresh("cast", [x], "", x.data.to(DTYPES[dt]), dt)
+        return self._fresh("cast", [x], "", x.data.to(DTYPES[dt]), dt,
+                           lambda v: v.to(DTYPES[dt]), x.number)
 
     def reduce(self, op, x, dims, keepdim=False):
         data = x.data
         if x.dt in ("f32", "f64"):
             data = data.double()
         all_dims = list(dims) if dims else list(range(data.dim()))
-        if op == "sum":
-            t = torch.sum(data, dim=all_dims, keepdim=keepdim) if all_dims \
-                else torch.sum(data)
-        elif op == "mean":
-            t = torch.mean(data, dim=all_dims, keepdim=keepdim) if all_dims \
-                else torch.mean(data)
-        elif op == "prod":  # torch.prod takes one dim: one at a time
-            t = data
-            for d in sorted(all_dims, reverse=True):
-                t = torch.prod(t, dim=d, keepdim=keepdim)
-        else:
-            t = getattr(torch, op)(data, dim=all_dims, keepdim=keepdim)
+
+        def fn(data):
+            if op in ("sum", "mean"):
+                f = getattr(torch, op)
+                return f(data, dim=all_dims, keepdim=keepdim) if all_dims \
+                    else f(data)
+            if op == "prod":  # torch.prod takes one dim: one at a time
+                for d in sorted(all_dims, reverse=True):
+                    data = torch.prod(data, dim=d, keepdim=keepdim)
+                return data
+            return getattr(torch, op)(data, dim=all_dims, keepdim=keepdim)
         dt = "i64" if op in ("sum", "prod") and x.dt not in ("f32", "f64") \
             else x.dt
         attrs = "dims " + ints(dims) + (" keepdim" if keepdim else "")
-        return self._fresh(op, [x], attrs, t, dt)
+        return self._fresh(op, [x], attrs, fn(data), dt, fn)
 
     def scan(self, op, x, dim, reverse=False, exclusive=False):
         """strata.scan: torch.cumsum/cumprod in float64 (PyTorch's CPU
@@ -286,25 +328,32 @@ class Func:
                 t = t.flip(d)
         attrs = 'dim %d "%s"' % (dim, op) + (" reverse" if reverse else "") \
             + (" exclusive" if exclusive else "")
-        return self._fresh("scan", [x], attrs, t, x.dt)
+        # Laid out as PyTorch's one kernel, fn (flip and cat would copy).
+        return self._fresh("scan", [x], attrs, t, x.dt,
+                           lambda v: fn(v, dim) if v.dim() else fn(v, 0))
 
     def matmul(self, a, b):
         wide = a.dt in ("f32", "f64")
         t = torch.matmul(a.data.double(), b.data.double()) if wide else \
             torch.matmul(a.data, b.data)
-        return self._fresh("matmul", [a, b], "", t, a.dt)
+        return self._fresh("matmul", [a, b], "", t, a.dt, torch.matmul)
 
     def fill(self, value, sizes, dt="f32"):
         t = torch.full(list(sizes), value, dtype=torch.float64)
-        return self._fresh("fill", [], float_attr(value), t, dt)
+        return self._fresh("fill", [], float_attr(value), t, dt,
+                           lambda: torch.full(list(sizes), 0,
+                                              dtype=DTYPES[dt]),
+                           number=not sizes)
 
     def arange(self, start, step, n, dt="f32"):
         t = start + torch.arange(n, dtype=torch.float64) * step
         attrs = "start %s step %s" % (float_attr(start), float_attr(step))
-        return self._fresh("arange", [], attrs, t, dt)
+        return self._fresh("arange", [], attrs, t, dt,
+                           lambda: torch.arange(n, dtype=DTYPES[dt]))
 
     def copy(self, x):
-        return self._fresh("copy", [x], "", x.data.clone(), x.dt)
+        return self._fresh("copy", [x], "", x.data.clone(), x.dt,
+                           torch.clone)
 
     def write(self, src, dest):
         root = dest.root.clone()
@@ -1099,7 +1148,10 @@ def write():
 
     f = fn("write_into_compute_root")
     s = f.storage_arg(4, "i32")
-    c = f.copy(f.strided_view(s, [2, 2], [1, 2], 0))
+    # contiguous of a transpose: a row-major compute root (a copy would keep
+    # the transposed strides, preserve_format).
+    c = f.view("contiguous", f.strided_view(s, [2, 2], [1, 2], 0), "",
+               lambda t: t.contiguous())
     s1 = f.write(f.fill(-9, [], "i32"),
                  f.view("select", c, "dim 1 index 0",
                         lambda t: t.select(1, 0)))
@@ -1155,7 +1207,11 @@ def main():
         if old == text:
             continue
         stale.append(path)
-        if not check:
+        if check:  # what would change, so a failing ctest says why
+            sys.stdout.writelines(difflib.unified_diff(
+                (old or "").splitlines(True), text.splitlines(True),
+                path + " (checked in)", path + " (generated)", n=1))
+        else:
             os.makedirs(OUT_DIR, exist_ok=True)
             with open(path, "w") as out:
                 out.write(text)

@@ -3,12 +3,14 @@
 dtypes and error messages of the unary and bitwise ops that
 tests/e2e/UnaryOpsTest.cpp runs in strata on the same inputs. One line per
 fact:
-    <op>.<case> <dtype> <numel> <values...>     (values as repr(float))
+    <op>.<case> <dtype> <numel> <values...>     (floats as repr(float),
+                                                 integers and bool exactly)
     <op>.<case> error <PyTorch's message>
 Cases: `t` op(X.t()) of a float32 leaf X [3, 4] (a transposed view),
 `t.grad` the gradient of (op(X.t()) * W).sum() wrt X, `expand` and
 `expand.grad` the same through v.expand(3, 4) of a [4] leaf v, `f64`
-op(X.double()), `i64` and `bool` the op of integer and bool inputs.
+op(X.double()), `i64` and `bool` the op of integer and bool inputs,
+`i64_big` of int64 values doubles cannot hold (above 2^53).
 Run: /usr/bin/python3 scripts/gen_unary_golden.py"""
 import os
 
@@ -53,12 +55,20 @@ OPS = {
     "abs": (torch.abs, WIDE), "neg": (torch.neg, WIDE),
 }
 W = [0.5 + 0.25 * i for i in range(12)]
+# int64 values a double rounds (2^53 + 1 and others), none whose op
+# overflows; the ops of integers that keep int64.
+BIG = torch.tensor([2**53 + 1, -(2**53 + 1), 2**62 + 3, -(2**63 - 1),
+                    2**63 - 1, 3 * (2**53 + 1)])
+BIG_OPS = ("neg", "abs", "sign", "floor", "ceil", "round", "trunc", "relu")
 
 
 def line(out, name, t):
     t = t.detach().reshape(-1)
     dt = str(t.dtype).replace("torch.", "")
-    vals = [repr(float(v)) for v in t.tolist()]
+    if t.dtype.is_floating_point:
+        vals = [repr(float(v)) for v in t.tolist()]
+    else:
+        vals = [str(int(v)) for v in t.tolist()]
     out.append("%s %s %d %s" % (name, dt, t.numel(), " ".join(vals)))
 
 
@@ -91,6 +101,8 @@ def main():
         line(out, op + ".f64", fn(x.double()))
         attempt(out, op + ".i64", lambda: fn(ints))
         attempt(out, op + ".bool", lambda: fn(bools))
+        if op in BIG_OPS:
+            line(out, op + ".i64_big", fn(BIG))
     # Bitwise and logical binary ops: integers broadcast with a row, bool
     # masks, an int32 tensor with an int64 one, a scalar; floats fail.
     row = torch.tensor([3, -1, 6, 0])
@@ -105,6 +117,7 @@ def main():
         attempt(out, op + ".float", lambda: fn(ints.float(), row))
     line(out, "bitwise_not.i64", torch.bitwise_not(ints))
     line(out, "bitwise_not.bool", torch.bitwise_not(bools))
+    line(out, "bitwise_not.i64_big", torch.bitwise_not(BIG))
     attempt(out, "bitwise_not.float", lambda: torch.bitwise_not(ints.float()))
     # isnan/isinf/isfinite, masked_fill (and its gradient), where with
     # numbers.

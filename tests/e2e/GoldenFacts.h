@@ -1,10 +1,11 @@
 //===- GoldenFacts.h - PyTorch's facts about ops, read from a file -*- C++
 //-*-===//
 //
-// The golden files of scripts/gen_binary_golden.py and
-// scripts/gen_logaddexp_golden.py: one fact a line, `name dtype n v1 .. vn`
-// (values as text: integers stay exact), `name error MESSAGE` or
-// `name grad_fn NAME`; `#` comments. An op's e2e test reads its file once.
+// The golden files of scripts/gen_binary_golden.py,
+// scripts/gen_logaddexp_golden.py and scripts/gen_unary_golden.py: one fact
+// a line, `name dtype n v1 .. vn` (values as text: integers stay exact),
+// `name error MESSAGE` or `name grad_fn NAME`; `#` comments. An op's e2e
+// test reads its file once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_TESTS_E2E_GOLDENFACTS_H
@@ -12,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -68,6 +72,19 @@ inline const Golden &find(const std::map<std::string, Golden> &facts,
     return none;
   }
   return it->second;
+}
+
+/// The integer written as `text` (an int64 or bool value), exactly; a test
+/// failure naming `where` when the text is not a whole int64 (a float's
+/// "25.0" or "1e+18" would lose digits through a double).
+inline int64_t exactInt(const std::string &text, const std::string &where) {
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    ADD_FAILURE() << where << ": golden value '" << text
+                  << "' is not an int64 written exactly";
+  return static_cast<int64_t>(v);
 }
 
 } // namespace goldenfacts

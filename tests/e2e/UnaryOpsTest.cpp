@@ -4,71 +4,38 @@
 // StrataUnaryOps.td (and the DSL's clamp, nan_to_num and logical/bitwise
 // ops) against PyTorch 1.13's on the same inputs (tests/e2e/data/
 // unary_golden.txt, written by scripts/gen_unary_golden.py; this test does
-// not need torch), through a transposed view and an expanded one, with
-// assert_close's default tolerances; gradients also against finite
+// not need torch; read by GoldenFacts.h), through a transposed view and an
+// expanded one, with assert_close's default tolerances (integers and bool
+// exactly, int64 beyond 2^53 too); gradients also against finite
 // differences in float64 (gradcheck), and the in-place forms.
 //
 //===----------------------------------------------------------------------===//
+#include "GoldenFacts.h"
 #include "strata/strata.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
-#include <sstream>
 
 using namespace strata;
 
 namespace {
 
-/// One golden fact: a dtype and values, or PyTorch's error message.
-struct Golden {
-  std::string dtype;
-  std::vector<double> values;
-  std::string error;
-};
+using goldenfacts::Golden;
 
 const std::map<std::string, Golden> &golden() {
-  static const auto *g = [] {
-    auto *m = new std::map<std::string, Golden>;
-    std::ifstream in(STRATA_UNARY_GOLDEN);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#')
-        continue;
-      std::istringstream ls(line);
-      std::string name;
-      Golden fact;
-      ls >> name >> fact.dtype;
-      if (fact.dtype == "error") {
-        std::getline(ls >> std::ws, fact.error);
-      } else {
-        size_t n;
-        ls >> n;
-        for (size_t i = 0; i < n; ++i) {
-          std::string token;
-          ls >> token;
-          fact.values.push_back(std::strtod(token.c_str(), nullptr));
-        }
-      }
-      (*m)[name] = fact;
-    }
-    return m;
-  }();
-  return *g;
+  static const auto facts = goldenfacts::read(STRATA_UNARY_GOLDEN);
+  return facts;
 }
 
+/// PyTorch's fact `name` (GoldenFacts.h).
 const Golden &fact(const std::string &name) {
-  auto it = golden().find(name);
-  if (it == golden().end()) {
-    ADD_FAILURE() << "no golden fact " << name;
-    static Golden none;
-    return none;
-  }
-  return it->second;
+  return goldenfacts::find(golden(), name);
 }
 
 std::string dtypeName(DType t) {
@@ -87,53 +54,64 @@ std::string dtypeName(DType t) {
   return "?";
 }
 
-std::vector<double> valuesOf(const Tensor &t) {
+bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
+
+/// The elements of `t` (row-major): doubles for floats, exact int64 for
+/// integers and bool.
+void elements(const Tensor &t, std::vector<double> &f,
+              std::vector<int64_t> &i) {
   Tensor c = t.contiguous();
   switch (t.dtype()) {
   case DType::F32: {
     auto v = c.to_vector<float>();
-    return {v.begin(), v.end()};
+    f.assign(v.begin(), v.end());
+    return;
   }
   case DType::F64:
-    return c.to_vector<double>();
+    f = c.to_vector<double>();
+    return;
   case DType::I32: {
     auto v = c.to_vector<int32_t>();
-    return {v.begin(), v.end()};
+    i.assign(v.begin(), v.end());
+    return;
   }
-  case DType::I64: {
-    auto v = c.to_vector<int64_t>();
-    return {v.begin(), v.end()};
+  case DType::I64:
+    i = c.to_vector<int64_t>();
+    return;
+  case DType::Bool:
+    i = c.to(DType::I64).to_vector<int64_t>();
+    return;
   }
-  case DType::Bool: {
-    auto v = c.to(DType::I64).to_vector<int64_t>();
-    return {v.begin(), v.end()};
-  }
-  }
-  return {};
 }
 
-/// torch.testing.assert_close's rule with its defaults for the dtype
-/// (exact for integers and bool; NaN equal to NaN).
+/// Whether `t` holds the values and dtype of the fact `name`:
+/// torch.testing.assert_close's rule with its defaults for the dtype (NaN
+/// equal to NaN); integers and bool exactly, as int64.
 void expectClose(const Tensor &t, const std::string &name) {
   const Golden &g = fact(name);
   ASSERT_TRUE(g.error.empty()) << name << ": PyTorch raised " << g.error;
   EXPECT_EQ(dtypeName(t.dtype()), g.dtype) << name;
-  std::vector<double> got = valuesOf(t);
-  ASSERT_EQ(got.size(), g.values.size()) << name;
-  double rtol = 0, atol = 0;
-  if (t.dtype() == DType::F32)
-    rtol = 1.3e-6, atol = 1e-5;
-  if (t.dtype() == DType::F64)
-    rtol = 1e-7, atol = 1e-7;
-  for (size_t i = 0; i < got.size(); ++i) {
-    double want = g.values[i];
-    if (std::isnan(want) || std::isinf(want)) {
-      EXPECT_TRUE(std::isnan(want) ? std::isnan(got[i]) : got[i] == want)
-          << name << "[" << i << "]: " << got[i] << " vs " << want;
+  std::vector<double> f;
+  std::vector<int64_t> ints;
+  elements(t, f, ints);
+  size_t n = isFloat(t.dtype()) ? f.size() : ints.size();
+  ASSERT_EQ(n, g.values.size()) << name;
+  double rtol = t.dtype() == DType::F32 ? 1.3e-6 : 1e-7;
+  double atol = t.dtype() == DType::F32 ? 1e-5 : 1e-7;
+  for (size_t k = 0; k < n; ++k) {
+    std::string where = name + "[" + std::to_string(k) + "]";
+    if (!isFloat(t.dtype())) {
+      EXPECT_EQ(ints[k], goldenfacts::exactInt(g.values[k], where)) << where;
       continue;
     }
-    EXPECT_LE(std::fabs(got[i] - want), atol + rtol * std::fabs(want))
-        << name << "[" << i << "]: " << got[i] << " vs " << want;
+    double want = std::strtod(g.values[k].c_str(), nullptr), got = f[k];
+    if (std::isnan(want) || std::isinf(want)) {
+      EXPECT_TRUE(std::isnan(want) ? std::isnan(got) : got == want)
+          << where << ": " << got << " vs " << want;
+      continue;
+    }
+    EXPECT_LE(std::fabs(got - want), atol + rtol * std::fabs(want))
+        << where << ": " << got << " vs " << want;
   }
 }
 
@@ -144,7 +122,9 @@ void expectError(const std::function<Tensor()> &f, const std::string &name) {
   ASSERT_FALSE(g.error.empty()) << name << ": PyTorch computed it";
   std::string want = g.error.substr(0, g.error.find(". ") + 1);
   try {
-    valuesOf(f());
+    std::vector<double> fs;
+    std::vector<int64_t> is;
+    elements(f(), fs, is);
     ADD_FAILURE() << name << ": no error, expected " << want;
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find(want), std::string::npos)
@@ -373,6 +353,19 @@ TEST(UnaryOps, FloatOpOfAnIntegerTensorInPlaceFails) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(UnaryOps, Int64BeyondTwoTo53Exactly) {
+  // Values a double rounds (2^53 + 1 is 2^53 there): PyTorch's results are
+  // written and compared as int64, so an op through double would fail.
+  const int64_t p53 = (int64_t{1} << 53) + 1;
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  Tensor big = from_vector<int64_t>(
+      {p53, -p53, (int64_t{1} << 62) + 3, -max, max, 3 * p53}, {6});
+  for (const char *op :
+       {"neg", "abs", "sign", "floor", "ceil", "round", "trunc", "relu"})
+    expectClose(ops().at(op)(big), std::string(op) + ".i64_big");
+  expectClose(big.bitwise_not(), "bitwise_not.i64_big");
 }
 
 TEST(UnaryOps, ClampInPlaceWithOneBound) {
