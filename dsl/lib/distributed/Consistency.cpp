@@ -191,9 +191,10 @@ explainFailure(Group &g, const Work::State &w, const std::string &glooMessage) {
                                       "consistency check",
                                       0) == 0;
   if (!c.differs.empty()) {
-    os << c.differs << " (calls " << (checkDiffers ? "tagged" : "that differ")
-       << " differently cannot meet: the group's timeout of "
-       << g.timeout.count() << " ms ended them)";
+    os << c.differs << " (calls "
+       << (checkDiffers ? "tagged differently" : "that differ")
+       << " cannot meet: the group's timeout of " << g.timeout.count()
+       << " ms ended them)";
     hint = checkDiffers
                ? "call set_consistency_check() with the same value on every "
                  "rank at the same point, and set STRATA_DISTRIBUTED_CHECK "
