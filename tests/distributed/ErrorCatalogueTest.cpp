@@ -42,6 +42,18 @@ std::string freshStore() {
   return "file://" + dir.string();
 }
 
+/// A file:// store in which an init_process_group of rank 0 (of 2) timed
+/// out: its record stays, as after an interrupted run.
+std::string storeOfFailedInit() {
+  std::string store = freshStore();
+  try {
+    dist::init_process_group("gloo", store, std::chrono::milliseconds(100), 2,
+                             0);
+  } catch (const Error &) {
+  }
+  return store;
+}
+
 } // namespace
 
 TEST(DistributedErrorCatalogue, Initialization) {
@@ -57,6 +69,7 @@ TEST(DistributedErrorCatalogue, Initialization) {
     CASE("D05", "init_process_group: environment variable RANK must be an integer, but got 'one'", ::setenv("RANK", "one", 1); dist::init_process_group("gloo", "env://", t, 2)),
     CASE("D24", "init_process_group: environment variable WORLD_SIZE must be in [0, 1048576], but got '99999999999999999999'", ::setenv("WORLD_SIZE", "99999999999999999999", 1); dist::init_process_group("gloo", "env://", t); ::unsetenv("WORLD_SIZE")),
     CASE("D25", "init_process_group: init_method 'file:///nonexistent-strata-dir' names no directory ('/nonexistent-strata-dir' does not exist)", dist::init_process_group("gloo", "file:///nonexistent-strata-dir", t, 1, 0)),
+    CASE("D26", "init_process_group: rank 0's rendezvous record is already in the file:// directory", dist::init_process_group("gloo", storeOfFailedInit(), t, 2, 0)),
     CASE("D06", "init_process_group: the rank must be in [0, world_size), but got rank 2 and world_size 2", dist::init_process_group("gloo", "env://", t, 2, 2)),
     CASE("D07", "init_process_group: MASTER_PORT must be in [1, 65535], but got 70000", ::setenv("MASTER_ADDR", "127.0.0.1", 1); ::setenv("MASTER_PORT", "70000", 1); dist::init_process_group("gloo", "env://", t, 1, 0)),
     CASE("D08", "init_process_group: unsupported init_method 'tcp://x'", dist::init_process_group("gloo", "tcp://x", t, 1, 0)),

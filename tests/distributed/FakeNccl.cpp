@@ -16,6 +16,12 @@
 // a peer that never comes behind; its thread ends at gloo's timeout
 // (STRATA_FAKE_NCCL_TIMEOUT_MS, 60 s by default).
 //
+// ncclGetVersion says 2.18.5 (STRATA_FAKE_NCCL_VERSION overrides it), and
+// ncclCommInitRankConfig with blocking = 0 returns at once, the join
+// running on the communicator's thread (ncclCommGetAsyncError says
+// ncclInProgress until it is done). STRATA_FAKE_NCCL_HANG_INIT=1 makes this
+// process's init hang until ncclCommAbort (a rank that never joins).
+//
 // It proves strata's side: which calls, with which pointers, counts, types,
 // reductions and roots, on which stream, the waits and the error paths. It
 // does not prove NCCL's behaviour or anything of a GPU (tests/gpu/run.sh).
@@ -118,6 +124,8 @@ struct Comm {
   int pending = 0;
   Result error = kSuccess;
   bool stop = false, running = false;
+  /// A non-blocking init still joining (the worker thread does it first).
+  bool initializing = false;
   std::thread worker;
 
   void loop() {
@@ -263,43 +271,109 @@ Result ncclGetUniqueId(UniqueId *id) {
   return kSuccess;
 }
 
-Result ncclCommInitRank(Comm **comm, int nranks, UniqueId id, int rank) {
-  if (!comm || nranks < 1 || rank < 0 || rank >= nranks || !driver())
+int ncclGetVersion(int *version) {
+  if (!version)
     return kInvalidArgument;
+  const char *v = std::getenv("STRATA_FAKE_NCCL_VERSION");
+  *version = v && *v ? std::atoi(v) : 21805;
+  return kSuccess;
+}
+
+} // extern "C"
+
+namespace {
+
+/// Joins communicator `c` through the FileStore named by `id` (the
+/// simulated bootstrap). With STRATA_FAKE_NCCL_HANG_INIT=1 it waits until
+/// the communicator is aborted instead, and fails.
+Result join(Comm *c, const UniqueId &id) {
+  const char *hang = std::getenv("STRATA_FAKE_NCCL_HANG_INIT");
+  if (hang && std::string(hang) == "1") {
+    std::unique_lock<std::mutex> lock(c->m);
+    c->cv.wait(lock, [c] { return c->stop; });
+    return kSystemError;
+  }
   std::string dir(id.internal, strnlen(id.internal, sizeof id.internal));
-  auto c = std::make_unique<Comm>();
-  c->rank = rank;
-  c->size = nranks;
   try {
     gloo::rendezvous::FileStore store(dir);
     gloo::transport::tcp::attr attr;
     attr.hostname = "127.0.0.1";
     c->device = gloo::transport::tcp::CreateDevice(attr);
-    c->context = std::make_shared<gloo::rendezvous::Context>(rank, nranks);
+    c->context = std::make_shared<gloo::rendezvous::Context>(c->rank, c->size);
     c->context->setTimeout(timeout());
     c->context->connectFullMesh(store, c->device);
     gloo::BarrierOptions barrier(c->context);
     barrier.setTag(0);
     gloo::barrier(barrier); // every rank has read the store: remove it
-    if (rank == 0)
+    if (c->rank == 0)
       std::filesystem::remove_all(dir);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "[fake nccl] rank %d: %s\n", rank, e.what());
+    std::fprintf(stderr, "[fake nccl] rank %d: %s\n", c->rank, e.what());
     return kSystemError;
   }
+  return kSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+Result ncclCommInitRank(Comm **comm, int nranks, UniqueId id, int rank) {
+  if (!comm || nranks < 1 || rank < 0 || rank >= nranks || !driver())
+    return kInvalidArgument;
+  auto c = std::make_unique<Comm>();
+  c->rank = rank;
+  c->size = nranks;
+  if (Result r = join(c.get(), id))
+    return r;
   Comm *p = c.release();
   p->worker = std::thread([p] { p->loop(); });
   *comm = p;
   return kSuccess;
 }
 
+/// NCCL 2.14's ncclConfig_t (the prefix every later version keeps).
+struct Config {
+  size_t size;
+  unsigned magic, version;
+  int blocking;
+};
+
+Result ncclCommInitRankConfig(Comm **comm, int nranks, UniqueId id, int rank,
+                              Config *config) {
+  if (!config || config->magic != 0xcafebeef || config->size < sizeof(Config))
+    return kInvalidArgument;
+  if (config->blocking != 0 || config->version < 21400)
+    return ncclCommInitRank(comm, nranks, id, rank);
+  if (!comm || nranks < 1 || rank < 0 || rank >= nranks || !driver())
+    return kInvalidArgument;
+  Comm *p = new Comm;
+  p->rank = rank;
+  p->size = nranks;
+  p->initializing = true;
+  p->worker = std::thread([p, id] {
+    Result r = join(p, id);
+    {
+      std::lock_guard<std::mutex> lock(p->m);
+      p->initializing = false;
+      if (r != kSuccess)
+        p->error = r;
+    }
+    p->cv.notify_all();
+    if (r == kSuccess)
+      p->loop();
+  });
+  *comm = p;
+  return kInProgress;
+}
+
 Result ncclCommGetAsyncError(Comm *c, Result *error) {
   if (!c || !error)
     return kInvalidArgument;
   std::lock_guard<std::mutex> lock(c->m);
-  *error = c->error != kSuccess ? c->error
-           : c->pending > 0     ? kInProgress
-                                : kSuccess;
+  *error = c->error != kSuccess                ? c->error
+           : c->initializing || c->pending > 0 ? kInProgress
+                                               : kSuccess;
   return kSuccess;
 }
 
@@ -324,12 +398,12 @@ Result ncclCommAbort(Comm *c) {
     std::lock_guard<std::mutex> lock(c->m);
     c->stop = true;
     c->queue.clear();
-    blocked = c->running;
+    blocked = c->running || c->initializing;
   }
   c->cv.notify_all();
   if (blocked) {
-    // A collective waits in gloo for a peer: left behind, with its
-    // communicator, until gloo's timeout ends it.
+    // A collective (or the join) waits in gloo for a peer: left behind,
+    // with its communicator, until gloo's timeout ends it.
     c->worker.detach();
     return kSuccess;
   }

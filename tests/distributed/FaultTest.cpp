@@ -12,7 +12,11 @@
 // no-master (run_fault.py starts fewer ranks or none at the master),
 // port-in-use (run_fault.py holds the master port),
 // ddp-shapes (rank 1 wraps a model of other shapes),
-// file-store (a plain all_reduce). Prints "OK" and exits 0, or prints
+// file-store, file-store-reused and file-store-stale (a plain all_reduce;
+// run_fault.py runs an earlier group in the directory first), world-size
+// and check-env (run_fault.py gives rank 1 another WORLD_SIZE, or
+// STRATA_DISTRIBUTED_CHECK=0), check-toggled (rank 1 turns the check off
+// after init). Prints "OK" and exits 0, or prints
 // "strata::Error: <what()>" and exits 1; any other exception exits 2.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +54,8 @@ int main(int argc, char **argv) {
       if (mode == "hang")
         std::this_thread::sleep_for(std::chrono::minutes(5));
     }
+    if (mode == "check-toggled" && rank == 1)
+      dist::set_consistency_check(false);
     if (mode == "ddp-shapes") {
       nn::Linear model(rank == 1 ? 3 : 2, 2);
       dist::DistributedDataParallel ddp(model);

@@ -294,11 +294,15 @@ void ddpStep() {
 }
 
 /// A fault MODE (run_fault.py): rank 1 misbehaves, rank 0 must get a
-/// strata::Error within the timeout.
+/// strata::Error within the timeout (nccl-init-hang: run_fault.py asks
+/// the fake to hang rank 1's init; nccl-backend: rank 1 asks for gloo).
 int fault(const std::string &mode, std::chrono::milliseconds timeout) {
   int64_t rank = -1;
   try {
-    dist::init_process_group("nccl", "env://", timeout);
+    // nccl-backend: rank 1 asks for gloo (named at init on both ranks).
+    const char *r = std::getenv("RANK");
+    bool gloo = mode == "nccl-backend" && r && std::string(r) == "1";
+    dist::init_process_group(gloo ? "gloo" : "nccl", "env://", timeout);
     rank = dist::get_rank();
     if (mode != "nccl-shape") // NCCL itself must notice
       dist::set_consistency_check(false);

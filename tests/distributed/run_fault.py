@@ -9,7 +9,9 @@ under a load of 10 on 2 cores a rank took over 3 s to start and join), and
 checks that every rank that should survive exits with status 1 within 40 s,
 printing a
 located strata::Error containing the expected text. A rank left running
-(the hanging one) is killed afterwards.
+(the hanging one) is killed afterwards. Some cases give a rank its own
+environment (RANK_ENV), and the file-store ones first run an earlier
+group in the same directory (EARLIER_RUN).
 """
 import os
 import shutil
@@ -26,7 +28,8 @@ LIMIT_S = 40
 CASES = {
     "exit-early": (2, [0, 1], [0], "lost its connection to another rank"),
     "crash": (2, [0, 1], [0], "lost its connection to another rank"),
-    "hang": (2, [0, 1], [0], f"timed out after {TIMEOUT_MS} ms"),
+    "hang": (2, [0, 1], [0], f"timed out after {TIMEOUT_MS} ms waiting for "
+             "the other ranks; rank 1 has not reached this all_reduce"),
     "shape": (2, [0, 1], [0, 1], "all_reduce: the ranks disagree: rank 0 "
               "called all_reduce of a tensor of shape [3]"),
     "dtype": (2, [0, 1], [0, 1], "and dtype torch.float64"),
@@ -35,7 +38,8 @@ CASES = {
               "op sum, rank 1 called all_reduce of a tensor of shape [1200]"),
     "order": (2, [0, 1], [0, 1], "the ranks disagree: rank 0 called "
               "all_reduce of a tensor of shape [8]"),
-    "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join"),
+    "missing": (3, [0, 1], [0, 1], "waiting for the other ranks to join: "
+                "rank 2 has not joined"),
     "no-master": (2, [1], [1], "could not reach the master's store"),
     # The master's port held by another process: rank 0 says so at once.
     "port-in-use": (1, [0], [0], "rank 0 could not serve the store at "
@@ -46,6 +50,21 @@ CASES = {
                    "torch.float32 [2, 2] on rank 0 and torch.float32 [2, 3] "
                    "on rank 1)"),
     "file-store": (2, [0, 1], [], "OK"),
+    # A second run in the directory of a finished one works (each rank
+    # removed its files once all had joined, as PyTorch's FileStore
+    # removes its file), and one after an interrupted run (a rank's
+    # record left) is refused at once on every rank.
+    "file-store-reused": (2, [0, 1], [], "OK"),
+    "file-store-stale": (2, [0, 1], [0, 1], "no longer running"),
+    # WORLD_SIZE differs (rank 1 sees 3): named at once, before gloo.
+    "world-size": (2, [0, 1], [0, 1], "every rank must have the same "
+                   "world size, but rank "),
+    # STRATA_DISTRIBUTED_CHECK=0 on rank 1 only: named at init.
+    "check-env": (2, [0, 1], [0, 1], "every rank must have the consistency "
+                  "check set alike, but rank "),
+    # Rank 1 turns the check off after init: named after the timeout.
+    "check-toggled": (2, [0, 1], [0, 1], "the ranks disagree on the "
+                      "consistency check: rank 0 has it on and rank 1 off"),
     # The nccl backend (strata-dist-nccl on the fake NCCL, whose own gloo
     # waits 30 s): the deadline aborts the communicator; a lost peer is
     # NCCL's async error; the signature check names the device.
@@ -54,6 +73,27 @@ CASES = {
     "nccl-exit-early": (2, [0, 1], [0], "NCCL communicator failed"),
     "nccl-shape": (2, [0, 1], [0, 1], "and dtype torch.float32 on cuda:0, "
                    "op sum, rank 1 called all_reduce of a tensor of shape [4]"),
+    # Rank 1's ncclCommInitRankConfig hangs (the fake, asked to): NCCL's
+    # non-blocking init is aborted at the timeout on both ranks.
+    "nccl-init-hang": (2, [0, 1], [0, 1], "ncclCommInitRankConfig did not "
+                       f"complete within {TIMEOUT_MS} ms (then ncclCommAbort)"),
+    # Rank 1 asks for backend gloo, rank 0 for nccl: named at init.
+    "nccl-backend": (2, [0, 1], [0, 1], "every rank must use the same "
+                     "backend, but rank "),
+}
+
+# Environment of one rank only.
+RANK_ENV = {
+    "world-size": {1: {"WORLD_SIZE": "3"}},
+    "check-env": {1: {"STRATA_DISTRIBUTED_CHECK": "0"}},
+    "nccl-init-hang": {1: {"STRATA_FAKE_NCCL_HANG_INIT": "1"}},
+}
+
+# An earlier group in the same file:// directory: (mode, ranks started),
+# run to its end first.
+EARLIER_RUN = {
+    "file-store-reused": ("file-store", [0, 1]),
+    "file-store-stale": ("file-store", [0]),  # rank 0 alone: it times out
 }
 
 
@@ -78,16 +118,34 @@ def main(binary, mode):
     store = None
     env = dict(os.environ, WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                MASTER_PORT=str(port))
-    if mode == "file-store":
+    if mode.startswith("file-store"):
         store = tempfile.mkdtemp(prefix="strata-store-")
         env["STRATA_TEST_STORE"] = store
+    earlier_problems = []
+    if mode in EARLIER_RUN:
+        earlier, ranks = EARLIER_RUN[mode]
+        runs = [subprocess.Popen(
+            [binary, earlier, str(TIMEOUT_MS)], env=dict(env, RANK=str(r)),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for r in ranks]
+        for r, p in zip(ranks, runs):
+            out, _ = p.communicate(timeout=LIMIT_S)
+            print(f"[earlier run, rank {r}] {out.strip()}")
+            if len(ranks) == world and p.returncode != 0:
+                earlier_problems.append(f"the earlier run's rank {r} "
+                                        f"exited with {p.returncode}")
+        left = sorted(os.listdir(store))
+        print(f"run_fault.py: the earlier run left {len(left)} files")
+        if len(ranks) == world and left:
+            earlier_problems.append(f"a finished run left files: {left}")
     procs = {}
     start = time.monotonic()
     for r in started:
+        rank_env = dict(env, RANK=str(r), **RANK_ENV.get(mode, {}).get(r, {}))
         procs[r] = subprocess.Popen(
-            [binary, mode, str(TIMEOUT_MS)], env=dict(env, RANK=str(r)),
+            [binary, mode, str(TIMEOUT_MS)], env=rank_env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    problems = []
+    problems = earlier_problems
     outputs = {}
     waited = survivors if survivors else started
     for r in waited:

@@ -124,7 +124,9 @@ Work barrier(bool async_op = false, SourceLoc loc = SourceLoc::current());
 /// so calls that differ never exchange data and end at the group's timeout
 /// with a strata::Error naming both sides (read through the store). A CUDA
 /// tensor's NCCL call is checked first by one small gloo all_gather.
-/// Applies to the current group; every rank must set the same.
+/// Applies to the current group; every rank must set the same at the same
+/// point (the ranks compare STRATA_DISTRIBUTED_CHECK at init_process_group,
+/// and a call that fails because one rank set it differently says so).
 void set_consistency_check(bool enabled);
 /// The current setting of set_consistency_check.
 bool consistency_check();

@@ -270,18 +270,23 @@ Work submit(Group &g, std::shared_ptr<Work::State> w, const Signature &sig,
 }
 
 /// The gloo tag of `w`, the next call of the group, with signature `sig`:
-/// with the consistency check on, a hash of both (and `w` keeps them for
-/// disagreement()), and for a CUDA tensor the eager check's tag too;
-/// without it, the call's number.
+/// with the consistency check on, a hash of both, and for a CUDA tensor
+/// the eager check's tag too; without it, the call's number. Either way
+/// `w` keeps both, and whether the check was on, for disagreement() after
+/// a failure (which so names ranks that set the check differently), and
+/// the numbers advance alike.
 uint32_t takeTag(Group &g, Work::State &w, const Signature &sig) {
   std::lock_guard<std::mutex> lock(g.m);
   uint32_t seq = g.nextTag++;
-  if (!g.check || g.size == 1)
+  if (g.size == 1)
     return seq;
-  if (sig.cuda && !tUnchecked)
-    w.checkTag = g.nextTag++;
+  uint32_t checkTag = sig.cuda && !tUnchecked ? g.nextTag++ : 0;
   w.seq = seq;
   w.signature = wordsOf(sig);
+  w.checked = g.check;
+  if (!g.check)
+    return seq;
+  w.checkTag = checkTag;
   return tagOf(seq, w.signature);
 }
 

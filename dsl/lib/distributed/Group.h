@@ -16,6 +16,7 @@
 #ifndef STRATA_DISTRIBUTED_GROUP_H
 #define STRATA_DISTRIBUTED_GROUP_H
 
+#include "StoreAdapter.h"
 #include "strata/distributed.h"
 
 #include <gloo/rendezvous/context.h>
@@ -32,6 +33,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace strata {
@@ -66,6 +69,8 @@ struct Work::State {
   /// through the store (disagreement()).
   uint32_t seq = 0;
   std::vector<int64_t> signature;
+  /// Whether the consistency check was on for this call (its tag a hash).
+  bool checked = false;
   /// Temporaries the raw pointers point into.
   std::vector<Tensor> keep;
 
@@ -94,13 +99,26 @@ struct Signature {
 /// The NCCL communicator of a group made with backend "nccl" (Nccl.h).
 struct NcclComm;
 struct Group;
-/// After `w`'s gloo collective failed (timed out, or a peer that timed out
-/// closed its connection): every rank's signature of call `w.seq`, read
-/// through the store (each rank writes its own, then waits up to `bound`
-/// for the others'); "" when they agree or a rank never wrote one (it
-/// crashed), else the sentence naming the first rank that differs.
-std::string disagreement(Group &g, const Work::State &w,
-                         std::chrono::milliseconds bound);
+/// What the ranks said through the store after `w`'s gloo collective
+/// failed (timed out, or a peer that timed out closed its connection).
+struct Comparison {
+  /// The sentence naming the first disagreement (calls, or the
+  /// consistency check set differently), or "".
+  std::string differs;
+  /// The ranks that wrote no signature within the bound: they never
+  /// reached the call, or left.
+  std::vector<int> missing;
+};
+/// Each rank writes its signature of call `w.seq` (and whether its check
+/// was on), then reads the others' as they come, for at most `bound`.
+Comparison disagreement(Group &g, const Work::State &w,
+                        std::chrono::milliseconds bound);
+/// The error and hint of `w`, whose gloo collective threw `glooMessage`:
+/// the signatures are compared through the store first (the peers' awaited
+/// at most 10 s: the error comes within the timeout + 10 s), so it names
+/// a disagreement, or the ranks that never reached the call.
+std::pair<std::string, std::string>
+explainFailure(Group &g, const Work::State &w, const std::string &glooMessage);
 
 /// "all_reduce of a tensor of shape [3] and dtype torch.float32, op sum"
 /// from a signature's words.
@@ -112,7 +130,15 @@ bool checkFromEnvironment();
 struct Group {
   int rank = 0, size = 1;
   std::chrono::milliseconds timeout{};
-  std::unique_ptr<gloo::rendezvous::Store> store;
+  std::unique_ptr<Store> store;
+  /// "the file:// directory /d" or "the store at 127.0.0.1:29500", for
+  /// messages; fileStore: the former.
+  std::string storeName;
+  bool fileStore = false;
+  /// The prefix of this run's keys after the rendezvous ("strata/<run id>/",
+  /// rank 0's): an earlier run's keys in a file:// directory never meet
+  /// this run's.
+  std::string keyPrefix = "strata/";
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
   /// "gloo", or "nccl": then `nccl` runs the collectives on CUDA tensors
@@ -180,47 +206,7 @@ struct Group {
           error = e.message();
           hint = e.hint();
         } catch (const std::exception &e) {
-          std::string what = e.what();
-          bool timedOut = what.find("Timed out") != std::string::npos ||
-                          what.find("timed out") != std::string::npos;
-          // A peer whose collective timed out closes its connections, so
-          // a mismatch may show here as either. The peers' signatures are
-          // awaited at most 10 s (a rank that never called, or crashed,
-          // never writes one): the error comes within the timeout + 10 s.
-          auto compared = std::chrono::steady_clock::now();
-          std::string differs =
-              w->signature.empty()
-                  ? std::string()
-                  : disagreement(*this, *w,
-                                 std::min<std::chrono::milliseconds>(
-                                     timeout, std::chrono::seconds(10)));
-          auto extra = std::chrono::duration_cast<std::chrono::milliseconds>(
-              std::chrono::steady_clock::now() - compared);
-          std::ostringstream os;
-          os << w->what << ": ";
-          if (!differs.empty())
-            os << differs << " (calls that differ cannot meet: the "
-               << "group's timeout of " << timeout.count() << " ms ended them)";
-          else if (timedOut)
-            os << "rank " << rank << " timed out after " << timeout.count()
-               << " ms waiting for the other ranks (then " << extra.count()
-               << " ms for their calls' signatures: a rank that never "
-               << "called the collective, or left, writes none)";
-          else
-            os << "rank " << rank
-               << " lost its connection to another rank (did a rank exit "
-                  "or crash?)";
-          os << " [gloo: " << what << "]";
-          error = os.str();
-          hint = !differs.empty()
-                     ? "every rank must call the same collectives in the "
-                       "same order with tensors of the same shape and dtype"
-                 : timedOut
-                     ? "every rank must call the same collectives in the "
-                       "same order; a longer timeout "
-                       "(init_process_group's timeout) if a rank is slow"
-                     : "look at the other ranks' output for the first "
-                       "failure";
+          std::tie(error, hint) = explainFailure(*this, *w, e.what());
           std::lock_guard<std::mutex> lock(m);
           broken = error;
         }

@@ -4,9 +4,11 @@
 // (libnccl.so.2) is dlopen'ed by init_process_group("nccl"), as the CUDA
 // driver is (no NCCL header: the types below are its ABI, nccl.h 2.10+).
 // Rank 0 makes the ncclUniqueId and writes it to the group's store; every
-// rank then joins the communicator. A collective is queued on strata's
-// CUDA stream, so it runs after the kernels that computed its inputs, and
-// waited for with the group's timeout as deadline: the stream and
+// rank then joins the communicator, with NCCL 2.14+ through the
+// non-blocking ncclCommInitRankConfig, polled until the group's timeout
+// (then aborted: a rank that never joins hangs no one). A collective is queued
+// on strata's CUDA stream, so it runs after the kernels that computed its
+// inputs, and waited for with the group's timeout as deadline: the stream and
 // ncclCommGetAsyncError are polled (an async error of ncclInProgress, as a
 // nonblocking communicator says, is still running); on an error or at the
 // deadline the communicator is aborted (ncclCommAbort ends its kernels) and
@@ -14,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Nccl.h"
+#include "Rendezvous.h"
 
 #include "strata/Runtime/CudaDriver.h"
 #include "strata/Runtime/Settings.h"
@@ -42,13 +45,25 @@ struct UniqueId {
 /// ncclRedOp_t and ncclDataType_t.
 enum : int { kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAvg = 4 };
 enum : int { kUint8 = 1, kInt32 = 2, kInt64 = 4, kFloat32 = 7, kFloat64 = 8 };
-/// The store key of rank 0's ncclUniqueId.
-const char *kIdKey = "strata_nccl_unique_id";
+/// ncclConfig_t as NCCL 2.14 laid it out (later versions read `size`
+/// bytes and default the fields added since): blocking = 0 makes
+/// ncclCommInitRankConfig return at once, its progress then polled with
+/// ncclCommGetAsyncError, so a rank that never joins cannot hang the others.
+struct Config {
+  size_t size = sizeof(Config);
+  unsigned magic = 0xcafebeef;
+  unsigned version = 21400; // NCCL_VERSION(2, 14, 0)
+  int blocking = 0;
+};
+constexpr int kNonBlockingVersion = 21400;
 
 /// The NCCL entry points strata calls.
 struct Api {
   Result (*getUniqueId)(UniqueId *);
   Result (*commInitRank)(Comm *, int, UniqueId, int);
+  /// NCCL 2.14+ only (null before): the non-blocking init.
+  Result (*getVersion)(int *);
+  Result (*commInitRankConfig)(Comm *, int, UniqueId, int, Config *);
   Result (*commDestroy)(Comm);
   Result (*commAbort)(Comm);
   Result (*commGetAsyncError)(Comm, Result *);
@@ -147,6 +162,11 @@ std::shared_ptr<NcclComm> loadNccl(const std::string &what,
   resolve(a.broadcast, "ncclBroadcast");
   resolve(a.allGather, "ncclAllGather");
   resolve(a.reduceScatter, "ncclReduceScatter");
+  // Optional: without them (NCCL < 2.14) the init blocks, unbounded.
+  a.getVersion =
+      reinterpret_cast<decltype(a.getVersion)>(dlsym(lib, "ncclGetVersion"));
+  a.commInitRankConfig = reinterpret_cast<decltype(a.commInitRankConfig)>(
+      dlsym(lib, "ncclCommInitRankConfig"));
   if (!missing.empty()) {
     dlclose(lib);
     fail(what + ": the nccl backend expected NCCL's entry point " + missing +
@@ -167,20 +187,76 @@ std::shared_ptr<NcclComm> loadNccl(const std::string &what,
   return c;
 }
 
+namespace {
+
+/// NCCL's non-blocking init: polls the communicator until it is ready, it
+/// failed, or the group's timeout ends (then aborts it and names the ranks
+/// that never called ncclCommInitRankConfig, as the store tells).
+Result initWithin(Group &g, NcclComm &c, const UniqueId &id,
+                  const std::string &what, const SourceLoc &loc) {
+  using Clock = std::chrono::steady_clock;
+  const std::string joining = g.keyPrefix + "nccl/joining/";
+  try {
+    g.store->set(joining + std::to_string(g.rank), {1});
+  } catch (const std::exception &) {
+  }
+  Config config;
+  Result rc = c.api.commInitRankConfig(&c.comm, g.size, id, g.rank, &config);
+  if (rc != 0 && rc != kInProgress)
+    return rc;
+  const Clock::time_point deadline = Clock::now() + g.timeout;
+  std::chrono::microseconds pause(100);
+  for (;;) {
+    Result state = 0;
+    rc = c.api.commGetAsyncError(c.comm, &state);
+    if (rc != 0 || state != kInProgress)
+      return rc ? rc : state;
+    if (Clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(10000));
+  }
+  c.api.commAbort(c.comm);
+  c.comm = nullptr;
+  std::vector<int> missing;
+  try {
+    for (int r = 0; r < g.size; ++r)
+      if (!g.store->check({joining + std::to_string(r)}))
+        missing.push_back(r);
+  } catch (const std::exception &) {
+  }
+  fail(what + ": rank " + std::to_string(g.rank) +
+           "'s ncclCommInitRankConfig did not complete within " +
+           std::to_string(g.timeout.count()) + " ms (then ncclCommAbort): " +
+           (missing.empty()
+                ? "every rank called it, NCCL's own connection between them "
+                  "did not complete"
+                : rankList(missing) + (missing.size() == 1 ? " has" : " have") +
+                      " not called it (stuck or gone after joining the gloo "
+                      "group)"),
+       "NCCL_DEBUG=INFO prints NCCL's progress; every rank needs its own "
+       "GPU (CUDA_VISIBLE_DEVICES) and a network NCCL can use; a longer "
+       "timeout (init_process_group's timeout) if the ranks are slow",
+       loc);
+}
+
+} // namespace
+
 void connectNccl(Group &g, const std::string &what, const SourceLoc &loc) {
   NcclComm &c = *g.nccl;
   UniqueId id{};
   std::string step = "ncclGetUniqueId";
+  const std::string idKey = g.keyPrefix + "nccl/unique_id";
   Result rc = 0;
   try {
     if (g.rank == 0) {
       if ((rc = c.api.getUniqueId(&id)) == 0)
-        g.store->set(kIdKey,
+        g.store->set(idKey,
                      std::vector<char>(id.internal, id.internal + sizeof id));
     } else {
       step = "reading rank 0's ncclUniqueId from the store";
-      g.store->wait({kIdKey});
-      std::vector<char> bytes = g.store->get(kIdKey);
+      g.store->wait({idKey});
+      std::vector<char> bytes = g.store->get(idKey);
       std::memcpy(id.internal, bytes.data(),
                   std::min(bytes.size(), sizeof id.internal));
     }
@@ -191,11 +267,19 @@ void connectNccl(Group &g, const std::string &what, const SourceLoc &loc) {
          "check that every rank runs with backend \"nccl\"", loc);
   }
   c.driver->stream(); // NCCL joins the current CUDA context (cuda:0)
-  if (rc == 0) {
-    step = "ncclCommInitRank";
+  int version = 0;
+  if (c.api.getVersion && c.api.getVersion(&version) != 0)
+    version = 0;
+  if (rc == 0 && c.api.commInitRankConfig && version >= kNonBlockingVersion) {
+    step = "ncclCommInitRankConfig";
+    rc = initWithin(g, c, id, what, loc);
+  } else if (rc == 0) {
+    step = "ncclCommInitRank"; // NCCL < 2.14: blocks until all have joined
     rc = c.api.commInitRank(&c.comm, g.size, id, g.rank);
   }
   if (rc != 0) {
+    if (c.comm && step == "ncclCommInitRankConfig")
+      c.api.commAbort(c.comm); // a failed non-blocking init is freed so
     c.comm = nullptr;
     fail(what + ": rank " + std::to_string(g.rank) + "'s " + step +
              " failed: " + c.text(rc),
@@ -228,13 +312,9 @@ void waitFor(Group &g, NcclComm &c, const std::string &what) {
   std::chrono::microseconds pause(10);
   const std::string rank = "rank " + std::to_string(g.rank);
   for (;;) {
-    bool done = false;
-    std::string e = c.driver->queryStream(done);
-    if (!e.empty())
-      abortWith(g, c,
-                what + ": " + rank + "'s CUDA stream failed while NCCL ran [" +
-                    e + "]",
-                "look at the other ranks' output for the first failure");
+    // NCCL's state first: once it is no longer ncclInProgress (a
+    // non-blocking communicator may still be enqueueing), the stream's
+    // state covers the collective.
     Result async = 0;
     Result rc = c.api.commGetAsyncError(c.comm, &async);
     if (rc != 0 || (async != 0 && async != kInProgress))
@@ -245,6 +325,13 @@ void waitFor(Group &g, NcclComm &c, const std::string &what) {
                     c.text(rc ? rc : async) + "]",
                 "look at the other ranks' output for the first failure; "
                 "NCCL_DEBUG=INFO prints NCCL's reasons");
+    bool done = false;
+    std::string e = c.driver->queryStream(done);
+    if (!e.empty())
+      abortWith(g, c,
+                what + ": " + rank + "'s CUDA stream failed while NCCL ran [" +
+                    e + "]",
+                "look at the other ranks' output for the first failure");
     if (done && async != kInProgress)
       return;
     if (Clock::now() >= deadline)
@@ -293,7 +380,7 @@ std::function<void()> ncclWork(Group *g, NcclOp op, const void *send,
       rc = c.api.reduceScatter(send, recv, count, t, r, c.comm, s);
       break;
     }
-    if (rc != 0)
+    if (rc != 0 && rc != kInProgress) // in progress: a non-blocking comm
       abortWith(*g, c,
                 what + ": rank " + std::to_string(g->rank) + "'s " + call +
                     " failed [nccl: " + c.text(rc) + "]",

@@ -2,8 +2,10 @@
 //
 // init_process_group: the rendezvous through c10d::TCPStore (env://, rank 0
 // serving it unless torchrun's agent does) or gloo's FileStore (file://),
-// gloo's TCP device and full-mesh context, a barrier (so rank 0, which
-// serves the store, may exit once its program ends) and the worker thread;
+// the ranks' records compared (Rendezvous.h), gloo's TCP device and
+// full-mesh context, a barrier (so rank 0, which serves the store, may exit
+// once its program ends; each rank then removes its keys from a file://
+// directory) and the worker thread;
 // with backend "nccl", its NCCL communicator (Nccl.h); every failure on
 // the way is a located strata::Error. Also Work's methods
 // and the group's shared helpers (Group.h).
@@ -11,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Group.h"
 #include "Nccl.h"
+#include "Rendezvous.h"
 #include "StoreAdapter.h"
 #include "Unchecked.h"
 
@@ -18,7 +21,6 @@
 #include "strata/strata.h"
 
 #include <gloo/barrier.h>
-#include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
@@ -194,30 +196,6 @@ int64_t envInt(const char *name, const char *v, const std::string &what,
   return x;
 }
 
-/// gloo's FileStore with the group's timeout on every wait.
-class TimedFileStore : public gloo::rendezvous::Store {
-public:
-  TimedFileStore(const std::string &path, std::chrono::milliseconds timeout)
-      : store_(path), timeout_(timeout) {}
-  void set(const std::string &key, const std::vector<char> &data) override {
-    store_.set(key, data);
-  }
-  std::vector<char> get(const std::string &key) override {
-    return store_.get(key);
-  }
-  void wait(const std::vector<std::string> &keys) override {
-    store_.wait(keys, timeout_);
-  }
-  void wait(const std::vector<std::string> &keys,
-            const std::chrono::milliseconds &timeout) override {
-    store_.wait(keys, timeout);
-  }
-
-private:
-  gloo::rendezvous::FileStore store_;
-  std::chrono::milliseconds timeout_;
-};
-
 } // namespace
 
 detail::UncheckedGuard::UncheckedGuard() : previous_(tUnchecked) {
@@ -256,6 +234,8 @@ void init_process_group(const std::string &backendName,
       fail(what + ": trying to initialize the default process group twice!",
            "call destroy_process_group() first", loc);
   }
+  RendezvousSources sources;
+  sources.worldSize = world_size < 0 ? "WORLD_SIZE" : "argument";
   if (world_size < 0)
     world_size = envInt("WORLD_SIZE", std::getenv("WORLD_SIZE"), what, loc);
   if (rank < 0)
@@ -297,6 +277,8 @@ void init_process_group(const std::string &backendName,
         gethostname(name, sizeof name - 1);
         host = name;
       }
+      sources.serving = rank == 0 && !agentStore;
+      g->storeName = "the store at " + master + ":" + std::to_string(port);
       try {
         g->store =
             detail::makeTcpStore(master, static_cast<uint16_t>(port),
@@ -333,10 +315,12 @@ void init_process_group(const std::string &backendName,
                                          ? "does not exist"
                                          : "is not a directory") +
                                     ")"),
-             "give file:///DIR with an existing, empty directory every "
-             "rank sees (a fresh one each run: gloo's store keeps its files)",
+             "give file:///DIR with an existing directory every rank sees "
+             "(empty, or left by a finished run)",
              loc);
-      g->store = std::make_unique<TimedFileStore>(dir, timeout);
+      g->store = detail::makeFileStore(dir, timeout);
+      g->storeName = "the file:// directory " + dir;
+      g->fileStore = true;
     } else {
       fail(what + ": unsupported init_method '" + init_method +
                "' (expected env:// or file:///DIR)",
@@ -352,6 +336,10 @@ void init_process_group(const std::string &backendName,
       attr.hostname.clear();
       attr.iface = iface;
     }
+    // The ranks agree on the world size, the check and the backend before
+    // gloo connects (gloo would fail on the address sizes, or the calls
+    // would never meet), and the missing ones are named.
+    exchangeRecords(*g, sources, what, loc);
     g->device = gloo::transport::tcp::CreateDevice(attr);
     g->context = std::make_shared<gloo::rendezvous::Context>(g->rank, g->size);
     g->context->setTimeout(timeout);
@@ -363,6 +351,9 @@ void init_process_group(const std::string &backendName,
     gloo::barrier(barrier);
     if (g->nccl)
       connectNccl(*g, what, loc);
+    // Every rank has read what this one wrote: a file:// directory is left
+    // empty for the next run.
+    forgetRendezvous(*g);
   } catch (const Error &) {
     throw;
   } catch (const std::exception &e) {

@@ -3,7 +3,8 @@
 // env:// rendezvous uses the store torchrun's ranks use: c10d::TCPStore from
 // Debian's libtorch (libtorch-dev headers, libtorch_cpu.so), rank 0 serving
 // it at MASTER_ADDR:MASTER_PORT. Only this file includes torch headers;
-// gloo's Context only needs set/get/wait, which map one to one.
+// gloo's Context only needs set/get/wait, which map one to one, and the
+// rendezvous check/erase, c10d's check/deleteKey.
 //
 //===----------------------------------------------------------------------===//
 #include "StoreAdapter.h"
@@ -15,7 +16,7 @@ namespace distributed {
 namespace detail {
 namespace {
 
-class TcpStoreAdapter : public gloo::rendezvous::Store {
+class TcpStoreAdapter : public Store {
 public:
   TcpStoreAdapter(const std::string &host, uint16_t port, bool isServer,
                   int worldSize, std::chrono::milliseconds timeout)
@@ -31,6 +32,19 @@ public:
 
   void set(const std::string &key, const std::vector<char> &data) override {
     store_->set(key, std::vector<uint8_t>(data.begin(), data.end()));
+    noteWritten(key);
+  }
+
+  bool check(const std::vector<std::string> &keys) override {
+    return store_->check(keys);
+  }
+
+  void erase(const std::string &key) override {
+    try {
+      store_->deleteKey(key);
+    } catch (const std::exception &) {
+      // best effort: rank 0's server may be gone already
+    }
   }
 
   std::vector<char> get(const std::string &key) override {
@@ -54,9 +68,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<gloo::rendezvous::Store>
-makeTcpStore(const std::string &host, uint16_t port, bool isServer,
-             int worldSize, std::chrono::milliseconds timeout) {
+std::unique_ptr<Store> makeTcpStore(const std::string &host, uint16_t port,
+                                    bool isServer, int worldSize,
+                                    std::chrono::milliseconds timeout) {
   return std::make_unique<TcpStoreAdapter>(host, port, isServer, worldSize,
                                            timeout);
 }
