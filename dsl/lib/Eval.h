@@ -78,8 +78,12 @@ struct Slice {
   ir::Program program(std::vector<const Node *> &outputs,
                       bool valueArgs = true) const;
   /// Whether operand `in` of `reader` reads a pending fill (its offset is
-  /// then 0: every element is the same), not as a write's destination.
+  /// then fillOffset's: every element is the same), not as a write's
+  /// destination.
   static bool readsFill(const Node &reader, const Operand &in);
+  /// The offset a read of a fill through `l` is given: the lowest at which
+  /// it stays in bounds (0 unless a stride is negative).
+  static int64_t fillOffset(const layout::Layout &l);
   /// The offset of read `in` in what the program receives: relative to its
   /// argument's window, or absolute (a pending source, or `windows` false).
   int64_t readOffset(const Operand &in, bool windows = true) const;

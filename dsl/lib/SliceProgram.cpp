@@ -19,11 +19,25 @@ using namespace strata::detail;
 
 bool Slice::readsFill(const Node &reader, const Operand &in) {
   // Every element of a fill is the same: a read of it at any offset reads
-  // what the same view at offset 0 reads (in bounds: the offset only
-  // shrinks), so the offset is not part of the program. A write's
-  // destination is no read: its offset is where the write goes.
+  // what the same view at its lowest offset reads (fillOffset: 0 unless a
+  // stride is negative; in bounds: the offset only shrinks), so the offset
+  // is not part of the program. A write's destination is no read: its
+  // offset is where the write goes.
   return !in.node->buffer && in.node->op == Op::Fill &&
          !(reader.op == Op::Write && &in == &reader.inputs[1]);
+}
+
+int64_t Slice::fillOffset(const layout::Layout &l) {
+  // The lowest offset at which `l` addresses no element below 0: a flipped
+  // read (stride -1) of a fill reaches back from its offset.
+  int64_t offset = 0;
+  for (size_t d = 0; d < l.sizes.size(); ++d) {
+    if (l.sizes[d] == 0)
+      return 0;
+    if (l.strides[d] < 0)
+      offset -= (l.sizes[d] - 1) * l.strides[d];
+  }
+  return offset;
 }
 
 int64_t Slice::readOffset(const Operand &in, bool windows) const {
@@ -105,7 +119,7 @@ std::string Slice::key() const {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
       pushList(key, in.layout.strides);
-      push(key, readsFill(*n, in) ? 0 : readOffset(in));
+      push(key, readsFill(*n, in) ? fillOffset(in.layout) : readOffset(in));
     }
   }
   return key;
@@ -259,7 +273,8 @@ ir::Program Slice::program(std::vector<const Node *> &outputs,
     if (!isStorage(src) && in.layout == src->resultLayout())
       return valueOf(src);
     layout::Layout l = in.layout;
-    l.offset = readsFill(reader, in) ? 0 : readOffset(in, valueArgs);
+    l.offset =
+        readsFill(reader, in) ? fillOffset(l) : readOffset(in, valueArgs);
     return p.stridedView(valueOf(src), l);
   };
   for (const Node *a : args)

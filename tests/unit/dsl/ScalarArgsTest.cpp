@@ -102,6 +102,29 @@ TEST(ScalarArgs, FullOfAnyShapeIsOneProgramForEveryValue) {
   EXPECT_EQ((full({4}, big, kInt64) + 0).to_vector<int64_t>()[0], big);
 }
 
+TEST(ScalarArgs, FlippedReadOfAFill) {
+  // A read of a fill at a negative stride reaches back from its offset:
+  // it is given the lowest offset in bounds, not 0 (a torch fuzzer's find,
+  // program 2244: full, flip, cumsum). One program for every k and value.
+  std::vector<float> c =
+      full({3}, 2.75).flip({0}).cumsum(-1).to_vector<float>();
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], 2.75f);
+  EXPECT_EQ(c[1], 5.5f);
+  EXPECT_EQ(c[2], 8.25f);
+  int64_t before = eval_stats().compiles;
+  for (int k = 0; k < 10; ++k) {
+    double v = 0.5 * k - 1;
+    std::vector<float> got =
+        (full({4, 5}, v).flip({0, 1}).narrow(1, k % 3, 3) + 1)
+            .to_vector<float>();
+    ASSERT_EQ(got.size(), 12u);
+    for (float g : got)
+      EXPECT_EQ(g, static_cast<float>(v) + 1) << k;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+}
+
 TEST(ScalarArgs, ArangeStartAndStepAreArguments) {
   // Position ids of a decoder step: `arange(past, past + n)`, a new start
   // every step. One program per dtype, every start.
