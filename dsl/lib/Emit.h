@@ -44,6 +44,23 @@ inline ir::Program::Value emitOp(ir::Program &p, const Node &n,
   return emitOp(p, n, ins, result, positionOf(n.loc));
 }
 
+/// Fill or arange `n` with its values read from the scalar arguments
+/// `args` (0-d storages of `argType`; an arange's are its start and step):
+/// a 0-d fill not `returned` is a view of its argument, any other fill
+/// ones * the argument, an arange the constant form's arithmetic
+/// (docs/design.md "Scalars are arguments"; SliceProgram.cpp).
+ir::Program::Value emitFromArguments(ir::Program &p, const Node &n,
+                                     std::span<const ir::Program::Value> args,
+                                     DType argType, bool returned,
+                                     ir::SourcePosition at);
+/// The dtype of fill or arange `n`'s scalar arguments: a fill's own (f64
+/// when `wide`: a pow exponent f32 cannot hold), an arange's start and
+/// step in the type its kernel computes in (i64 exact, or f64).
+DType scalarArgDType(const Node &n, bool wide = false);
+/// Writes `n`'s scalar argument `which` (an arange's 0: start, 1: step),
+/// in scalarArgDType(n, wide), to `p`.
+void writeScalarArg(const Node &n, int which, bool wide, void *p);
+
 } // namespace strata::detail
 
 #endif // STRATA_DSL_LIB_EMIT_H

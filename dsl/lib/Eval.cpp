@@ -12,8 +12,8 @@
 // prepares it. Fill values (0-d fills: `x * lr`, `fill_(v)`, clamp bounds;
 // and `full`, `zeros`, `ones` of any shape) are arguments, not constants,
 // so they are not in the key; only a value that selects code stays a
-// constant (a pow exponent: 0.5 is sqrt, an f32 exponent f32 cannot hold
-// runs in f64), and bool fills. A read of a fill is at offset 0 whatever
+// constant (a pow exponent 0.5 is sqrt, 2 a product: Slice::exponentOf),
+// and bool fills. A read of a fill is at offset 0 whatever
 // its view's offset (its elements are all the same). Storage
 // offsets are arguments too: each read-only storage is passed as the window
 // its reads reach, and the reads' offsets are relative to it, so
@@ -288,24 +288,7 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
     }
     recompute.push_back(n->output ? 0 : cost);
   }
-  std::vector<bool> selectsCode(pending.size(), false);
-  for (const Node *n : pending)
-    if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
-      for (const Operand &in : n->inputs)
-        if (!in.node->buffer)
-          selectsCode[in.node->index] = true;
-  // Fill values (not bool, no pow exponent: it selects code) and arange
-  // bounds are arguments (Slice::program): one program for every value.
-  scalarArg.assign(pending.size(), -1);
-  for (Node *n : pending)
-    if (n->op == Op::Fill && n->dtype != DType::Bool && fillTakesArgument(*n) &&
-        !selectsCode[n->index]) {
-      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
-      scalars.push_back(n);
-    } else if (n->op == Op::Arange) { // start, then step
-      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
-      scalars.insert(scalars.end(), {n, n});
-    }
+  placeScalars();
   bool onCuda = false;
   for (const Node *n : nodes)
     onCuda |= n->device == kDevCUDA;

@@ -47,6 +47,20 @@ struct Slice {
   std::vector<Node *> scalars;
   /// Per pending node: its (first) position in `scalars`, or -1.
   std::vector<int32_t> scalarArg;
+  /// Per entry of `scalars`: a pow exponent of an f32 base that f32 cannot
+  /// hold, passed as PyTorch's double Scalar (the pow computes in f64).
+  std::vector<bool> wideScalar;
+  /// How pow node `n`'s exponent enters its program (docs/design.md
+  /// "Scalars are arguments").
+  enum class Exponent {
+    Tensor,   ///< not a number (or no pow): a tensor operand
+    Constant, ///< a number whose value selects the code (0.5: sqrt, 2: x*x)
+    Value,    ///< a number in the tensor's dtype, any value one program
+    Wide,     ///< a number f32 cannot hold, of an f32 base: passed in f64
+  };
+  static Exponent exponentOf(const Node &n);
+  /// Chooses the scalar arguments (`scalars`, `scalarArg`, `wideScalar`).
+  void placeScalars();
   /// The dtype of scalar argument `k`: a fill's own; an arange's start and
   /// step in the type its kernel computes in (i64 exact, or f64).
   DType scalarDType(size_t k) const;
@@ -64,8 +78,12 @@ struct Slice {
   ir::Program program(std::vector<const Node *> &outputs,
                       bool valueArgs = true) const;
   /// Whether operand `in` of `reader` reads a pending fill (its offset is
-  /// then 0: every element is the same), not as a write's destination.
+  /// then fillOffset's: every element is the same), not as a write's
+  /// destination.
   static bool readsFill(const Node &reader, const Operand &in);
+  /// The offset a read of a fill through `l` is given: the lowest at which
+  /// it stays in bounds (0 unless a stride is negative).
+  static int64_t fillOffset(const layout::Layout &l);
   /// The offset of read `in` in what the program receives: relative to its
   /// argument's window, or absolute (a pending source, or `windows` false).
   int64_t readOffset(const Operand &in, bool windows = true) const;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GradientRun.h"
+#include "Eval.h"
 #include "ProgramCache.h"
 #include "strata/Runtime/Settings.h"
 
@@ -28,12 +29,16 @@ bool GradientRun::emit() {
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
   std::unordered_set<const Node *> scalars = numberArguments();
-  // The scalar arguments' values (sized first: their addresses are taken).
-  scalarData.assign(scalars.size(), 0);
-  size_t numScalars = 0;
+  // The scalar arguments' values (sized first: their addresses are taken;
+  // an arange has two, its start and step).
+  size_t slots = 0;
+  for (const Node *n : scalars)
+    slots += n->op == Op::Arange ? 2 : 1;
+  scalarData.assign(slots, 0);
+  size_t used = 0;
   for (const NodePtr &n : g.ops) {
     if (scalars.count(n.get()))
-      emitScalarArgument(n.get(), &scalarData[numScalars++]);
+      used += emitScalarArgument(n.get(), &scalarData[used]);
     else
       emitNode(n.get());
   }
@@ -48,11 +53,12 @@ bool GradientRun::emit() {
 }
 
 std::unordered_set<const Node *> GradientRun::numberArguments() const {
-  // C++ numbers (pending 0-d fills) are arguments, as in the evaluator's
-  // programs ("Scalars are arguments"): a schedule of them is one gradient
-  // program. Not a pow exponent, whose value selects the code, nor a bool,
-  // nor an output; nor with create_graph (the replay reads constants) or
-  // on CUDA.
+  // Fill values (C++ numbers, `full` of any shape) and arange bounds are
+  // arguments, as in the evaluator's programs ("Scalars are arguments"): a
+  // schedule of them is one gradient program. Not a pow operand (the
+  // exponent's value selects the code, and the VJP's `exponent - 1` is
+  // PyTorch's double arithmetic), nor a bool, nor an output; nor with
+  // create_graph (the replay reads constants) or on CUDA.
   std::unordered_set<const Node *> constantScalars;
   for (const NodePtr &n : g.ops)
     if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
@@ -61,33 +67,44 @@ std::unordered_set<const Node *> GradientRun::numberArguments() const {
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
   std::unordered_set<const Node *> scalars;
+  if (createGraph || onCuda)
+    return scalars;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
-    if (!createGraph && !onCuda && n->op == Op::Fill && n->sizes.empty() &&
-        !n->requiresGrad && !n->buffer &&
-        (n->dtype == DType::F32 || n->dtype == DType::F64 ||
-         n->dtype == DType::I32 || n->dtype == DType::I64) &&
+    bool fill = n->op == Op::Fill &&
+                (n->dtype == DType::F32 || n->dtype == DType::F64 ||
+                 n->dtype == DType::I32 || n->dtype == DType::I64) &&
+                (n->sizes.empty() || Slice::fillTakesArgument(*n));
+    if ((fill || n->op == Op::Arange) && !n->requiresGrad && !n->buffer &&
         !constantScalars.count(n))
       scalars.insert(n);
   }
   return scalars;
 }
 
-void GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
-  PV a = prog.argument(storageType(1, n->dtype));
-  jit::JitValue v;
-  v.dtype = toJitDType(n->dtype);
-  // (Wrapped, not allocated: the values live in `scalarData` while the
-  // program runs, as the evaluator's do.)
-  void *p = data;
-  writeScalar(*n, p);
-  v.buffer = runtime::Storage::wrapExternal(p, elementSize(n->dtype),
-                                            runtime::DeviceKind::CPU, [] {});
-  v.sizes = {1};
-  v.strides = {1};
-  v.isStorage = true;
-  args.push_back(std::move(v));
-  opValue[n] = {prog.stridedView(a, n->resultLayout()), false, n};
+size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
+  size_t count = n->op == Op::Arange ? 2 : 1;
+  DType t = scalarArgDType(*n);
+  std::vector<PV> names;
+  for (size_t i = 0; i < count; ++i) {
+    names.push_back(prog.argument(storageType(1, t)));
+    jit::JitValue v;
+    v.dtype = toJitDType(t);
+    // (Wrapped, not allocated: the values live in `scalarData` while the
+    // program runs, as the evaluator's do.)
+    void *p = data + i;
+    writeScalarArg(*n, static_cast<int>(i), false, p);
+    v.buffer = runtime::Storage::wrapExternal(p, elementSize(t),
+                                              runtime::DeviceKind::CPU, [] {});
+    v.sizes = {1};
+    v.strides = {1};
+    v.isStorage = true;
+    args.push_back(std::move(v));
+  }
+  opValue[n] = {
+      emitFromArguments(prog, *n, names, t, false, positionOf(n->loc)), false,
+      n};
+  return count;
 }
 
 void GradientRun::emitNode(const Node *n) {

@@ -166,9 +166,11 @@ private:
   void addLeafArgument(size_t k);
   void addPerturbArgument(size_t p);
   // (GradientRun.cpp)
-  /// The pending 0-d fills passed as scalar arguments.
+  /// The pending fills and aranges whose values are scalar arguments.
   std::unordered_set<const Node *> numberArguments() const;
-  void emitScalarArgument(const Node *n, int64_t *data);
+  /// Emits `n` from its arguments, their values written from `data` on;
+  /// returns how many it took (an arange two: its start and step).
+  size_t emitScalarArgument(const Node *n, int64_t *data);
   /// Op `n` recomputed over its reads (or its recorded value).
   void emitNode(const Node *n);
   /// Each output read as a contiguous tensor.

@@ -19,11 +19,25 @@ using namespace strata::detail;
 
 bool Slice::readsFill(const Node &reader, const Operand &in) {
   // Every element of a fill is the same: a read of it at any offset reads
-  // what the same view at offset 0 reads (in bounds: the offset only
-  // shrinks), so the offset is not part of the program. A write's
-  // destination is no read: its offset is where the write goes.
+  // what the same view at its lowest offset reads (fillOffset: 0 unless a
+  // stride is negative; in bounds: the offset only shrinks), so the offset
+  // is not part of the program. A write's destination is no read: its
+  // offset is where the write goes.
   return !in.node->buffer && in.node->op == Op::Fill &&
          !(reader.op == Op::Write && &in == &reader.inputs[1]);
+}
+
+int64_t Slice::fillOffset(const layout::Layout &l) {
+  // The lowest offset at which `l` addresses no element below 0: a flipped
+  // read (stride -1) of a fill reaches back from its offset.
+  int64_t offset = 0;
+  for (size_t d = 0; d < l.sizes.size(); ++d) {
+    if (l.sizes[d] == 0)
+      return 0;
+    if (l.strides[d] < 0)
+      offset -= (l.sizes[d] - 1) * l.strides[d];
+  }
+  return offset;
 }
 
 int64_t Slice::readOffset(const Operand &in, bool windows) const {
@@ -55,6 +69,21 @@ int64_t bits(double d) {
 /// Arguments and writes are storages; pending compute results are tensors.
 bool isStorage(const Node *n) { return n->buffer || n->isStorageValue(); }
 
+/// Whether `n` is a C++ number: a pending 0-d fill on no device (a fill
+/// the user made, full({}, v), is a tensor).
+bool isNumberFill(const Node &n) {
+  return n.op == Op::Fill && !n.buffer && n.device == kDevAny &&
+         n.sizes.empty();
+}
+
+/// Whether `n` is a pow whose exponent is a number argument of `s`.
+bool powOfNumberArgument(const Slice &s, const Node &n) {
+  if (Slice::exponentOf(n) == Slice::Exponent::Tensor)
+    return false;
+  const Node &e = *n.inputs[1].node;
+  return s.scalarArg[e.index] >= 0;
+}
+
 } // namespace
 
 std::string Slice::key() const {
@@ -69,8 +98,11 @@ std::string Slice::key() const {
   for (const Node *n : pending) {
     push(key, static_cast<int64_t>(n->op));
     push(key, reinterpret_cast<intptr_t>(n->name));
-    if (scalarArg[n->index] >= 0) { // an argument: no value
-      push(key, -100 - static_cast<int64_t>(n->dtype) - (n->output ? 16 : 0));
+    if (int32_t k = scalarArg[n->index]; k >= 0) { // an argument: no value
+      // (Its type, and whether it is a number: a pow by a number is laid
+      // out as a unary op, by a 0-d tensor as a binary one.)
+      push(key, -100 - static_cast<int64_t>(scalarDType(k)) -
+                    (n->output ? 16 : 0) - (isNumberFill(*n) ? 32 : 0));
       pushList(key, n->sizes);
       continue;
     }
@@ -87,10 +119,53 @@ std::string Slice::key() const {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
       pushList(key, in.layout.strides);
-      push(key, readsFill(*n, in) ? 0 : readOffset(in));
+      push(key, readsFill(*n, in) ? fillOffset(in.layout) : readOffset(in));
     }
   }
   return key;
+}
+
+Slice::Exponent Slice::exponentOf(const Node &n) {
+  if (n.op != Op::Binary || std::strcmp(n.name, "pow") != 0 ||
+      n.inputs.size() != 2 || !isNumberFill(*n.inputs[1].node))
+    return Exponent::Tensor;
+  if (n.dtype != DType::F32 && n.dtype != DType::F64)
+    return Exponent::Value; // integers: always ipowi
+  const Node &e = *n.inputs[1].node;
+  double v = e.exact ? static_cast<double>(e.ia) : e.a;
+  // ScalarBuilder::pow's specializations (PyTorch's pow_tensor_scalar):
+  // sqrt, rsqrt, products and reciprocals, each its own program.
+  for (double special : {0.5, -0.5, 2.0, 3.0, -1.0, -2.0})
+    if (v == special)
+      return Exponent::Constant;
+  if (n.dtype == DType::F32 &&
+      static_cast<double>(static_cast<float>(v)) != v) // (NaN too)
+    return Exponent::Wide;
+  return Exponent::Value;
+}
+
+void Slice::placeScalars() {
+  std::vector<bool> selectsCode(pending.size(), false);
+  for (const Node *n : pending)
+    if (exponentOf(*n) == Exponent::Constant)
+      selectsCode[n->inputs[1].node->index] = true;
+  // Fill values (not bool, no exponent that selects code) and arange
+  // bounds are arguments (Slice::program): one program for every value.
+  scalarArg.assign(pending.size(), -1);
+  for (Node *n : pending)
+    if (n->op == Op::Fill && n->dtype != DType::Bool && fillTakesArgument(*n) &&
+        !selectsCode[n->index]) {
+      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
+      scalars.push_back(n);
+    } else if (n->op == Op::Arange) { // start, then step
+      scalarArg[n->index] = static_cast<int32_t>(scalars.size());
+      scalars.insert(scalars.end(), {n, n});
+    }
+  wideScalar.assign(scalars.size(), false);
+  for (const Node *n : pending)
+    if (exponentOf(*n) == Exponent::Wide)
+      if (int32_t k = scalarArg[n->inputs[1].node->index]; k >= 0)
+        wideScalar[k] = true;
 }
 
 bool Slice::fillTakesArgument(const Node &n) {
@@ -101,22 +176,32 @@ bool Slice::fillTakesArgument(const Node &n) {
   return layout::elementwiseResult(ins, n.sizes) == own;
 }
 
-DType Slice::scalarDType(size_t k) const {
-  const Node &n = *scalars[k];
+DType strata::detail::scalarArgDType(const Node &n, bool wide) {
   if (n.op != Op::Arange)
-    return n.dtype;
+    return wide ? DType::F64 : n.dtype;
   return n.exact ? DType::I64 : DType::F64;
+}
+
+void strata::detail::writeScalarArg(const Node &n, int which, bool wide,
+                                    void *p) {
+  if (n.op == Op::Fill && wide) // the exponent as PyTorch's double Scalar
+    *static_cast<double *>(p) = n.exact ? static_cast<double>(n.ia) : n.a;
+  else if (n.op != Op::Arange)
+    writeScalar(n, p);
+  else if (n.exact)
+    *static_cast<int64_t *>(p) = which == 1 ? n.ib : n.ia;
+  else
+    *static_cast<double *>(p) = which == 1 ? n.b : n.a;
+}
+
+DType Slice::scalarDType(size_t k) const {
+  return scalarArgDType(*scalars[k], wideScalar[k]);
 }
 
 void Slice::writeScalarArg(size_t k, void *p) const {
   const Node &n = *scalars[k];
-  if (n.op != Op::Arange)
-    return writeScalar(n, p);
-  bool step = static_cast<int32_t>(k) == scalarArg[n.index] + 1;
-  if (n.exact)
-    *static_cast<int64_t *>(p) = step ? n.ib : n.ia;
-  else
-    *static_cast<double *>(p) = step ? n.b : n.a;
+  detail::writeScalarArg(n, static_cast<int>(k) - scalarArg[n.index],
+                         wideScalar[k], p);
 }
 
 namespace {
@@ -150,6 +235,24 @@ ir::Program::Value rangeOfArguments(ir::Program &p, const Node &n,
 
 } // namespace
 
+ir::Program::Value strata::detail::emitFromArguments(
+    ir::Program &p, const Node &n, std::span<const ir::Program::Value> args,
+    DType argType, bool returned, ir::SourcePosition at) {
+  if (n.op == Op::Arange)
+    return rangeOfArguments(p, n, args[0], args[1], at);
+  ir::Program::Value v = p.op("strided_view", {args[0]},
+                              tensorType(layout::Layout{}, argType), {}, at);
+  if (n.sizes.empty() && !returned)
+    return v;
+  // A 0-d fill that is no output is a view of its argument; any other a
+  // fresh tensor of its type, ones * v: exact for every value (-0.0, inf,
+  // NaN, int64).
+  ir::ValueType type = tensorType(n.resultLayout(), n.dtype);
+  ir::Program::Value one =
+      p.op("fill", {}, type, {ir::Attribute::f64("value", 1.0)}, at);
+  return p.op("mul", {one, v}, type, {}, at);
+}
+
 ir::Program Slice::program(std::vector<const Node *> &outputs,
                            bool valueArgs) const {
   ir::Program p;
@@ -170,7 +273,8 @@ ir::Program Slice::program(std::vector<const Node *> &outputs,
     if (!isStorage(src) && in.layout == src->resultLayout())
       return valueOf(src);
     layout::Layout l = in.layout;
-    l.offset = readsFill(reader, in) ? 0 : readOffset(in, valueArgs);
+    l.offset =
+        readsFill(reader, in) ? fillOffset(l) : readOffset(in, valueArgs);
     return p.stridedView(valueOf(src), l);
   };
   for (const Node *a : args)
@@ -183,26 +287,10 @@ ir::Program Slice::program(std::vector<const Node *> &outputs,
   std::vector<ir::Program::Value> ins;
   for (const Node *n : pending) {
     if (int32_t k = scalarArg[n->index]; k >= 0 && valueArgs) {
-      ir::SourcePosition at = positionOf(n->loc);
-      if (n->op == Op::Arange) {
-        value[n->index] =
-            rangeOfArguments(p, *n, scalarValue[k], scalarValue[k + 1], at);
-        if (n->output)
-          outputs.push_back(n);
-        continue;
-      }
-      ir::Program::Value v =
-          p.op("strided_view", {scalarValue[k]},
-               tensorType(layout::Layout{}, n->dtype), {}, at);
-      if (!n->sizes.empty() || n->output) {
-        // A 0-d fill that is no output is a view of its argument; any other
-        // a fresh tensor of its type, ones * v: exact for every value
-        // (-0.0, inf, NaN, int64).
-        ir::Program::Value one = p.op("fill", {}, valueType(n),
-                                      {ir::Attribute::f64("value", 1.0)}, at);
-        v = p.op("mul", {one, v}, valueType(n), {}, at);
-      }
-      value[n->index] = v;
+      size_t count = n->op == Op::Arange ? 2 : 1;
+      value[n->index] =
+          emitFromArguments(p, *n, std::span(scalarValue).subspan(k, count),
+                            scalarDType(k), n->output, positionOf(n->loc));
       if (n->output)
         outputs.push_back(n);
       continue;
@@ -210,7 +298,12 @@ ir::Program Slice::program(std::vector<const Node *> &outputs,
     ins.clear();
     for (const Operand &in : n->inputs)
       ins.push_back(read(*n, in));
-    value[n->index] = emitOp(p, *n, ins, valueType(n), positionOf(n->loc));
+    if (valueArgs && powOfNumberArgument(*this, *n)) // pow(Tensor, Scalar)
+      value[n->index] =
+          p.op("pow", ins, valueType(n),
+               {ir::Attribute::unit("scalar_exponent")}, positionOf(n->loc));
+    else
+      value[n->index] = emitOp(p, *n, ins, valueType(n), positionOf(n->loc));
     if (n->output)
       outputs.push_back(n);
   }

@@ -111,6 +111,14 @@ Value ScalarBuilder::inF64(Value x, llvm::function_ref<Value(Value)> fn) {
 Value ScalarBuilder::pow(Operation *op, Value x, Value y) {
   Type t = x.getType();
   bool f = t.isa<FloatType>();
+  // A scalar exponent passed in f64 for an f32 base (strata.pow's
+  // `scalar_exponent`: one f32 cannot hold): in f64, rounded once, as the
+  // constant exponent below.
+  if (y.getType() != t)
+    return inF64(
+        x, [&](Value wide) -> Value { return create<math::PowFOp>(wide, y); });
+  // An exponent that is an argument (`scalar_exponent`, or a 0-d tensor)
+  // is general: its value does not select the code.
   // An f32 power by a scalar f32 cannot hold (2^24 + 1 rounds to an even
   // exponent and loses the sign): in f64, as PyTorch keeps the scalar
   // exponent exact.

@@ -157,13 +157,22 @@ LogicalResult strata::ir::inferUnaryType(std::optional<Location> loc,
 LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
                                           StringRef opName, ValueRange operands,
                                           DTypeRule rule, bool isCompare,
-                                          SmallVectorImpl<Type> &inferred) {
+                                          SmallVectorImpl<Type> &inferred,
+                                          DictionaryAttr attributes) {
   auto lhs = tensorType(operands[0]), rhs = tensorType(operands[1]);
   if (!lhs || !rhs)
     return emitOptionalError(loc, "expected strata tensor operands");
   StringRef name = shortName(opName);
   Type element = lhs.getElementType();
-  if (element != rhs.getElementType())
+  // pow's `scalar_exponent`: a number's value as an argument (0-d), maybe
+  // f64 for an f32 base (an exponent f32 cannot hold).
+  bool scalarExponent =
+      name == "pow" && attributes && attributes.get("scalar_exponent");
+  if (scalarExponent && rhs.getRank() != 0)
+    return emitOptionalError(loc, "pow: a scalar_exponent is 0-d, got rank ",
+                             rhs.getRank());
+  if (element != rhs.getElementType() &&
+      !(scalarExponent && element.isF32() && rhs.getElementType().isF64()))
     return emitOptionalError(
         loc, name, ": dtype mismatch: lhs is ", dtypeName(element), ", rhs is ",
         dtypeName(rhs.getElementType()),
@@ -194,10 +203,12 @@ LogicalResult strata::ir::inferBinaryType(std::optional<Location> loc,
     return emitOptionalError(loc, shape.error());
   Type resultElement =
       isCompare ? IntegerType::get(lhs.getContext(), 1) : element;
-  // pow by a number (a 0-d fill) is PyTorch's pow(Tensor, Scalar): a unary
-  // TensorIterator, which keeps a dense base's strides on size-1 dims too.
-  // (A bool number is a cast of a bool fill.)
-  if (name == "pow" && rhs.getRank() == 0 && isNumber(operands[1])) {
+  // pow by a number (a 0-d fill, or an argument marked scalar_exponent) is
+  // PyTorch's pow(Tensor, Scalar): a unary TensorIterator, which keeps a
+  // dense base's strides on size-1 dims too. (A bool number is a cast of a
+  // bool fill.)
+  if (name == "pow" && rhs.getRank() == 0 &&
+      (scalarExponent || isNumber(operands[1]))) {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs}));
   } else {
     inferred.push_back(elementwiseType(resultElement, *shape, {lhs, rhs}));

@@ -141,6 +141,10 @@ func.func @compute(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
   %28 = strata.matmul %8, %21 : !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
   // CHECK: strata.arange start 0.000000e+00 step 5.000000e-01 : !strata.tensor<6xf64, strided<[1], offset: 0>>
   %29 = strata.arange start 0.0 step 0.5 : !strata.tensor<6xf64, strided<[1], offset: 0>>
+  // A number exponent as an argument, in f64 for an f32 base.
+  // CHECK: strata.pow %{{.*}}, %{{.*}} {scalar_exponent} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<f64, strided<[], offset: 0>> -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
+  %30 = strata.fill 1.1 : !strata.tensor<f64, strided<[], offset: 0>>
+  %31 = strata.pow %x, %30 {scalar_exponent} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<f64, strided<[], offset: 0>> -> !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>
   return
 }
 

@@ -316,3 +316,19 @@ func.func @lerp_weight_dtype(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>,
   %0 = strata.lerp %a, %a, %w : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf64, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
   return
 }
+
+// -----
+
+func.func @pow_scalar_exponent_rank(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>, %b: !strata.tensor<3xf32, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{pow: a scalar_exponent is 0-d, got rank 1}}
+  %p = strata.pow %a, %b {scalar_exponent} : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @pow_wide_exponent_needs_scalar(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>, %e: !strata.tensor<f64, strided<[], offset: 0>>) {
+  // expected-error @+1 {{pow: dtype mismatch: lhs is f32, rhs is f64}}
+  %p = strata.pow %a, %e : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<f64, strided<[], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return
+}

@@ -3,15 +3,19 @@
 // A program's cache key is its structure: the C++ scalars of `x * lr + c`,
 // `fill_(v)` and clamp-like bounds are arguments of the compiled program,
 // so a new value every step compiles nothing (eval_stats().compiles), and
-// each step's values match plain C++. A scalar whose value selects code (a
-// pow exponent) stays a constant: a new exponent is a new program.
+// each step's values match plain C++ (or PyTorch's, recorded below). A
+// scalar whose value selects code (a pow exponent of sqrt, a product, a
+// reciprocal) stays a constant: such an exponent is a program of its own;
+// any other exponent is an argument.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 using namespace strata;
@@ -98,6 +102,29 @@ TEST(ScalarArgs, FullOfAnyShapeIsOneProgramForEveryValue) {
   EXPECT_EQ((full({4}, big, kInt64) + 0).to_vector<int64_t>()[0], big);
 }
 
+TEST(ScalarArgs, FlippedReadOfAFill) {
+  // A read of a fill at a negative stride reaches back from its offset:
+  // it is given the lowest offset in bounds, not 0 (a torch fuzzer's find,
+  // program 2244: full, flip, cumsum). One program for every k and value.
+  std::vector<float> c =
+      full({3}, 2.75).flip({0}).cumsum(-1).to_vector<float>();
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], 2.75f);
+  EXPECT_EQ(c[1], 5.5f);
+  EXPECT_EQ(c[2], 8.25f);
+  int64_t before = eval_stats().compiles;
+  for (int k = 0; k < 10; ++k) {
+    double v = 0.5 * k - 1;
+    std::vector<float> got =
+        (full({4, 5}, v).flip({0, 1}).narrow(1, k % 3, 3) + 1)
+            .to_vector<float>();
+    ASSERT_EQ(got.size(), 12u);
+    for (float g : got)
+      EXPECT_EQ(g, static_cast<float>(v) + 1) << k;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+}
+
 TEST(ScalarArgs, ArangeStartAndStepAreArguments) {
   // Position ids of a decoder step: `arange(past, past + n)`, a new start
   // every step. One program per dtype, every start.
@@ -132,6 +159,254 @@ TEST(ScalarArgs, PowExponentsStayInTheKey) {
   std::vector<float> q = x.pow(2.0).to_vector<float>();
   EXPECT_EQ(q[2], 81.0f);
   EXPECT_EQ(eval_stats().compiles - before, 2);
+}
+
+// torch 1.13's torch.pow(x, e) (/usr/bin/python3), bit patterns, for the x
+// of PowExponentIsAnArgument: e = 1 + k / 10 (f32 and f64) and e = 1 + k
+// (f32), k = 0..9. Made by:
+//   x = [-2.5, -0.0, 0.0, 0.3, 1.7, 3.14159, inf, 1e-3]
+//   torch.pow(torch.tensor(x, dtype=...), e), each value's bits.
+const uint32_t kTenths32[10][8] = {
+    {0xc0200000, 0x80000000, 0x00000000, 0x3e99999a, 0x3fd9999a, 0x40490fd0,
+     0x7f800000, 0x3a83126f},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e882d48, 0x3fe57554, 0x4061726e,
+     0x7f800000, 0x3a03621c},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e7175cd, 0x3ff1f67d, 0x407cca2b,
+     0x7f800000, 0x3983b1f9},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e561226, 0x3fff261a, 0x408db96d,
+     0x7f800000, 0x39040206},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e3dc9d7, 0x400686d6, 0x409ee9b8,
+     0x7f800000, 0x38845244},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e2842a8, 0x400ddb9c, 0x40b22fb0,
+     0x7f800000, 0x3804a2b3},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e152c9f, 0x401596a9, 0x40c7cc10,
+     0x7f800000, 0x3784f353},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3e0440d0, 0x401dbd90, 0x40e0076a,
+     0x7f800000, 0x37054424},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3dea80bf, 0x40265631, 0x40fb3320,
+     0x7f800000, 0x36859526},
+    {0xffc00000, 0x00000000, 0x00000000, 0x3dcfe71f, 0x402f66bf, 0x410cd538,
+     0x7f800000, 0x3605e659},
+};
+const uint64_t kTenths64[10][8] = {
+    {0xc004000000000000, 0x8000000000000000, 0x0000000000000000,
+     0x3fd3333333333333, 0x3ffb333333333333, 0x400921f9f01b866e,
+     0x7ff0000000000000, 0x3f50624dd2f1a9fc},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fd105a8e6ed2c75, 0x3ffcaeaa717c7c6b, 0x400c2e4db22256f1,
+     0x7ff0000000000000, 0x3f406c436388750e},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fce2eb9881431f9, 0x3ffe3ecf98239818, 0x400f994540e44f90,
+     0x7ff0000000000000, 0x3f30763f01e8e5b0},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fcac2449f53f2b0, 0x3fffe4c32630d4d8, 0x4011b72d81ae506a,
+     0x7ff0000000000000, 0x3f208040b1c10b11},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fc7b93abf4b50dd, 0x4000d0daa9bc1f6d, 0x4013dd36e0661959,
+     0x7ff0000000000000, 0x3f108a4876c13123},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fc50854f2c3d222, 0x4001bb7375f7abf9, 0x401645f5ecca64f9,
+     0x7ff0000000000000, 0x3f009456549be1bd},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fc2a593bd9b8511, 0x4002b2d51b7b5ebe, 0x4018f981df06579e,
+     0x7ff0000000000000, 0x3ef09e6a4f05e626},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fc08819f76d9f8d, 0x4003b7b1f59f3e83, 0x401c00ed2306594b,
+     0x7ff0000000000000, 0x3ee0a88469b64865},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fbd5017b9c942f9, 0x4004cac617fa777a, 0x401f6663cfdbdcfe,
+     0x7ff0000000000000, 0x3ed0b2a4a8665481},
+    {0x7ff8000000000000, 0x0000000000000000, 0x0000000000000000,
+     0x3fb9fce3bab66369, 0x4005ecd7d5fcc1d2, 0x40219aa6e8874fb9,
+     0x7ff0000000000000, 0x3ec0bccb0ed19a1a},
+};
+const uint32_t kWhole32[10][8] = {
+    {0xc0200000, 0x80000000, 0x00000000, 0x3e99999a, 0x3fd9999a, 0x40490fd0,
+     0x7f800000, 0x3a83126f},
+    {0x40c80000, 0x00000000, 0x00000000, 0x3db851ec, 0x4038f5c3, 0x411de9d6,
+     0x7f800000, 0x358637be},
+    {0xc17a0000, 0x80000000, 0x00000000, 0x3cdd2f1c, 0x409d374c, 0x41f80cb4,
+     0x7f800000, 0x30897061},
+    {0x421c4000, 0x00000000, 0x00000000, 0x3c04b5de, 0x4105a235, 0x42c2d14b,
+     0x7f800000, 0x2b8cbcce},
+    {0xc2c35000, 0x80000000, 0x00000000, 0x3b1f40a5, 0x41632d5a, 0x4399025d,
+     0x7f800000, 0x26901d7f},
+    {0x43742400, 0x00000000, 0x00000000, 0x3a3f1a60, 0x41c119c0, 0x4470589c,
+     0x7f800000, 0x219392f1},
+    {0xc4189680, 0x80000000, 0x00000000, 0x396552da, 0x422422b0, 0x453cc46b,
+     0x7f800000, 0x1c971da4},
+    {0x44bebc20, 0x00000000, 0x00000000, 0x3889981d, 0x428b83e3, 0x461441e1,
+     0x7f800000, 0x179abe19},
+    {0xc56e6b28, 0x80000000, 0x00000000, 0x37a51cf0, 0x42ed2d02, 0x46e8e1c4,
+     0x7f800000, 0x129e74d6},
+    {0x461502f9, 0x00000000, 0x00000000, 0x36c622ba, 0x43499975, 0x47b6e7a5,
+     0x7f800000, 0x0da24265},
+};
+
+TEST(ScalarArgs, PowExponentIsAnArgument) {
+  std::vector<double> xs = {-2.5, -0.0, 0.0, 0.3, 1.7, 3.14159, INFINITY, 1e-3};
+  Tensor x32 = from_vector(std::vector<float>(xs.begin(), xs.end()), {8});
+  Tensor x64 = from_vector(xs, {8});
+  auto check32 = [](const std::vector<float> &got, const uint32_t *want,
+                    double e) {
+    for (int i = 0; i < 8; ++i)
+      if (std::isnan(std::bit_cast<float>(want[i])))
+        EXPECT_TRUE(std::isnan(got[i])) << e << " " << i;
+      else
+        EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), want[i])
+            << e << " " << i << ": " << got[i];
+  };
+  // A schedule of exponents 1.0, 1.1, ..., 1.9: in f32 two programs, the
+  // exponents f32 holds (1.0, 1.5: powf) and those it does not (passed in
+  // f64: pow in f64, rounded once); in f64 one.
+  int64_t before = eval_stats().compiles;
+  for (int k = 0; k < 10; ++k)
+    check32(x32.pow(1.0 + k / 10.0).to_vector<float>(), kTenths32[k],
+            1.0 + k / 10.0);
+  EXPECT_EQ(eval_stats().compiles - before, 2);
+  before = eval_stats().compiles;
+  for (int k = 0; k < 10; ++k) {
+    std::vector<double> got = x64.pow(1.0 + k / 10.0).to_vector<double>();
+    for (int i = 0; i < 8; ++i)
+      if (std::isnan(std::bit_cast<double>(kTenths64[k][i])))
+        EXPECT_TRUE(std::isnan(got[i])) << k << " " << i;
+      else
+        EXPECT_EQ(std::bit_cast<uint64_t>(got[i]), kTenths64[k][i])
+            << k << " " << i;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  // Whole exponents 1..10: 2 and 3 are products (programs of their own),
+  // the others one program. (On a 2x4 view: not the programs above.)
+  Tensor x24 = x32.view({2, 4});
+  before = eval_stats().compiles;
+  for (int k = 0; k < 10; ++k)
+    check32(x24.pow(1.0 + k).to_vector<float>(), kWhole32[k], 1.0 + k);
+  EXPECT_EQ(eval_stats().compiles - before, 3);
+  // Integer powers: every exponent one program (checked by plain C++).
+  Tensor xi = from_vector(std::vector<int64_t>{-3, -1, 0, 2, 7, 1000}, {6});
+  before = eval_stats().compiles;
+  for (int64_t k = 0; k < 10; ++k) {
+    std::vector<int64_t> got = xi.pow(k).to_vector<int64_t>();
+    std::vector<int64_t> base = xi.to_vector<int64_t>();
+    for (size_t i = 0; i < base.size(); ++i) {
+      uint64_t want = 1; // (wrapping, as the kernel's)
+      for (int64_t j = 0; j < k; ++j)
+        want *= static_cast<uint64_t>(base[i]);
+      EXPECT_EQ(got[i], static_cast<int64_t>(want)) << k << " " << i;
+    }
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+}
+
+TEST(ScalarArgs, ClampBoundsAndOtherScalarsAreArguments) {
+  // A new bound, slope or weight every step: one program each, values by
+  // plain C++.
+  std::vector<float> xv = {-3.0f, -0.5f, 0.0f, 0.25f, 1.5f, 4.0f, NAN};
+  std::vector<float> ev = {1.0f, 2.0f, -1.0f, 0.5f, 0.0f, 8.0f, 3.0f};
+  Tensor x = from_vector(xv, {7}), end = from_vector(ev, {7});
+  Tensor mask = x > 0.1;
+  mask.eval();
+  struct Case {
+    const char *what;
+    Tensor (*op)(const Tensor &, const Tensor &, const Tensor &, double);
+    float (*want)(float, float, bool, double);
+  } cases[] = {
+      {"clamp",
+       [](const Tensor &x, const Tensor &, const Tensor &, double v) {
+         return x.clamp(-v, v);
+       },
+       [](float x, float, bool, double v) {
+         float lo = static_cast<float>(-v), hi = static_cast<float>(v);
+         return std::isnan(x) ? x : std::min(std::max(x, lo), hi);
+       }},
+      {"clamp_min",
+       [](const Tensor &x, const Tensor &, const Tensor &, double v) {
+         return x.clamp_min(v);
+       },
+       [](float x, float, bool, double v) {
+         return std::isnan(x) ? x : std::max(x, static_cast<float>(v));
+       }},
+      {"clamp_max",
+       [](const Tensor &x, const Tensor &, const Tensor &, double v) {
+         return x.clamp_max(v);
+       },
+       [](float x, float, bool, double v) {
+         return std::isnan(x) ? x : std::min(x, static_cast<float>(v));
+       }},
+      {"masked_fill",
+       [](const Tensor &x, const Tensor &, const Tensor &m, double v) {
+         return x.masked_fill(m, v);
+       },
+       [](float x, float, bool m, double v) {
+         return m ? static_cast<float>(v) : x;
+       }},
+      {"where",
+       [](const Tensor &x, const Tensor &, const Tensor &m, double v) {
+         return where(m, x, v);
+       },
+       [](float x, float, bool m, double v) {
+         return m ? x : static_cast<float>(v);
+       }},
+      {"nan_to_num",
+       [](const Tensor &x, const Tensor &, const Tensor &, double v) {
+         return x.nan_to_num(v);
+       },
+       [](float x, float, bool, double v) {
+         return std::isnan(x) ? static_cast<float>(v) : x;
+       }},
+      {"lerp",
+       [](const Tensor &x, const Tensor &e, const Tensor &, double v) {
+         return x.lerp(e, v);
+       },
+       [](float x, float e, bool, double v) {
+         // PyTorch's lerp: weight < 0.5 from the start, else from the end.
+         float w = static_cast<float>(v);
+         return std::abs(w) < 0.5f ? x + w * (e - x) : e - (e - x) * (1 - w);
+       }},
+  };
+  for (const Case &c : cases) {
+    int64_t before = eval_stats().compiles;
+    for (int k = 0; k < 10; ++k) {
+      double v = 0.3 + 0.17 * k;
+      std::vector<float> got = c.op(x, end, mask, v).to_vector<float>();
+      ASSERT_EQ(got.size(), xv.size());
+      for (size_t i = 0; i < xv.size(); ++i) {
+        float want = c.want(xv[i], ev[i], xv[i] > 0.1f, v);
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(got[i])) << c.what << " " << k << " " << i;
+        else // (lerp: a contracted multiply-add is a last bit apart)
+          EXPECT_FLOAT_EQ(got[i], want) << c.what << " " << k << " " << i;
+      }
+    }
+    EXPECT_EQ(eval_stats().compiles - before, 1) << c.what;
+  }
+}
+
+TEST(ScalarArgs, GradientProgramsTakeSizedFillsAndAranges) {
+  // A sized fill and an arange inside the differentiated graph, new values
+  // every step: one gradient program each. By hand: d/dx sum(x * f * x) =
+  // 2 x f, d/dx sum(x * (a + x)) = a + 2 x.
+  std::vector<float> xv = {-1.5f, -0.25f, 0.5f, 2.0f, 3.0f};
+  int64_t before = backward_compiles();
+  for (int k = 0; k < 10; ++k) {
+    double v = 0.37 * k - 1;
+    Tensor x = from_vector(xv, {5}).requires_grad_();
+    (x * full({5}, v) * x).sum().backward();
+    std::vector<float> g = x.grad().to_vector<float>();
+    for (size_t i = 0; i < xv.size(); ++i)
+      EXPECT_FLOAT_EQ(g[i], 2 * xv[i] * static_cast<float>(v)) << k << " " << i;
+  }
+  EXPECT_EQ(backward_compiles() - before, 1);
+  before = backward_compiles();
+  for (int k = 0; k < 10; ++k) {
+    Tensor x = from_vector(xv, {5}).requires_grad_();
+    (x * (arange(k, k + 10, 2, kFloat32) + x)).sum().backward();
+    std::vector<float> g = x.grad().to_vector<float>();
+    for (size_t i = 0; i < xv.size(); ++i)
+      EXPECT_FLOAT_EQ(g[i], static_cast<float>(k + 2 * i) + 2 * xv[i])
+          << k << " " << i;
+  }
+  EXPECT_EQ(backward_compiles() - before, 1);
 }
 
 TEST(ScalarArgs, BackwardWithAScheduleCompilesOnce) {

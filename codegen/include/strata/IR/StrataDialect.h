@@ -41,10 +41,12 @@ mlir::LogicalResult inferUnaryType(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName,
                                    mlir::ValueRange operands, DTypeRule rule,
                                    llvm::SmallVectorImpl<mlir::Type> &inferred);
-mlir::LogicalResult
-inferBinaryType(std::optional<mlir::Location> loc, llvm::StringRef opName,
-                mlir::ValueRange operands, DTypeRule rule, bool isCompare,
-                llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult inferBinaryType(std::optional<mlir::Location> loc,
+                                    llvm::StringRef opName,
+                                    mlir::ValueRange operands, DTypeRule rule,
+                                    bool isCompare,
+                                    llvm::SmallVectorImpl<mlir::Type> &inferred,
+                                    mlir::DictionaryAttr attributes = {});
 mlir::LogicalResult
 inferReduceType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                 mlir::Value input, llvm::ArrayRef<int64_t> dims, bool keepdim,

@@ -400,7 +400,7 @@ class Strata_BinaryOp<string mnemonic, string what, string rule = "Any",
         ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
       return ::strata::ir::inferBinaryType(location, getOperationName(),
                                            operands, kDTypeRule, kCompare,
-                                           inferred);
+                                           inferred, attributes);
     }
     ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
                                          ::llvm::ArrayRef<::mlir::Value> in) {
@@ -446,6 +446,27 @@ def Strata_DivOp : Strata_BinaryOp<"div", "division", "Float"> {
   let reference = [{ return in[0] / in[1]; }];
 }
 def Strata_PowOp : Strata_BinaryOp<"pow", "power", "Number"> {
+  let description = [{
+    Elementwise power with broadcasting, as the other binary ops (both
+    operands of one element type, except below; laid out as PyTorch's
+    TensorIterator lays out a binary op). An exponent that is a C++ number
+    is PyTorch's pow(Tensor, Scalar): a unary TensorIterator (the result is
+    laid out from `lhs` alone). It is a 0-d `strata.fill` (a constant, whose value may select the code: 0.5 is
+    sqrt, 2 a product) or, with `scalar_exponent`, any 0-d tensor (a
+    program argument: one compiled program for every value). A
+    `scalar_exponent` of an `f32` base may be `f64`: the exponent as
+    PyTorch's double Scalar, where f32 cannot hold it; the power is then
+    computed in f64 and rounded once.
+
+    ```mlir
+    %p = strata.pow %x, %e {scalar_exponent}
+        : !strata.tensor<8xf32, strided<[1], offset: 0>>,
+          !strata.tensor<f64, strided<[], offset: 0>>
+        -> !strata.tensor<8xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs,
+                       UnitAttr:$scalar_exponent);
   let scalar = [{ return s.pow(getOperation(), in[0], in[1]); }];
   let reference = [{ return std::pow(in[0], in[1]); }];
 }
