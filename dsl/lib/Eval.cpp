@@ -807,9 +807,9 @@ strata::detail::BoundaryEvaluation::~BoundaryEvaluation() {
 
 void strata::detail::writeScalar(const Node &n, void *p) {
   auto iv = [&n] { return n.exact ? n.ia : static_cast<int64_t>(n.a); };
-  if (n.dtype == DType::F32)
+  if (n.dtype == DType::F32) // (an int64 rounded once, as PyTorch's)
     *static_cast<float *>(p) =
-        static_cast<float>(n.exact ? static_cast<double>(n.ia) : n.a);
+        n.exact ? static_cast<float>(n.ia) : static_cast<float>(n.a);
   else if (n.dtype == DType::F64)
     *static_cast<double *>(p) = n.exact ? static_cast<double>(n.ia) : n.a;
   else if (n.dtype == DType::I32)

@@ -218,6 +218,8 @@ Tensor strata::full(const Shape &sizes, Scalar value, TensorOptions options,
   Tensor t = generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
                        options.dtype(dtype), loc);
   Node &node = *t.impl()->root->current;
+  if (dtype == DType::F32 && value.isIntegral()) // (rounded once)
+    node.a = static_cast<double>(static_cast<float>(value.toLong()));
   if (!isFloatingPoint(dtype)) {
     node.exact = true;
     node.ia = dtype == DType::Bool ? value.toDouble() != 0

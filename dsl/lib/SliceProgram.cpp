@@ -99,10 +99,13 @@ std::string Slice::key() const {
     push(key, static_cast<int64_t>(n->op));
     push(key, reinterpret_cast<intptr_t>(n->name));
     if (int32_t k = scalarArg[n->index]; k >= 0) { // an argument: no value
-      // (Its type, and whether it is a number: a pow by a number is laid
-      // out as a unary op, by a 0-d tensor as a binary one.)
+      // (The argument's type and the node's, which differ for an arange:
+      // i64 or f64 bounds of any dtype's range; and whether it is a
+      // number: a pow by a number is laid out as a unary op, by a 0-d
+      // tensor as a binary one.)
       push(key, -100 - static_cast<int64_t>(scalarDType(k)) -
                     (n->output ? 16 : 0) - (isNumberFill(*n) ? 32 : 0));
+      push(key, static_cast<int64_t>(n->dtype));
       pushList(key, n->sizes);
       continue;
     }

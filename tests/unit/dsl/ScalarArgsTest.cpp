@@ -437,3 +437,42 @@ TEST(ScalarArgs, BackwardWithAScheduleCompilesOnce) {
 }
 
 } // namespace
+
+TEST(ScalarArgs, ArangesOfOneLengthAndAnotherDTypeAreOtherPrograms) {
+  // An arange's bounds are i64 or f64 arguments whatever its dtype: the
+  // dtype is in the key (a returned f64 range once ran the f32 program).
+  auto expectRange = [](Tensor t, DType want) {
+    ASSERT_EQ(t.dtype(), want);
+    std::vector<double> got = t.to(kFloat64).to_vector<double>();
+    ASSERT_EQ(got.size(), 4u);
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(got[i], 0.25 * static_cast<double>(i)) << "element " << i;
+  };
+  expectRange(arange(0.0, 1.0, 0.25, kFloat32), kFloat32);
+  expectRange(arange(0.0, 1.0, 0.25, kFloat64), kFloat64);
+  expectRange(arange(0.0, 1.0, 0.25, kFloat64).narrow(0, 0, 4), kFloat64);
+  auto expectInts = [](Tensor t, DType want) {
+    ASSERT_EQ(t.dtype(), want);
+    std::vector<int64_t> got = t.to(kInt64).to_vector<int64_t>();
+    ASSERT_EQ(got.size(), 4u);
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(got[i], i) << "element " << i;
+  };
+  expectInts(arange(0, 4, 1, kInt64), kInt64);
+  expectInts(arange(0, 4, 1, kInt32), kInt32);
+  expectInts(arange(0, 4, 1, kInt64), kInt64);
+}
+
+TEST(ScalarArgs, AnInt64NumberRoundsOnceToFloat) {
+  // 2^60 + 2^36 + 1 to f32: PyTorch rounds the int64 once (up, to
+  // 2^60 + 2^37: 1152921642045800448, /usr/bin/python3); through a double
+  // first it rounds to 2^60 + 2^36, then to even, 2^60. The factories.
+  const int64_t v = (int64_t(1) << 60) + (int64_t(1) << 36) + 1;
+  const float want = static_cast<float>(v);
+  ASSERT_EQ(static_cast<double>(want), 1152921642045800448.0);
+  EXPECT_EQ(full({1}, v, kFloat32).to_vector<float>()[0], want);
+  EXPECT_EQ(full_like(zeros({1}), v).to_vector<float>()[0], want);
+  // Open: a C++ number beside an f32 tensor (`x + v`, `x / v`, clamp
+  // bounds, fill_) is still held as a double (a pow exponent must stay
+  // exact, and shares that node).
+}

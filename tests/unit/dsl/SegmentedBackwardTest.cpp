@@ -303,6 +303,30 @@ TEST(SegmentedBackward, InPlaceWritesWholeAndThroughViews) {
   expectClose(snapshot.to_vector<float>(), snapshotWant, 1e-4, "snapshot");
 }
 
+TEST(SegmentedBackward, AnInPlaceChainAddsNoZeros) {
+  // h.mul_(-1) and h.add_(0.5), 601 times, then (h * 0).sum(): each
+  // gradient is +0 times (-1)^301, -0.0 in PyTorch 1.13 (checked with
+  // /usr/bin/python3: torch.signbit(x.grad) is all True), whose in-place
+  // ops give the version they replaced no zero gradient to add (-0.0 +
+  // 0.0 would be +0.0). And no zero-fill kernel per op: a 128-op
+  // segment's gradient is a few kernels (it was one per op).
+  ExpectSegmented segmented;
+  const int64_t n = 601, d = 8;
+  Tensor x = ones({d}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  for (int64_t t = 0; t < n; ++t)
+    (t % 2 == 0) ? h.mul_(-1.0) : h.add_(0.5);
+  Tensor loss = (h * 0.0).sum();
+  reset_eval_stats();
+  loss.backward();
+  int64_t kernels = eval_stats().kernels;
+  for (float g : x.grad().to_vector<float>()) {
+    EXPECT_EQ(g, 0.0f);
+    EXPECT_TRUE(std::signbit(g)) << "+0.0: a zero was added";
+  }
+  EXPECT_LT(kernels, n / 8) << "kernels run by the backward";
+}
+
 TEST(SegmentedBackward, AStructureSeenBeforeRunsAsOneProgram) {
   // The same long graph three times (a training loop's steps): segments
   // the first time, one program prepared the second, found prepared the
