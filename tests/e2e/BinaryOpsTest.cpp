@@ -100,34 +100,6 @@ Tensor floats34() { return make(kA[2], DType::F32, {3, 4}); }
 Tensor floatRow() { return make(kB[2], DType::F32); }
 Tensor ints34() { return make(kA[1], DType::I64, {3, 4}); }
 
-/// The elements of `t` (row-major) as text-free numbers: doubles for
-/// floats, exact int64 otherwise.
-void elements(const Tensor &t, std::vector<double> &f,
-              std::vector<int64_t> &i) {
-  Tensor c = t.contiguous();
-  switch (t.dtype()) {
-  case DType::F32: {
-    auto v = c.to_vector<float>();
-    f.assign(v.begin(), v.end());
-    return;
-  }
-  case DType::F64:
-    f = c.to_vector<double>();
-    return;
-  case DType::I32: {
-    auto v = c.to_vector<int32_t>();
-    i.assign(v.begin(), v.end());
-    return;
-  }
-  case DType::I64:
-    i = c.to_vector<int64_t>();
-    return;
-  case DType::Bool:
-    i = c.to(DType::I64).to_vector<int64_t>();
-    return;
-  }
-}
-
 /// assert_close with the dtype's default tolerances (NaN equal to NaN),
 /// the sign of a zero checked (not a gradient's); integers and bool exact.
 void expectClose(const Tensor &t, const std::string &name) {
@@ -136,7 +108,7 @@ void expectClose(const Tensor &t, const std::string &name) {
   EXPECT_EQ(dtypeName(t.dtype()), g.dtype) << name;
   std::vector<double> f;
   std::vector<int64_t> ints;
-  elements(t, f, ints);
+  goldenfacts::elements(t, f, ints);
   size_t n = isFloat(t.dtype()) ? f.size() : ints.size();
   ASSERT_EQ(n, g.values.size()) << name;
   double rtol = t.dtype() == DType::F32 ? 1.3e-6 : 1e-7;

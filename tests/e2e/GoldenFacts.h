@@ -11,6 +11,8 @@
 #ifndef STRATA_TESTS_E2E_GOLDENFACTS_H
 #define STRATA_TESTS_E2E_GOLDENFACTS_H
 
+#include <strata/strata.h>
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -85,6 +87,35 @@ inline int64_t exactInt(const std::string &text, const std::string &where) {
     ADD_FAILURE() << where << ": golden value '" << text
                   << "' is not an int64 written exactly";
   return static_cast<int64_t>(v);
+}
+
+/// The elements of `t` (row-major): doubles for floats, exact int64 for
+/// integers and bool, as the facts compare them.
+inline void elements(const strata::Tensor &t, std::vector<double> &f,
+                     std::vector<int64_t> &i) {
+  using strata::DType;
+  strata::Tensor c = t.contiguous();
+  switch (t.dtype()) {
+  case DType::F32: {
+    auto v = c.to_vector<float>();
+    f.assign(v.begin(), v.end());
+    return;
+  }
+  case DType::F64:
+    f = c.to_vector<double>();
+    return;
+  case DType::I32: {
+    auto v = c.to_vector<int32_t>();
+    i.assign(v.begin(), v.end());
+    return;
+  }
+  case DType::I64:
+    i = c.to_vector<int64_t>();
+    return;
+  case DType::Bool:
+    i = c.to(DType::I64).to_vector<int64_t>();
+    return;
+  }
 }
 
 } // namespace goldenfacts

@@ -56,34 +56,6 @@ std::string dtypeName(DType t) {
 
 bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
 
-/// The elements of `t` (row-major): doubles for floats, exact int64 for
-/// integers and bool.
-void elements(const Tensor &t, std::vector<double> &f,
-              std::vector<int64_t> &i) {
-  Tensor c = t.contiguous();
-  switch (t.dtype()) {
-  case DType::F32: {
-    auto v = c.to_vector<float>();
-    f.assign(v.begin(), v.end());
-    return;
-  }
-  case DType::F64:
-    f = c.to_vector<double>();
-    return;
-  case DType::I32: {
-    auto v = c.to_vector<int32_t>();
-    i.assign(v.begin(), v.end());
-    return;
-  }
-  case DType::I64:
-    i = c.to_vector<int64_t>();
-    return;
-  case DType::Bool:
-    i = c.to(DType::I64).to_vector<int64_t>();
-    return;
-  }
-}
-
 /// Whether `t` holds the values and dtype of the fact `name`:
 /// torch.testing.assert_close's rule with its defaults for the dtype (NaN
 /// equal to NaN); integers and bool exactly, as int64.
@@ -93,7 +65,7 @@ void expectClose(const Tensor &t, const std::string &name) {
   EXPECT_EQ(dtypeName(t.dtype()), g.dtype) << name;
   std::vector<double> f;
   std::vector<int64_t> ints;
-  elements(t, f, ints);
+  goldenfacts::elements(t, f, ints);
   size_t n = isFloat(t.dtype()) ? f.size() : ints.size();
   ASSERT_EQ(n, g.values.size()) << name;
   double rtol = t.dtype() == DType::F32 ? 1.3e-6 : 1e-7;
@@ -124,7 +96,7 @@ void expectError(const std::function<Tensor()> &f, const std::string &name) {
   try {
     std::vector<double> fs;
     std::vector<int64_t> is;
-    elements(f(), fs, is);
+    goldenfacts::elements(f(), fs, is);
     ADD_FAILURE() << name << ": no error, expected " << want;
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find(want), std::string::npos)
