@@ -122,12 +122,12 @@ bool isPendingNumber(const Node &n) {
          v->sizes.empty();
 }
 
-uint64_t nextEpoch() {
+} // namespace
+
+uint64_t strata::detail::nextEpoch() {
   static std::atomic<uint64_t> epoch{0};
   return ++epoch;
 }
-
-} // namespace
 
 void Slice::visit(Node *start) {
   // Iterative (a pending chain may be 10^5 ops long): each node is marked

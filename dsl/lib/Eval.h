@@ -9,6 +9,11 @@
 
 namespace strata::detail {
 
+/// A fresh Node::mark (under the trace lock): a slice marks the nodes it
+/// reaches with one, as may a walk that evaluates nothing while it runs
+/// (taking `index` and `refsInSlice` too) instead of hash sets.
+uint64_t nextEpoch();
+
 /// The nodes one evaluation needs, in creation order.
 struct Slice {
   /// Collects the slice reaching `roots` (pending nodes).

@@ -166,7 +166,8 @@ struct Node : std::enable_shared_from_this<Node> {
   SourceLoc loc;
   /// Creation order: a slice runs in program order.
   uint64_t seq = nextSeq();
-  /// Evaluation bookkeeping (the epoch of the last slice that visited it).
+  /// Evaluation bookkeeping (the epoch of the last slice or walk that
+  /// visited it, nextEpoch()).
   uint64_t mark = 0;
   int32_t refsInSlice = 0;
   int32_t index = -1;
@@ -351,8 +352,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   ~TensorImpl();
 };
 
-//===--- Shared helpers (Record.cpp, Eval.cpp)
-//------------------------------===//
+//===--- Shared helpers (Record.cpp, Eval.cpp) ---------------------------===//
 
 /// Throws strata::Error.
 [[noreturn]] void fail(const std::string &message, const std::string &hint,
@@ -541,8 +541,7 @@ const char *irType(DType t);
 /// "file:line".
 std::string formatLoc(const SourceLoc &loc);
 
-//===--- Autograd hooks (Autograd.cpp)
-//--------------------------------------===//
+//===--- Autograd hooks (Autograd.cpp) -----------------------------------===//
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
 /// PyTorch's requires_grad of `t`: its own flag, or for a differentiable
