@@ -4,6 +4,7 @@
 #include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -332,9 +333,13 @@ Shape recordedStrides(const Node &n) {
         return in.layout.sizes == n.sizes && layout::isContiguous(in.layout);
       }))
     return layout::contiguousStrides(n.sizes);
-  std::vector<layout::Layout> ins;
-  for (const Operand &in : n.inputs)
-    ins.push_back(in.layout);
+  // (Up to four operands' layouts on the stack: `x * 2` allocates none.)
+  std::array<layout::Layout, 4> few;
+  std::vector<layout::Layout> many(n.inputs.size() > 4 ? n.inputs.size() : 0);
+  std::span<layout::Layout> ins(many.empty() ? few.data() : many.data(),
+                                n.inputs.size());
+  for (size_t i = 0; i < ins.size(); ++i)
+    ins[i] = n.inputs[i].layout;
   return strata::detail::resultStrides(n, ins);
 }
 } // namespace
