@@ -133,7 +133,7 @@ void Slice::visit(Node *start) {
   // Iterative (a pending chain may be 10^5 ops long): each node is marked
   // when first reached and pushed after its inputs; the order does not
   // matter (the slice is sorted by creation below).
-  std::vector<std::pair<Node *, size_t>> stack; // (node, next input)
+  // (One stack for the slice's visits, one per root: 512 for an eval().)
   stack.reserve(16); // (one allocation for a short chain, not four)
   auto reach = [&](Node *n) {
     if (n->mark == epoch)

@@ -108,6 +108,8 @@ private:
   void visit(Node *n);
   void placeArgs(bool onCuda);
   uint64_t epoch;
+  /// visit()'s stack of (node, next input), empty between visits.
+  std::vector<std::pair<Node *, size_t>> stack;
 };
 
 } // namespace strata::detail

@@ -12,6 +12,7 @@
 #include "Eval.h"
 #include "ProgramCache.h"
 #include "strata/Runtime/Settings.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -85,7 +86,7 @@ std::unordered_set<const Node *> GradientRun::numberArguments() const {
 size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
   size_t count = n->op == Op::Arange ? 2 : 1;
   DType t = scalarArgDType(*n);
-  std::vector<PV> names;
+  llvm::SmallVector<PV, 2> names;
   for (size_t i = 0; i < count; ++i) {
     names.push_back(prog.argument(storageType(1, t)));
     jit::JitValue v;
@@ -109,8 +110,9 @@ size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
 
 void GradientRun::emitNode(const Node *n) {
   const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
-  std::vector<PV> ins;
-  std::vector<layout::Layout> readLayouts;
+  // (On the stack for a few inputs: a segment emits each of its ops.)
+  llvm::SmallVector<PV, 4> ins;
+  llvm::SmallVector<layout::Layout, 3> readLayouts;
   bool anyDense = false;
   for (const Operand &in : inputs) {
     denseRead.reset();
