@@ -29,7 +29,7 @@ bool GradientRun::emit() {
     leafName[k] =
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
-  std::unordered_set<const Node *> scalars = numberArguments();
+  NodeSet scalars = numberArguments();
   // The scalar arguments' values (sized first: their addresses are taken;
   // an arange has two, its start and step).
   size_t slots = 0;
@@ -53,21 +53,21 @@ bool GradientRun::emit() {
   return true;
 }
 
-std::unordered_set<const Node *> GradientRun::numberArguments() const {
+NodeSet GradientRun::numberArguments() const {
   // Fill values (C++ numbers, `full` of any shape) and arange bounds are
   // arguments, as in the evaluator's programs ("Scalars are arguments"): a
   // schedule of them is one gradient program. Not a pow operand (the
   // exponent's value selects the code, and the VJP's `exponent - 1` is
   // PyTorch's double arithmetic), nor a bool, nor an output; nor with
   // create_graph (the replay reads constants) or on CUDA.
-  std::unordered_set<const Node *> constantScalars;
+  NodeSet constantScalars;
   for (const NodePtr &n : g.ops)
     if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
       for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
         constantScalars.insert(in.node.get());
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
-  std::unordered_set<const Node *> scalars;
+  NodeSet scalars;
   if (createGraph || onCuda)
     return scalars;
   for (const NodePtr &np : g.ops) {

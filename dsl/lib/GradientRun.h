@@ -18,6 +18,7 @@
 #include "Emit.h"
 
 #include "strata/JIT/Jit.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <chrono>
 #include <exception>
@@ -31,6 +32,10 @@
 
 namespace strata::detail::engine {
 
+/// A set of nodes a gradient run keeps per op of its graph: open
+/// addressing, no allocation per insert (order never read).
+using NodeSet = llvm::DenseSet<const Node *>;
+
 /// The recorded program from the outputs back to the leaves.
 struct Graph {
   /// Storage arguments: the data of a leaf (one per version and leaf: a
@@ -43,10 +48,10 @@ struct Graph {
   std::vector<LeafArg> leafArgs;
   std::map<std::pair<const Node *, const TensorImpl *>, size_t> leafIndex;
   std::vector<NodePtr> constArgs;
-  std::unordered_set<const Node *> isConst;
+  NodeSet isConst;
   /// Ops re-emitted, each after its inputs (sorted by creation later).
   std::vector<NodePtr> ops;
-  std::unordered_set<const Node *> isOp, checked;
+  NodeSet isOp, checked;
   /// Ops the gradient flows through, to check() once the targets are known.
   std::vector<NodePtr> toCheck;
   const SourceLoc &loc;
@@ -167,7 +172,7 @@ private:
   void addPerturbArgument(size_t p);
   // (GradientRun.cpp)
   /// The pending fills and aranges whose values are scalar arguments.
-  std::unordered_set<const Node *> numberArguments() const;
+  NodeSet numberArguments() const;
   /// Emits `n` from its arguments, their values written from `data` on;
   /// returns how many it took (an arange two: its start and step).
   size_t emitScalarArgument(const Node *n, int64_t *data);
@@ -222,7 +227,7 @@ private:
   /// Each output's sizes and dtype.
   std::vector<Shape> outSizes;
   std::vector<DType> outTypes;
-  std::unordered_set<const Node *> reached;
+  NodeSet reached;
   std::unordered_set<const TensorImpl *> reachedLeaves;
   std::unordered_set<const ViewChain *> reachedChains;
   // findTargets(), perturbTargets(), checkSaved().
