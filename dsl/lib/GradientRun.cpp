@@ -58,7 +58,8 @@ std::unordered_set<const Node *> GradientRun::numberArguments() const {
   // schedule of them is one gradient program. Not a pow operand (the
   // exponent's value selects the code, and the VJP's `exponent - 1` is
   // PyTorch's double arithmetic), nor a bool, nor an output; nor with
-  // create_graph (the replay reads constants) or on CUDA.
+  // create_graph (the replay reads constants). On CUDA as on the CPU: the
+  // executor uploads the host scalars with the other arguments.
   std::unordered_set<const Node *> constantScalars;
   for (const NodePtr &n : g.ops)
     if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
@@ -67,7 +68,7 @@ std::unordered_set<const Node *> GradientRun::numberArguments() const {
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
   std::unordered_set<const Node *> scalars;
-  if (createGraph || onCuda)
+  if (createGraph)
     return scalars;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();

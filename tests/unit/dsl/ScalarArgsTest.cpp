@@ -436,6 +436,33 @@ TEST(ScalarArgs, BackwardWithAScheduleCompilesOnce) {
   EXPECT_EQ(backward_compiles() - before, 1);
 }
 
+TEST(ScalarArgs, CreateGraphWithAScheduleCompilesOnce) {
+  // A gradient penalty whose weight changes every step: with create_graph
+  // the gradient is replayed as recorded ops, whose scalars are arguments
+  // of the programs that evaluate them. Checked by hand: for
+  // y = sum(c * x^3), g = 3c x^2 and d/dx sum(g^2) = 36 c^2 x^3.
+  std::vector<float> xv = {-1.5f, -0.25f, 0.5f, 2.0f};
+  int64_t compiles = 0;
+  for (int step = 0; step < 12; ++step) {
+    double c = 0.5 + 0.125 * step;
+    Tensor x = from_vector(xv, {4}).requires_grad_();
+    Tensor y = (x * x * x * c).sum();
+    std::vector<Tensor> g = grad({y}, {x}, {}, std::nullopt, true);
+    (g[0] * g[0]).sum().backward();
+    std::vector<float> got = x.grad().to_vector<float>();
+    for (size_t i = 0; i < xv.size(); ++i) {
+      double want = 36 * c * c * xv[i] * xv[i] * xv[i];
+      EXPECT_NEAR(got[i], want, 1e-5 * (1 + std::abs(want)))
+          << "step " << step << " element " << i;
+    }
+    int64_t now = backward_compiles() + eval_stats().compiles;
+    if (step >= 1) {
+      EXPECT_EQ(now, compiles) << "step " << step << " compiled";
+    }
+    compiles = now;
+  }
+}
+
 } // namespace
 
 TEST(ScalarArgs, ArangesOfOneLengthAndAnotherDTypeAreOtherPrograms) {
