@@ -187,7 +187,8 @@ if [ ${#DIST[@]} -gt 0 ]; then
     echo "make-bundle: strata-dist-nccl did not start (above)"
     exit 1
   fi
-  for lib in $(ls "$STAGE/lib"); do
+  for lib in "$STAGE"/lib/*; do
+    lib=$(basename "$lib")
     path=$(env -i ldd "$STAGE/bin/strata-dist-nccl" |
       awk -v l="$lib" '$1 == l { print $3 }')
     if [ -z "$path" ] ||
@@ -211,7 +212,7 @@ fi
     "without libtorch: file:// rendezvous; the machine's libstdc++)"
   echo "NEEDED: $(echo $NEEDED)"
   for b in "${DIST[@]}"; do
-    echo "NEEDED by $b: $(echo $(needed "$STAGE/bin/$b"))"
+    echo "NEEDED by $b: $(needed "$STAGE/bin/$b" | tr '\n' ' ')"
   done
   echo "bundled in lib/: $(ls "$STAGE/lib" | tr '\n' ' ')"
   echo "NVRTC from the GPU machine: $NVRTC"

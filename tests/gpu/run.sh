@@ -181,8 +181,9 @@ for p in dict.fromkeys(paths):
     for d in sorted(glob.glob(os.path.join(p, "nvidia", "*", sys.argv[1]))):
         print(d)' "$sub" 2>/dev/null)
   # A virtual environment that is not python3's (pip's CUDA wheels).
-  for d in ${VIRTUAL_ENV:-/nonexistent} /opt/*/.venv /opt/*/venv; do
-    for d in "$d"/lib/python3*/site-packages/nvidia/*/"$sub"; do
+  local venv
+  for venv in ${VIRTUAL_ENV:-/nonexistent} /opt/*/.venv /opt/*/venv; do
+    for d in "$venv"/lib/python3*/site-packages/nvidia/*/"$sub"; do
       [ -d "$d" ] && dirs+=("$d")
     done
   done
@@ -362,9 +363,12 @@ NCCL_LIB=${STRATA_NCCL_LIBRARY:-libnccl.so.2}
 echo "NCCL: $NCCL_LIB"
 GPUS=$(timeout 30 nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
 # The bundle's ranks meet in a fresh directory (no c10d::TCPStore there).
+# Its lib/ holds Debian's libibverbs (gloo's), which NCCL's InfiniBand
+# transport would dlopen too and pair with the machine's rdma-core
+# providers: off (one node: NCCL's GPUs talk through P2P or shared memory).
 RDZV=()
 if [ -n "$BUNDLE" ]; then
-  RDZV=(STRATA_INIT_METHOD="file://$BUILD/nccl-rdzv-$$")
+  RDZV=(STRATA_INIT_METHOD="file://$BUILD/nccl-rdzv-$$" NCCL_IB_DISABLE=1)
 fi
 if ! only nccl; then
   :
