@@ -236,6 +236,14 @@ void GradientRun::emitNode(const Node *n) {
     opValue[n] = {name, storage, storage ? n : old.shape};
     return;
   }
+  // An in-place op's write (not copy_'s): PyTorch's CopySlices replaces
+  // the written elements' gradient with that op's gradient for the view it
+  // read (Differentiate.cpp, kInplaceOpAttr), where copy_'s reads add.
+  if (!def && n->op == Op::Write && n->inplaceOp &&
+      std::strcmp(n->inplaceOp, "copy_") != 0)
+    def =
+        prog.op("write", ins, result,
+                {ir::Attribute::unit("strata.inplace_op")}, positionOf(n->loc));
   if (!def)
     def = emit(result);
   PV name = *def;
