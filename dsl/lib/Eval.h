@@ -71,9 +71,10 @@ struct Slice {
   DType scalarDType(size_t k) const;
   /// Writes scalar argument `k`'s value, in scalarDType(k), to `p`.
   void writeScalarArg(size_t k, void *p) const;
-  /// Whether fill `n` can take its value as an argument: a 0-d one read
-  /// in place, or `ones * v` (program()) when that product's inferred
-  /// layout is the fill's own (not on some empty shapes: [0, 1]).
+  /// Whether fill `n` can take its value as an argument: a 0-d one (read
+  /// in place, or returned as `ones * v`), or a sized one as `ones * v`
+  /// (program()) when that product's inferred layout is the fill's own
+  /// (not on some empty shapes: [0, 1]).
   static bool fillTakesArgument(const Node &n);
   /// The structural cache key (no data).
   std::string key() const;

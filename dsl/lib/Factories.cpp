@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
+#include "OpBuilders.h"
 
 #include "strata/Runtime/CudaAllocator.h"
 
@@ -263,17 +264,7 @@ Tensor strata::full(const Shape &sizes, Scalar value, TensorOptions options,
   checkScalarFits(value, dtype, "full", loc);
   Tensor t = generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
                        options.dtype(dtype), loc);
-  Node &node = *t.impl()->root->current;
-  if (dtype == DType::F32 && value.isIntegral()) // (rounded once)
-    node.a = static_cast<double>(static_cast<float>(value.toLong()));
-  if (!isFloatingPoint(dtype)) {
-    node.exact = true;
-    node.ia = dtype == DType::Bool ? value.toDouble() != 0
-              : value.isIntegral() ? value.toLong()
-              : std::isfinite(value.toDouble())
-                  ? static_cast<int64_t>(value.toDouble())
-                  : 0;
-  }
+  setFillValue(*t.impl()->root->current, value); // (checked to fit)
   return t;
 }
 

@@ -53,22 +53,79 @@ bool GradientRun::emit() {
   return true;
 }
 
-NodeSet GradientRun::numberArguments() const {
+namespace {
+
+/// How pow node `n`'s exponent enters a gradient program.
+enum class GradExponent {
+  Tensor,   ///< not a C++ number: a tensor operand
+  Constant, ///< its value, or the VJP's `exponent - 1`, selects the code
+  Argument, ///< a number in the tensor's dtype, any value one program
+  Wide,     ///< a number of an f32 base that f32 cannot hold (nor e - 1)
+};
+
+GradExponent gradExponentOf(const Node &n) {
+  if (n.op != Op::Binary || std::strcmp(n.name, "pow") != 0)
+    return GradExponent::Tensor;
+  const std::vector<Operand> &ins = n.requiresGrad ? n.gradIn() : n.inputs;
+  if (ins.size() != 2)
+    return GradExponent::Tensor;
+  const Node &e = *ins[1].node;
+  if (e.op != Op::Fill || e.buffer || e.device != kDevAny || !e.sizes.empty())
+    return GradExponent::Tensor;
+  if (n.dtype != DType::F32 && n.dtype != DType::F64)
+    return GradExponent::Argument; // integers: always ipowi, no gradient
+  // The forward's specializations (Slice::exponentOf) and those of the
+  // base's gradient, `exponent * x^(exponent - 1)` with `exponent - 1` in
+  // double as PyTorch's Scalar (1.5 is a sqrt there, 3 a product).
+  double v = e.exact ? static_cast<double>(e.ia) : e.a;
+  for (double special : {0.5, -0.5, 2.0, 3.0, -1.0, -2.0})
+    if (v == special || v - 1 == special)
+      return GradExponent::Constant;
+  if (n.dtype == DType::F64)
+    return GradExponent::Argument;
+  // An f32 base computes in f32 by an exponent f32 holds, else in f64: the
+  // exponent and `exponent - 1` must agree (one argument's type for both).
+  auto fits = [](double x) {
+    return static_cast<double>(static_cast<float>(x)) == x; // (NaN: no)
+  };
+  if (fits(v) != fits(v - 1))
+    return GradExponent::Constant;
+  return fits(v) ? GradExponent::Argument : GradExponent::Wide;
+}
+
+} // namespace
+
+NodeSet GradientRun::numberArguments() {
   // Fill values (C++ numbers, `full` of any shape) and arange bounds are
   // arguments, as in the evaluator's programs ("Scalars are arguments"): a
-  // schedule of them is one gradient program. Not a pow operand (the
-  // exponent's value selects the code, and the VJP's `exponent - 1` is
-  // PyTorch's double arithmetic), nor a bool, nor an output; nor with
-  // create_graph (the replay reads constants) or on CUDA.
-  NodeSet constantScalars;
-  for (const NodePtr &n : g.ops)
-    if (n->op == Op::Binary && std::strcmp(n->name, "pow") == 0)
-      for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
-        constantScalars.insert(in.node.get());
+  // schedule of them is one gradient program. A pow's number exponent too
+  // where neither its value nor the VJP's `exponent - 1` selects the code
+  // (gradExponentOf), passed in f64 where f32 cannot hold it; not its
+  // other operand, nor a bool, nor an output; nor with create_graph (the
+  // replay reads constants, then evaluated with arguments). On CUDA as on
+  // the CPU: the executor uploads the host scalars with the other
+  // arguments.
+  NodeSet constantScalars, exponentArgs;
+  for (const NodePtr &n : g.ops) {
+    if (n->op != Op::Binary || std::strcmp(n->name, "pow") != 0)
+      continue;
+    const std::vector<Operand> &ins = n->requiresGrad ? n->gradIn() : n->inputs;
+    GradExponent c = gradExponentOf(*n);
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const Node *in = ins[i].node.get();
+      if (i == 1 && (c == GradExponent::Argument || c == GradExponent::Wide)) {
+        exponentArgs.insert(in);
+        if (c == GradExponent::Wide)
+          wideExponents.insert(in);
+      } else {
+        constantScalars.insert(in);
+      }
+    }
+  }
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
   NodeSet scalars;
-  if (createGraph || onCuda)
+  if (createGraph)
     return scalars;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
@@ -80,12 +137,25 @@ NodeSet GradientRun::numberArguments() const {
         !constantScalars.count(n))
       scalars.insert(n);
   }
+  // (An exponent read by one pow as an argument and elsewhere as a
+  // constant is a constant; one passed in f64 is read by its pows alone.)
+  for (const NodePtr &n : g.ops)
+    if (GradExponent c = gradExponentOf(*n);
+        c == GradExponent::Argument || c == GradExponent::Wide) {
+      const std::vector<Operand> &ins =
+          n->requiresGrad ? n->gradIn() : n->inputs;
+      if (scalars.count(ins[1].node.get()))
+        powByArgument.insert(n.get());
+    }
+  for (auto it = wideExponents.begin(); it != wideExponents.end();)
+    it = scalars.count(*it) ? std::next(it) : wideExponents.erase(it);
   return scalars;
 }
 
 size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
   size_t count = n->op == Op::Arange ? 2 : 1;
-  DType t = scalarArgDType(*n);
+  bool wide = wideExponents.count(n) > 0;
+  DType t = scalarArgDType(*n, wide);
   llvm::SmallVector<PV, 2> names;
   for (size_t i = 0; i < count; ++i) {
     names.push_back(prog.argument(storageType(1, t)));
@@ -94,7 +164,7 @@ size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
     // (Wrapped, not allocated: the values live in `scalarData` while the
     // program runs, as the evaluator's do.)
     void *p = data + i;
-    writeScalarArg(*n, static_cast<int>(i), false, p);
+    writeScalarArg(*n, static_cast<int>(i), wide, p);
     v.buffer = runtime::Storage::wrapExternal(p, elementSize(t),
                                               runtime::DeviceKind::CPU, [] {});
     v.sizes = {1};
@@ -122,6 +192,13 @@ void GradientRun::emitNode(const Node *n) {
   }
   ir::ValueType result = typeOf(n);
   auto rec = recordedName.find(n);
+  // pow(Tensor, Scalar) by an argument: `scalar_exponent`.
+  auto emit = [&](const ir::ValueType &type) {
+    if (!powByArgument.count(n))
+      return emitOp(prog, *n, ins, type);
+    return prog.op("pow", ins, type, {ir::Attribute::unit("scalar_exponent")},
+                   positionOf(n->loc));
+  };
   // The op recomputed (laid out as recorded).
   std::optional<PV> def;
   if (anyDense && !n->isStorageValue() && !n->passHistory) {
@@ -130,15 +207,14 @@ void GradientRun::emitNode(const Node *n) {
     // lay it out as recorded (its readers' layouts address that).
     layout::Layout inferred{n->sizes, resultStrides(*n, readLayouts), 0};
     if (inferred != n->resultLayout()) {
-      PV made = emitOp(prog, *n, ins, tensorType(inferred, n->dtype));
+      PV made = emit(tensorType(inferred, n->dtype));
       def = relayout(made, inferred, n->resultLayout(), n->dtype);
     }
   }
   if (n->passHistory) {
     // An untracked write: its value (recorded, or the write again
     // without grad) read as the old version, whose history it continues.
-    PV value =
-        rec != recordedName.end() ? rec->second : emitOp(prog, *n, ins, result);
+    PV value = rec != recordedName.end() ? rec->second : emit(result);
     // (The old version's history: the version itself, or the history
     // its read continues when writes of another identity came between.)
     auto oldIt = opValue.find(inputs[1].node.get());
@@ -161,8 +237,16 @@ void GradientRun::emitNode(const Node *n) {
     opValue[n] = {name, storage, storage ? n : old.shape};
     return;
   }
+  // An in-place op's write (not copy_'s): PyTorch's CopySlices replaces
+  // the written elements' gradient with that op's gradient for the view it
+  // read (Differentiate.cpp, kInplaceOpAttr), where copy_'s reads add.
+  if (!def && n->op == Op::Write && n->inplaceOp &&
+      std::strcmp(n->inplaceOp, "copy_") != 0)
+    def =
+        prog.op("write", ins, result,
+                {ir::Attribute::unit("strata.inplace_op")}, positionOf(n->loc));
   if (!def)
-    def = emitOp(prog, *n, ins, result);
+    def = emit(result);
   PV name = *def;
   bool storage = n->isStorageValue();
   if (rec != recordedName.end()) {

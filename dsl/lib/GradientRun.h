@@ -171,8 +171,12 @@ private:
   void addLeafArgument(size_t k);
   void addPerturbArgument(size_t p);
   // (GradientRun.cpp)
-  /// The pending fills and aranges whose values are scalar arguments.
-  NodeSet numberArguments() const;
+  /// The pending fills and aranges whose values are scalar arguments
+  /// (sets powByArgument and wideExponents).
+  NodeSet numberArguments();
+  /// Pow nodes whose number exponent is an argument (emitted with
+  /// `scalar_exponent`), and those exponents passed in f64.
+  std::unordered_set<const Node *> powByArgument, wideExponents;
   /// Emits `n` from its arguments, their values written from `data` on;
   /// returns how many it took (an arange two: its start and step).
   size_t emitScalarArgument(const Node *n, int64_t *data);

@@ -114,9 +114,8 @@ struct Operand {
   NodePtr history;
 };
 
-/// One version of a storage root's contents.
+/// One version of a storage root's contents. (Small fields sit together.)
 struct Node : std::enable_shared_from_this<Node> {
-  // (Small fields sit together: padding between them cost 40 bytes a node.)
   Op op = Op::Leaf;
   DType dtype = DType::F32;
   /// Where this version lives: kDevCPU, kDevCUDA, or kDevAny for a scalar
@@ -324,6 +323,8 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// CreationMeta::NO_GRAD_MODE): neither follows its base's history.
   bool detached = false;
   bool noGradView = false;
+  /// CreationMeta::MULTI_OUTPUT_NODE: AutogradGraph.h's multiOutputOf().
+  int32_t multiOutput = 0;
   /// Autograd: for a differentiable view (made by a view op, not
   /// detach()), the tensor at the bottom of its chain of views, whose
   /// requires_grad it follows (PyTorch's `_base`); null otherwise. Held
@@ -352,7 +353,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   ~TensorImpl();
 };
 
-//===--- Shared helpers (Record.cpp, Eval.cpp) ---------------------------===//
+//===--- Shared helpers (Record.cpp, Eval.cpp) ----------------------------===//
 
 /// Throws strata::Error.
 [[noreturn]] void fail(const std::string &message, const std::string &hint,
@@ -541,7 +542,7 @@ const char *irType(DType t);
 /// "file:line".
 std::string formatLoc(const SourceLoc &loc);
 
-//===--- Autograd hooks (Autograd.cpp) -----------------------------------===//
+//===--- Autograd hooks (Autograd.cpp) ------------------------------------===//
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
 /// PyTorch's requires_grad of `t`: its own flag, or for a differentiable

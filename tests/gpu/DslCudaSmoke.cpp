@@ -65,6 +65,26 @@ TEST(DslCuda, ScalarScheduleCompilesOnce) {
   EXPECT_EQ(eval_stats().compiles - before, 1);
 }
 
+// The gradient program takes its scalars as arguments on CUDA as on the
+// CPU: a new scalar every step (a schedule of loss weights, a temperature)
+// compiles no new gradient program after the first step.
+TEST(DslCuda, ScalarScheduleThroughBackwardCompilesOnce) {
+  REQUIRE_GPU();
+  Tensor w = randn({64, 16});
+  int64_t before = backward_compiles();
+  for (int step = 0; step < 8; ++step) {
+    double scale = 0.5 + 0.1 * step, shift = step - 3.0,
+           weight = 1.0 / (1 + step);
+    Tensor gw = w.to(kCuda).requires_grad_(), cw = w.clone().requires_grad_();
+    (((gw * scale + shift).tanh() * weight).sum()).backward();
+    (((cw * scale + shift).tanh() * weight).sum()).backward();
+    expectSame(gw.grad(), cw.grad());
+    if (step == 0)
+      before = backward_compiles();
+  }
+  EXPECT_EQ(backward_compiles() - before, 0);
+}
+
 // Storage offsets are arguments on CUDA too: a narrow at any row is one
 // program (docs/design.md, "Offsets are arguments"). The window keeps its
 // start 4-element aligned there (vectorized kernels load 4 at once), so a

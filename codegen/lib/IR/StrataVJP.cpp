@@ -85,13 +85,22 @@ LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   // A number exponent's `exponent - 1` is PyTorch's Scalar arithmetic
   // (int64 or double), not the tensor's dtype: 3e9 - 1 is odd, which f32
   // would round back to 3e9 (and lose the sign of a negative base).
+  // An exponent that is an argument (`scalar_exponent`: f32, or f64 for
+  // an f32 base f32 cannot hold it) subtracts in its own type, exactly as
+  // a double (the DSL passes one only where e - 1 is held too), and the
+  // power by it is pow(Tensor, Scalar) again; e itself multiplies in the
+  // base's dtype, as PyTorch's Scalar does.
   auto number = e.getDefiningOp<FillOp>();
+  bool argument = op.getScalarExponent() && !number;
+  Type et = elementOf(e);
   Value less = number && tensorOf(e).getRank() == 0
                    ? gb.fill(number.getValueAsDouble() - 1, t)
-                   : gb.sub(e, one);
-  Value aPow = gb.b.create<PowOp>(gb.loc, a, less);
-  Value dA = gb.mul(g[0], gb.mul(e, aPow));
-  Value eZero = gb.b.create<EqOp>(gb.loc, e, zero);
+               : argument ? gb.sub(e, gb.fill(1.0, et))
+                          : gb.sub(e, one);
+  Value aPow = gb.b.create<PowOp>(gb.loc, a, less, argument);
+  Value eInBase = argument && et != t ? gb.cast(e, t) : e;
+  Value dA = gb.mul(g[0], gb.mul(eInBase, aPow));
+  Value eZero = gb.b.create<EqOp>(gb.loc, e, et != t ? gb.fill(0.0, et) : zero);
   // A bool number (pow(x, False): a cast bool fill): PyTorch 1.13's Scalar
   // test for 0 fails on bools, so grad * 0 * x^-1 passes (NaN at 0).
   auto cast = e.getDefiningOp<CastOp>();
@@ -101,6 +110,8 @@ LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
        boolNumber ? dA : gb.b.create<WhereOp>(gb.loc, eZero, zero, dA));
   // (The incoming gradient multiplies the masked derivative, as PyTorch's
   // grad * where(...): an infinite gradient at a zero base gives NaN.)
+  if (argument) // a C++ number: no gradient flows to it
+    return success();
   Value dE = gb.mul(op.getResult(), gb.b.create<LogOp>(gb.loc, a));
   Value atZero = gb.b.create<MulOp>(gb.loc, gb.b.create<EqOp>(gb.loc, a, zero),
                                     gb.b.create<GeOp>(gb.loc, e, zero));
@@ -210,11 +221,38 @@ LogicalResult rule(FloorDivideOp op, GradBuilder &gb, ArrayRef<Value>,
   return success();
 }
 
+/// lerp.Scalar's weight as the DSL passes it: an f64 number cast to the
+/// tensors' type, maybe read through broadcasting views (every stride 0).
+/// The f64 number, or null.
+static Value numberWeightInF64(Value w) {
+  auto oneValue = [](Value v) {
+    auto t = v.getType().dyn_cast<StridedTensorType>();
+    return t && llvm::all_of(t.getLayout().strides,
+                             [](int64_t s) { return s == 0; });
+  };
+  while (auto view = w.getDefiningOp<StridedViewOp>()) {
+    if (!oneValue(view.getSource()))
+      break;
+    w = view.getSource();
+  }
+  auto cast = w.getDefiningOp<CastOp>();
+  if (!cast || !oneValue(cast.getInput()) || elementOf(w).isF64() ||
+      !elementOf(cast.getInput()).isF64())
+    return {};
+  return cast.getInput();
+}
+
 LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   // lerp.Tensor: g * (1 - w), g * w, g * (end - start).
   Value a = op.getStart(), b = op.getEnd(), w = op.getWeight();
-  Value one = gb.fill(1.0, elementOf(w));
-  give(gb, out, a, gb.mul(g[0], gb.sub(one, w)));
+  Type t = elementOf(w);
+  Value rest = gb.sub(gb.fill(1.0, t), w);
+  // lerp.Scalar (the DSL's number weight): PyTorch's
+  // g * (1 - weight.toDouble()), the difference in f64 rounded once, not
+  // 1 - the rounded weight.
+  if (Value w64 = numberWeightInF64(w))
+    rest = gb.cast(gb.sub(gb.fill(1.0, gb.b.getF64Type()), w64), t);
+  give(gb, out, a, gb.mul(g[0], rest));
   give(gb, out, b, gb.mul(g[0], w));
   give(gb, out, w, gb.mul(g[0], gb.sub(b, a)));
   return success();

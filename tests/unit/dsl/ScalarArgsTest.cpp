@@ -436,6 +436,199 @@ TEST(ScalarArgs, BackwardWithAScheduleCompilesOnce) {
   EXPECT_EQ(backward_compiles() - before, 1);
 }
 
+// torch 1.13's gradients of sum(x.pow(e) * w) (/usr/bin/python3), bit
+// patterns, for PowExponentInABackwardIsAnArgument. Made by:
+//   xs = [-2.5, -0.0, 0.0, 0.3, 1.7, 3.14159, inf, 1e-3]
+//   w = [0.5, -1.0, 2.0, 1.5, -0.25, 3.0, 1.0, -2.0]
+//   x = torch.tensor(xs, dtype=..., requires_grad=True)
+//   (x.pow(e) * torch.tensor(w, dtype=...)).sum().backward(); x.grad's bits
+// e = [1.25, 1.75, 2.25, 0.75, -0.25, -1.25, 2.75]
+const uint32_t kGradValue32[7][8] = {
+    {0xffc00000, 0x80000000, 0x00000000, 0x3fb19eb0, 0xbeb6b284, 0x409fc29d,
+     0x7f800000, 0xbee39ea9},
+    {0xffc00000, 0x80000000, 0x00000000, 0x3f883374, 0xbf26bee8, 0x4146379c,
+     0x7f800000, 0xbca13c08},
+    {0xffc00000, 0x80000000, 0x00000000, 0x3f3fd459, 0xbf8bc372, 0x41e1db02,
+     0x7f800000, 0xba51c63e},
+    {0xffc00000, 0xff800000, 0x7f800000, 0x3fc292a4, 0xbe28259f, 0x3fd852fe,
+     0x00000000, 0xc106f640},
+    {0xffc00000, 0x7f800000, 0xff800000, 0xbfd83128, 0x3d03e145, 0xbe379f31,
+     0x80000000, 0x452fbb4e},
+    {0xffc00000, 0x7f800000, 0xff800000, 0xc1e13333, 0x3dc1f0ed, 0xbe921f29,
+     0x80000000, 0x4b568423},
+    {0xffc00000, 0x80000000, 0x00000000, 0x3f006b06, 0xbfdeb983, 0x4274a392,
+     0x7f800000, 0xb801b985},
+};
+// e = [1.1, 1.3, 0.7, 2.9, -1.7, 0.1]
+const uint32_t kGradWide32[6][8] = {
+    {0xffc00000, 0x80000000, 0x00000000, 0x3fbb3e42, 0xbe947919, 0x406cd098,
+     0x7f800000, 0xbf8d2264},
+    {0xffc00000, 0x80000000, 0x00000000, 0x3fadeebe, 0xbec31d22, 0x40aff01b,
+     0x7f800000, 0xbea79691},
+    {0xffc00000, 0xff800000, 0x7f800000, 0x3fc0de84, 0xbe18d401, 0x3fbeabbf,
+     0x00000000, 0xc131edf5},
+    {0xffc00000, 0x80000000, 0x00000000, 0x3ee21826, 0xbffe54fc, 0x429927e0,
+     0x7f800000, 0xb742279b},
+    {0xffc00000, 0x7f800000, 0xff800000, 0xc283a057, 0x3dcfbbce, 0xbe6d7266,
+     0x80000000, 0x4dcc1a51},
+    {0xffc00000, 0xff800000, 0x7f800000, 0x3ee2f622, 0xbc7e124d, 0x3ddb49f5,
+     0x00000000, 0xc2c87993},
+};
+// e = [1.1, 1.3, 1.25, 0.7, 2.9, -1.7]
+const uint64_t kGrad64[6][8] = {
+    {0x7ff8000000000000, 0x8000000000000000, 0x0000000000000000,
+     0x3ff767c83d861d22, 0xbfd28f22fe235f91, 0x400d9a12f2b63dda,
+     0x7ff0000000000000, 0xbff1a44c63eb95bf},
+    {0x7ff8000000000000, 0x8000000000000000, 0x0000000000000000,
+     0x3ff5bdd7c174352f, 0xbfd863a44a6193b5, 0x4015fe03630f24b2,
+     0x7ff0000000000000, 0xbfd4f2d221aa130c},
+    {0x7ff8000000000000, 0x8000000000000000, 0x0000000000000000,
+     0x3ff633d60010ca31, 0xbfd6d650920e3252, 0x4013f853a3c11eee,
+     0x7ff0000000000000, 0xbfdc73d51c54470f},
+    {0x7ff8000000000000, 0xfff0000000000000, 0x7ff0000000000000,
+     0x3ff81bd088d53358, 0xbfc31a802076da3d, 0x3ff7d577ffb0bf00,
+     0x0000000000000000, 0xc0263dbeaa540baf},
+    {0x7ff8000000000000, 0x8000000000000000, 0x0000000000000000,
+     0x3fdc430474a658e9, 0xbfffca9f5cae7f70, 0x405324fbe9acc04c,
+     0x7ff0000000000000, 0xbee844f33be31f72},
+    {0x7ff8000000000000, 0x7ff0000000000000, 0xfff0000000000000,
+     0xc050740aef4cba7d, 0x3fb9f779d60a43b9, 0xbfcdae4cd6b3e9ea,
+     0x8000000000000000, 0x41b9834a5002907f},
+};
+
+TEST(ScalarArgs, PowExponentInABackwardIsAnArgument) {
+  // The exponent of a pow under autograd is an argument of the gradient
+  // program too, where neither it nor the VJP's `exponent - 1` selects the
+  // code: a schedule of exponents f32 holds is one gradient program, one
+  // of exponents it does not (in f64, with e - 1 in f64 as PyTorch's
+  // double Scalar) another; f64 one. Each gradient is PyTorch's to the bit.
+  std::vector<double> xs = {-2.5, -0.0, 0.0, 0.3, 1.7, 3.14159, INFINITY, 1e-3};
+  std::vector<double> ws = {0.5, -1.0, 2.0, 1.5, -0.25, 3.0, 1.0, -2.0};
+  auto run32 = [&](const std::vector<double> &es, const uint32_t(*want)[8]) {
+    int64_t before = backward_compiles();
+    for (size_t k = 0; k < es.size(); ++k) {
+      Tensor x = from_vector(std::vector<float>(xs.begin(), xs.end()), {8})
+                     .requires_grad_();
+      Tensor w = from_vector(std::vector<float>(ws.begin(), ws.end()), {8});
+      (x.pow(es[k]) * w).sum().backward();
+      std::vector<float> got = x.grad().to_vector<float>();
+      for (int i = 0; i < 8; ++i)
+        if (std::isnan(std::bit_cast<float>(want[k][i])))
+          EXPECT_TRUE(std::isnan(got[i])) << es[k] << " " << i;
+        else
+          EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), want[k][i])
+              << "e = " << es[k] << ", element " << i << ": " << got[i];
+    }
+    return backward_compiles() - before;
+  };
+  EXPECT_EQ(run32({1.25, 1.75, 2.25, 0.75, -0.25, -1.25, 2.75}, kGradValue32),
+            1);
+  EXPECT_EQ(run32({1.1, 1.3, 0.7, 2.9, -1.7, 0.1}, kGradWide32), 1);
+  std::vector<double> es64 = {1.1, 1.3, 1.25, 0.7, 2.9, -1.7};
+  int64_t before = backward_compiles();
+  for (size_t k = 0; k < es64.size(); ++k) {
+    Tensor x = from_vector(xs, {8}).requires_grad_();
+    (x.pow(es64[k]) * from_vector(ws, {8})).sum().backward();
+    std::vector<double> got = x.grad().to_vector<double>();
+    for (int i = 0; i < 8; ++i)
+      if (std::isnan(std::bit_cast<double>(kGrad64[k][i])))
+        EXPECT_TRUE(std::isnan(got[i])) << es64[k] << " " << i;
+      else
+        EXPECT_EQ(std::bit_cast<uint64_t>(got[i]), kGrad64[k][i])
+            << "e = " << es64[k] << ", element " << i << ": " << got[i];
+  }
+  EXPECT_EQ(backward_compiles() - before, 1);
+  // Exponents whose `exponent - 1` selects the code (1.5: a sqrt, 4: a
+  // cube, 0: 1 / x) stay constants: each is a program of its own.
+  before = backward_compiles();
+  for (double e : {1.5, 4.0, 0.0, 1.5}) {
+    Tensor x =
+        from_vector(std::vector<float>{0.25f, 2.0f}, {2}).requires_grad_();
+    x.pow(e).sum().backward();
+    std::vector<float> got = x.grad().to_vector<float>();
+    for (int i = 0; i < 2; ++i) {
+      float xv = i == 0 ? 0.25f : 2.0f;
+      double want = e == 0 ? 0.0 : e * std::pow(double(xv), e - 1);
+      EXPECT_NEAR(got[i], want, 1e-6 * (1 + std::abs(want))) << e;
+    }
+  }
+  EXPECT_EQ(backward_compiles() - before, 3);
+}
+
+TEST(ScalarArgs, ZeroDimFillsReturnedAreArguments) {
+  // A 0-d fill that is returned (full({}, v).item(), or saved for backward
+  // as pow's tensor exponent) is `ones * v` of its argument, as a sized one:
+  // one program for every value, each value exact (signed zero, inf, the
+  // int64 edges, which a double cannot hold).
+  int64_t before = eval_stats().compiles;
+  for (double v : {0.25, -0.0, double(INFINITY), -3.4e38, 1e-45, 7.0}) {
+    float got = full({}, v, kFloat32).item<float>();
+    EXPECT_EQ(std::bit_cast<uint32_t>(got),
+              std::bit_cast<uint32_t>(static_cast<float>(v)))
+        << v;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  before = eval_stats().compiles;
+  for (int64_t v : {int64_t(0), std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<int64_t>::min(), int64_t(-7)})
+    EXPECT_EQ(full({}, v, kInt64).item<int64_t>(), v);
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  // pow by a 0-d tensor under autograd (the exponent is saved): torch
+  // 1.13's forward and gradient bits (/usr/bin/python3:
+  // x = torch.tensor([0.3, 1.7], requires_grad=True);
+  // y = x.pow(torch.full((), e)); y.sum().backward()).
+  const uint32_t want[3][4] = {
+      {0x3e882d47, 0x3fe57554, 0x3f79a858, 0x3f947919},
+      {0x3e561227, 0x3fff2619, 0x3f67e8fe, 0x3fc31d22},
+      {0x3d1eb42d, 0x40861455, 0x3eb28ab3, 0x40d4f31c}};
+  int64_t compiles = 0;
+  for (int k = 0; k < 3; ++k) {
+    double e = std::vector<double>{1.1, 1.3, 2.7}[k];
+    Tensor x =
+        from_vector(std::vector<float>{0.3f, 1.7f}, {2}).requires_grad_();
+    Tensor y = x.pow(full({}, e));
+    y.sum().backward();
+    std::vector<float> f = y.to_vector<float>(),
+                       g = x.grad().to_vector<float>();
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(f[i]), want[k][i]) << e << " " << i;
+      EXPECT_EQ(std::bit_cast<uint32_t>(g[i]), want[k][2 + i]) << e << " " << i;
+    }
+    int64_t now = eval_stats().compiles + backward_compiles();
+    if (k > 0) {
+      EXPECT_EQ(now, compiles) << "e = " << e << " compiled";
+    }
+    compiles = now;
+  }
+}
+
+TEST(ScalarArgs, CreateGraphWithAScheduleCompilesOnce) {
+  // A gradient penalty whose weight changes every step: with create_graph
+  // the gradient is replayed as recorded ops, whose scalars are arguments
+  // of the programs that evaluate them. Checked by hand: for
+  // y = sum(c * x^3), g = 3c x^2 and d/dx sum(g^2) = 36 c^2 x^3.
+  std::vector<float> xv = {-1.5f, -0.25f, 0.5f, 2.0f};
+  int64_t compiles = 0;
+  for (int step = 0; step < 12; ++step) {
+    double c = 0.5 + 0.125 * step;
+    Tensor x = from_vector(xv, {4}).requires_grad_();
+    Tensor y = (x * x * x * c).sum();
+    std::vector<Tensor> g = grad({y}, {x}, {}, std::nullopt, true);
+    (g[0] * g[0]).sum().backward();
+    std::vector<float> got = x.grad().to_vector<float>();
+    for (size_t i = 0; i < xv.size(); ++i) {
+      double want = 36 * c * c * xv[i] * xv[i] * xv[i];
+      EXPECT_NEAR(got[i], want, 1e-5 * (1 + std::abs(want)))
+          << "step " << step << " element " << i;
+    }
+    int64_t now = backward_compiles() + eval_stats().compiles;
+    if (step >= 1) {
+      EXPECT_EQ(now, compiles) << "step " << step << " compiled";
+    }
+    compiles = now;
+  }
+}
+
 } // namespace
 
 TEST(ScalarArgs, ArangesOfOneLengthAndAnotherDTypeAreOtherPrograms) {
