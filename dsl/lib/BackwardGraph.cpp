@@ -34,9 +34,8 @@ void Graph::versionError(const VersionRecord &root, int64_t expected,
            formatLoc(op->loc);
   std::string hint = "compute out of place instead (a = a + 1 rather than "
                      "a.add_(1))";
-  if (expected < static_cast<int64_t>(root.writeLocs.size()))
-    hint = "it was modified in place at " +
-           formatLoc(root.writeLocs[expected]) + "; " + hint;
+  if (const SourceLoc *at = root.writeLocs.madeAfter(expected))
+    hint = "it was modified in place at " + formatLoc(*at) + "; " + hint;
   fail(msg, hint, loc);
 }
 

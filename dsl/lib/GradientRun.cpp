@@ -124,6 +124,17 @@ NodeSet GradientRun::numberArguments() {
   }
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
+  // An exponent passed in f64 is read by pows alone: one that a replayed
+  // gradient also reads in eq or mul (one fill shared) stays a constant.
+  for (const NodePtr &n : g.ops) {
+    const std::vector<Operand> &ins = n->requiresGrad ? n->gradIn() : n->inputs;
+    bool widePow = gradExponentOf(*n) == GradExponent::Wide;
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (wideExponents.count(ins[i].node.get()) && !(widePow && i == 1)) {
+        wideExponents.erase(ins[i].node.get());
+        constantScalars.insert(ins[i].node.get());
+      }
+  }
   NodeSet scalars;
   if (createGraph)
     return scalars;

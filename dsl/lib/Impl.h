@@ -16,6 +16,7 @@
 #define STRATA_DSL_LIB_IMPL_H
 
 #include "TraceLock.h"
+#include "WriteLocs.h"
 #include "strata/JIT/Jit.h"
 #include "strata/Layout/LayoutAlgebra.h"
 #include "strata/Runtime/Storage.h"
@@ -236,8 +237,7 @@ struct Node : std::enable_shared_from_this<Node> {
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
   /// The write (a fill_ or zero_) went through a view with a stride-0 dim
-  /// (has_internal_overlap): PyTorch records it, and refuses to backward
-  /// through it.
+  /// (has_internal_overlap): PyTorch records it and refuses its backward.
   bool overlapWrite = false;
   /// Autograd: an untracked write (no-grad mode, or through detach()) over
   /// a version with history: invisible to autograd, as in PyTorch. Its
@@ -273,7 +273,7 @@ struct VersionRecord {
   int64_t version = 0;
   std::weak_ptr<Node> current;
   DType dtype = DType::F32;
-  std::vector<SourceLoc> writeLocs;
+  WriteLocs writeLocs;
 };
 
 /// One storage: its versions, its buffer once evaluated, its version count.
@@ -292,8 +292,8 @@ struct StorageRoot {
   size_t readersPruneAt = 32;
   /// Creation order of the version whose contents are in `home`.
   uint64_t homeSeq = 0;
-  /// Source location of each in-place write (writeLocs[v - 1] made version v).
-  std::vector<SourceLoc> writeLocs;
+  /// Where the recent in-place writes were made (WriteLocs.h).
+  WriteLocs writeLocs;
   /// Set once a version of this root is saved for backward (VersionRecord).
   std::shared_ptr<VersionRecord> record;
 };

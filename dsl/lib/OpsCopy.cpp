@@ -79,11 +79,11 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   Node &write = *node;
   dest.root->current = std::move(node);
   ++dest.root->version;
-  dest.root->writeLocs.push_back(loc);
+  dest.root->writeLocs.push(loc);
   if (VersionRecord *r = dest.root->record.get()) {
     r->version = dest.root->version;
     r->current = dest.root->current;
-    r->writeLocs.push_back(loc);
+    r->writeLocs.push(loc);
   }
   recordGradWrite(dest, *converted.impl(), write, op, loc);
   if (dest.root->home)

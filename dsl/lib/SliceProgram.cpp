@@ -149,9 +149,25 @@ Slice::Exponent Slice::exponentOf(const Node &n) {
 
 void Slice::placeScalars() {
   std::vector<bool> selectsCode(pending.size(), false);
-  for (const Node *n : pending)
-    if (exponentOf(*n) == Exponent::Constant)
+  // A number read as a pow's f64 exponent (Wide) and by anything else (a
+  // replayed gradient shares one fill between pow, eq and mul) stays a
+  // constant: its argument could not have both types.
+  std::vector<int32_t> wideReads(pending.size(), 0), reads(pending.size(), 0);
+  for (const Node *n : pending) {
+    Exponent e = exponentOf(*n);
+    if (e == Exponent::Constant)
       selectsCode[n->inputs[1].node->index] = true;
+    if (e == Exponent::Wide)
+      ++wideReads[n->inputs[1].node->index];
+    for (const Operand &in : n->inputs)
+      if (!in.node->buffer && in.node->index >= 0 &&
+          static_cast<size_t>(in.node->index) < pending.size() &&
+          pending[in.node->index] == in.node.get())
+        ++reads[in.node->index];
+  }
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (wideReads[i] && reads[i] != wideReads[i])
+      selectsCode[i] = true;
   // Fill values (not bool, no exponent that selects code) and arange
   // bounds are arguments (Slice::program): one program for every value.
   scalarArg.assign(pending.size(), -1);

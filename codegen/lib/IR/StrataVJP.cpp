@@ -106,6 +106,13 @@ LogicalResult rule(PowOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   auto cast = e.getDefiningOp<CastOp>();
   bool boolNumber = cast && elementOf(cast.getInput()).isInteger(1) &&
                     cast.getInput().getDefiningOp<FillOp>();
+  // A number exponent 0: PyTorch's pow_backward returns zeros_like(self),
+  // with no graph behind it (a where() would pass NaN to a second
+  // derivative at a zero base: 0 * x^-2).
+  if (number && tensorOf(e).getRank() == 0 && number.getValueAsDouble() == 0) {
+    give(gb, out, a, gb.fill(0.0, t, tensorOf(a).getShape()));
+    return success();
+  }
   give(gb, out, a,
        boolNumber ? dA : gb.b.create<WhereOp>(gb.loc, eZero, zero, dA));
   // (The incoming gradient multiplies the masked derivative, as PyTorch's

@@ -602,6 +602,30 @@ TEST(ScalarArgs, ZeroDimFillsReturnedAreArguments) {
   }
 }
 
+TEST(ScalarArgs, SecondDerivativesThroughNumberExponents) {
+  // create_graph's replay shares one fill between the pow, the eq and the
+  // mul of the VJP: an f64 exponent argument (2.3 of an f32 base) made the
+  // next gradient program invalid IR; it stays a constant where others
+  // read it. torch 1.13 (/usr/bin/python3): x = [0.5, 2] (f32),
+  // y = (x.pow(2.3) * x).sum(), g = grad(y, x, create_graph=True),
+  // (g * g).sum().backward(): x.grad = [0x1.0865dp+2, 0x1.2fb696p+9].
+  Tensor x = from_vector(std::vector<float>{0.5f, 2.0f}, {2}).requires_grad_();
+  Tensor y = (x.pow(2.3) * x).sum();
+  std::vector<Tensor> g = grad({y}, {x}, {}, std::nullopt, true);
+  (g[0] * g[0]).sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(),
+            (std::vector<float>{0x1.0865dp+2f, 0x1.2fb696p+9f}));
+  // pow(x, 0)'s gradient is zeros_like(x) with no graph (PyTorch's
+  // pow_backward), so a second derivative at x = 0 is not NaN: for
+  // y = sum(x^0 + x * x), d/dx sum(g) = 2 everywhere (torch: [2, 2, 2]).
+  Tensor z =
+      from_vector(std::vector<float>{0.0f, 0.5f, 2.0f}, {3}).requires_grad_();
+  Tensor yz = (z.pow(0.0) + z * z).sum();
+  std::vector<Tensor> gz = grad({yz}, {z}, {}, std::nullopt, true);
+  gz[0].sum().backward();
+  EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{2, 2, 2}));
+}
+
 TEST(ScalarArgs, CreateGraphWithAScheduleCompilesOnce) {
   // A gradient penalty whose weight changes every step: with create_graph
   // the gradient is replayed as recorded ops, whose scalars are arguments
