@@ -115,14 +115,22 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
     llvm::Type *memType;
     mlir::Type type;
     llvm::SmallVector<int64_t> strides;
+    llvm::SmallVector<Value *> dynStrides;
   };
   llvm::SmallVector<Saved> saved;
   llvm::SmallVector<Value *> blockIndex(l.index);
   for (size_t r = 0; r < scratchResults.size(); ++r) {
     unsigned op = numInputs + scratchResults[r];
-    saved.push_back({bases[op], memTypes[op], types[op],
+    saved.push_back({bases[op],
+                     memTypes[op],
+                     types[op],
                      llvm::SmallVector<int64_t>(nest.strides[op].begin(),
-                                                nest.strides[op].end())});
+                                                nest.strides[op].end()),
+                     {}});
+    if (!dynStrides.empty()) { // (the row's strides are constants)
+      saved.back().dynStrides = dynStrides[op];
+      dynStrides[op].assign(dynStrides[op].size(), nullptr);
+    }
     bases[op] = s.rows[r];
     memTypes[op] = b.getFloatTy();
     types[op] = mlir::Float32Type::get(k.getContext());
@@ -141,6 +149,8 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
     memTypes[op] = saved[r].memType;
     types[op] = saved[r].type;
     nest.strides[op].assign(saved[r].strides.begin(), saved[r].strides.end());
+    if (!dynStrides.empty())
+      dynStrides[op] = saved[r].dynStrides;
     flushScratchRow(op, s.rows[r], s.strides, l.dim, l.index[op]);
   }
   return ok;
@@ -160,13 +170,13 @@ void Emitter::flushScratchRow(unsigned op, Value *row,
       store(op, out, combine("sum", load(op, out), v));
       return;
     }
-    emitFor(b.getInt64(0), b.getInt64(nest.sizes[d]), {},
+    emitFor(b.getInt64(0), sizeValue(d), {},
             [&](Value *j, llvm::ArrayRef<Value *>) {
-              auto step = [&](Value *x, int64_t st) {
-                return st ? b.CreateAdd(x, b.CreateMul(j, b.getInt64(st))) : x;
+              auto step = [&](Value *x, int64_t st, Value *stride) {
+                return st ? b.CreateAdd(x, b.CreateMul(j, stride)) : x;
               };
-              flush(d + 1, step(at, rowStrides[d]),
-                    step(out, nest.strides[op][d]));
+              flush(d + 1, step(at, rowStrides[d], b.getInt64(rowStrides[d])),
+                    step(out, nest.strides[op][d], strideValue(op, d)));
               return llvm::SmallVector<Value *>();
             });
   };
