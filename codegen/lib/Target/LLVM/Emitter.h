@@ -313,14 +313,17 @@ private:
   struct ScratchRows {
     int64_t elements = 1;               ///< f32 elements per row
     llvm::SmallVector<int64_t> strides; ///< per nest loop (0 outside dim's)
-    llvm::SmallVector<Value *> rows;    ///< one per scratchResults entry
+    /// The strides as values (a dynamic kernel's row is dense over sizes
+    /// read from %dims; null where constant) and the row's bytes.
+    llvm::SmallVector<Value *> strideValues;
+    Value *bytes = nullptr;
+    llvm::SmallVector<Value *> rows; ///< one per scratchResults entry
   };
   bool emitScratchLevel(const Level &l, std::string &error);
   bool emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
                         std::string &error);
-  void flushScratchRow(unsigned op, Value *row,
-                       llvm::ArrayRef<int64_t> rowStrides, size_t dim,
-                       Value *index);
+  void flushScratchRow(unsigned op, Value *row, const ScratchRows &s,
+                       size_t dim, Value *index);
   llvm::SmallVector<Value *> emitCascadeRuns(const Level &l,
                                              llvm::ArrayRef<Value *> init,
                                              bool &ok, std::string &error);

@@ -80,9 +80,24 @@ bool Emitter::emitScratchLevel(const Level &l, std::string &error) {
   s.elements = row.numel();
   s.strides.assign(l.dim + 1, 0); // the row does not move along these
   s.strides.append(row.strides.begin(), row.strides.end());
+  // A dynamic kernel's row is dense over the sizes of this call (at most
+  // kMaxScratch elements: planCascade's condition, in the key), in an
+  // array of kMaxScratch.
+  size_t n = nest.sizes.size();
+  bool dynamicRow = false;
+  for (size_t d = l.dim + 1; d < n; ++d)
+    dynamicRow |= !staticSize(d);
+  s.strideValues.assign(n, nullptr);
+  Value *elements = b.getInt64(1);
+  for (size_t d = n; d-- > l.dim + 1;) {
+    s.strideValues[d] = elements;
+    elements = b.CreateMul(elements, sizeValue(d));
+  }
+  s.bytes = b.CreateMul(elements, b.getInt64(4));
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-  auto *rowType = llvm::ArrayType::get(b.getFloatTy(), s.elements);
+  auto *rowType = llvm::ArrayType::get(b.getFloatTy(),
+                                       dynamicRow ? kMaxScratch : s.elements);
   for (size_t r = 0; r < scratchResults.size(); ++r) {
     llvm::AllocaInst *a = entry.CreateAlloca(rowType);
     a->setAlignment(llvm::Align(64));
@@ -107,8 +122,7 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
   unsigned numInputs = k.getInputs().size();
   Value *e = clampedEnd(c, kCascadeRows, l.hi);
   for (Value *r : s.rows)
-    b.CreateMemSet(r, b.getInt8(0), b.getInt64(s.elements * 4),
-                   llvm::Align(64));
+    b.CreateMemSet(r, b.getInt8(0), s.bytes, llvm::Align(64));
   // The block writes the rows instead of the results.
   struct Saved {
     Value *base;
@@ -127,9 +141,9 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
                      llvm::SmallVector<int64_t>(nest.strides[op].begin(),
                                                 nest.strides[op].end()),
                      {}});
-    if (!dynStrides.empty()) { // (the row's strides are constants)
+    if (!dynStrides.empty()) {
       saved.back().dynStrides = dynStrides[op];
-      dynStrides[op].assign(dynStrides[op].size(), nullptr);
+      dynStrides[op].assign(s.strideValues.begin(), s.strideValues.end());
     }
     bases[op] = s.rows[r];
     memTypes[op] = b.getFloatTy();
@@ -151,16 +165,15 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
     nest.strides[op].assign(saved[r].strides.begin(), saved[r].strides.end());
     if (!dynStrides.empty())
       dynStrides[op] = saved[r].dynStrides;
-    flushScratchRow(op, s.rows[r], s.strides, l.dim, l.index[op]);
+    flushScratchRow(op, s.rows[r], s, l.dim, l.index[op]);
   }
   return ok;
 }
 
 /// Adds `row`[j] into result operand `op` at `index`, over the loops
 /// inside `dim`.
-void Emitter::flushScratchRow(unsigned op, Value *row,
-                              llvm::ArrayRef<int64_t> rowStrides, size_t dim,
-                              Value *index) {
+void Emitter::flushScratchRow(unsigned op, Value *row, const ScratchRows &s,
+                              size_t dim, Value *index) {
   size_t n = nest.sizes.size();
   std::function<void(size_t, Value *, Value *)> flush = [&](size_t d, Value *at,
                                                             Value *out) {
@@ -175,7 +188,7 @@ void Emitter::flushScratchRow(unsigned op, Value *row,
               auto step = [&](Value *x, int64_t st, Value *stride) {
                 return st ? b.CreateAdd(x, b.CreateMul(j, stride)) : x;
               };
-              flush(d + 1, step(at, rowStrides[d], b.getInt64(rowStrides[d])),
+              flush(d + 1, step(at, s.strides[d], s.strideValues[d]),
                     step(out, nest.strides[op][d], strideValue(op, d)));
               return llvm::SmallVector<Value *>();
             });

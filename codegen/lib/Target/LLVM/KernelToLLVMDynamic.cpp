@@ -12,11 +12,11 @@
 //   register accumulator, an input read once), 1 or -1 (the unit-stride
 //   innermost loop the vectorizer takes), sizes of 1, and an innermost
 //   trip count below kDynamicInnerMin (a short row: a constant lets LLVM
-//   unroll it whole), and the sizes of the loops inside a cascade's scratch
-//   loop (its f32 scratch rows are stack arrays of their size). Plan
-//   decisions that read sizes (whether to tile, scratch rows, non-temporal
-//   stores) are in the key too, so a size that changes the plan changes the
-//   kernel.
+//   unroll it whole). A cascade's f32 scratch rows are dense over the
+//   loops inside its scratch loop at this call's sizes, in stack arrays of
+//   kMaxScratch elements (planCascade's bound). Plan decisions that read sizes
+//   (whether to tile, scratch rows, non-temporal stores) are in the key too, so
+//   a size that changes the plan changes the kernel.
 // Algorithm: planDynamic decides; loadDims loads the values; sizeValue and
 //   strideValue (Emitter.h) hand out a loaded value or a constant.
 //
@@ -34,8 +34,7 @@ void Emitter::planDynamic() {
 bool Emitter::staticSize(size_t d) const {
   size_t n = nest.sizes.size();
   return !dynamic || nest.sizes[d] == 1 ||
-         (d + 1 == n && nest.sizes[d] < kDynamicInnerMin) ||
-         (scratchDim >= 0 && static_cast<int>(d) > scratchDim);
+         (d + 1 == n && nest.sizes[d] < kDynamicInnerMin);
 }
 
 void Emitter::loadDims(Value *dims, llvm::SmallVectorImpl<Value *> &offsets) {
