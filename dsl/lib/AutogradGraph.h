@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace strata::detail {
 
@@ -49,6 +50,28 @@ std::string gradFnNameOf(const Node &n);
 
 /// PyTorch 1.13's grad_fn name of view op `v` (GradFnNames.cpp).
 std::string viewGradFnName(const ViewChain &v);
+/// The same for view op `op` with arguments `args`.
+std::string viewGradFnName(std::string_view op, const Shape &args);
+
+/// PyTorch's CreationMeta::MULTI_OUTPUT_NODE (TensorImpl::multiOutput): a
+/// view that split, split_with_sizes, chunk or unbind returned in grad
+/// mode, or a view of one, which no in-place op may write with grad. The
+/// function (its PyTorch node), or a view of such a view:
+enum : int32_t {
+  kMultiOutputSplit = 1,          // SplitBackward0 (split, chunk)
+  kMultiOutputSplitWithSizes = 2, // SplitWithSizesBackward0
+  kMultiOutputUnbind = 3,         // UnbindBackward0
+  kMultiOutputViewOf = 4,         // a view of one (its own grad_fn's name)
+};
+/// `t`'s kMultiOutput* (0: none) and its output number there: the field
+/// holds the kind in its low 3 bits, the number above them.
+inline std::pair<int32_t, int32_t> multiOutputOf(const TensorImpl &t) {
+  return {t.multiOutput & 7, t.multiOutput >> 3};
+}
+/// Marks `views`, just returned by a multi-output view function `fn`
+/// (kMultiOutput*), as MULTI_OUTPUT_NODE when grad mode is on (made in
+/// no-grad mode, they are no-grad views already).
+void markMultiOutput(std::vector<Tensor> &views, int32_t fn);
 
 } // namespace strata::detail
 

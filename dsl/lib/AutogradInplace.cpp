@@ -11,10 +11,61 @@
 using namespace strata;
 using namespace strata::detail;
 
+namespace {
+
+/// PyTorch's handle_view_on_rebase for a view of CreationMeta
+/// MULTI_OUTPUT_NODE: written in place itself, or read (`indirect`) after
+/// its base or another view of it was. `op` prefixes a direct write's
+/// message, as the other in-place checks.
+[[noreturn]] void refuseMultiOutputView(const TensorImpl &t, bool indirect,
+                                        const char *op, const SourceLoc &loc) {
+  static const char *const fns[] = {
+      "", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"};
+  std::string what =
+      indirect ? "its base or another view of its base has been" : "is being";
+  auto [fn, outputNr] = multiOutputOf(t);
+  std::string msg = op ? std::string(op) + ": " : std::string();
+  // (The grad_fn the view was given when made: none when made of a tensor
+  // that did not require grad, which PyTorch words as no-grad mode.)
+  if (!t.viewGradFn)
+    msg += "A view was created in no_grad mode and " + what +
+           " modified inplace with grad mode enabled.";
+  else if (fn == kMultiOutputViewOf)
+    msg += "Output 0 of " + viewGradFnName(t.viewOp, t.viewArgs) +
+           " is a view and " + what + " modified inplace.";
+  else
+    msg += "Output " + std::to_string(outputNr) + " of " + fns[fn] +
+           " is a view and " + what + " modified inplace.";
+  fail(msg + " This view is the output of a function that returns multiple "
+             "views. Such functions do not allow the output views to be "
+             "modified inplace. You should replace the inplace operation by "
+             "an out-of-place one.",
+       indirect ? "take the views again (split/unbind/chunk) after the "
+                  "in-place write"
+                : "use the out-of-place op (y = part.mul(2)), or write into "
+                  "a clone() of the view, or into the base it was split from",
+       loc);
+}
+
+} // namespace
+
+void strata::detail::markMultiOutput(std::vector<Tensor> &views, int32_t fn) {
+  if (!gradEnabled())
+    return;
+  for (size_t i = 0; i < views.size(); ++i)
+    views[i].impl()->multiOutput = fn | static_cast<int32_t>(i) << 3;
+}
+
 void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc,
                                    bool anyMode) {
-  if (!(gradEnabled() || anyMode) || !isDiffView(t) || !t.noGradView ||
-      t.root->version == t.viewVersion || !t.gradBase->requiresGrad)
+  if (!(gradEnabled() || anyMode) || !isDiffView(t) ||
+      t.root->version == t.viewVersion)
+    return;
+  // (PyTorch reads such a view's grad_fn only when it has one or its base
+  // requires grad.)
+  if (t.multiOutput && (t.viewGradFn || t.gradBase->requiresGrad))
+    refuseMultiOutputView(t, /*indirect=*/true, nullptr, loc);
+  if (!t.noGradView || !t.gradBase->requiresGrad)
     return;
   fail("A view was created in no_grad mode and its base or another view of "
        "its base has been modified inplace with grad mode enabled. Given "
@@ -50,6 +101,8 @@ void strata::detail::checkInplace(const TensorImpl &dest,
              "tracked) or both outside (if you want the inplace to be "
              "tracked).",
          "make the view and the in-place write in the same grad mode", loc);
+  if (isDiffView(dest) && dest.multiOutput)
+    refuseMultiOutputView(dest, /*indirect=*/false, op, loc);
   if (!destGrad)
     return;
   // PyTorch's check_inplace: a view of a leaf first, then a leaf as its

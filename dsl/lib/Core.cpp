@@ -1,10 +1,10 @@
-//===- Core.cpp - errors, option types, tensor handles and metadata
-//--------===//
+//===- Core.cpp - errors, option types, tensor handles and metadata ------===//
 #include "Impl.h"
 
 #include "strata/Runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -333,9 +333,13 @@ Shape recordedStrides(const Node &n) {
         return in.layout.sizes == n.sizes && layout::isContiguous(in.layout);
       }))
     return layout::contiguousStrides(n.sizes);
-  std::vector<layout::Layout> ins;
-  for (const Operand &in : n.inputs)
-    ins.push_back(in.layout);
+  // (Up to four operands' layouts on the stack: `x * 2` allocates none.)
+  std::array<layout::Layout, 4> few;
+  std::vector<layout::Layout> many(n.inputs.size() > 4 ? n.inputs.size() : 0);
+  std::span<layout::Layout> ins(many.empty() ? few.data() : many.data(),
+                                n.inputs.size());
+  for (size_t i = 0; i < ins.size(); ++i)
+    ins[i] = n.inputs[i].layout;
   return strata::detail::resultStrides(n, ins);
 }
 } // namespace
@@ -391,52 +395,6 @@ runtime::StoragePtr strata::detail::allocate(int64_t nbytes,
   if (!s)
     fail(error, "", loc);
   return s;
-}
-
-void strata::detail::checkRequiresGrad(const TensorOptions &options,
-                                       DType dtype, const SourceLoc &loc) {
-  if (options.requires_grad() && !isFloatingPoint(dtype))
-    fail("Only Tensors of floating point and complex dtype can require "
-         "gradients",
-         "make the tensor with a float dtype (strata::kFloat32), or drop "
-         "requires_grad(true)",
-         loc);
-}
-
-Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
-                                const Shape &sizes,
-                                const TensorOptions &options,
-                                const char *origin, const SourceLoc &loc) {
-  bool onDevice = buffer && buffer->device() == runtime::DeviceKind::CUDA;
-  if (options.device().is_cuda() && !onDevice) {
-    // Made on the host (from_vector, empty, ...), then uploaded.
-    checkDevice(options.device(), loc);
-    return makeLeaf(copyBuffer(buffer, runtime::DeviceKind::CUDA, loc), dtype,
-                    sizes, options, origin, loc);
-  }
-  auto root = std::make_shared<StorageRoot>();
-  root->dtype = dtype;
-  root->numel = layout::contiguous(sizes).numel();
-  auto node = std::make_shared<Node>();
-  node->op = Op::Leaf;
-  node->dtype = dtype;
-  node->rootNumel = root->numel;
-  node->buffer = buffer;
-  node->device = onDevice ? kDevCUDA : kDevCPU;
-  node->root = root;
-  node->loc = loc;
-  root->current = node;
-  root->homeSeq = node->seq;
-  root->home = std::move(buffer);
-  auto impl = std::make_shared<TensorImpl>();
-  impl->dtype = dtype;
-  impl->layout = layout::contiguous(sizes);
-  impl->root = std::move(root);
-  checkRequiresGrad(options, dtype, loc);
-  impl->requiresGrad = options.requires_grad();
-  impl->origin = origin;
-  impl->loc = loc;
-  return Tensor(std::move(impl));
 }
 
 double strata::detail::loadElement(const runtime::Storage &buffer, DType dtype,

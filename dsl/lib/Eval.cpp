@@ -122,18 +122,18 @@ bool isPendingNumber(const Node &n) {
          v->sizes.empty();
 }
 
-uint64_t nextEpoch() {
+} // namespace
+
+uint64_t strata::detail::nextEpoch() {
   static std::atomic<uint64_t> epoch{0};
   return ++epoch;
 }
-
-} // namespace
 
 void Slice::visit(Node *start) {
   // Iterative (a pending chain may be 10^5 ops long): each node is marked
   // when first reached and pushed after its inputs; the order does not
   // matter (the slice is sorted by creation below).
-  std::vector<std::pair<Node *, size_t>> stack; // (node, next input)
+  // (One stack for the slice's visits, one per root: 512 for an eval().)
   stack.reserve(16); // (one allocation for a short chain, not four)
   auto reach = [&](Node *n) {
     if (n->mark == epoch)

@@ -9,6 +9,11 @@
 
 namespace strata::detail {
 
+/// A fresh Node::mark (under the trace lock): a slice marks the nodes it
+/// reaches with one, as may a walk that evaluates nothing while it runs
+/// (taking `index` and `refsInSlice` too) instead of hash sets.
+uint64_t nextEpoch();
+
 /// The nodes one evaluation needs, in creation order.
 struct Slice {
   /// Collects the slice reaching `roots` (pending nodes).
@@ -66,9 +71,10 @@ struct Slice {
   DType scalarDType(size_t k) const;
   /// Writes scalar argument `k`'s value, in scalarDType(k), to `p`.
   void writeScalarArg(size_t k, void *p) const;
-  /// Whether fill `n` can take its value as an argument: a 0-d one read
-  /// in place, or `ones * v` (program()) when that product's inferred
-  /// layout is the fill's own (not on some empty shapes: [0, 1]).
+  /// Whether fill `n` can take its value as an argument: a 0-d one (read
+  /// in place, or returned as `ones * v`), or a sized one as `ones * v`
+  /// (program()) when that product's inferred layout is the fill's own
+  /// (not on some empty shapes: [0, 1]).
   static bool fillTakesArgument(const Node &n);
   /// The structural cache key (no data).
   std::string key() const;
@@ -103,6 +109,8 @@ private:
   void visit(Node *n);
   void placeArgs(bool onCuda);
   uint64_t epoch;
+  /// visit()'s stack of (node, next input), empty between visits.
+  std::vector<std::pair<Node *, size_t>> stack;
 };
 
 } // namespace strata::detail

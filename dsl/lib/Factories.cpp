@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Impl.h"
+#include "OpBuilders.h"
 
 #include "strata/Runtime/CudaAllocator.h"
 
@@ -18,6 +19,52 @@
 
 using namespace strata;
 using namespace strata::detail;
+
+void strata::detail::checkRequiresGrad(const TensorOptions &options,
+                                       DType dtype, const SourceLoc &loc) {
+  if (options.requires_grad() && !isFloatingPoint(dtype))
+    fail("Only Tensors of floating point and complex dtype can require "
+         "gradients",
+         "make the tensor with a float dtype (strata::kFloat32), or drop "
+         "requires_grad(true)",
+         loc);
+}
+
+Tensor strata::detail::makeLeaf(runtime::StoragePtr buffer, DType dtype,
+                                const Shape &sizes,
+                                const TensorOptions &options,
+                                const char *origin, const SourceLoc &loc) {
+  bool onDevice = buffer && buffer->device() == runtime::DeviceKind::CUDA;
+  if (options.device().is_cuda() && !onDevice) {
+    // Made on the host (from_vector, empty, ...), then uploaded.
+    checkDevice(options.device(), loc);
+    return makeLeaf(copyBuffer(buffer, runtime::DeviceKind::CUDA, loc), dtype,
+                    sizes, options, origin, loc);
+  }
+  auto root = std::make_shared<StorageRoot>();
+  root->dtype = dtype;
+  root->numel = layout::contiguous(sizes).numel();
+  auto node = std::make_shared<Node>();
+  node->op = Op::Leaf;
+  node->dtype = dtype;
+  node->rootNumel = root->numel;
+  node->buffer = buffer;
+  node->device = onDevice ? kDevCUDA : kDevCPU;
+  node->root = root;
+  node->loc = loc;
+  root->current = node;
+  root->homeSeq = node->seq;
+  root->home = std::move(buffer);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->dtype = dtype;
+  impl->layout = layout::contiguous(sizes);
+  impl->root = std::move(root);
+  checkRequiresGrad(options, dtype, loc);
+  impl->requiresGrad = options.requires_grad();
+  impl->origin = origin;
+  impl->loc = loc;
+  return Tensor(std::move(impl));
+}
 
 namespace {
 
@@ -217,17 +264,7 @@ Tensor strata::full(const Shape &sizes, Scalar value, TensorOptions options,
   checkScalarFits(value, dtype, "full", loc);
   Tensor t = generated("fill", Op::Fill, sizes, dtype, value.toDouble(), 0,
                        options.dtype(dtype), loc);
-  Node &node = *t.impl()->root->current;
-  if (dtype == DType::F32 && value.isIntegral()) // (rounded once)
-    node.a = static_cast<double>(static_cast<float>(value.toLong()));
-  if (!isFloatingPoint(dtype)) {
-    node.exact = true;
-    node.ia = dtype == DType::Bool ? value.toDouble() != 0
-              : value.isIntegral() ? value.toLong()
-              : std::isfinite(value.toDouble())
-                  ? static_cast<int64_t>(value.toDouble())
-                  : 0;
-  }
+  setFillValue(*t.impl()->root->current, value); // (checked to fit)
   return t;
 }
 

@@ -116,10 +116,14 @@ std::string strata::detail::gradFnNameOf(const Node &n) {
 }
 
 std::string strata::detail::viewGradFnName(const ViewChain &v) {
+  return viewGradFnName(v.op, v.args);
+}
+
+std::string strata::detail::viewGradFnName(std::string_view op,
+                                           const Shape &args) {
   // (scripts/gen_autograd_golden.py checks them against torch.)
-  std::string_view op = v.op;
   if (op == "squeeze") // squeeze(), squeeze(dim)
-    return v.args.empty() ? "SqueezeBackward0" : "SqueezeBackward1";
+    return args.empty() ? "SqueezeBackward0" : "SqueezeBackward1";
   if (op == "reshape" || op == "flatten") // a view: _reshape_alias
     return "ReshapeAliasBackward0";
   if (op == "narrow") // narrow is a slice

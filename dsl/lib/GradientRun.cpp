@@ -12,6 +12,7 @@
 #include "Eval.h"
 #include "ProgramCache.h"
 #include "strata/Runtime/Settings.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -28,7 +29,7 @@ bool GradientRun::emit() {
     leafName[k] =
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
-  std::unordered_set<const Node *> scalars = numberArguments();
+  NodeSet scalars = numberArguments();
   // The scalar arguments' values (sized first: their addresses are taken;
   // an arange has two, its start and step).
   size_t slots = 0;
@@ -94,7 +95,7 @@ GradExponent gradExponentOf(const Node &n) {
 
 } // namespace
 
-std::unordered_set<const Node *> GradientRun::numberArguments() {
+NodeSet GradientRun::numberArguments() {
   // Fill values (C++ numbers, `full` of any shape) and arange bounds are
   // arguments, as in the evaluator's programs ("Scalars are arguments"): a
   // schedule of them is one gradient program. A pow's number exponent too
@@ -104,8 +105,7 @@ std::unordered_set<const Node *> GradientRun::numberArguments() {
   // replay reads constants, then evaluated with arguments). On CUDA as on
   // the CPU: the executor uploads the host scalars with the other
   // arguments.
-  std::unordered_set<const Node *> constantScalars;
-  std::unordered_set<const Node *> exponentArgs;
+  NodeSet constantScalars, exponentArgs;
   for (const NodePtr &n : g.ops) {
     if (n->op != Op::Binary || std::strcmp(n->name, "pow") != 0)
       continue;
@@ -124,7 +124,7 @@ std::unordered_set<const Node *> GradientRun::numberArguments() {
   }
   for (const Operand &e : outEdges)
     constantScalars.insert(e.node.get());
-  std::unordered_set<const Node *> scalars;
+  NodeSet scalars;
   if (createGraph)
     return scalars;
   for (const NodePtr &np : g.ops) {
@@ -156,7 +156,7 @@ size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
   size_t count = n->op == Op::Arange ? 2 : 1;
   bool wide = wideExponents.count(n) > 0;
   DType t = scalarArgDType(*n, wide);
-  std::vector<PV> names;
+  llvm::SmallVector<PV, 2> names;
   for (size_t i = 0; i < count; ++i) {
     names.push_back(prog.argument(storageType(1, t)));
     jit::JitValue v;
@@ -180,8 +180,9 @@ size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
 
 void GradientRun::emitNode(const Node *n) {
   const auto &inputs = n->requiresGrad ? n->gradIn() : n->inputs;
-  std::vector<PV> ins;
-  std::vector<layout::Layout> readLayouts;
+  // (On the stack for a few inputs: a segment emits each of its ops.)
+  llvm::SmallVector<PV, 4> ins;
+  llvm::SmallVector<layout::Layout, 3> readLayouts;
   bool anyDense = false;
   for (const Operand &in : inputs) {
     denseRead.reset();
@@ -236,6 +237,14 @@ void GradientRun::emitNode(const Node *n) {
     opValue[n] = {name, storage, storage ? n : old.shape};
     return;
   }
+  // An in-place op's write (not copy_'s): PyTorch's CopySlices replaces
+  // the written elements' gradient with that op's gradient for the view it
+  // read (Differentiate.cpp, kInplaceOpAttr), where copy_'s reads add.
+  if (!def && n->op == Op::Write && n->inplaceOp &&
+      std::strcmp(n->inplaceOp, "copy_") != 0)
+    def =
+        prog.op("write", ins, result,
+                {ir::Attribute::unit("strata.inplace_op")}, positionOf(n->loc));
   if (!def)
     def = emit(result);
   PV name = *def;

@@ -18,6 +18,7 @@
 #include "Emit.h"
 
 #include "strata/JIT/Jit.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <chrono>
 #include <exception>
@@ -31,6 +32,10 @@
 
 namespace strata::detail::engine {
 
+/// A set of nodes a gradient run keeps per op of its graph: open
+/// addressing, no allocation per insert (order never read).
+using NodeSet = llvm::DenseSet<const Node *>;
+
 /// The recorded program from the outputs back to the leaves.
 struct Graph {
   /// Storage arguments: the data of a leaf (one per version and leaf: a
@@ -43,10 +48,10 @@ struct Graph {
   std::vector<LeafArg> leafArgs;
   std::map<std::pair<const Node *, const TensorImpl *>, size_t> leafIndex;
   std::vector<NodePtr> constArgs;
-  std::unordered_set<const Node *> isConst;
+  NodeSet isConst;
   /// Ops re-emitted, each after its inputs (sorted by creation later).
   std::vector<NodePtr> ops;
-  std::unordered_set<const Node *> isOp, checked;
+  NodeSet isOp, checked;
   /// Ops the gradient flows through, to check() once the targets are known.
   std::vector<NodePtr> toCheck;
   const SourceLoc &loc;
@@ -168,7 +173,7 @@ private:
   // (GradientRun.cpp)
   /// The pending fills and aranges whose values are scalar arguments
   /// (sets powByArgument and wideExponents).
-  std::unordered_set<const Node *> numberArguments();
+  NodeSet numberArguments();
   /// Pow nodes whose number exponent is an argument (emitted with
   /// `scalar_exponent`), and those exponents passed in f64.
   std::unordered_set<const Node *> powByArgument, wideExponents;
@@ -226,7 +231,7 @@ private:
   /// Each output's sizes and dtype.
   std::vector<Shape> outSizes;
   std::vector<DType> outTypes;
-  std::unordered_set<const Node *> reached;
+  NodeSet reached;
   std::unordered_set<const TensorImpl *> reachedLeaves;
   std::unordered_set<const ViewChain *> reachedChains;
   // findTargets(), perturbTargets(), checkSaved().

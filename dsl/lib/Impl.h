@@ -114,12 +114,15 @@ struct Operand {
   NodePtr history;
 };
 
-/// One version of a storage root's contents.
+/// One version of a storage root's contents. (Small fields sit together.)
 struct Node : std::enable_shared_from_this<Node> {
   Op op = Op::Leaf;
+  DType dtype = DType::F32;
+  /// Where this version lives: kDevCPU, kDevCUDA, or kDevAny for a scalar
+  /// fill (`x + 2`), which joins a program on either device.
+  int8_t device = 0;
   /// The IR mnemonic ("add", "exp", "sum", ...).
   const char *name = "";
-  DType dtype = DType::F32;
   /// Sizes and strides of a compute result (offset 0): its layout is
   /// PyTorch's (TensorIterator, preserve_format; makeResult sets strides).
   Shape sizes, strides;
@@ -128,6 +131,11 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Operand> inputs;
   /// Attributes: reduce dims + keepdim; fill value (a); arange start/step.
   Shape dims;
+  double a = 0, b = 0;
+  /// With `exact`: the fill value / arange start and step as int64 (an
+  /// integer or bool fill, an integer arange), which doubles cannot hold.
+  int64_t ia = 0, ib = 0;
+  bool exact = false;
   bool keepdim = false;
   /// A sum or mean given a dim list (PyTorch's sum.dim_IntList, even an
   /// empty one: SumBackward1), not sum() (SumBackward0).
@@ -151,22 +159,14 @@ struct Node : std::enable_shared_from_this<Node> {
   /// A composite's inputs as PyTorch's node has them (its grad_fn's
   /// next_functions): clamp's input, not the where and compares inside.
   std::vector<Operand> compositeInputs;
-  double a = 0, b = 0;
-  /// With `exact`: the fill value / arange start and step as int64 (an
-  /// integer or bool fill, an integer arange), which doubles cannot hold.
-  int64_t ia = 0, ib = 0;
-  bool exact = false;
   /// Set once evaluated (then `inputs` are dropped).
   runtime::StoragePtr buffer;
-  /// Where this version lives: kDevCPU, kDevCUDA, or kDevAny for a scalar
-  /// fill (`x + 2`), which joins a program on either device.
-  int8_t device = 0;
   /// The root whose version this is.
   std::weak_ptr<StorageRoot> root;
   SourceLoc loc;
   /// Creation order: a slice runs in program order.
   uint64_t seq = nextSeq();
-  /// Evaluation bookkeeping (the epoch of the last slice that visited it).
+  /// Evaluation bookkeeping: the last slice's or walk's nextEpoch() there.
   uint64_t mark = 0;
   int32_t refsInSlice = 0;
   int32_t index = -1;
@@ -178,6 +178,7 @@ struct Node : std::enable_shared_from_this<Node> {
   bool requiresGrad = false;
   /// Autograd: a backward without retain_graph went through it.
   bool gradFreed = false;
+  bool gradSharesInputs = false; // (gradInputs, below)
   /// Autograd: the inputs as backward sees them; read them through
   /// gradIn(). While `gradSharesInputs` (recorded with the same edges as
   /// `inputs`, the common case) they are `inputs` themselves and this stays
@@ -185,7 +186,6 @@ struct Node : std::enable_shared_from_this<Node> {
   /// evaluator's "referenced outside" count, Eval.cpp, relies on it). When
   /// `inputs` go on evaluation (releaseInputs) they move here.
   std::vector<Operand> gradInputs;
-  bool gradSharesInputs = false;
   const std::vector<Operand> &gradIn() const {
     return gradSharesInputs ? inputs : gradInputs;
   }
@@ -223,30 +223,30 @@ struct Node : std::enable_shared_from_this<Node> {
     int input = -1;
   };
   static constexpr int64_t kSavedCopy = -1;
-  /// Autograd: some backward may read this version's value (it is saved):
-  /// evaluating an in-place write over its buffer first gives it a copy.
-  bool keepData = false;
   /// Autograd: what this op saves for backward (PyTorch's saved tensors).
   std::vector<Saved> saved;
   /// Autograd: the leaf tensor (requiring grad) this version is the data of.
   std::weak_ptr<TensorImpl> gradLeaf;
   /// Autograd: for a write, the in-place op ("add_") that recorded it.
   const char *inplaceOp = nullptr;
+  /// Autograd: for a write with history, the autograd identity written
+  /// through (autogradIdentity of the destination): tensors of another
+  /// identity over the same storage do not see it in their history.
+  std::weak_ptr<const TensorImpl> writer;
   /// Autograd: the write went through a view (PyTorch's CopySlices).
   bool viewWrite = false;
   /// The write (a fill_ or zero_) went through a view with a stride-0 dim
   /// (has_internal_overlap): PyTorch records it, and refuses to backward
   /// through it.
   bool overlapWrite = false;
-  /// Autograd: for a write with history, the autograd identity written
-  /// through (autogradIdentity of the destination): tensors of another
-  /// identity over the same storage do not see it in their history.
-  std::weak_ptr<const TensorImpl> writer;
   /// Autograd: an untracked write (no-grad mode, or through detach()) over
   /// a version with history: invisible to autograd, as in PyTorch. Its
   /// gradInputs are {the value read without grad, the old version}; reads
   /// of this version pass their whole gradient to the old one.
   bool passHistory = false;
+  /// Autograd: some backward may read this version's value (it is saved):
+  /// evaluating an in-place write over its buffer first gives it a copy.
+  bool keepData = false;
 
   /// A compute result's layout in its root: {sizes, strides, 0}.
   layout::Layout resultLayout() const { return {sizes, strides, 0}; }
@@ -323,6 +323,8 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// CreationMeta::NO_GRAD_MODE): neither follows its base's history.
   bool detached = false;
   bool noGradView = false;
+  /// CreationMeta::MULTI_OUTPUT_NODE: AutogradGraph.h's multiOutputOf().
+  int32_t multiOutput = 0;
   /// Autograd: for a differentiable view (made by a view op, not
   /// detach()), the tensor at the bottom of its chain of views, whose
   /// requires_grad it follows (PyTorch's `_base`); null otherwise. Held
@@ -351,8 +353,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   ~TensorImpl();
 };
 
-//===--- Shared helpers (Record.cpp, Eval.cpp)
-//------------------------------===//
+//===--- Shared helpers (Record.cpp, Eval.cpp) ----------------------------===//
 
 /// Throws strata::Error.
 [[noreturn]] void fail(const std::string &message, const std::string &hint,
@@ -541,8 +542,7 @@ const char *irType(DType t);
 /// "file:line".
 std::string formatLoc(const SourceLoc &loc);
 
-//===--- Autograd hooks (Autograd.cpp)
-//--------------------------------------===//
+//===--- Autograd hooks (Autograd.cpp) ------------------------------------===//
 /// Whether grad mode is on (off inside a NoGradGuard).
 bool gradEnabled();
 /// PyTorch's requires_grad of `t`: its own flag, or for a differentiable

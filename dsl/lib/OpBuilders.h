@@ -54,6 +54,9 @@ Tensor record(Op op, const char *name, DType dtype, Shape sizes,
 Tensor castTo(const Tensor &t, DType dtype, const SourceLoc &loc);
 /// The tensor of `a` in `dtype`: a cast tensor, or a number's 0-d fill.
 Tensor asTensor(const Arg &a, DType dtype, const SourceLoc &loc);
+/// Sets fill node `n`'s value (`a`; `ia` and `exact` for an integer or bool
+/// value, or any value of an integer dtype) for its dtype `n.dtype`.
+void setFillValue(Node &n, const Scalar &value);
 
 /// The binary ops with checks of PyTorch's own beyond their dtype rule.
 /// Pow: bool refused, integers to negative integer powers, an int32

@@ -332,15 +332,23 @@ Tensor strata::detail::scalarTensor(const Scalar &value, DType dtype,
   node->op = Op::Fill;
   node->name = "fill";
   node->dtype = dtype;
-  node->a = value.toDouble();
-  if (!isFloatingPoint(dtype)) {
-    node->exact = true;
-    node->ia = dtype == DType::Bool ? value.toDouble() != 0
-               : value.isIntegral() ? value.toLong()
-                                    : truncToInt64(value.toDouble());
-  }
+  setFillValue(*node, value);
   node->device = kDevAny; // joins a program on either device
   return makeResult(std::move(node), loc, false);
+}
+
+void strata::detail::setFillValue(Node &n, const Scalar &value) {
+  n.a = value.toDouble();
+  // An integer number keeps its exact value for a float fill too: each
+  // dtype converts it once, as PyTorch's static_cast<float>(int64_t)
+  // (2^60 + 2^36 + 1 is 2^60 + 2^37 in f32, not the 2^60 that rounding
+  // through a double gives). `a` stays the double a pow exponent is.
+  if (isFloatingPoint(n.dtype) && !value.isIntegral())
+    return;
+  n.exact = true;
+  n.ia = n.dtype == DType::Bool ? value.toDouble() != 0
+         : value.isIntegral()   ? value.toLong()
+                                : truncToInt64(value.toDouble());
 }
 
 int64_t strata::detail::checkStorageSize(const Shape &sizes,

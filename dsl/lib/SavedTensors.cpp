@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <map>
@@ -173,7 +174,7 @@ std::shared_ptr<const OpReads> readsOf(const Node &n) {
 /// the VJP reads the result (self / other); MeanBackward1 and
 /// GatherBackward0 save `self` (for its numel, for its sizes) where the VJP
 /// reads only shapes.
-void pytorchReads(const Node &n, std::vector<uint64_t> &reads) {
+void pytorchReads(const Node &n, llvm::SmallVectorImpl<uint64_t> &reads) {
   if (isOp(n, "div") && reads.size() == 2 && (reads[1] & kResult))
     reads[1] = (reads[1] & ~kResult) | 1;
   if (((isOp(n, "mean") && n.dimList) || isOp(n, "gather")) && !reads.empty())
@@ -203,12 +204,14 @@ void strata::detail::recordGradNode(Node &node) {
   // saved only when that gradient is computed (should_compute_output: x * 2
   // saves the 2, not x). A result is saved whenever a formula reads it; a
   // Scalar argument never (isScalarArgument).
-  std::vector<uint64_t> reads = probed->reads;
+  // (Small vectors on the stack: recording an op allocates little.)
+  llvm::SmallVector<uint64_t, 4> reads(probed->reads.begin(),
+                                       probed->reads.end());
   pytorchReads(node, reads);
   auto rg = [&](size_t i) { // PyTorch's should_compute_output(i)
     return !in[i].noGrad || in[i].cutView;
   };
-  std::vector<size_t> withFormula;
+  llvm::SmallVector<size_t, 4> withFormula;
   for (size_t i = 0; i < in.size(); ++i)
     if (probed->differentiated[i] && !isScalarArgument(node, i))
       withFormula.push_back(i);
@@ -216,7 +219,7 @@ void strata::detail::recordGradNode(Node &node) {
   for (size_t i : withFormula)
     readByAny |= reads[i];
   for (size_t j = 0; j < in.size(); ++j) {
-    std::vector<size_t> readers;
+    llvm::SmallVector<size_t, 4> readers;
     for (size_t i : withFormula)
       if (reads[i] >> j & 1)
         readers.push_back(i);

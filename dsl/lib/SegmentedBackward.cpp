@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
+#include "Eval.h"
 #include "strata/Runtime/Settings.h"
 
 #include <algorithm>
@@ -46,7 +47,9 @@ namespace {
 /// Graph::visit walks it (without its arguments): its ops requiring grad,
 /// whether its leaves are all on the CPU, and a hash of its structure (what
 /// the one program's text depends on: ops, attributes and scalars, types,
-/// layouts, edges).
+/// layouts, edges). Its per-node state is in the nodes (Node::mark for this
+/// walk's epoch; `index`: the node's id, `refsInSlice`: reached), not in
+/// hash maps: the walk evaluates nothing, so no slice takes them meanwhile.
 struct Walk {
   std::vector<Node *> ops;
   uint64_t structure = 0xcbf29ce484222325ull;
@@ -65,19 +68,38 @@ private:
       mix(static_cast<uint64_t>(x));
   }
   /// Mixes node `n`, whose inputs were reached, into the structure.
-  void mixNode(const Node &n, const std::vector<Operand> &inputs);
-  /// Nodes by order of reaching (the structure's names for them).
-  uint64_t idOf(const Node *n) {
-    return id.emplace(n, id.size()).first->second;
+  void mixNode(Node &n, const std::vector<Operand> &inputs);
+  /// `n`'s state in this walk, reset when first touched.
+  void touch(Node *n) {
+    if (n->mark != epoch) {
+      n->mark = epoch;
+      n->index = -1;
+      n->refsInSlice = 0;
+    }
   }
-  std::unordered_map<const Node *, uint64_t> id;
+  /// Whether `n` is reached for the first time (marks it reached).
+  bool firstReach(Node *n) {
+    touch(n);
+    if (n->refsInSlice)
+      return false;
+    n->refsInSlice = 1;
+    return true;
+  }
+  /// Nodes by order of first naming (the structure's names for them).
+  uint64_t idOf(Node *n) {
+    touch(n);
+    if (n->index < 0)
+      n->index = static_cast<int32_t>(nextId++);
+    return static_cast<uint64_t>(n->index);
+  }
+  const uint64_t epoch = nextEpoch();
+  uint64_t nextId = 0;
 };
 
 Walk::Walk(const Operand &edge) {
-  std::unordered_set<const Node *> seen;
   std::vector<std::pair<Node *, size_t>> stack; // (op, next input)
   auto reachNode = [&](Node *n, bool constant) {
-    if (!(constant && n->buffer) && seen.insert(n).second)
+    if (!(constant && n->buffer) && firstReach(n))
       stack.push_back({n, 0});
   };
   auto reach = [&](const Operand &in) {
@@ -106,7 +128,7 @@ Walk::Walk(const Operand &edge) {
   }
 }
 
-void Walk::mixNode(const Node &n, const std::vector<Operand> &inputs) {
+void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
   mix(static_cast<uint64_t>(n.op));
   mix(std::hash<std::string_view>()(n.name));
   mix(static_cast<uint64_t>(n.dtype) | uint64_t(n.requiresGrad) << 8 |
@@ -152,25 +174,45 @@ bool seenBefore(uint64_t structure) {
 /// versions a later segment reads (boundaries).
 struct Plan {
   size_t numSeg = 0;
-  std::unordered_map<const Node *, size_t> segOf;
-  /// Boundaries in recording order; each read with a gradient (true) or
-  /// for its value only.
-  std::vector<Node *> boundaries;
-  std::unordered_map<const Node *, bool> withGrad;
+  /// The ops requiring grad in recording order: op i is in segment
+  /// segAt(i).
+  std::vector<Node *> ops;
+  size_t perSegment = 1;
+  size_t segAt(size_t i) const {
+    return numSeg - 1 - (ops.size() - 1 - i) / perSegment;
+  }
+  /// A version a later segment reads, its segment, and whether it is read
+  /// with a gradient (or for its value only).
+  struct Boundary {
+    Node *node;
+    size_t seg;
+    bool withGrad;
+  };
+  /// In recording order.
+  std::vector<Boundary> boundaries;
 };
 
 /// Segments of segmentOps() counted from the output, so that a loop whose
 /// step's ops divide segmentOps() gives segments of one structure (only
 /// the first one, at the leaves, is shorter). Null where an op is one
-/// segments do not handle.
-std::optional<Plan> planSegments(const std::vector<Node *> &ops) {
+/// segments do not handle. Marks the ops (Node::mark for a fresh epoch,
+/// `index`: the segment, `refsInSlice`: 1 + the position among the
+/// boundaries, 0 if none): it evaluates nothing, so no slice takes them
+/// meanwhile; the plan keeps what the segments need after.
+std::optional<Plan> planSegments(std::vector<Node *> ops) {
   Plan p;
-  p.numSeg = (ops.size() + segmentOps() - 1) / segmentOps();
-  for (size_t i = 0; i < ops.size(); ++i)
-    p.segOf[ops[i]] = p.numSeg - 1 - (ops.size() - 1 - i) / segmentOps();
+  p.ops = std::move(ops);
+  p.perSegment = segmentOps();
+  p.numSeg = (p.ops.size() + p.perSegment - 1) / p.perSegment;
+  const uint64_t epoch = nextEpoch();
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    p.ops[i]->mark = epoch;
+    p.ops[i]->index = static_cast<int32_t>(p.segAt(i));
+    p.ops[i]->refsInSlice = 0;
+  }
   // Boundaries: versions read by a later segment (their gradient edges
   // make them leaves there; a read without gradient only needs the value).
-  for (Node *n : ops) {
+  for (Node *n : p.ops) {
     // (A write of a large storage: the evaluator runs a chain of pending
     // writes as a few kernels per write, each over the whole storage,
     // where the one gradient program fuses the chain: 500 write pairs of
@@ -181,22 +223,26 @@ std::optional<Plan> planSegments(const std::vector<Node *> &ops) {
     if (n->passHistory || n->device != kDevCPU ||
         n->rootNumel > kSegmentElements || n->scanGradInSource)
       return std::nullopt;
-    size_t s = p.segOf.at(n);
     for (const Operand &in : n->gradIn()) {
       if (in.history || in.cutView || (in.view && in.view->anyAsStrided))
         return std::nullopt;
-      auto it = p.segOf.find(in.node.get());
-      if (it == p.segOf.end() || it->second == s)
+      Node *b = in.node.get();
+      if (b->mark != epoch || b->index == n->index)
         continue;
       bool withGrad = !in.noGrad && !leafRead(in);
-      auto [b, first] = p.withGrad.emplace(in.node.get(), withGrad);
-      b->second = b->second || withGrad;
-      if (first)
-        p.boundaries.push_back(in.node.get());
+      if (b->refsInSlice == 0) {
+        p.boundaries.push_back({b, static_cast<size_t>(b->index), withGrad});
+        b->refsInSlice = static_cast<int32_t>(p.boundaries.size());
+      } else {
+        bool &w = p.boundaries[b->refsInSlice - 1].withGrad;
+        w = w || withGrad;
+      }
     }
   }
   std::sort(p.boundaries.begin(), p.boundaries.end(),
-            [](const Node *a, const Node *b) { return a->seq < b->seq; });
+            [](const Plan::Boundary &a, const Plan::Boundary &b) {
+              return a.node->seq < b.node->seq;
+            });
   return p;
 }
 
@@ -240,16 +286,18 @@ private:
 };
 
 bool SegmentRun::makeLeaves() {
-  for (const auto &[op, s] : plan.segOf)
-    for (const Operand &in : op->gradIn())
+  for (size_t i = 0; i < plan.ops.size(); ++i)
+    for (const Operand &in : plan.ops[i]->gradIn())
       if (auto leaf = leafOfEdge(in); leaf && hasPostAccumulateHooks(*leaf)) {
+        size_t s = plan.segAt(i);
         auto [it, first] = lastSegmentOf.emplace(leaf.get(), s);
         it->second = std::min(it->second, s);
       }
-  for (Node *b : plan.boundaries) {
+  for (const Plan::Boundary &boundary : plan.boundaries) {
+    Node *b = boundary.node;
     if (!freshBuffer(*b))
       return false; // (evaluated, which changes nothing run() relies on)
-    if (!plan.withGrad.at(b))
+    if (!boundary.withGrad)
       continue;
     Tensor leaf =
         makeLeaf(b->buffer, b->dtype, {b->rootNumel},
@@ -269,8 +317,8 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
   // Each segment's boundaries (the versions it computes), in order: one
   // pass over them in all, not one per segment.
   std::vector<std::vector<Node *>> boundariesOf(plan.numSeg);
-  for (Node *b : plan.boundaries)
-    boundariesOf[plan.segOf.at(b)].push_back(b);
+  for (const Plan::Boundary &b : plan.boundaries)
+    boundariesOf[b.seg].push_back(b.node);
   for (size_t s = plan.numSeg; s-- > 0;) {
     // A boundary of this segment is a version computed here, not a leaf.
     std::vector<Operand> seeds;
@@ -394,7 +442,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
-  std::optional<Plan> plan = planSegments(ops);
+  std::optional<Plan> plan = planSegments(std::move(ops));
   if (!plan)
     return false;
   // The forward, one segment at a time (what only a segment's own ops
@@ -403,7 +451,8 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   // evaluated as anywhere else.
   {
     BoundaryEvaluation evaluation;
-    for (Node *b : plan->boundaries) {
+    for (const Plan::Boundary &boundary : plan->boundaries) {
+      Node *b = boundary.node;
       b->keepData = true;
       if (!b->buffer)
         evaluateNode(b->shared_from_this(), loc);
@@ -417,7 +466,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
     fprintf(stderr,
             "[strata] backward at %s ran in %zu segments: %zu ops, %zu "
             "boundaries\n",
-            formatLoc(loc).c_str(), plan->numSeg, ops.size(),
+            formatLoc(loc).c_str(), plan->numSeg, plan->ops.size(),
             plan->boundaries.size());
   return true;
 }

@@ -10,6 +10,7 @@
 // two aranges. None of them reads values, so none of them evaluates.
 //
 //===----------------------------------------------------------------------===//
+#include "AutogradGraph.h"
 #include "Composite.h"
 #include "CompositeNode.h"
 
@@ -166,6 +167,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim,
     int64_t start = i * split_size;
     out.push_back(narrow(d, start, std::min(split_size, size - start), loc));
   }
+  detail::markMultiOutput(out, detail::kMultiOutputSplit);
   return out;
 }
 
@@ -196,6 +198,7 @@ std::vector<Tensor> Tensor::split_with_sizes(const Shape &split_sizes,
     out.push_back(narrow(d, start, s, loc));
     start += s;
   }
+  detail::markMultiOutput(out, detail::kMultiOutputSplitWithSizes);
   return out;
 }
 
@@ -226,6 +229,7 @@ std::vector<Tensor> Tensor::unbind(int64_t dim, SourceLoc loc) const {
   std::vector<Tensor> out;
   for (int64_t i = 0, n = size(d, loc); i < n; ++i)
     out.push_back(select(d, i, loc));
+  detail::markMultiOutput(out, detail::kMultiOutputUnbind);
   return out;
 }
 

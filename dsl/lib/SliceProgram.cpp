@@ -172,8 +172,8 @@ void Slice::placeScalars() {
 }
 
 bool Slice::fillTakesArgument(const Node &n) {
-  if (n.sizes.empty())
-    return !n.output; // a view of the argument: never returned
+  if (n.sizes.empty()) // read in place: a view of the argument; returned:
+    return true;       // ones * v (emitFromArguments), like a sized one
   layout::Layout own = n.resultLayout();
   layout::Layout ins[2] = {own, layout::Layout{}};
   return layout::elementwiseResult(ins, n.sizes) == own;

@@ -7,7 +7,7 @@
 // the algebra says strides cannot express the result.
 //
 //===----------------------------------------------------------------------===//
-#include "Impl.h"
+#include "AutogradGraph.h"
 
 using namespace strata;
 using namespace strata::detail;
@@ -32,6 +32,10 @@ Tensor makeView(const Tensor &in, layout::Layout l, const char *op, Shape args,
   bool gradMode = gradEnabled();
   // PyTorch's CreationMeta::NO_GRAD_MODE, inherited by views of the view.
   impl->noGradView = !gradMode || (src.gradBase && src.noGradView);
+  // MULTI_OUTPUT_NODE, inherited as well (a view in no-grad mode is
+  // NO_GRAD_MODE instead).
+  if (gradMode && src.gradBase && src.multiOutput)
+    impl->multiOutput = kMultiOutputViewOf;
   impl->isLeaf = true;
   impl->gradBase = src.gradBase ? src.gradBase : in.impl().get();
   impl->viewVersion = src.root->version;

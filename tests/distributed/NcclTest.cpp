@@ -15,6 +15,11 @@
 // difference (exit 1). The fault MODEs (run_fault.py) print the
 // strata::Error a surviving rank gets and exit 1.
 //
+// The ranks meet through init_method $STRATA_INIT_METHOD when it is set
+// (file:///DIR: the GPU bundle, whose strata_distributed has no
+// c10d::TCPStore; tests/gpu/run.sh gives each run a fresh directory), else
+// env:// (MASTER_ADDR and MASTER_PORT, set by strata-launch).
+//
 //===----------------------------------------------------------------------===//
 #include <strata/distributed.h>
 #include <strata/strata.h>
@@ -293,6 +298,12 @@ void ddpStep() {
              wantB, 1e-5);
 }
 
+/// The init_method: $STRATA_INIT_METHOD, else env://.
+std::string initMethod() {
+  const char *m = std::getenv("STRATA_INIT_METHOD");
+  return m && *m ? m : "env://";
+}
+
 /// A fault MODE (run_fault.py): rank 1 misbehaves, rank 0 must get a
 /// strata::Error within the timeout (nccl-init-hang: run_fault.py asks
 /// the fake to hang rank 1's init; nccl-backend: rank 1 asks for gloo).
@@ -302,7 +313,7 @@ int fault(const std::string &mode, std::chrono::milliseconds timeout) {
     // nccl-backend: rank 1 asks for gloo (named at init on both ranks).
     const char *r = std::getenv("RANK");
     bool gloo = mode == "nccl-backend" && r && std::string(r) == "1";
-    dist::init_process_group(gloo ? "gloo" : "nccl", "env://", timeout);
+    dist::init_process_group(gloo ? "gloo" : "nccl", initMethod(), timeout);
     rank = dist::get_rank();
     if (mode != "nccl-shape") // NCCL itself must notice
       dist::set_consistency_check(false);
@@ -331,7 +342,7 @@ int main(int argc, char **argv) {
     return fault(
         mode, std::chrono::milliseconds(argc > 2 ? std::atoll(argv[2]) : 3000));
   try {
-    dist::init_process_group("nccl", "env://", std::chrono::seconds(60));
+    dist::init_process_group("nccl", initMethod(), std::chrono::seconds(60));
     gRank = dist::get_rank();
     gSize = dist::get_world_size();
     expect(dist::get_backend() == "nccl", "get_backend() is nccl");

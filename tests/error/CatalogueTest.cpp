@@ -267,6 +267,8 @@ TEST(ErrorCatalogue, Autograd) {
     CASE("A22", "cannot register a hook on a tensor that doesn't require gradient", ones({2}).register_post_accumulate_grad_hook([](const Tensor &) {})),
     CASE("A23", "a post-accumulate-grad hook of a leaf of sizes [2] threw: ", { Tensor a = ones({2}).requires_grad_(); a.register_post_accumulate_grad_hook([](const Tensor &) { throw std::runtime_error("no"); }); (a * a).sum().backward(); }),
     CASE("A24", "a post-accumulate-grad hook wrote in place to a tensor this backward still reads", { Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_(); b.register_post_accumulate_grad_hook([&](const Tensor &) { NoGradGuard g; a.mul_(2); }); (a * b).sum().backward(); }),
+    CASE("A25", "mul_: Output 0 of SplitBackward0 is a view and is being modified inplace. This view is the output of a function that returns multiple views.", (x * 1).split(1)[0].mul_(2)),
+    CASE("A26", "Output 1 of UnbindBackward0 is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple views.", { Tensor h = x * 1; auto parts = h.unbind(); h.mul_(2); (void)(parts[1] * 2); }),
   };
   // clang-format on
   for (const Case &c : cases)

@@ -20,14 +20,24 @@
 #    dimensions) on the CUDA engine against the reference evaluator, and
 #    every 5th program's gradients on cuda:0 against the CPU's;
 # 3c. runs strata-dist-nccl (tests/distributed/NcclTest.cpp) with the real
-#    NCCL, one rank per GPU (CUDA_VISIBLE_DEVICES=LOCAL_RANK): every
-#    collective on CUDA tensors and a DDP step against the CPU; skipped
-#    with a message where libnccl.so.2 ($STRATA_NCCL_LIBRARY) does not load
-#    or strata_distributed was not built (no gloo/libtorch; not in the
-#    bundle);
+#    NCCL, one rank per GPU (CUDA_VISIBLE_DEVICES=LOCAL_RANK), started by
+#    strata-launch: every collective on CUDA tensors and a DDP step against
+#    the CPU. NCCL is $STRATA_NCCL_LIBRARY, else libnccl.so.2 found as NVRTC
+#    is (below: /usr/local/cuda*, pip's nvidia-nccl-cu* in site-packages,
+#    nvidia/*/lib), else the system's library path; the path found is
+#    exported as STRATA_NCCL_LIBRARY. With --bundle the ranks meet in a
+#    fresh directory, STRATA_INIT_METHOD=file://BUILD/nccl-rdzv-PID (the
+#    bundle's strata_distributed has no c10d::TCPStore for env://).
+#    Skipped with a message where NCCL does not load, nvidia-smi lists no
+#    GPU, or strata-dist-nccl was not built (no gloo; libtorch too without
+#    --bundle);
 # 4. runs strata-bench-cuda: device-copy baseline vs workloads (a)-(h) of
 #    issue 4 at sizes that fill the GPU; its markdown table goes to stdout
 #    (paste it into docs/performance.md, section "CUDA").
+# $STRATA_GPU_ONLY (e.g. "nccl", or "unit,smoke") runs only the steps
+# named: unit (2), smoke (2b), reference (3), fuzz (3b), nccl (3c), bench
+# (4); the machine, bundle and build steps run always. A second, short
+# device call can so rerun one step.
 # $STRATA_GPU_BENCH_ARGS replaces step 4's arguments (default --reps 10;
 # "--tiny --reps 1" to rehearse the whole script on the CUDA simulator, see
 # docs/reliability.md).
@@ -48,7 +58,7 @@
 # runs the GPU bundle made by tests/gpu/make-bundle.sh (`make gpu-bundle`)
 # on a machine that cannot build strata: BUNDLE is its output directory
 # (holding strata-gpu-bundle.tar.xz, unpacked into BUILD_DIR/bundle), the
-# tarball itself, or an unpacked bundle (BUNDLE/bin/strata-gpu). Its one
+# tarball itself, or an unpacked bundle (BUNDLE/bin/strata-gpu). Its
 # binary has LLVM, MLIR, fmt, GoogleTest and libstdc++ inside and needs
 # glibc and the machine's NVRTC (libnvrtc.so.13 for a CUDA 13 build), which
 # is looked for in $STRATA_NVRTC_DIR, next to nvcc, in /usr/local/cuda*
@@ -56,16 +66,20 @@
 # ptxas likewise ($STRATA_PTXAS, PATH, next to nvcc, /usr/local/cuda/bin,
 # site-packages nvidia/*/bin). The sources it reads (tests/lit/Reference)
 # are this checkout's: bundle and checkout must be the same commit (the
-# bundle's MANIFEST, printed first, names its commit).
+# bundle's MANIFEST, printed first, names its commit). Its strata-dist-nccl
+# and strata-launch (step 3c) are binaries of their own: the first needs
+# the machine's libstdc++.so.6 too, and carries libgloo.so.0 and its
+# libraries in the bundle's lib/.
 #
 # How a session with the device tool runs it (the GPU machine gets the
 # working tree and at most 8 carried git-ignored paths, 64 MiB in all):
 #   1. here:  make gpu-bundle    (writes gpu-bundle/, git-ignored: about
-#             11 MiB of tarball; commit first so MANIFEST names the commit)
+#             14 MiB of tarball; commit first so MANIFEST names the commit)
 #   2. device `run` with carry ["gpu-bundle"], timeout_s 560, command:
 #        set -o pipefail; tests/gpu/run.sh --bundle gpu-bundle 2>&1 |
 #          tee $OUT/gpu-run.log
 #      (its table and log come back even if the call is cut short).
+#      To rerun only the NCCL step: STRATA_GPU_ONLY=nccl tests/gpu/run.sh ...
 # Without a GPU (here) the same command runs the CPU side: strata-run
 # --engine=jit from the bundle, the NVRTC + ptxas test; every CUDA step
 # fails or skips with "no CUDA device: ...".
@@ -108,6 +122,20 @@ limit() {
   l=$(left)
   if [ "$l" -lt "$1" ]; then echo $(( l > 1 ? l : 1 )); else echo "$1"; fi
 }
+# Whether step $1 runs ($STRATA_GPU_ONLY); says so when it does not.
+STEPS="unit smoke reference fuzz nccl bench"
+ONLY=" $(echo "${STRATA_GPU_ONLY:-$STEPS}" | tr ',' ' ') "
+for s in $ONLY; do
+  case " $STEPS " in *" $s "*) ;; *)
+    echo "error: STRATA_GPU_ONLY names '$s', not a step ($STEPS)"
+    exit 2 ;;
+  esac
+done
+only() {
+  case "$ONLY" in *" $1 "*) return 0 ;; esac
+  echo "skipped: not in STRATA_GPU_ONLY=$STRATA_GPU_ONLY"
+  return 1
+}
 # Fails the run with "<name> (out of time)" unless $1 seconds are left.
 have_time() {
   if [ "$(left)" -lt "$1" ]; then
@@ -131,8 +159,9 @@ fi
 
 # Prints the directory holding $1 among where a CUDA toolkit keeps it: $2
 # (a directory the user named), next to nvcc, /usr/local/cuda*, and pip's
-# nvidia-* packages in Python's site-packages (nvidia/<package>/$3); $3 is
-# lib or bin. Fails when none has it.
+# nvidia-* packages in Python's site-packages (nvidia/<package>/$3: those
+# of python3, $VIRTUAL_ENV and /opt/*/.venv); $3 is lib or bin. Fails when
+# none has it.
 cuda_dir() {
   local name=$1 given=$2 sub=$3 d nvcc
   local dirs=()
@@ -151,6 +180,13 @@ paths = site.getsitepackages() + [site.getusersitepackages()] + sys.path
 for p in dict.fromkeys(paths):
     for d in sorted(glob.glob(os.path.join(p, "nvidia", "*", sys.argv[1]))):
         print(d)' "$sub" 2>/dev/null)
+  # A virtual environment that is not python3's (pip's CUDA wheels).
+  local venv
+  for venv in ${VIRTUAL_ENV:-/nonexistent} /opt/*/.venv /opt/*/venv; do
+    for d in "$venv"/lib/python3*/site-packages/nvidia/*/"$sub"; do
+      [ -d "$d" ] && dirs+=("$d")
+    done
+  done
   for d in "${dirs[@]}"; do
     if [ -e "$d/$name" ]; then
       (cd "$d" && pwd -P)
@@ -271,13 +307,13 @@ for b in strata-run strata-unit-cuda strata-bench-cuda strata-gpu-dsl-smoke \
 done
 
 step "CUDA unit tests"
-if have_time 30 strata-unit-cuda &&
+if only unit && have_time 30 strata-unit-cuda &&
    ! run timeout "$(limit 180)" "$BIN/strata-unit-cuda"; then
   FAILED+=("strata-unit-cuda")
 fi
 
 step "DSL smoke: fluent programs on cuda:0 against the CPU"
-if have_time 20 strata-gpu-dsl-smoke &&
+if only smoke && have_time 20 strata-gpu-dsl-smoke &&
    ! run timeout "$(limit 120)" "$BIN/strata-gpu-dsl-smoke"; then
   FAILED+=("strata-gpu-dsl-smoke")
 fi
@@ -285,7 +321,9 @@ fi
 step "Reference programs: --engine=cuda against --engine=jit"
 OUT="$BUILD/gpu-e2e"
 mkdir -p "$OUT"
-for f in "$ROOT"/tests/lit/Reference/*.mlir; do
+REFERENCE=("$ROOT"/tests/lit/Reference/*.mlir)
+only reference || REFERENCE=()
+for f in "${REFERENCE[@]}"; do
   name="$(basename "$f" .mlir)"
   [ "$name" = errors ] && continue
   for inputs in arange random; do
@@ -310,34 +348,55 @@ for f in "$ROOT"/tests/lit/Reference/*.mlir; do
 done
 
 step "random programs on CUDA against the reference evaluator"
-if have_time 60 strata-fuzz-programs &&
+if only fuzz && have_time 60 strata-fuzz-programs &&
    ! run timeout "$(limit 70)" "$BIN/strata-fuzz-programs" --cuda --large \
        --grad-every 5 --seconds 40 --seed 9000; then
   FAILED+=("strata-fuzz-programs")
 fi
 
 step "NCCL: collectives on CUDA tensors, one rank per GPU"
+if [ -z "${STRATA_NCCL_LIBRARY:-}" ] &&
+   NCCL_DIR=$(cuda_dir libnccl.so.2 "" lib); then
+  export STRATA_NCCL_LIBRARY="$NCCL_DIR/libnccl.so.2"
+fi
 NCCL_LIB=${STRATA_NCCL_LIBRARY:-libnccl.so.2}
+echo "NCCL: $NCCL_LIB"
 GPUS=$(timeout 30 nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
-if [ ! -x "$BIN/strata-dist-nccl" ] || [ ! -x "$BIN/strata-launch" ]; then
+# The bundle's ranks meet in a fresh directory (no c10d::TCPStore there).
+# Its lib/ holds Debian's libibverbs (gloo's), which NCCL's InfiniBand
+# transport would dlopen too and pair with the machine's rdma-core
+# providers: off (one node: NCCL's GPUs talk through P2P or shared memory).
+RDZV=()
+if [ -n "$BUNDLE" ]; then
+  RDZV=(STRATA_INIT_METHOD="file://$BUILD/nccl-rdzv-$$" NCCL_IB_DISABLE=1)
+fi
+if ! only nccl; then
+  :
+elif [ ! -x "$BIN/strata-dist-nccl" ] || [ ! -x "$BIN/strata-launch" ]; then
   echo "SKIPPED: strata-dist-nccl is not in $BIN (strata_distributed needs"
-  echo "         gloo and libtorch at build time; the GPU bundle has none)"
+  echo "         gloo at build time, and libtorch too outside the bundle)"
 elif ! python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' \
        "$NCCL_LIB" 2>/dev/null; then
-  echo "SKIPPED: $NCCL_LIB could not be loaded (install NCCL: libnccl2)"
+  echo "SKIPPED: $NCCL_LIB could not be loaded (install NCCL: libnccl2 or"
+  echo "         pip's nvidia-nccl-cu13; STRATA_NCCL_LIBRARY=path names it)"
 elif [ "${GPUS:-0}" -lt 1 ]; then
   echo "SKIPPED: nvidia-smi lists no GPU"
 elif have_time 40 strata-dist-nccl; then
+  if [ -n "$BUNDLE" ]; then
+    rm -rf "$BUILD/nccl-rdzv-$$"
+    mkdir -p "$BUILD/nccl-rdzv-$$"
+  fi
   # strata drives cuda:0: each rank sees its own GPU as cuda:0.
-  if ! run timeout "$(limit 120)" "$BIN/strata-launch" --nproc-per-node \
-       "$GPUS" bash -c 'CUDA_VISIBLE_DEVICES=$LOCAL_RANK exec "$0"' \
+  if ! run timeout "$(limit 120)" env "${RDZV[@]}" "$BIN/strata-launch" \
+       --nproc-per-node "$GPUS" \
+       bash -c 'CUDA_VISIBLE_DEVICES=$LOCAL_RANK exec "$0"' \
        "$BIN/strata-dist-nccl"; then
     FAILED+=("strata-dist-nccl")
   fi
 fi
 
 step "bandwidth: device copy vs strata workloads (a)-(h)"
-if have_time 30 strata-bench-cuda &&
+if only bench && have_time 30 strata-bench-cuda &&
    ! run timeout "$(limit 240)" "$BIN/strata-bench-cuda" \
        ${STRATA_GPU_BENCH_ARGS:---reps 10}; then
   FAILED+=("strata-bench-cuda")
@@ -346,7 +405,7 @@ fi
 step "summary"
 echo "elapsed $(( $(date +%s) - START )) s of a $BUDGET s budget"
 if [ ${#FAILED[@]} -eq 0 ]; then
-  echo "all CUDA checks passed"
+  echo "all CUDA checks passed${STRATA_GPU_ONLY:+ (only: $STRATA_GPU_ONLY)}"
 else
   echo "failed: ${FAILED[*]}"
   exit 1

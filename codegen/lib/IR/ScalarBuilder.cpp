@@ -27,8 +27,14 @@ Value ScalarBuilder::constant(Type t, Attribute v) {
   auto i = v.dyn_cast<IntegerAttr>();
   if (!i)
     return constant(t, v.cast<FloatAttr>().getValueAsDouble());
-  if (t.isa<FloatType>())
-    return constant(t, static_cast<double>(i.getInt()));
+  if (auto f = t.dyn_cast<FloatType>()) {
+    // Rounded once from the exact integer (PyTorch's static_cast<float>
+    // of an int64 Scalar), not through a double.
+    APFloat v(f.getFloatSemantics());
+    v.convertFromAPInt(i.getValue(), /*IsSigned=*/true,
+                       APFloat::rmNearestTiesToEven);
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
+  }
   if (t.isInteger(1))
     return b.create<arith::ConstantOp>(loc, b.getBoolAttr(i.getInt() != 0));
   return b.create<arith::ConstantOp>(

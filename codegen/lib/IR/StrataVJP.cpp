@@ -221,11 +221,38 @@ LogicalResult rule(FloorDivideOp op, GradBuilder &gb, ArrayRef<Value>,
   return success();
 }
 
+/// lerp.Scalar's weight as the DSL passes it: an f64 number cast to the
+/// tensors' type, maybe read through broadcasting views (every stride 0).
+/// The f64 number, or null.
+static Value numberWeightInF64(Value w) {
+  auto oneValue = [](Value v) {
+    auto t = v.getType().dyn_cast<StridedTensorType>();
+    return t && llvm::all_of(t.getLayout().strides,
+                             [](int64_t s) { return s == 0; });
+  };
+  while (auto view = w.getDefiningOp<StridedViewOp>()) {
+    if (!oneValue(view.getSource()))
+      break;
+    w = view.getSource();
+  }
+  auto cast = w.getDefiningOp<CastOp>();
+  if (!cast || !oneValue(cast.getInput()) || elementOf(w).isF64() ||
+      !elementOf(cast.getInput()).isF64())
+    return {};
+  return cast.getInput();
+}
+
 LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   // lerp.Tensor: g * (1 - w), g * w, g * (end - start).
   Value a = op.getStart(), b = op.getEnd(), w = op.getWeight();
-  Value one = gb.fill(1.0, elementOf(w));
-  give(gb, out, a, gb.mul(g[0], gb.sub(one, w)));
+  Type t = elementOf(w);
+  Value rest = gb.sub(gb.fill(1.0, t), w);
+  // lerp.Scalar (the DSL's number weight): PyTorch's
+  // g * (1 - weight.toDouble()), the difference in f64 rounded once, not
+  // 1 - the rounded weight.
+  if (Value w64 = numberWeightInF64(w))
+    rest = gb.cast(gb.sub(gb.fill(1.0, gb.b.getF64Type()), w64), t);
+  give(gb, out, a, gb.mul(g[0], rest));
   give(gb, out, b, gb.mul(g[0], w));
   give(gb, out, w, gb.mul(g[0], gb.sub(b, a)));
   return success();

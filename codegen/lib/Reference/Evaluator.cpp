@@ -53,6 +53,21 @@ double readBroadcast(const RefValue &v, ArrayRef<int64_t> out) {
   return v.at(index);
 }
 
+/// A fill's value as its element type holds it: an integer value rounded
+/// once into a float type (as the compiled kernels and PyTorch round it).
+double fillValue(FillOp o, Type element) {
+  auto i = o.getValue().dyn_cast<IntegerAttr>();
+  auto f = element.dyn_cast<FloatType>();
+  if (!i || !f)
+    return o.getValueAsDouble();
+  APFloat v(f.getFloatSemantics());
+  v.convertFromAPInt(i.getValue(), /*IsSigned=*/true,
+                     APFloat::rmNearestTiesToEven);
+  bool lost = false;
+  v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return v.convertToDouble();
+}
+
 // Types come from users: sizes and strides may be huge, so every product
 // and sum on them is checked (signed overflow is undefined behaviour).
 
@@ -263,7 +278,8 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case([&](ScanOp o) { return scan(o); })
       .Case([&](FillOp o) {
         auto type = o.getType();
-        std::vector<double> data(type.getNumElements(), o.getValueAsDouble());
+        std::vector<double> data(type.getNumElements(),
+                                 fillValue(o, type.getElementType()));
         return set(o, RefValue::fresh(type.getElementType(), type.getShape(),
                                       std::move(data)));
       })

@@ -19,8 +19,10 @@
 // (active); (2) seed each differentiable result with its new argument;
 // (3) walk the ops in reverse, and for each op with an active result that
 // has a gradient ask its VJPOpInterface for contributions, summing the
-// contributions that reach one value. Gradient code is appended before the
-// return, in the order it is built.
+// contributions that reach one value (but for an in-place op's write
+// through a view, `strata.inplace_op`: its self read's gradient replaces
+// the written elements', as PyTorch's CopySlices). Gradient code is appended
+// before the return, in the order it is built.
 //
 //===----------------------------------------------------------------------===//
 #include "../IR/VJPBuilders.h"
@@ -44,6 +46,10 @@ namespace {
 
 /// The attribute naming the arguments to differentiate with respect to.
 constexpr llvm::StringLiteral kWrtAttr = "strata.wrt";
+/// A write that is an in-place op through a view (`v.mul_(2)`, not
+/// `v.copy_(...)`): its value's read of those elements is the op's `self`,
+/// whose gradient replaces theirs (replaceWrittenPart).
+constexpr llvm::StringLiteral kInplaceOpAttr = "strata.inplace_op";
 
 /// Removes the autograd markers: `detach` becomes its input, `recorded` its
 /// value (which also replaces the recomputation's other uses); then the ops
@@ -90,6 +96,43 @@ bool isWholeComputeResult(Value v) {
   return getRootStorageSize(root) == type.getNumElements();
 }
 
+/// `v` as `strided_view(write %src into %dest)`, maybe through more
+/// strided_views (the gradient a write or a view's scatter builds), or null.
+WriteOp viewedWrite(Value v) {
+  auto view = v.getDefiningOp<StridedViewOp>();
+  if (!view)
+    return {};
+  while (auto below = view.getSource().getDefiningOp<StridedViewOp>())
+    view = below;
+  return view.getSource().getDefiningOp<WriteOp>();
+}
+
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<FillOp>();
+  return fill && fill.getValueAsDouble() == 0;
+}
+
+/// PyTorch's CopySlices: the gradient of a version written in place through
+/// a view is the incoming gradient with the written elements *replaced* by
+/// the in-place op's gradient for its `self`, nothing added. `masked` is
+/// what WriteOp's rule gives that version (the incoming gradient, zeros
+/// written at the elements), `scattered` the gradient a view reading those
+/// same elements gives it (written into zeros): their sum, as one write
+/// (a -0.0 on either side stays -0.0, which `+ 0.0` would make +0.0).
+/// Null when the two are not of those forms.
+Value replaceWrittenPart(OpBuilder &b, Value masked, Value scattered) {
+  WriteOp cleared = viewedWrite(masked), part = viewedWrite(scattered);
+  if (!cleared || !part || masked.getType() != scattered.getType() ||
+      cleared.getType() != part.getType() || !isZeroFill(cleared.getSrc()) ||
+      !isZeroFill(getStorageRoot(part.getDest())) ||
+      vjp::tensorOf(cleared.getDest()).getLayout() !=
+          vjp::tensorOf(part.getDest()).getLayout())
+    return {};
+  auto written = b.create<WriteOp>(masked.getLoc(), cleared.getType(),
+                                   part.getSrc(), cleared.getDest());
+  return b.create<StridedViewOp>(masked.getLoc(), masked.getType(), written);
+}
+
 struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
   using DifferentiateBase::DifferentiateBase;
 
@@ -108,6 +151,7 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       if (failed(differentiate(func, wrt)))
         return signalPassFailure();
     }
+    func.walk([](WriteOp w) { w->removeAttr(kInplaceOpAttr); });
     if (!keepMarkers && func.getBody().hasOneBlock())
       removeMarkers(func.getBody().front());
   }
@@ -181,6 +225,9 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
     // a -0.0 gradient stays -0.0, as PyTorch's in-place ops leave it, and
     // a chain of n in-place ops adds no n zero kernels).
     DenseSet<Value> zeroOnly;
+    // The gradients a kInplaceOpAttr write gives the version it wrote
+    // (zeros at the written elements), which its self view's replaces.
+    DenseSet<Value> replaceable;
     auto accumulate = [&](Value target, Value g, bool overwritten = false) {
       auto [it, inserted] = grads.try_emplace(target, g);
       if (inserted) {
@@ -192,7 +239,11 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
         else
           zeroOnly.insert(target);
       } else if (!overwritten) {
-        it->second = b.create<AddOp>(g.getLoc(), it->second, g);
+        Value replaced = replaceable.contains(it->second)
+                             ? replaceWrittenPart(b, it->second, g)
+                             : Value();
+        it->second =
+            replaced ? replaced : b.create<AddOp>(g.getLoc(), it->second, g);
       }
     };
     SmallVector<Type> newArgs;
@@ -242,11 +293,15 @@ struct DifferentiatePass : strata::impl::DifferentiateBase<DifferentiatePass> {
       SmallVector<std::pair<Value, Value>> contributions;
       if (failed(vjp.buildVJP(b, resultGrads, contributions)))
         return failure();
-      for (auto [target, g] : contributions)
-        if (g && active.contains(target))
-          accumulate(target, g,
-                     isa<WriteOp>(op) && g.getDefiningOp<FillOp>() &&
-                         target == getStorageRoot(op->getOperand(1)));
+      for (auto [target, g] : contributions) {
+        if (!g || !active.contains(target))
+          continue;
+        bool toOld =
+            isa<WriteOp>(op) && target == getStorageRoot(op->getOperand(1));
+        if (toOld && op->hasAttr(kInplaceOpAttr))
+          replaceable.insert(g);
+        accumulate(target, g, toOld && g.getDefiningOp<FillOp>());
+      }
     }
 
     // Results: the gradient of each listed argument, each computed for

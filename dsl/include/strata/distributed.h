@@ -140,6 +140,11 @@ struct DistributedDataParallelOptions {
   /// Start each bucket's all_reduce during backward, once its gradients are
   /// ready (false: every bucket in sync_gradients(), for comparisons).
   bool start_buckets_in_backward = true;
+  /// After the first sync_gradients(), regroup the buckets in the order
+  /// rank 0's gradients became ready in that first iteration (PyTorch's
+  /// bucket rebuild), so that each bucket's gradients come ready together
+  /// and it starts as early as the engine allows.
+  bool rebuild_buckets = true;
 };
 
 /// Data-parallel training of a module (torch.nn.parallel.
@@ -177,7 +182,9 @@ public:
   void sync_gradients(SourceLoc loc = SourceLoc::current());
   /// The wrapped module.
   nn::Module &module() const { return *module_; }
-  /// The parameters, grouped into buckets (indices into parameters()).
+  /// The parameters, grouped into buckets (indices into parameters()): in
+  /// reverse order at first, then (rebuild_buckets) in the order rank 0's
+  /// gradients became ready in the first iteration.
   const std::vector<std::vector<size_t>> &buckets() const { return buckets_; }
   /// Buckets whose all_reduce has started since the last sync_gradients()
   /// (during backward: those whose gradients were all ready).
@@ -189,11 +196,16 @@ public:
 private:
   /// Throws on every rank unless all ranks' parameters agree.
   void verifyShapes(const SourceLoc &loc) const;
+  /// Groups the parameters of `order` that require grad into buckets.
+  void makeBuckets(const std::vector<size_t> &order);
+  /// Regroups the buckets in rank 0's first-iteration ready order.
+  void rebuildBuckets(const SourceLoc &loc);
 
   std::shared_ptr<nn::Module> module_;
   std::vector<Tensor> params_;
   std::vector<std::vector<size_t>> buckets_;
   std::shared_ptr<Reducer> reducer_;
+  DistributedDataParallelOptions options_;
 };
 
 } // namespace distributed

@@ -15,7 +15,11 @@
 // backward (gradient accumulation): the buckets started hold the first's
 // gradients, so they are started again. sync_gradients() starts the
 // buckets still waiting, waits for each and copies the averages back into
-// the .grads.
+// the .grads. After the first sync_gradients(), the buckets are regrouped
+// in the order rank 0's gradients became ready in that iteration
+// (broadcast, so every rank regroups alike: PyTorch's rebuild_buckets), so
+// that a bucket no longer waits for a gradient the program computes late
+// while later ones are ready.
 //
 //===----------------------------------------------------------------------===//
 #include "Unchecked.h"
@@ -40,6 +44,10 @@ struct DistributedDataParallel::Reducer {
   /// each bucket's parameters not ready, the buckets started (in order).
   std::vector<bool> ready;
   std::vector<size_t> waiting;
+  /// The first iteration's ready order (until the buckets are rebuilt).
+  std::vector<size_t> firstOrder;
+  std::vector<bool> seen;
+  bool rebuilt = false;
   struct Started {
     Tensor flat;
     Work work;
@@ -70,6 +78,10 @@ struct DistributedDataParallel::Reducer {
   }
   /// The hook of parameter `k`.
   void markReady(size_t k) {
+    if (!rebuilt && !seen[k]) {
+      seen[k] = true;
+      firstOrder.push_back(k);
+    }
     if (ready[k]) {
       for (Started &s : started)
         stale.push_back(std::move(s));
@@ -129,36 +141,16 @@ DistributedDataParallel::DistributedDataParallel(
     for (Work &w : works)
       w.wait(loc);
   }
-  std::vector<size_t> current;
-  int64_t bytes = 0;
-  for (size_t k = params_.size(); k-- > 0;) {
-    const Tensor &p = params_[k];
-    if (!p.requires_grad(loc)) // frozen: PyTorch's DDP leaves it alone
-      continue;
-    int64_t b = p.numel(loc) * p.element_size(loc);
-    if (!current.empty() &&
-        (bytes + b > options.bucket_cap_bytes ||
-         p.dtype(loc) != params_[current.front()].dtype(loc) ||
-         !(p.device(loc) == params_[current.front()].device(loc)))) {
-      buckets_.push_back(std::move(current));
-      current.clear();
-      bytes = 0;
-    }
-    current.push_back(k);
-    bytes += b;
-  }
-  if (!current.empty())
-    buckets_.push_back(std::move(current));
+  options_ = options;
   reducer_ = std::make_shared<Reducer>();
   Reducer &r = *reducer_;
   r.params = params_;
-  r.buckets = buckets_;
   r.loc = loc;
-  r.bucketOf.resize(params_.size());
-  for (size_t b = 0; b < buckets_.size(); ++b)
-    for (size_t k : buckets_[b])
-      r.bucketOf[k] = b;
-  r.reset();
+  r.seen.assign(params_.size(), false);
+  std::vector<size_t> reverse;
+  for (size_t k = params_.size(); k-- > 0;)
+    reverse.push_back(k);
+  makeBuckets(reverse);
   std::weak_ptr<Reducer> weak = reducer_;
   for (size_t k = 0; k < params_.size() && options.start_buckets_in_backward;
        ++k)
@@ -169,6 +161,56 @@ DistributedDataParallel::DistributedDataParallel(
                                       reducer->markReady(k);
                                   },
                                   loc)});
+}
+
+void DistributedDataParallel::makeBuckets(const std::vector<size_t> &order) {
+  buckets_.clear();
+  std::vector<size_t> current;
+  int64_t bytes = 0;
+  for (size_t k : order) {
+    const Tensor &p = params_[k];
+    if (!p.requires_grad()) // frozen: PyTorch's DDP leaves it alone
+      continue;
+    int64_t b = p.numel() * p.element_size();
+    if (!current.empty() &&
+        (bytes + b > options_.bucket_cap_bytes ||
+         p.dtype() != params_[current.front()].dtype() ||
+         !(p.device() == params_[current.front()].device()))) {
+      buckets_.push_back(std::move(current));
+      current.clear();
+      bytes = 0;
+    }
+    current.push_back(k);
+    bytes += b;
+  }
+  if (!current.empty())
+    buckets_.push_back(std::move(current));
+  Reducer &r = *reducer_;
+  r.buckets = buckets_;
+  r.bucketOf.assign(params_.size(), 0);
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    for (size_t k : buckets_[b])
+      r.bucketOf[k] = b;
+  r.reset();
+}
+
+void DistributedDataParallel::rebuildBuckets(const SourceLoc &loc) {
+  Reducer &r = *reducer_;
+  r.rebuilt = true;
+  // Rank 0's order, then the parameters it saw no gradient for (in the
+  // buckets' order so far); every rank holds the same parameters, so the
+  // lists have one length, and the broadcast makes them one list.
+  std::vector<int64_t> order(r.firstOrder.begin(), r.firstOrder.end());
+  for (const auto &bucket : buckets_)
+    for (size_t k : bucket)
+      if (!r.seen[k])
+        order.push_back(static_cast<int64_t>(k));
+  Tensor t = from_vector(order, {static_cast<int64_t>(order.size())});
+  broadcast(t, 0, /*async_op=*/false, loc);
+  std::vector<int64_t> agreed = t.to_vector<int64_t>();
+  makeBuckets(std::vector<size_t>(agreed.begin(), agreed.end()));
+  r.firstOrder.clear();
+  r.firstOrder.shrink_to_fit();
 }
 
 int64_t DistributedDataParallel::buckets_started() const {
@@ -274,6 +316,9 @@ void DistributedDataParallel::sync_gradients(SourceLoc loc) {
       // Used on no rank: its gradient stays undefined, as PyTorch's.
     }
   }
+  // (The hooks saw the first iteration's order; without them, no order.)
+  if (options_.rebuild_buckets && !r.rebuilt && !r.handles.empty())
+    rebuildBuckets(loc);
 }
 
 } // namespace distributed

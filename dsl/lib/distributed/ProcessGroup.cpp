@@ -280,9 +280,11 @@ void init_process_group(const std::string &backendName,
       sources.serving = rank == 0 && !agentStore;
       g->storeName = "the store at " + master + ":" + std::to_string(port);
       try {
-        g->store =
-            detail::makeTcpStore(master, static_cast<uint16_t>(port),
-                                 rank == 0 && !agentStore, g->size, timeout);
+        g->store = detail::makeTcpStore(master, static_cast<uint16_t>(port),
+                                        rank == 0 && !agentStore, g->size,
+                                        timeout, what, loc);
+      } catch (const Error &) {
+        throw; // a build without libtorch (NoTcpStore.cpp)
       } catch (const std::exception &e) {
         std::string m = e.what();
         m = m.substr(0, m.find('\n'));

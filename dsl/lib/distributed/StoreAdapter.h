@@ -13,6 +13,8 @@
 #ifndef STRATA_DISTRIBUTED_STOREADAPTER_H
 #define STRATA_DISTRIBUTED_STOREADAPTER_H
 
+#include "strata/Error.h"
+
 #include <gloo/rendezvous/store.h>
 
 #include <chrono>
@@ -52,10 +54,14 @@ private:
 
 /// A c10d::TCPStore client at host:port (rank 0 also starts the server
 /// there) as a gloo store; every wait and the connection are bounded by
-/// `timeout`. Throws std::runtime_error with c10d's message on failure.
+/// `timeout`. Throws std::runtime_error with c10d's message on failure; a
+/// build without libtorch (NoTcpStore.cpp) throws strata::Error (`what`
+/// and `loc`: the caller's) instead.
 std::unique_ptr<Store> makeTcpStore(const std::string &host, uint16_t port,
                                     bool isServer, int worldSize,
-                                    std::chrono::milliseconds timeout);
+                                    std::chrono::milliseconds timeout,
+                                    const std::string &what,
+                                    const SourceLoc &loc);
 
 /// gloo's FileStore in directory `dir` (one file a key), its waits bounded
 /// by `timeout`.

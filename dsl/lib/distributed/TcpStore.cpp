@@ -70,7 +70,8 @@ private:
 
 std::unique_ptr<Store> makeTcpStore(const std::string &host, uint16_t port,
                                     bool isServer, int worldSize,
-                                    std::chrono::milliseconds timeout) {
+                                    std::chrono::milliseconds timeout,
+                                    const std::string &, const SourceLoc &) {
   return std::make_unique<TcpStoreAdapter>(host, port, isServer, worldSize,
                                            timeout);
 }

@@ -160,3 +160,39 @@ func.func @whole_writes(%x: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !
   %v2 = strata.strided_view %w2 : !strata.storage<4xf32> -> !strata.tensor<4xf32, strided<[1], offset: 0>>
   return %v2 : !strata.tensor<4xf32, strided<[1], offset: 0>>
 }
+
+// -----
+
+// An in-place op through a view (`strata.inplace_op`: h[1].mul_(c), PyTorch's
+// CopySlices over MulBackward0): the older version's gradient is the
+// incoming one with the written element replaced by the gradient the op's
+// read of it gets, one write, no zeros added (a -0.0 there stays -0.0).
+// CHECK-LABEL: func.func @inplace_op_through_view
+// CHECK: %[[DM:.*]] = strata.mul %{{.*}}, %arg1 : !strata.tensor<f32, strided<[], offset: 1>>
+// CHECK: %[[W:.*]] = strata.write %[[DM]] into %{{.*}} : {{.*}} -> !strata.storage<2xf32>
+// CHECK-NOT: strata.add
+// CHECK: strata.neg
+// CHECK: return
+func.func @inplace_op_through_view(%x: !strata.tensor<2xf32, strided<[1], offset: 0>>, %c: !strata.tensor<f32, strided<[], offset: 0>>) -> !strata.storage<2xf32> attributes {strata.wrt = array<i64: 0>} {
+  %h = strata.neg %x : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
+  %r = strata.strided_view %h : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 1>>
+  %m = strata.mul %r, %c : !strata.tensor<f32, strided<[], offset: 1>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %d = strata.strided_view %h : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 1>>
+  %w = strata.write %m into %d {strata.inplace_op} : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<f32, strided<[], offset: 1>> -> !strata.storage<2xf32>
+  return %w : !strata.storage<2xf32>
+}
+
+// -----
+
+// The same write unmarked (copy_ of a value that reads the element: PyTorch
+// adds that read's gradient to the zeros CopyBackwards gives it).
+// CHECK-LABEL: func.func @copy_through_view
+// CHECK: strata.add
+func.func @copy_through_view(%x: !strata.tensor<2xf32, strided<[1], offset: 0>>, %c: !strata.tensor<f32, strided<[], offset: 0>>) -> !strata.storage<2xf32> attributes {strata.wrt = array<i64: 0>} {
+  %h = strata.neg %x : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<2xf32, strided<[1], offset: 0>>
+  %r = strata.strided_view %h : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 1>>
+  %m = strata.mul %r, %c : !strata.tensor<f32, strided<[], offset: 1>>, !strata.tensor<f32, strided<[], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 0>>
+  %d = strata.strided_view %h : !strata.tensor<2xf32, strided<[1], offset: 0>> -> !strata.tensor<f32, strided<[], offset: 1>>
+  %w = strata.write %m into %d : !strata.tensor<f32, strided<[], offset: 0>>, !strata.tensor<f32, strided<[], offset: 1>> -> !strata.storage<2xf32>
+  return %w : !strata.storage<2xf32>
+}

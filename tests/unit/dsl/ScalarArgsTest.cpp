@@ -555,6 +555,53 @@ TEST(ScalarArgs, PowExponentInABackwardIsAnArgument) {
   EXPECT_EQ(backward_compiles() - before, 3);
 }
 
+TEST(ScalarArgs, ZeroDimFillsReturnedAreArguments) {
+  // A 0-d fill that is returned (full({}, v).item(), or saved for backward
+  // as pow's tensor exponent) is `ones * v` of its argument, as a sized one:
+  // one program for every value, each value exact (signed zero, inf, the
+  // int64 edges, which a double cannot hold).
+  int64_t before = eval_stats().compiles;
+  for (double v : {0.25, -0.0, double(INFINITY), -3.4e38, 1e-45, 7.0}) {
+    float got = full({}, v, kFloat32).item<float>();
+    EXPECT_EQ(std::bit_cast<uint32_t>(got),
+              std::bit_cast<uint32_t>(static_cast<float>(v)))
+        << v;
+  }
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  before = eval_stats().compiles;
+  for (int64_t v : {int64_t(0), std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<int64_t>::min(), int64_t(-7)})
+    EXPECT_EQ(full({}, v, kInt64).item<int64_t>(), v);
+  EXPECT_EQ(eval_stats().compiles - before, 1);
+  // pow by a 0-d tensor under autograd (the exponent is saved): torch
+  // 1.13's forward and gradient bits (/usr/bin/python3:
+  // x = torch.tensor([0.3, 1.7], requires_grad=True);
+  // y = x.pow(torch.full((), e)); y.sum().backward()).
+  const uint32_t want[3][4] = {
+      {0x3e882d47, 0x3fe57554, 0x3f79a858, 0x3f947919},
+      {0x3e561227, 0x3fff2619, 0x3f67e8fe, 0x3fc31d22},
+      {0x3d1eb42d, 0x40861455, 0x3eb28ab3, 0x40d4f31c}};
+  int64_t compiles = 0;
+  for (int k = 0; k < 3; ++k) {
+    double e = std::vector<double>{1.1, 1.3, 2.7}[k];
+    Tensor x =
+        from_vector(std::vector<float>{0.3f, 1.7f}, {2}).requires_grad_();
+    Tensor y = x.pow(full({}, e));
+    y.sum().backward();
+    std::vector<float> f = y.to_vector<float>(),
+                       g = x.grad().to_vector<float>();
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(f[i]), want[k][i]) << e << " " << i;
+      EXPECT_EQ(std::bit_cast<uint32_t>(g[i]), want[k][2 + i]) << e << " " << i;
+    }
+    int64_t now = eval_stats().compiles + backward_compiles();
+    if (k > 0) {
+      EXPECT_EQ(now, compiles) << "e = " << e << " compiled";
+    }
+    compiles = now;
+  }
+}
+
 TEST(ScalarArgs, CreateGraphWithAScheduleCompilesOnce) {
   // A gradient penalty whose weight changes every step: with create_graph
   // the gradient is replayed as recorded ops, whose scalars are arguments

@@ -79,7 +79,11 @@ def Differentiate : Pass<"strata-differentiate", "mlir::func::FuncOp"> {
     storage argument). Each op's vector-Jacobian product comes from its
     `VJPOpInterface` (codegen/lib/IR/StrataVJP*.cpp); ops are visited in
     reverse order, only those on a path from a listed argument to a result,
-    and contributions to one value are summed. The attribute is removed; the
+    and contributions to one value are summed, except where a `strata.write`
+    marked `strata.inplace_op` (an in-place op through a view, PyTorch's
+    CopySlices) wrote: the gradient its value's read of the written
+    elements gets replaces theirs (a -0.0 stays -0.0, as PyTorch's), one
+    write instead of zeros plus a scatter. The attributes are removed; the
     rest of the pipeline (fold-views, materialize-copies, fuse) then treats
     the gradient code like any other.
 
