@@ -218,7 +218,7 @@ bool runReducingChunks(const CpuKernel &k, const Step &step,
   pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
     size_t c = next++;
     chunkBegin[c] = begin;
-    k.fn(chunkBuffers[c].data(), begin, end);
+    k.fn(chunkBuffers[c].data(), begin, end, info.dims.data());
   });
   std::vector<size_t> order;
   for (size_t c = 0; c < chunks; ++c)
@@ -255,10 +255,10 @@ bool callKernel(const CpuKernel &k, const Step &step,
   if (k.gemm) {
     runGemm(*k.gemm, bufs[0], bufs[1], bufs[2], options.numThreads);
   } else if (!parallel) {
-    k.fn(bufs, 0, info.outerSize);
+    k.fn(bufs, 0, info.outerSize, info.dims.data());
   } else if (info.outerParallel) {
     pool.parallelFor(info.outerSize, [&](int64_t begin, int64_t end) {
-      k.fn(bufs, begin, end);
+      k.fn(bufs, begin, end, info.dims.data());
     });
   } else if (!runReducingChunks(k, step, buffers, pool, error)) {
     return false;

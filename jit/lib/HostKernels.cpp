@@ -19,11 +19,11 @@ using namespace strata::ir;
 
 namespace {
 
-void roundToF32(void **buffers, int64_t, int64_t) {
+void roundToF32(void **buffers, int64_t, int64_t, const int64_t *) {
   *static_cast<float *>(buffers[1]) = *static_cast<const double *>(buffers[0]);
 }
 
-void widenToF64(void **buffers, int64_t, int64_t) {
+void widenToF64(void **buffers, int64_t, int64_t, const int64_t *) {
   *static_cast<double *>(buffers[1]) = *static_cast<const float *>(buffers[0]);
 }
 

@@ -12,7 +12,8 @@ class Operation;
 
 namespace strata::jit {
 /// The kernel ABI (see KernelToLLVM.h).
-using KernelFn = void (*)(void **buffers, int64_t begin, int64_t end);
+using KernelFn = void (*)(void **buffers, int64_t begin, int64_t end,
+                          const int64_t *dims);
 namespace detail {
 /// One kernel linked into its own JITDylib. The code stays loaded while
 /// any handle lives: the kernel cache holds one until it evicts the kernel,

@@ -191,6 +191,8 @@ bool settings::injectCompileFailure() {
   return flagOf("STRATA_INJECT_COMPILE_FAILURE", false);
 }
 
+bool settings::dynamicShapes() { return flagOf("STRATA_DYNAMIC_SHAPES", true); }
+
 bool settings::injectNvrtcFailure() {
   return flagOf("STRATA_INJECT_NVRTC_FAILURE", false);
 }

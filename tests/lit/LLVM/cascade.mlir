@@ -10,6 +10,8 @@
 // blocks and partial tiles.
 // RUN: strata-opt --strata-pipeline=kernels=true %s | FileCheck %s --check-prefix=MARK
 // RUN: strata-translate --emit-llvm %s | FileCheck %s
+// RUN: env STRATA_DYNAMIC_SHAPES=0 strata-translate --emit-llvm %s \
+// RUN:   | FileCheck %s --check-prefix=STATIC
 // RUN: strata-run --inputs=random --seed=3 %s > %t.ref
 // RUN: strata-run --engine=jit --inputs=random --seed=3 %s > %t.jit
 // RUN: %python %S/../JIT/Inputs/compare.py %t.ref %t.jit | FileCheck %s --check-prefix=SAME
@@ -32,8 +34,13 @@ func.func @flat(%a: !strata.tensor<1000xf32, strided<[1], offset: 0>>) -> !strat
   return %s : !strata.tensor<f32, strided<[], offset: 0>>
 }
 
+// A dynamic kernel's scratch row is dense over the columns of the call
+// (%dims), in an array of the largest row (8192 floats); a static one's is
+// the row.
 // CHECK-LABEL: ; kernel 2
-// CHECK: alloca [100 x float], align 64
+// CHECK: alloca [8192 x float], align 64
+// STATIC-LABEL: ; kernel 2
+// STATIC: alloca [100 x float], align 64
 // CHECK: add nuw nsw i64 %i, 128
 // CHECK: call void @llvm.memset
 // CHECK: fadd reassoc float

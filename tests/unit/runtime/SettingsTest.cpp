@@ -106,6 +106,10 @@ TEST(Settings, FaultInjectionIsReadOnEachCall) {
   EXPECT_FALSE(settings::injectCompileFailure());
   ::unsetenv("STRATA_INJECT_COMPILE_FAILURE");
   EXPECT_FALSE(settings::injectCompileFailure());
+  ::setenv("STRATA_DYNAMIC_SHAPES", "0", 1);
+  EXPECT_FALSE(settings::dynamicShapes());
+  ::unsetenv("STRATA_DYNAMIC_SHAPES");
+  EXPECT_TRUE(settings::dynamicShapes());
   ::setenv("STRATA_INJECT_NVRTC_FAILURE", "yes", 1);
   EXPECT_TRUE(settings::injectNvrtcFailure());
   ::unsetenv("STRATA_INJECT_NVRTC_FAILURE");

@@ -30,6 +30,9 @@ using namespace strata::ir;
 using llvm::Value;
 /// The ABI's outermost range of scan kernel `k` (KernelToLLVMScan.cpp).
 int64_t scanOuterSize(KernelOp k);
+/// The ABI's %dims of a kernel with loop nest `nest`
+/// (KernelToLLVMDynamic.cpp).
+std::vector<int64_t> kernelDims(const KernelOp::LoopNest &nest);
 
 /// Emits one strata.kernel as an LLVM function (KernelToLLVM.h's ABI).
 class Emitter {
@@ -223,6 +226,39 @@ private:
   void prefetchNextTile(llvm::ArrayRef<Value *> index, Value *tileT,
                         Value *tileI);
   Value *combineTree(llvm::StringRef kind, llvm::ArrayRef<Value *> vs);
+  /// Dynamic emission (planDynamic): sizes, strides and offsets that are
+  /// not facts of the layout class are read from %dims once, at entry.
+  bool dynamic = false;
+  /// Innermost trip counts below this stay constants in a dynamic kernel
+  /// (docs/performance.md, "Dynamic shapes").
+  static constexpr int64_t kDynamicInnerMin = 8;
+  void planDynamic();
+  /// Whether loop `d`'s trip count, or stride `s`, is a constant of the
+  /// emitted code (always, for a static kernel).
+  bool staticSize(size_t d) const;
+  bool staticStride(int64_t s) const {
+    return !dynamic || s == 0 || s == 1 || s == -1;
+  }
+  /// The values read from %dims (dynamic), null where static.
+  llvm::SmallVector<Value *> dynSizes;
+  llvm::SmallVector<llvm::SmallVector<Value *>> dynStrides;
+  /// Loop `d`'s trip count (not the outermost: [begin, end)).
+  Value *sizeValue(size_t d) {
+    return dynSizes.empty() || !dynSizes[d] ? b.getInt64(nest.sizes[d])
+                                            : dynSizes[d];
+  }
+  /// Operand `op`'s stride along loop `d`.
+  Value *strideValue(unsigned op, size_t d) {
+    return dynStrides.empty() || !dynStrides[op][d]
+               ? b.getInt64(nest.strides[op][d])
+               : dynStrides[op][d];
+  }
+  /// Loads the dynamic values from `dims` (the ABI's layout); `offsets`:
+  /// each operand's offset, loaded or constant.
+  void loadDims(Value *dims, llvm::SmallVectorImpl<Value *> &offsets);
+  /// The key's loop nest: the values the code has as constants, `?` for
+  /// those it reads from %dims.
+  void printNest(llvm::raw_ostream &os);
   Value *offset(Value *index, int64_t elements) {
     return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;
   }
@@ -277,14 +313,17 @@ private:
   struct ScratchRows {
     int64_t elements = 1;               ///< f32 elements per row
     llvm::SmallVector<int64_t> strides; ///< per nest loop (0 outside dim's)
-    llvm::SmallVector<Value *> rows;    ///< one per scratchResults entry
+    /// The strides as values (a dynamic kernel's row is dense over sizes
+    /// read from %dims; null where constant) and the row's bytes.
+    llvm::SmallVector<Value *> strideValues;
+    Value *bytes = nullptr;
+    llvm::SmallVector<Value *> rows; ///< one per scratchResults entry
   };
   bool emitScratchLevel(const Level &l, std::string &error);
   bool emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
                         std::string &error);
-  void flushScratchRow(unsigned op, Value *row,
-                       llvm::ArrayRef<int64_t> rowStrides, size_t dim,
-                       Value *index);
+  void flushScratchRow(unsigned op, Value *row, const ScratchRows &s,
+                       size_t dim, Value *index);
   llvm::SmallVector<Value *> emitCascadeRuns(const Level &l,
                                              llvm::ArrayRef<Value *> init,
                                              bool &ok, std::string &error);

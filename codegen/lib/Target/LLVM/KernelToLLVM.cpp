@@ -6,19 +6,20 @@
 //   kernel for outermost-loop iterations [begin, end). Deterministic: the
 //   same kernel gives the same text.
 // Algorithm: a perfect loop nest, outermost first, with every operand's
-//   element index carried as `base + sum(i * stride)` of constants (so the
-//   innermost loop of a unit-stride operand is a plain `p[i]` that LLVM's
-//   loop vectorizer takes). A reducing result whose innermost stride is 0
-//   accumulates in a register over the innermost loop (reassociable float
-//   adds, so sums vectorize); otherwise it is read-modified-written per
-//   point. The runtime fills reducing results with the identity first.
-//   When operands disagree on the unit-stride loop (transposed access), the
-//   two loops are blocked kBlock x kBlock (TLB and L2 reuse) and tiled
-//   kTile x kTile within a block (planLoops); a full tile runs 8x8 (4x4 for
-//   64-bit elements) micro-kernels on vectors along the innermost loop, whose
-//   transposed operands are loaded (stored) as vectors along the other loop
-//   and transposed in registers with shuffles (emitMicroKernel); partial
-//   tiles at the edges run the scalar loops (emitTileLevel, in
+//   element index carried as `base + sum(i * stride)` (constants, or in a
+//   dynamic kernel values loaded from %dims except strides 0 and +-1:
+//   KernelToLLVMDynamic.cpp; so the innermost loop of a unit-stride operand
+//   is a plain `p[i]` that LLVM's loop vectorizer takes). A reducing result
+//   whose innermost stride is 0 accumulates in a register over the innermost
+//   loop (reassociable float adds, so sums vectorize); otherwise it is
+//   read-modified-written per point. The runtime fills reducing results with
+//   the identity first. When operands disagree on the unit-stride loop
+//   (transposed access), the two loops are blocked kBlock x kBlock (TLB and L2
+//   reuse) and tiled kTile x kTile within a block (planLoops); a full tile runs
+//   8x8 (4x4 for 64-bit elements) micro-kernels on vectors along the innermost
+//   loop, whose transposed operands are loaded (stored) as vectors along the
+//   other loop and transposed in registers with shuffles (emitMicroKernel);
+//   partial tiles at the edges run the scalar loops (emitTileLevel, in
 //   KernelToLLVMVector.cpp). The vectors are plain LLVM vectors: AVX2
 //   hosts get unpck/shufps/vperm2f128, others a legal split.
 //   Before a full tile runs, the lines the next tile along the innermost
@@ -105,8 +106,8 @@ llvm::SmallVector<Value *> Emitter::advance(llvm::ArrayRef<Value *> index,
                                             Value *i, size_t dim) {
   llvm::SmallVector<Value *> next(index);
   for (size_t op = 0; op < next.size(); ++op)
-    if (int64_t s = nest.strides[op][dim])
-      next[op] = b.CreateAdd(next[op], b.CreateMul(i, b.getInt64(s)));
+    if (nest.strides[op][dim])
+      next[op] = b.CreateAdd(next[op], b.CreateMul(i, strideValue(op, dim)));
   return next;
 }
 
@@ -177,7 +178,7 @@ Emitter::Level Emitter::levelOf(size_t level, llvm::SmallVector<Value *> index,
   Level l{level, loops[level].dim, loops[level].kind, nullptr, nullptr,
           1,     std::move(index), std::move(ivs),    {}};
   l.lo = l.dim == 0 ? begin : b.getInt64(0);
-  l.hi = l.dim == 0 ? end : b.getInt64(nest.sizes[l.dim]);
+  l.hi = l.dim == 0 ? end : sizeValue(l.dim);
   if (l.kind == LoopKind::Block) {
     l.step = kBlock;
   } else if (l.kind == LoopKind::Tile) {
@@ -326,6 +327,7 @@ void Emitter::plan() {
   planLoops();
   planCascade();
   planNonTemporal();
+  planDynamic();
 }
 
 std::string Emitter::codeKey() {
@@ -338,7 +340,8 @@ std::string Emitter::codeKey() {
     os << "]";
   };
   // Everything emitLevel and its helpers read: the outermost loop runs
-  // [begin, end), so nest.sizes[0] enters only through the plan below.
+  // [begin, end), so nest.sizes[0] enters only through the plan below; a
+  // dynamic kernel's nest is its class (printNest).
   os << "types";
   for (mlir::Type t : types)
     os << " " << t;
@@ -357,16 +360,7 @@ std::string Emitter::codeKey() {
        << k.getScanReverse() << k.getScanExclusive() << " sizes ";
     list(nest.sizes);
   }
-  os << "\nloops " << nest.sizes.size() << " inner sizes ";
-  list(llvm::ArrayRef<int64_t>(nest.sizes)
-           .drop_front(nest.sizes.empty() ? 0 : 1));
-  os << "\nstrides";
-  for (const auto &st : nest.strides) {
-    os << " ";
-    list(st);
-  }
-  os << "\noffsets ";
-  list(nest.offsets);
+  printNest(os);
   os << "\nplan tiled " << tiledDim << " micro " << microLanes << " scratch "
      << scratchDim << " scratch results " << scratchResults.size() << " nt "
      << ntOp << "/" << ntLanes << " cascade";
@@ -386,7 +380,7 @@ bool Emitter::run(const std::string &name, std::string &error) {
 
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *fnType = llvm::FunctionType::get(
-      b.getVoidTy(), {ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+      b.getVoidTy(), {ptr, b.getInt64Ty(), b.getInt64Ty(), ptr}, false);
   auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage,
                                     name, mod);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
@@ -395,12 +389,12 @@ bool Emitter::run(const std::string &name, std::string &error) {
   Value *buffers = fn->getArg(0);
   begin = fn->getArg(1);
   end = fn->getArg(2);
-  llvm::SmallVector<Value *> index;
+  llvm::SmallVector<Value *> index, offsets;
+  loadDims(fn->getArg(3), offsets);
   for (size_t op = 0; op < types.size(); ++op) {
     Value *slot = b.CreateConstInBoundsGEP1_64(ptr, buffers, op);
     Value *base = b.CreateLoad(ptr, slot);
-    bases.push_back(
-        b.CreateGEP(memTypes[op], base, b.getInt64(nest.offsets[op])));
+    bases.push_back(b.CreateGEP(memTypes[op], base, offsets[op]));
     index.push_back(b.getInt64(0));
   }
   // Invariant inputs are read once, on a path that runs points (an empty
@@ -479,6 +473,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   for (int64_t s : nest.sizes)
     info.numPoints *= s;
   info.outerReduced.assign(k.getNumResults(), false);
+  info.dims = detail::kernelDims(nest);
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
@@ -503,6 +498,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-7 (non-temporal stores, tile vector accumulators, "
-         "next-tile prefetch, cascade sums, scans, invariant loads)";
+  return "kernel-to-llvm-8 (non-temporal stores, tile vector accumulators, "
+         "next-tile prefetch, cascade sums, scans, invariant loads, dynamic "
+         "sizes in %dims)";
 }

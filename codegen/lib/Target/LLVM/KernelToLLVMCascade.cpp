@@ -80,9 +80,24 @@ bool Emitter::emitScratchLevel(const Level &l, std::string &error) {
   s.elements = row.numel();
   s.strides.assign(l.dim + 1, 0); // the row does not move along these
   s.strides.append(row.strides.begin(), row.strides.end());
+  // A dynamic kernel's row is dense over the sizes of this call (at most
+  // kMaxScratch elements: planCascade's condition, in the key), in an
+  // array of kMaxScratch.
+  size_t n = nest.sizes.size();
+  bool dynamicRow = false;
+  for (size_t d = l.dim + 1; d < n; ++d)
+    dynamicRow |= !staticSize(d);
+  s.strideValues.assign(n, nullptr);
+  Value *elements = b.getInt64(1);
+  for (size_t d = n; d-- > l.dim + 1;) {
+    s.strideValues[d] = elements;
+    elements = b.CreateMul(elements, sizeValue(d));
+  }
+  s.bytes = b.CreateMul(elements, b.getInt64(4));
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-  auto *rowType = llvm::ArrayType::get(b.getFloatTy(), s.elements);
+  auto *rowType = llvm::ArrayType::get(b.getFloatTy(),
+                                       dynamicRow ? kMaxScratch : s.elements);
   for (size_t r = 0; r < scratchResults.size(); ++r) {
     llvm::AllocaInst *a = entry.CreateAlloca(rowType);
     a->setAlignment(llvm::Align(64));
@@ -107,22 +122,29 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
   unsigned numInputs = k.getInputs().size();
   Value *e = clampedEnd(c, kCascadeRows, l.hi);
   for (Value *r : s.rows)
-    b.CreateMemSet(r, b.getInt8(0), b.getInt64(s.elements * 4),
-                   llvm::Align(64));
+    b.CreateMemSet(r, b.getInt8(0), s.bytes, llvm::Align(64));
   // The block writes the rows instead of the results.
   struct Saved {
     Value *base;
     llvm::Type *memType;
     mlir::Type type;
     llvm::SmallVector<int64_t> strides;
+    llvm::SmallVector<Value *> dynStrides;
   };
   llvm::SmallVector<Saved> saved;
   llvm::SmallVector<Value *> blockIndex(l.index);
   for (size_t r = 0; r < scratchResults.size(); ++r) {
     unsigned op = numInputs + scratchResults[r];
-    saved.push_back({bases[op], memTypes[op], types[op],
+    saved.push_back({bases[op],
+                     memTypes[op],
+                     types[op],
                      llvm::SmallVector<int64_t>(nest.strides[op].begin(),
-                                                nest.strides[op].end())});
+                                                nest.strides[op].end()),
+                     {}});
+    if (!dynStrides.empty()) {
+      saved.back().dynStrides = dynStrides[op];
+      dynStrides[op].assign(s.strideValues.begin(), s.strideValues.end());
+    }
     bases[op] = s.rows[r];
     memTypes[op] = b.getFloatTy();
     types[op] = mlir::Float32Type::get(k.getContext());
@@ -141,16 +163,17 @@ bool Emitter::emitScratchBlock(const Level &l, const ScratchRows &s, Value *c,
     memTypes[op] = saved[r].memType;
     types[op] = saved[r].type;
     nest.strides[op].assign(saved[r].strides.begin(), saved[r].strides.end());
-    flushScratchRow(op, s.rows[r], s.strides, l.dim, l.index[op]);
+    if (!dynStrides.empty())
+      dynStrides[op] = saved[r].dynStrides;
+    flushScratchRow(op, s.rows[r], s, l.dim, l.index[op]);
   }
   return ok;
 }
 
 /// Adds `row`[j] into result operand `op` at `index`, over the loops
 /// inside `dim`.
-void Emitter::flushScratchRow(unsigned op, Value *row,
-                              llvm::ArrayRef<int64_t> rowStrides, size_t dim,
-                              Value *index) {
+void Emitter::flushScratchRow(unsigned op, Value *row, const ScratchRows &s,
+                              size_t dim, Value *index) {
   size_t n = nest.sizes.size();
   std::function<void(size_t, Value *, Value *)> flush = [&](size_t d, Value *at,
                                                             Value *out) {
@@ -160,13 +183,13 @@ void Emitter::flushScratchRow(unsigned op, Value *row,
       store(op, out, combine("sum", load(op, out), v));
       return;
     }
-    emitFor(b.getInt64(0), b.getInt64(nest.sizes[d]), {},
+    emitFor(b.getInt64(0), sizeValue(d), {},
             [&](Value *j, llvm::ArrayRef<Value *>) {
-              auto step = [&](Value *x, int64_t st) {
-                return st ? b.CreateAdd(x, b.CreateMul(j, b.getInt64(st))) : x;
+              auto step = [&](Value *x, int64_t st, Value *stride) {
+                return st ? b.CreateAdd(x, b.CreateMul(j, stride)) : x;
               };
-              flush(d + 1, step(at, rowStrides[d]),
-                    step(out, nest.strides[op][d]));
+              flush(d + 1, step(at, s.strides[d], s.strideValues[d]),
+                    step(out, nest.strides[op][d], strideValue(op, d)));
               return llvm::SmallVector<Value *>();
             });
   };

@@ -64,6 +64,10 @@ const std::string &llvmPasses();
 /// STRATA_INJECT_COMPILE_FAILURE: set to 1 (true/on/yes; 0, false, off, no
 /// or unset: off; anything else warns and is off). Read on each call.
 bool injectCompileFailure();
+/// STRATA_DYNAMIC_SHAPES: false for "0" (every CPU kernel compiled with its
+/// sizes, strides and offsets as constants, as before issue 17); on by
+/// default. Read on each call (tests flip it).
+bool dynamicShapes();
 /// STRATA_INJECT_NVRTC_FAILURE: set to 1 (true/on/yes; 0, false, off, no
 /// or unset: off; anything else warns and is off). Read on each call.
 bool injectNvrtcFailure();

@@ -1,12 +1,17 @@
 //===- KernelToLLVM.h - strata.kernel to LLVM IR ----------------*- C++ -*-===//
 //
-// Emits one LLVM function per kernel with IRBuilder: static sizes, strides
-// and offsets become constants, except the outermost loop's trip count. The
-// calling convention (the runtime's kernel ABI) is
-//   void @name(ptr %buffers, i64 %begin, i64 %end)
+// Emits one LLVM function per kernel with IRBuilder. The calling convention
+// (the runtime's kernel ABI) is
+//   void @name(ptr %buffers, i64 %begin, i64 %end, ptr %dims)
 // where %buffers[i] is the base address of the storage root of loop operand
-// i (inputs, results, dest, as in KernelOp::getLoopNest) and [begin, end) is
-// the range of the outermost loop this call runs.
+// i (inputs, results, dest, as in KernelOp::getLoopNest), [begin, end) is
+// the range of the outermost loop this call runs and %dims the kernel's
+// loop nest as i64 values (KernelLaunchInfo::dims: every loop's trip count,
+// then each operand's strides, then each operand's offset). A static kernel
+// has its sizes, strides and offsets as constants and ignores %dims; a
+// dynamic one (a plain loop plan: docs/design.md, "Sizes") reads from it
+// every value that is not a fact of its layout class, so one compiled
+// function serves every size of that class.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_TARGET_LLVM_KERNELTOLLVM_H
@@ -35,13 +40,15 @@ std::unique_ptr<llvm::Module> emitKernelLLVM(mlir::Operation *kernelOp,
                                              std::string &error);
 
 /// What the code emitKernelLLVM makes for `kernelOp` depends on, as text:
-/// the operands' element types, the loop nest with the outermost trip count
-/// left out (the ABI passes it at run time, [begin, end)), the loop plan
-/// the emitter chose (tiling, cascade scratch rows, non-temporal stores:
-/// the only places the outermost size enters), combiners and the body.
-/// Kernels with equal keys compile to the same function, so one compiled
-/// kernel serves every outermost size: `x + 1` over 10 or 10^6 contiguous
-/// elements, a batch of 16 or of 55 rows.
+/// the operands' element types, the loop plan the emitter chose (tiling,
+/// cascade scratch rows, non-temporal stores, dynamic or not), combiners,
+/// the body and the loop nest: without its outermost trip count (the ABI
+/// passes it at run time, [begin, end)) and, for a dynamic kernel, with only
+/// its layout class (which strides are 0 or +-1, small innermost trip
+/// counts; the other values come in %dims). Kernels with equal keys compile
+/// to the same function, so one compiled kernel serves every outermost size
+/// (`x + 1` over 10 or 10^6 contiguous elements) and a dynamic one every
+/// size of its class (a softmax over rows of 9 or of 100).
 std::string kernelCodeKey(mlir::Operation *kernelOp);
 
 /// A version of this emitter (deterministic, bumped by hand when the emitted
@@ -65,6 +72,9 @@ struct KernelLaunchInfo {
   bool outerParallel = true;
   /// The kernel must run as one call (an indexed store: index_map).
   bool serial = false;
+  /// The %dims argument of every call (the ABI above): the loop nest's
+  /// trip counts, then operand-major strides, then offsets.
+  std::vector<int64_t> dims;
 };
 KernelLaunchInfo getLaunchInfo(mlir::Operation *kernelOp);
 

@@ -1,0 +1,105 @@
+//===- KernelToLLVMDynamic.cpp - dynamic kernels: sizes as arguments ------===//
+//
+// Assumes: the loop plan is made (planLoops, planCascade, planNonTemporal).
+// Guarantees: a kernel whose plan is plain (no tiles, no non-temporal
+//   stores, no scan, no index_map) is dynamic: the
+//   code reads its inner trip counts, the strides that are not 0 or +-1
+//   and every operand's offset from the ABI's %dims (KernelToLLVM.h),
+//   loaded once at the function's entry, so it is correct for every loop
+//   nest of its layout class and one compiled function serves them all.
+//   What stays a constant is the class, which is in kernelCodeKey: the
+//   rank of the (coalesced) nest, which strides are 0 (a broadcast, a
+//   register accumulator, an input read once), 1 or -1 (the unit-stride
+//   innermost loop the vectorizer takes), sizes of 1, and an innermost
+//   trip count below kDynamicInnerMin (a short row: a constant lets LLVM
+//   unroll it whole). A cascade's f32 scratch rows are dense over the
+//   loops inside its scratch loop at this call's sizes, in stack arrays of
+//   kMaxScratch elements (planCascade's bound). Plan decisions that read sizes
+//   (whether to tile, scratch rows, non-temporal stores) are in the key too, so
+//   a size that changes the plan changes the kernel.
+// Algorithm: planDynamic decides; loadDims loads the values; sizeValue and
+//   strideValue (Emitter.h) hand out a loaded value or a constant.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "strata/Runtime/Settings.h"
+
+using namespace strata::codegen::detail;
+
+void Emitter::planDynamic() {
+  dynamic = strata::runtime::settings::dynamicShapes() && !k.isScan() &&
+            !k.getIndexMap() && tiledDim < 0 && ntOp < 0;
+}
+
+bool Emitter::staticSize(size_t d) const {
+  size_t n = nest.sizes.size();
+  return !dynamic || nest.sizes[d] == 1 ||
+         (d + 1 == n && nest.sizes[d] < kDynamicInnerMin);
+}
+
+void Emitter::loadDims(Value *dims, llvm::SmallVectorImpl<Value *> &offsets) {
+  size_t n = nest.sizes.size(), numOps = types.size();
+  auto at = [&](size_t i) {
+    auto *v = b.CreateLoad(
+        b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), dims, i));
+    v->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                   llvm::MDNode::get(ctx, {}));
+    return v;
+  };
+  offsets.clear();
+  if (!dynamic) {
+    for (size_t op = 0; op < numOps; ++op)
+      offsets.push_back(b.getInt64(nest.offsets[op]));
+    return;
+  }
+  dynSizes.assign(n, nullptr);
+  for (size_t d = 1; d < n; ++d)
+    if (!staticSize(d))
+      dynSizes[d] = at(d);
+  dynStrides.assign(numOps, llvm::SmallVector<Value *>(n, nullptr));
+  for (size_t op = 0; op < numOps; ++op)
+    for (size_t d = 0; d < n; ++d)
+      if (!staticStride(nest.strides[op][d]))
+        dynStrides[op][d] = at(n + op * n + d);
+  for (size_t op = 0; op < numOps; ++op)
+    offsets.push_back(at(n + numOps * n + op));
+}
+
+std::vector<int64_t> strata::codegen::detail::kernelDims(
+    const strata::ir::KernelOp::LoopNest &nest) {
+  std::vector<int64_t> dims(nest.sizes);
+  for (const auto &st : nest.strides)
+    dims.insert(dims.end(), st.begin(), st.end());
+  dims.insert(dims.end(), nest.offsets.begin(), nest.offsets.end());
+  return dims;
+}
+
+void Emitter::printNest(llvm::raw_ostream &os) {
+  auto value = [&](int64_t v, bool isStatic) {
+    if (isStatic)
+      os << v;
+    else
+      os << "?";
+  };
+  size_t n = nest.sizes.size();
+  os << "\ndynamic " << dynamic << " loops " << n << " inner sizes [";
+  for (size_t d = 1; d < n; ++d) {
+    os << (d > 1 ? ", " : "");
+    value(nest.sizes[d], staticSize(d));
+  }
+  os << "]\nstrides";
+  for (const auto &st : nest.strides) {
+    os << " [";
+    for (size_t d = 0; d < st.size(); ++d) {
+      os << (d ? ", " : "");
+      value(st[d], staticStride(st[d]));
+    }
+    os << "]";
+  }
+  os << "\noffsets [";
+  for (size_t op = 0; op < nest.offsets.size(); ++op) {
+    os << (op ? ", " : "");
+    value(nest.offsets[op], !dynamic);
+  }
+  os << "]";
+}
