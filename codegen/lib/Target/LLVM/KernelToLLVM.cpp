@@ -498,7 +498,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-8 (non-temporal stores, tile vector accumulators, "
+  return "kernel-to-llvm-9 (non-temporal stores, tile vector accumulators, "
          "next-tile prefetch, cascade sums, scans, invariant loads, dynamic "
          "sizes in %dims)";
 }

@@ -1,8 +1,8 @@
 //===- KernelToLLVMDynamic.cpp - dynamic kernels: sizes as arguments ------===//
 //
 // Assumes: the loop plan is made (planLoops, planCascade, planNonTemporal).
-// Guarantees: a kernel whose plan is plain (no tiles, no non-temporal
-//   stores, no scan, no index_map) is dynamic: the
+// Guarantees: a kernel of two loops or more whose plan is plain (no tiles,
+//   no non-temporal stores, no scan, no index_map) is dynamic: the
 //   code reads its inner trip counts, the strides that are not 0 or +-1
 //   and every operand's offset from the ABI's %dims (KernelToLLVM.h),
 //   loaded once at the function's entry, so it is correct for every loop
@@ -27,8 +27,13 @@
 using namespace strata::codegen::detail;
 
 void Emitter::planDynamic() {
+  // A nest of one loop has nothing to gain (its trip count is the ABI's
+  // [begin, end) already, its offsets those of the program's windows), and
+  // loaded offsets cost LLVM's alias analysis: a 512-op chain's kernels
+  // took 50% longer to compile (strata-bench-linear --only chain).
   dynamic = strata::runtime::settings::dynamicShapes() && !k.isScan() &&
-            !k.getIndexMap() && tiledDim < 0 && ntOp < 0;
+            !k.getIndexMap() && tiledDim < 0 && ntOp < 0 &&
+            nest.sizes.size() >= 2;
 }
 
 bool Emitter::staticSize(size_t d) const {
