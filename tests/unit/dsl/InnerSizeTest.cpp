@@ -16,6 +16,8 @@
 #include "strata/JIT/Jit.h"
 #include "strata/strata.h"
 
+#include "Ramp.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,13 +27,6 @@
 using namespace strata;
 
 namespace {
-
-std::vector<float> ramp(int64_t n, int64_t salt = 0) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = static_cast<float>(((i + salt) * 37) % 101) / 8.0f - 6.0f;
-  return v;
-}
 
 /// Kernels compiled by LLVM or read from the disk cache (which a run before
 /// this one may have filled).

@@ -15,6 +15,8 @@
 #include "strata/JIT/Jit.h"
 #include "strata/strata.h"
 
+#include "Ramp.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,13 +25,6 @@
 using namespace strata;
 
 namespace {
-
-std::vector<float> ramp(int64_t n, int64_t salt = 0) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = static_cast<float>(((i + salt) * 37) % 101) / 8.0f - 6.0f;
-  return v;
-}
 
 int64_t kernelCompiles() { return jit::cacheStats().compiles; }
 
