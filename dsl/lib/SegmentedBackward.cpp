@@ -38,6 +38,14 @@ size_t segmentOps() {
 /// tanh chain over 10^6 elements: 7.5 s in segments, whose boundaries the
 /// evaluator computes with its scalars as arguments, 1.1 s as one program).
 constexpr int64_t kSegmentElements = 1 << 14;
+/// The most ops requiring grad of a graph run as one program when its
+/// structure was seen before. Past it, always segments: the one program's
+/// compile grows with the graph (~100 µs an op: 1.1 s at 10^4 ops, 10 s
+/// at 10^5, and a prepared program that large breaks the cache's memory
+/// bound), and the segments, found prepared, ran faster anyway on small
+/// tensors (an in-place chain's backward at 10^4 ops: 0.13 s against
+/// 0.16 s; 10^5: 1.2 s against 11 s for the second step).
+constexpr size_t kOneProgramOps = 4096;
 
 } // namespace
 
@@ -159,8 +167,8 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
 
 /// Whether a graph of this structure was seen before: it is then run as
 /// one program, prepared once and then found prepared (a training loop's
-/// long graph, step after step: ~2 µs an op then, against ~5 in
-/// segments); a new one runs in segments.
+/// graph, step after step, fused across the segments' boundaries), if it
+/// has at most kOneProgramOps ops; a new one runs in segments.
 bool seenBefore(uint64_t structure) {
   static std::mutex mutex;
   static std::unordered_set<uint64_t> seenStructures;
@@ -436,7 +444,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   {
     Walk walk(edge);
     if (walk.ops.size() < 2 * segmentOps() || !walk.onCpu ||
-        seenBefore(walk.structure))
+        (walk.ops.size() <= kOneProgramOps && seenBefore(walk.structure)))
       return false;
     ops = std::move(walk.ops);
   }

@@ -3,8 +3,12 @@
 // Assumes: strata.kernel ops from --strata-fuse, before --strata-coalesce
 //   (no loop_sizes yet); bodies are one block of region-free scalar ops.
 // Guarantees: no kernel body holds more than `max-ops` ops (not counting
-//   constants and the yield); every result is the same value as before.
-// Algorithm: the body's ops, in order, are cut into pieces of `max-ops`.
+//   constants and the yield), nor reads more than `max-inputs` values from
+//   outside it unless one op does; every result is the same value as
+//   before.
+// Algorithm: the body's ops, in order, are cut into pieces of `max-ops`,
+//   or shorter where the next op would make a piece read more than
+//   `max-inputs` outside values (inputs, earlier pieces' values).
 //   Each piece but the last becomes a kernel over the same space, reading
 //   only the inputs (and indices) its ops use and writing, as contiguous
 //   tensors over the space, the values later pieces or the yield use; the
@@ -14,10 +18,14 @@
 // Why: LLVM's code generation of one basic block grows faster than the
 //   block (the machine scheduler's live-range walks): a kernel of 8,000
 //   scalar ops took ~1 s to compile, the same work in pieces of 512 a few
-//   ms each. And a long program of repeated structure (a 10^5-step chain,
-//   its gradient) cuts into pieces that are the same kernel, which the
-//   kernel cache (keyed by the kernel's text) compiles once. The price is
-//   one store and one load per value crossing a cut, per `max-ops` ops.
+//   ms each. Inputs cost as much: each is a value live across the loop
+//   (a scalar argument is one per op of a chain `y * c_i`), and a piece of
+//   512 ops reading 509 scalars took 200-350 ms in the register allocator
+//   and schedulers, pieces of 32 a few ms. And a long program of
+//   repeated structure (a 10^5-step chain, its gradient) cuts into pieces
+//   that are the same kernel, which the kernel cache (keyed by the
+//   kernel's text) compiles once. The price is one store and one load per
+//   value crossing a cut, per piece.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/IR/StrataDialect.h"
@@ -27,6 +35,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace strata {
 #define GEN_PASS_DEF_SPLITKERNELS
@@ -54,23 +63,47 @@ bool isElementType(Type t) {
 }
 
 /// Splits `kernel` when its body is longer than `maxOps`; true if it did.
-bool split(KernelOp kernel, int64_t maxOps) {
+bool split(KernelOp kernel, int64_t maxOps, int64_t maxInputs) {
   Block &body = kernel.getBodyBlock();
   unsigned numInputs = kernel.getInputs().size();
-  // Piece of each counted op; constants and the yield have none.
+  // Piece of each counted op; constants and the yield have none. A piece
+  // ends after `maxOps` ops, or before an op that would make it read more
+  // than `maxInputs` values from outside it.
   DenseMap<Operation *, int64_t> pieceOf;
   SmallVector<Operation *> ops;
+  SmallVector<size_t> starts = {0}; // index into `ops` of each piece's first
+  llvm::DenseSet<Value> outside;    // values this piece reads
   for (Operation &op : body.without_terminator()) {
     if (op.getNumRegions())
       return false;
     if (isConstantLike(&op))
       continue;
-    pieceOf[&op] = static_cast<int64_t>(ops.size()) / maxOps;
+    auto readsOutside = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (def && isConstantLike(def))
+        return false;
+      auto it = def ? pieceOf.find(def) : pieceOf.end();
+      return !def || it->second + 1 < static_cast<int64_t>(starts.size());
+    };
+    unsigned added = 0;
+    for (Value v : op.getOperands())
+      added += readsOutside(v) && !outside.contains(v);
+    size_t length = ops.size() - starts.back();
+    if (length == static_cast<size_t>(maxOps) ||
+        (length && outside.size() + added > static_cast<size_t>(maxInputs))) {
+      starts.push_back(ops.size());
+      outside.clear();
+    }
+    for (Value v : op.getOperands())
+      if (readsOutside(v))
+        outside.insert(v);
+    pieceOf[&op] = static_cast<int64_t>(starts.size()) - 1;
     ops.push_back(&op);
   }
-  if (static_cast<int64_t>(ops.size()) <= maxOps)
+  if (starts.size() == 1)
     return false;
-  int64_t last = (static_cast<int64_t>(ops.size()) - 1) / maxOps;
+  int64_t last = static_cast<int64_t>(starts.size()) - 1;
+  starts.push_back(ops.size());
   // The values each piece writes: defined there, used by a later piece.
   SmallVector<SmallVector<Value>> crossing(last);
   for (Operation *op : ops) {
@@ -97,7 +130,7 @@ bool split(KernelOp kernel, int64_t maxOps) {
   DenseMap<Value, Value> written;
   size_t next = 0; // index into `ops`
   for (int64_t p = 0; p <= last; ++p) {
-    size_t end = std::min(ops.size(), next + static_cast<size_t>(maxOps));
+    size_t end = starts[p + 1];
     bool isLast = p == last;
     // Inputs of this piece: original inputs and earlier pieces' tensors,
     // each once, in first-use order; indices if any op reads one.
@@ -204,8 +237,9 @@ struct SplitKernelsPass
     : public strata::impl::SplitKernelsBase<SplitKernelsPass> {
   using SplitKernelsBase::SplitKernelsBase;
   void runOnOperation() override {
-    if (maxOps < 1) {
-      getOperation().emitError("--strata-split-kernels: max-ops must be >= 1");
+    if (maxOps < 1 || maxInputs < 1) {
+      getOperation().emitError(
+          "--strata-split-kernels: max-ops and max-inputs must be >= 1");
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;
@@ -214,7 +248,7 @@ struct SplitKernelsPass
         kernels.push_back(k);
     });
     for (KernelOp k : kernels)
-      split(k, maxOps);
+      split(k, maxOps, maxInputs);
   }
 };
 

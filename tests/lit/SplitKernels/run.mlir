@@ -4,6 +4,7 @@
 // 1, 3, 5, 7 get 2a*a + i, the closed form written below).
 // RUN: strata-opt %s --strata-split-kernels=max-ops=2 | FileCheck %s --check-prefix=IR
 // RUN: strata-opt %s --strata-split-kernels=max-ops=2 | strata-run --engine=jit - | FileCheck %s
+// RUN: strata-opt %s --strata-split-kernels=max-inputs=1 | strata-run --engine=jit - | FileCheck %s
 // RUN: strata-run --engine=jit %s | FileCheck %s
 
 // IR: strata.kernel space [4] ins(%arg0

@@ -1,5 +1,6 @@
 // RUN: strata-opt %s --strata-split-kernels=max-ops=2 -split-input-file | FileCheck %s
 // RUN: strata-opt %s --strata-split-kernels -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: strata-opt %s --strata-split-kernels=max-inputs=2 -split-input-file | FileCheck %s --check-prefix=INS
 
 // Three ops, pieces of two: the first piece writes what the second reads
 // (the product, and the input's own scalar is read again from the input).
@@ -51,4 +52,38 @@ func.func @reduce(%a: !strata.tensor<2x3xf32, strided<[3, 1], offset: 0>>) -> !s
     strata.yield %3 : f32
   } -> !strata.tensor<2xf32, strided<[1], offset: 0>>
   return %k : !strata.tensor<2xf32, strided<[1], offset: 0>>
+}
+
+// -----
+
+// A piece ends before an op that would make it read more than max-inputs
+// values from outside it (each loaded scalar is a live value across the
+// loop: hundreds made LLVM's register allocator the compile's cost).
+// INS-LABEL: func.func @inputs
+// INS: strata.kernel space [4] ins(%arg0, %arg1 : {{.*}}) {
+// INS-NEXT: ^bb0(%[[W:.*]]: f32, %[[X:.*]]: f32):
+// INS-NEXT: %[[S0:.*]] = arith.addf %[[W]], %[[X]] : f32
+// INS-NEXT: strata.yield %[[S0]] : f32
+// INS: strata.kernel space [4] ins(%{{.*}}, %arg2 : {{.*}}) {
+// INS-NEXT: ^bb0(%[[P:.*]]: f32, %[[Y:.*]]: f32):
+// INS-NEXT: arith.addf %[[P]], %[[Y]] : f32
+// INS: strata.kernel space [4] ins(%{{.*}}, %arg3 : {{.*}}) {
+// INS-NEXT: ^bb0(%[[Q:.*]]: f32, %[[Z:.*]]: f32):
+// INS-NEXT: arith.mulf %[[Q]], %[[Z]] : f32
+// INS-NEXT: arith.mulf
+// INS-NEXT: strata.yield
+// INS-NOT: strata.kernel
+// DEFAULT-LABEL: func.func @inputs
+// DEFAULT: strata.kernel
+// DEFAULT-NOT: strata.kernel
+func.func @inputs(%a: !strata.tensor<4xf32, strided<[1], offset: 0>>, %b: !strata.tensor<4xf32, strided<[1], offset: 0>>, %c: !strata.tensor<4xf32, strided<[1], offset: 0>>, %d: !strata.tensor<4xf32, strided<[1], offset: 0>>) -> !strata.tensor<4xf32, strided<[1], offset: 0>> {
+  %k = strata.kernel space [4] ins(%a, %b, %c, %d : !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4xf32, strided<[1], offset: 0>>) {
+  ^bb0(%w: f32, %x: f32, %y: f32, %z: f32):
+    %0 = arith.addf %w, %x : f32
+    %1 = arith.addf %0, %y : f32
+    %2 = arith.mulf %1, %z : f32
+    %3 = arith.mulf %2, %2 : f32
+    strata.yield %3 : f32
+  } -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+  return %k : !strata.tensor<4xf32, strided<[1], offset: 0>>
 }

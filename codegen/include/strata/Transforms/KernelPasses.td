@@ -113,7 +113,9 @@ def SplitKernels : Pass<"strata-split-kernels", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", /*default=*/"512",
-           "The most scalar ops one kernel body may hold">
+           "The most scalar ops one kernel body may hold">,
+    Option<"maxInputs", "max-inputs", "int64_t", /*default=*/"32",
+           "The most values from outside a piece that one piece may read">
   ];
   let dependentDialects = ["::strata::ir::StrataDialect"];
 }
