@@ -18,7 +18,8 @@
 // seconds (on a shared machine wall time includes other processes' turns),
 // µs per op and the log-log slope of time against n (targets: <= 5 µs/op
 // at 10^5, slope <= 1.1). Arguments: the largest n (default 100000),
-// --min N (default 100), --only WORKLOAD, --no-torch, --markdown FILE.
+// --min N (default 100), or --sizes N,N,... (in that order, one process);
+// --only WORKLOAD, --no-torch, --markdown FILE.
 //
 //===----------------------------------------------------------------------===//
 #include <strata/strata.h>
@@ -162,9 +163,11 @@ const Workload kWorkloads[] = {
 
 /// PyTorch's seconds per (workload, n): benchmarks/linear_cost_torch.py.
 std::map<std::pair<std::string, int64_t>, double>
-torchTimes(const std::string &script, int64_t maxN) {
+torchTimes(const std::string &script, const std::string &sizes,
+           const std::string &only) {
   std::map<std::pair<std::string, int64_t>, double> times;
-  std::string cmd = "/usr/bin/python3 " + script + " " + std::to_string(maxN);
+  std::string cmd = "/usr/bin/python3 " + script + " " + sizes +
+                    (only.empty() ? "" : " " + only);
   FILE *p = popen(cmd.c_str(), "r");
   if (!p)
     return times;
@@ -181,7 +184,7 @@ torchTimes(const std::string &script, int64_t maxN) {
 
 int main(int argc, char **argv) {
   int64_t minN = 100, maxN = 100000;
-  std::string markdown, only;
+  std::string markdown, only, sizeList;
   bool withTorch = true;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--markdown") && i + 1 < argc)
@@ -190,6 +193,8 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!strcmp(argv[i], "--min") && i + 1 < argc)
       minN = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+      sizeList = argv[++i];
     else if (!strcmp(argv[i], "--no-torch"))
       withTorch = false;
     else
@@ -204,14 +209,30 @@ int main(int argc, char **argv) {
       setenv("STRATA_CACHE_DIR", tmpl, 1);
     }
   }
-  std::map<std::pair<std::string, int64_t>, double> torch;
-  if (withTorch)
-    torch =
-        torchTimes(STRATA_SOURCE_DIR "/benchmarks/linear_cost_torch.py", maxN);
 
   std::vector<int64_t> sizes;
-  for (int64_t n = minN; n <= maxN; n *= 10)
+  for (const char *p = sizeList.c_str(); *p;) {
+    char *end;
+    long long n = strtoll(p, &end, 10);
+    if (end == p || n < 1) {
+      fprintf(stderr, "linear-cost: --sizes wants n,n,... (n >= 1), got '%s'\n",
+              sizeList.c_str());
+      return 2;
+    }
     sizes.push_back(n);
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (sizes.empty())
+    for (int64_t n = minN; n <= maxN; n *= 10)
+      sizes.push_back(n);
+  std::map<std::pair<std::string, int64_t>, double> torch;
+  if (withTorch) {
+    std::string list;
+    for (int64_t n : sizes)
+      list += (list.empty() ? "" : ",") + std::to_string(n);
+    torch = torchTimes(STRATA_SOURCE_DIR "/benchmarks/linear_cost_torch.py",
+                       list, only);
+  }
   std::string table =
       "| workload | n | strata wall s | CPU s | µs/op | programs | compiles "
       "| PyTorch wall s | µs/op |\n|---|---|---|---|---|---|---|---|---|\n";

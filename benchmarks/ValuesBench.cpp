@@ -47,8 +47,12 @@ namespace {
 struct Result {
   int64_t firstCompiles = 0, laterCompiles = 0;
   double medianUs = 0;
+  /// RSS growth from after the first step to after the last, in MB.
+  double rssGrowthMb = 0;
   bool ok = true;
 };
+
+int64_t rssBytes();
 
 template <typename Step> Result measure(int steps, Step step) {
   Result r;
@@ -61,16 +65,19 @@ template <typename Step> Result measure(int steps, Step step) {
                      std::chrono::steady_clock::now() - start)
                      .count());
     (i ? r.laterCompiles : r.firstCompiles) += eval_stats().compiles - before;
+    if (i == 0)
+      r.rssGrowthMb = -static_cast<double>(rssBytes());
   }
+  r.rssGrowthMb = (r.rssGrowthMb + static_cast<double>(rssBytes())) / 1048576.0;
   std::sort(us.begin() + 1, us.end());
   r.medianUs = us[1 + (us.size() - 1) / 2];
   return r;
 }
 
 void print(const char *name, const Result &r, int steps) {
-  printf("| %s | %d | %lld | %lld | %.1f | %s |\n", name, steps,
+  printf("| %s | %d | %lld | %lld | %.1f | %+.1f | %s |\n", name, steps,
          static_cast<long long>(r.firstCompiles),
-         static_cast<long long>(r.laterCompiles), r.medianUs,
+         static_cast<long long>(r.laterCompiles), r.medianUs, r.rssGrowthMb,
          r.ok ? "yes" : "NO");
 }
 
@@ -231,8 +238,8 @@ int main(int argc, char **argv) {
   const int64_t n = 1 << 16;
   manual_seed(1);
   printf("| workload | steps | compiles, first step | compiles, later steps "
-         "| median us per later step | values match |\n|---|---:|---:|---:|"
-         "---:|---|\n");
+         "| median us per later step | RSS growth after step 1, MB | values match "
+         "|\n|---|---:|---:|---:|---:|---:|---|\n");
   {
     Tensor w = rand({n}), g = rand({n});
     std::vector<float> wv = w.to_vector<float>(), gv = g.to_vector<float>();

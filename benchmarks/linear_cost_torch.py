@@ -1,7 +1,9 @@
 """PyTorch eager on LinearCost.cpp's workloads: prints "name n seconds" lines.
 
 Run by strata-bench-linear (benchmarks/LinearCost.cpp) with /usr/bin/python3;
-argument: the largest n. Same workloads, sizes and checks as the C++ side.
+arguments: the sizes, comma-separated (or one number, the largest n of
+100, 1000, ...), and optionally one workload's name. Same workloads, sizes
+and checks as the C++ side.
 """
 import sys
 import time
@@ -59,18 +61,26 @@ def backward_inplace(n):
 
 
 def main():
-    max_n = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+    arg = sys.argv[1] if len(sys.argv) > 1 else "100000"
+    if "," in arg:
+        sizes = [int(n) for n in arg.split(",")]
+    else:
+        sizes, n = [], 100
+        while n <= int(arg):
+            sizes.append(n)
+            n *= 10
+    only = sys.argv[2] if len(sys.argv) > 2 else None
     work = [("chain", chain), ("add_", add_inplace), ("eval", wide_eval),
             ("backward", backward), ("backward_", backward_inplace)]
     for name, f in work:
+        if only and name != only:
+            continue
         f(10)  # warm-up
-        n = 100
-        while n <= max_n:
+        for n in sizes:
             t0 = time.perf_counter()
             f(n)
             t = time.perf_counter() - t0
             print(name, n, "%.6f" % t, flush=True)
-            n *= 10
 
 
 if __name__ == "__main__":

@@ -63,7 +63,9 @@ struct Walk {
   uint64_t structure = 0xcbf29ce484222325ull;
   bool onCpu = true;
 
-  explicit Walk(const Operand &edge);
+  /// `hash`: whether to compute `structure` (only a graph that may run
+  /// as one program needs it).
+  Walk(const Operand &edge, bool hash);
 
 private:
   void mix(uint64_t v) {
@@ -104,7 +106,7 @@ private:
   uint64_t nextId = 0;
 };
 
-Walk::Walk(const Operand &edge) {
+Walk::Walk(const Operand &edge, bool hash) {
   std::vector<std::pair<Node *, size_t>> stack; // (op, next input)
   auto reachNode = [&](Node *n, bool constant) {
     if (!(constant && n->buffer) && firstReach(n))
@@ -131,7 +133,8 @@ Walk::Walk(const Operand &edge) {
     }
     if (n->requiresGrad)
       ops.push_back(n);
-    mixNode(*n, inputs);
+    if (hash)
+      mixNode(*n, inputs);
     stack.pop_back();
   }
 }
@@ -442,9 +445,13 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   // the evaluations below, which count a node's references.)
   std::vector<Node *> ops;
   {
-    Walk walk(edge);
+    // (The structure is hashed only for a graph short enough to run as
+    // one program: a second walk, short; a long one's hash was a tenth of
+    // its segmented backward.)
+    Walk walk(edge, /*hash=*/false);
     if (walk.ops.size() < 2 * segmentOps() || !walk.onCpu ||
-        (walk.ops.size() <= kOneProgramOps && seenBefore(walk.structure)))
+        (walk.ops.size() <= kOneProgramOps &&
+         seenBefore(Walk(edge, /*hash=*/true).structure)))
       return false;
     ops = std::move(walk.ops);
   }
