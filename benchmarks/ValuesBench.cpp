@@ -237,9 +237,10 @@ int main(int argc, char **argv) {
   int steps = argc > 1 ? atoi(argv[1]) : 300;
   const int64_t n = 1 << 16;
   manual_seed(1);
-  printf("| workload | steps | compiles, first step | compiles, later steps "
-         "| median us per later step | RSS growth after step 1, MB | values match "
-         "|\n|---|---:|---:|---:|---:|---:|---|\n");
+  printf(
+      "| workload | steps | compiles, first step | compiles, later steps "
+      "| median us per later step | RSS growth after step 1, MB | values match "
+      "|\n|---|---:|---:|---:|---:|---:|---|\n");
   {
     Tensor w = rand({n}), g = rand({n});
     std::vector<float> wv = w.to_vector<float>(), gv = g.to_vector<float>();
