@@ -2,10 +2,10 @@
 //
 // The cost guards of docs/performance.md "Cost against program length",
 // checked by counts, not by time: a long program is cut into pieces of one
-// structure (pending chains at kMaxPendingDepth, kernel bodies at 512 ops by
-// --strata-split-kernels), so the number of distinct programs and kernels
-// built stays bounded while the program grows; every result is checked
-// against the same recurrence computed in the test.
+// structure (pending chains at kMaxPendingDepth, kernel bodies at 512 ops
+// or 32 outside values by --strata-split-kernels), so the number of distinct
+// programs and kernels built stays bounded while the program grows; every
+// result is checked against the same recurrence computed in the test.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/JIT/Jit.h"
@@ -59,6 +59,55 @@ TEST(LinearCost, LongChainBuildsABoundedSetOfKernels) {
       EXPECT_GE(st.kernels, 40000 / 512) << "kernels were not split";
     }
   }
+}
+
+TEST(LinearCost, KernelsOfManyInputsAreCutAndStayRight) {
+  // One fused kernel reading 60 tensors (strided, transposed, broadcast
+  // views) and 120 scalars, ending in a sum over rows: cut into pieces of
+  // at most 32 outside values (--strata-split-kernels max-inputs), the
+  // last keeping the reduction. Checked against the same f32 recurrence
+  // in plain C++ (elementwise bit for bit; the sum in double, to 1e-5).
+  const int64_t rows = 5, cols = 7, numInputs = 60;
+  std::vector<Tensor> ins;
+  std::vector<std::vector<float>> vals; // row-major [rows][cols] each
+  for (int64_t k = 0; k < numInputs; ++k) {
+    Tensor base = arange(rows * cols * 2).to(kFloat32) * (0.01 * (k + 1));
+    Tensor v;
+    switch (k % 3) {
+    case 0: // every other element: stride 2
+      v = base.view({rows, cols * 2}).narrow(1, 1, cols);
+      break;
+    case 1: // a transposed view
+      v = base.narrow(0, 0, rows * cols).view({cols, rows}).t();
+      break;
+    default: // a broadcast row
+      v = base.narrow(0, k, cols).expand({rows, cols});
+    }
+    ins.push_back(v);
+    vals.push_back(v.contiguous().to_vector<float>());
+  }
+  Tensor y = zeros({rows, cols});
+  std::vector<float> want(rows * cols, 0.0f);
+  for (int64_t k = 0; k < numInputs; ++k) {
+    double a = 1.0 + 0.001 * k, b = 0.5 / (k + 1);
+    y = (y * a + ins[k]) - b;
+    for (int64_t e = 0; e < rows * cols; ++e)
+      want[e] = (want[e] * static_cast<float>(a) + vals[k][e]) -
+                static_cast<float>(b);
+  }
+  reset();
+  Tensor rowSums = y.sum(1);
+  std::vector<float> got = rowSums.to_vector<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    double w = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      w += want[r * cols + c];
+    EXPECT_NEAR(got[r], w, 1e-5 * std::fabs(w)) << "row " << r;
+  }
+  EXPECT_GE(eval_stats().kernels, (numInputs + 2 * numInputs) / 32)
+      << "the kernel was not cut";
+  std::vector<float> all = y.to_vector<float>();
+  EXPECT_EQ(all, want);
 }
 
 TEST(LinearCost, DeepBackwardBuildsABoundedSetOfKernels) {
