@@ -19,7 +19,8 @@
 // µs per op and the log-log slope of time against n (targets: <= 5 µs/op
 // at 10^5, slope <= 1.1). Arguments: the largest n (default 100000),
 // --min N (default 100), or --sizes N,N,... (in that order, one process);
-// --only WORKLOAD, --no-torch, --markdown FILE.
+// --only WORKLOAD, --no-torch, --markdown FILE; --repeat R runs each size R
+// times (later steps printed below its row).
 //
 //===----------------------------------------------------------------------===//
 #include <strata/strata.h>
@@ -186,6 +187,7 @@ int main(int argc, char **argv) {
   int64_t minN = 100, maxN = 100000;
   std::string markdown, only, sizeList;
   bool withTorch = true;
+  int repeat = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--markdown") && i + 1 < argc)
       markdown = argv[++i];
@@ -195,6 +197,8 @@ int main(int argc, char **argv) {
       minN = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
       sizeList = argv[++i];
+    else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-torch"))
       withTorch = false;
     else
@@ -263,6 +267,18 @@ int main(int argc, char **argv) {
                static_cast<long long>(st.compiles), pt, pt / n * 1e6);
       table += row;
       printf("%s", row);
+      // --repeat R: the same n again in this process (a training loop's
+      // later steps: what is prepared stays prepared), not in the table.
+      for (int k = 1; k < repeat; ++k) {
+        reset_eval_stats();
+        Times again = seconds([&] { w.run(n); });
+        EvalStats sa = eval_stats();
+        printf("  %s n=%lld step %d: wall %.3f s, CPU %.3f s, %lld programs, "
+               "%lld compiles\n",
+               w.name, static_cast<long long>(n), k + 1, again.wall, again.cpu,
+               static_cast<long long>(sa.programs),
+               static_cast<long long>(sa.compiles));
+      }
       fflush(stdout);
     }
     double perOp = walls.back() / sizes.back() * 1e6;
