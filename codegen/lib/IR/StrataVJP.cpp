@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "VJPBuilders.h"
+#include "strata/Transforms/KernelPasses.h"
 
 #include <utility>
 
@@ -296,8 +297,10 @@ LogicalResult rule(MeanOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   if (in.getNumElements() == 0)
     count = 0;
   Value e = gb.expandReduced(g[0], in.getShape(), op.getDims());
-  out.push_back(
-      {op.getInput(), gb.div(e, gb.fill(double(count), in.getElementType()))});
+  // A size value (kSizeValueAttrName): the kernel reads it at run time.
+  Value n = gb.fill(double(count), in.getElementType());
+  n.getDefiningOp()->setAttr(strata::kSizeValueAttrName, gb.b.getUnitAttr());
+  out.push_back({op.getInput(), gb.div(e, n)});
   return success();
 }
 

@@ -30,9 +30,12 @@ using namespace strata::ir;
 using llvm::Value;
 /// The ABI's outermost range of scan kernel `k` (KernelToLLVMScan.cpp).
 int64_t scanOuterSize(KernelOp k);
-/// The ABI's %dims of a kernel with loop nest `nest`
+/// The ABI's %dims of kernel `k` with loop nest `nest`
 /// (KernelToLLVMDynamic.cpp).
-std::vector<int64_t> kernelDims(const KernelOp::LoopNest &nest);
+std::vector<int64_t> kernelDims(KernelOp k, const KernelOp::LoopNest &nest);
+/// The constants of `k`'s body that are size values (kSizeValueAttrName)
+/// of f32 or f64, in body order: the last entries of %dims hold their bits.
+llvm::SmallVector<mlir::arith::ConstantOp> sizeValueConstants(KernelOp k);
 
 /// Emits one strata.kernel as an LLVM function (KernelToLLVM.h's ABI).
 class Emitter {
@@ -259,6 +262,13 @@ private:
   /// The key's loop nest: the values the code has as constants, `?` for
   /// those it reads from %dims.
   void printNest(llvm::raw_ostream &os);
+  /// The key's body: as printed, but without the size values' values.
+  void printBody(llvm::raw_ostream &os);
+  /// The body's size values (sizeValueConstants) that this kernel reads
+  /// from %dims (every kernel, unless dynamic shapes are off), and their
+  /// values as loaded at entry.
+  llvm::SmallVector<mlir::arith::ConstantOp> sizeValueOps;
+  llvm::DenseMap<mlir::Operation *, Value *> sizeValues;
   Value *offset(Value *index, int64_t elements) {
     return elements ? b.CreateAdd(index, b.getInt64(elements)) : index;
   }

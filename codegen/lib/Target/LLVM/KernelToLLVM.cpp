@@ -370,8 +370,7 @@ std::string Emitter::codeKey() {
   for (const EmitLoop &l : loops)
     os << " " << l.dim << ":" << static_cast<int>(l.kind);
   os << "\nbody\n";
-  mlir::AsmState state(k, mlir::OpPrintingFlags().useLocalScope());
-  k.getBodyBlock().print(os, state);
+  printBody(os);
   return os.str();
 }
 
@@ -473,7 +472,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
   for (int64_t s : nest.sizes)
     info.numPoints *= s;
   info.outerReduced.assign(k.getNumResults(), false);
-  info.dims = detail::kernelDims(nest);
+  info.dims = detail::kernelDims(k, nest);
   if (nest.sizes.empty())
     return info;
   info.outerSize = nest.sizes[0];
@@ -498,7 +497,7 @@ strata::codegen::getLaunchInfo(mlir::Operation *kernelOp) {
 /// hash of this file's source (jit/CMakeLists.txt), so a forgotten bump
 /// still never serves stale code; this id is for tools without that hash.
 const char *strata::codegen::emitterBuildId() {
-  return "kernel-to-llvm-9 (non-temporal stores, tile vector accumulators, "
+  return "kernel-to-llvm-10 (non-temporal stores, tile vector accumulators, "
          "next-tile prefetch, cascade sums, scans, invariant loads, dynamic "
-         "sizes in %dims)";
+         "sizes and size values in %dims)";
 }

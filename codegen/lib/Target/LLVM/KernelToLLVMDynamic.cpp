@@ -17,12 +17,20 @@
 //   kMaxScratch elements (planCascade's bound). Plan decisions that read sizes
 //   (whether to tile, scratch rows, non-temporal stores) are in the key too, so
 //   a size that changes the plan changes the kernel.
+//   In every kernel (dynamic shapes on), the body's size values — float
+//   constants marked kSizeValueAttrName, a mean's count — are read from the
+//   end of %dims as their bits, and the key prints them without their value:
+//   a mean over T divides by T loaded at run time, the same IEEE division
+//   as by the constant, so one compiled kernel serves every T.
 // Algorithm: planDynamic decides; loadDims loads the values; sizeValue and
-//   strideValue (Emitter.h) hand out a loaded value or a constant.
+//   strideValue (Emitter.h) hand out a loaded value or a constant;
+//   emitConstant takes a size value's loaded value.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 #include "strata/Runtime/Settings.h"
+
+#include "mlir/IR/AsmState.h"
 
 using namespace strata::codegen::detail;
 
@@ -31,9 +39,26 @@ void Emitter::planDynamic() {
   // [begin, end) already, its offsets those of the program's windows), and
   // loaded offsets cost LLVM's alias analysis: a 512-op chain's kernels
   // took 50% longer to compile (strata-bench-linear --only chain).
-  dynamic = strata::runtime::settings::dynamicShapes() && !k.isScan() &&
-            !k.getIndexMap() && tiledDim < 0 && ntOp < 0 &&
+  bool on = strata::runtime::settings::dynamicShapes();
+  dynamic = on && !k.isScan() && !k.getIndexMap() && tiledDim < 0 && ntOp < 0 &&
             nest.sizes.size() >= 2;
+  // A size value is one load at entry in any kernel: the division by a
+  // mean's count sits in whatever kernel consumes the sum, often one of
+  // one loop (`x.mean(1).sum()`).
+  sizeValueOps.clear();
+  if (on)
+    sizeValueOps = sizeValueConstants(k);
+}
+
+llvm::SmallVector<mlir::arith::ConstantOp>
+strata::codegen::detail::sizeValueConstants(KernelOp k) {
+  llvm::SmallVector<mlir::arith::ConstantOp> out;
+  for (mlir::Operation &op : k.getBodyBlock())
+    if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op))
+      if (c->hasAttr(kSizeValueAttrName) &&
+          (c.getType().isF32() || c.getType().isF64()))
+        out.push_back(c);
+  return out;
 }
 
 bool Emitter::staticSize(size_t d) const {
@@ -51,6 +76,17 @@ void Emitter::loadDims(Value *dims, llvm::SmallVectorImpl<Value *> &offsets) {
                    llvm::MDNode::get(ctx, {}));
     return v;
   };
+  // The size values: their bits, after the offsets.
+  sizeValues.clear();
+  for (size_t j = 0; j < sizeValueOps.size(); ++j) {
+    Value *bits = at(n + numOps * n + numOps + j);
+    mlir::arith::ConstantOp c = sizeValueOps[j];
+    sizeValues[c.getOperation()] =
+        c.getType().isF64()
+            ? b.CreateBitCast(bits, b.getDoubleTy())
+            : b.CreateBitCast(b.CreateTrunc(bits, b.getInt32Ty()),
+                              b.getFloatTy());
+  }
   offsets.clear();
   if (!dynamic) {
     for (size_t op = 0; op < numOps; ++op)
@@ -71,11 +107,16 @@ void Emitter::loadDims(Value *dims, llvm::SmallVectorImpl<Value *> &offsets) {
 }
 
 std::vector<int64_t> strata::codegen::detail::kernelDims(
-    const strata::ir::KernelOp::LoopNest &nest) {
+    KernelOp k, const strata::ir::KernelOp::LoopNest &nest) {
   std::vector<int64_t> dims(nest.sizes);
   for (const auto &st : nest.strides)
     dims.insert(dims.end(), st.begin(), st.end());
   dims.insert(dims.end(), nest.offsets.begin(), nest.offsets.end());
+  for (mlir::arith::ConstantOp c : sizeValueConstants(k)) {
+    llvm::APInt bits =
+        c.getValue().cast<mlir::FloatAttr>().getValue().bitcastToAPInt();
+    dims.push_back(static_cast<int64_t>(bits.getZExtValue()));
+  }
   return dims;
 }
 
@@ -107,4 +148,29 @@ void Emitter::printNest(llvm::raw_ostream &os) {
     value(nest.offsets[op], !dynamic);
   }
   os << "]";
+}
+
+void Emitter::printBody(llvm::raw_ostream &os) {
+  mlir::AsmState state(k, mlir::OpPrintingFlags().useLocalScope());
+  mlir::Block &body = k.getBodyBlock();
+  if (sizeValueOps.empty()) {
+    body.print(os, state);
+    return;
+  }
+  os << "arguments";
+  for (mlir::BlockArgument a : body.getArguments()) {
+    os << " ";
+    a.printAsOperand(os, state);
+    os << ": " << a.getType();
+  }
+  for (mlir::Operation &op : body) {
+    os << "\n";
+    auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op);
+    if (c && llvm::is_contained(sizeValueOps, c)) {
+      op.getResult(0).printAsOperand(os, state);
+      os << " = size value : " << op.getResult(0).getType();
+      continue;
+    }
+    op.print(os, state);
+  }
 }

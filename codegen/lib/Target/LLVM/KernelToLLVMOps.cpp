@@ -211,6 +211,8 @@ Value *Emitter::emitOp(mlir::Operation &op, std::string &error) {
 }
 
 Value *Emitter::emitConstant(mlir::arith::ConstantOp c) {
+  if (Value *v = sizeValues.lookup(c.getOperation())) // (loaded from %dims)
+    return lanes ? b.CreateVectorSplat(lanes, v) : v;
   llvm::Type *t = valueType(c.getType());
   if (auto fa = c.getValue().dyn_cast<mlir::FloatAttr>())
     return llvm::ConstantFP::get(t, fa.getValueAsDouble());

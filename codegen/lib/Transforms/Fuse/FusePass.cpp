@@ -80,10 +80,29 @@ void eraseDeadViews(Value v) {
 struct FusePass : public strata::impl::FuseBase<FusePass> {
   using FuseBase::FuseBase;
 
+  /// The f32 cast that is the only user of f64 mean `m` when
+  /// --strata-widen-sums made the pair of an f32 mean (`m` reads a cast
+  /// marked kCascadeAttrName); null otherwise.
+  static CastOp narrowingCastOf(MeanOp m) {
+    auto wide = m.getInput().getDefiningOp<CastOp>();
+    if (!wide || !wide->hasAttr(strata::kCascadeAttrName) || !m->hasOneUse())
+      return {};
+    auto narrow = dyn_cast<CastOp>(*m->user_begin());
+    if (!narrow || !tensorType(narrow.getResult()).getElementType().isF32())
+      return {};
+    return narrow;
+  }
+
   /// mean as PyTorch's CPU mean computes it: sum(x), then one division by
-  /// the count (summing x / n rounds otherwise: the f64 mean of six ones
-  /// was 1 - 2^-53, and pow of a negative base by it NaN). The division
-  /// fuses into the reduction's consumers; an empty mean is 0 / 0 = NaN.
+  /// the count in the mean's dtype (summing x / n rounds otherwise: the
+  /// f64 mean of six ones was 1 - 2^-53, and pow of a negative base by it
+  /// NaN). An f32 mean (widened: cast(f64 mean(cast x))) rounds its f64 sum
+  /// to f32 and divides that by the count as an f32, as PyTorch divides its
+  /// f32 sum (2^24 + 1 elements: by 2^24). The division fuses into the
+  /// reduction's consumers; an empty mean is 0 / 0 = NaN. The count is
+  /// marked a size value (kSizeValueAttrName): the LLVM kernels that
+  /// divide by it read it at run time, so a new size of the reduced dims
+  /// compiles nothing.
   void splitMeans() {
     SmallVector<MeanOp> means;
     getOperation().walk([&](MeanOp m) {
@@ -103,20 +122,33 @@ struct FusePass : public strata::impl::FuseBase<FusePass> {
           count *= in.getShape()[d];
       OpBuilder b(m);
       Location loc = m.getLoc();
-      Type element = tensorType(m.getResult()).getElementType();
+      Operation *replaced = m; // (or its narrowing cast)
+      SmallVector<Operation *> made;
       Value sum = b.create<SumOp>(loc, m.getInput(), m.getDimsAttr(),
                                   m.getKeepdimAttr());
-      Value n =
+      made.push_back(sum.getDefiningOp());
+      if (CastOp narrow = narrowingCastOf(m)) {
+        sum = b.create<CastOp>(loc, narrow.getType(), sum);
+        made.push_back(sum.getDefiningOp());
+        replaced = narrow;
+      }
+      Type element = tensorType(sum).getElementType();
+      auto n =
           b.create<FillOp>(loc, StridedTensorType::getContiguous(element, {}),
                            b.getF64FloatAttr(double(count)));
+      n->setAttr(strata::kSizeValueAttrName, b.getUnitAttr());
+      made.push_back(n);
       auto div = b.create<DivOp>(loc, sum, n);
-      if (div.getType() != m.getType()) { // (not expected: keep the mean)
-        div.erase();
-        n.getDefiningOp()->erase();
-        sum.getDefiningOp()->erase();
+      made.push_back(div);
+      if (div.getType() != replaced->getResult(0).getType()) {
+        // (not expected: keep the mean)
+        for (Operation *op : llvm::reverse(made))
+          op->erase();
         continue;
       }
-      m.getResult().replaceAllUsesWith(div.getResult());
+      replaced->getResult(0).replaceAllUsesWith(div.getResult());
+      if (replaced != m)
+        replaced->erase();
       m.erase();
     }
   }

@@ -11,6 +11,7 @@
 #include "Fuse.h"
 #include "strata/IR/ScalarBuilder.h"
 #include "strata/IR/StrataDialect.h"
+#include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -146,8 +147,13 @@ public:
   /// (its offset plus each space index times its stride there).
   Value generated(Value v, Operation *generator) {
     Type element = tensorType(v).getElementType();
-    if (auto fill = dyn_cast<FillOp>(generator))
-      return scalar.constant(element, fill.getValue());
+    if (auto fill = dyn_cast<FillOp>(generator)) {
+      Value c = scalar.constant(element, fill.getValue());
+      if (fill->hasAttr(strata::kSizeValueAttrName) && element.isa<FloatType>())
+        c.getDefiningOp()->setAttr(strata::kSizeValueAttrName,
+                                   inner.getUnitAttr());
+      return c;
+    }
     auto l = strata::layout::expand(tensorType(v).getLayout(), space);
     assert(l.ok() && "fusion broadcasts to broadcast shapes only");
     Type i64 = inner.getI64Type();

@@ -7,8 +7,10 @@
 // i (inputs, results, dest, as in KernelOp::getLoopNest), [begin, end) is
 // the range of the outermost loop this call runs and %dims the kernel's
 // loop nest as i64 values (KernelLaunchInfo::dims: every loop's trip count,
-// then each operand's strides, then each operand's offset). A static kernel
-// has its sizes, strides and offsets as constants and ignores %dims; a
+// then each operand's strides, then each operand's offset, then the bits of
+// each size value of the body: kSizeValueAttrName). A static kernel
+// has its sizes, strides and offsets as constants and reads from %dims only
+// its size values; a
 // dynamic one (a plain loop plan: docs/design.md, "Sizes") reads from it
 // every value that is not a fact of its layout class, so one compiled
 // function serves every size of that class.
@@ -73,7 +75,8 @@ struct KernelLaunchInfo {
   /// The kernel must run as one call (an indexed store: index_map).
   bool serial = false;
   /// The %dims argument of every call (the ABI above): the loop nest's
-  /// trip counts, then operand-major strides, then offsets.
+  /// trip counts, then operand-major strides, then offsets, then the body's
+  /// size values (their bits: a mean's count).
   std::vector<int64_t> dims;
 };
 KernelLaunchInfo getLaunchInfo(mlir::Operation *kernelOp);
