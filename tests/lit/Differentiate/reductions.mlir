@@ -1,10 +1,11 @@
 // Reduction and matmul VJPs.
 // RUN: strata-opt --strata-differentiate -split-input-file %s | FileCheck %s
 
-// mean -> the gradient broadcast back (stride 0), divided by the count.
+// mean -> the gradient broadcast back (stride 0), divided by the count (a
+// size value: the LLVM kernel reads it at run time).
 // CHECK-LABEL: func.func @mean
 // (The returned gradient's elementwise ops are rebuilt on folded reads.)
-// CHECK: %[[N:.*]] = strata.fill 4.0
+// CHECK: %[[N:.*]] = strata.fill 4.0{{.*}} {strata.size_value}
 // CHECK: %[[E:.*]] = strata.strided_view %arg1 {{.*}} -> !strata.tensor<3x4xf32, strided<[1, 0], offset: 0>>
 // CHECK: strata.div %[[E]], %[[N]]
 func.func @mean(%x: !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>) -> !strata.tensor<3xf32, strided<[1], offset: 0>> attributes {strata.wrt = array<i64: 0>} {
