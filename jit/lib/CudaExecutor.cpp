@@ -202,11 +202,15 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
   if (info.numPoints > 0) {
     const Loaded &loaded = *compiled.loaded;
     long long outerSize = info.outerSize; // (the entries' `n0`)
+    // A dynamic kernel's inner sizes, strides and offsets (after n0).
+    std::vector<long long> dims(info.dimArgs.begin(), info.dimArgs.end());
     std::vector<void *> params;
     for (rt::DevicePtr &p : ptrs)
       params.push_back(&p);
     if (info.outerArg)
       params.push_back(&outerSize);
+    for (long long &d : dims)
+      params.push_back(&d);
     if (seconds && !(e = driver.recordEvent(events[0])).empty())
       return e;
     if (!(e = driver.launch(loaded.fn, info.gridX, info.blockX, info.blockY,

@@ -54,6 +54,11 @@ static std::string cudaText(strata::ir::KernelOp kernel, bool ptx,
        << info.blockY;
     if (info.outerArg)
       os << " n0 " << info.outerSize;
+    if (!info.dimArgs.empty()) {
+      os << " dims";
+      for (int64_t d : info.dimArgs)
+        os << " " << d;
+    }
     if (info.splits > 1)
       os << " splits " << info.splits << ", then " << info.finishName
          << " grid " << info.finishGrid << " block " << info.finishBlock;

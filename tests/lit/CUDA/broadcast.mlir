@@ -1,4 +1,6 @@
-// RUN: strata-translate --emit-cuda %s | FileCheck %s
+// (The static forms: STRATA_DYNAMIC_SHAPES=0; the dynamic ones of kernels
+// of two loops or more, sizes as parameters: inner-size.mlir.)
+// RUN: env STRATA_DYNAMIC_SHAPES=0 strata-translate --emit-cuda %s | FileCheck %s
 // Broadcast operands (stride 0) are loaded once per vector of 4 points.
 
 // CHECK-LABEL: // kernel 0

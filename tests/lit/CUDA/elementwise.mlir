@@ -1,4 +1,6 @@
-// RUN: strata-translate --emit-cuda %s | FileCheck %s
+// (The static forms: STRATA_DYNAMIC_SHAPES=0; the dynamic ones of kernels
+// of two loops or more, sizes as parameters: inner-size.mlir.)
+// RUN: env STRATA_DYNAMIC_SHAPES=0 strata-translate --emit-cuda %s | FileCheck %s
 // Elementwise kernels: aligned unit-stride operands move as 4-element
 // vectors; a misaligned offset falls back to one point per thread; sizes
 // beyond 2^31 switch the index arithmetic to 64 bits. The outermost trip

@@ -49,6 +49,24 @@ private:
   /// Whether loop `d`'s trip count is the run-time `size0` (the entry's
   /// `n0`), not a constant.
   bool isDynamic(size_t d) const { return dynamic && d == 0; }
+  /// Dynamic inner sizes (KernelToCUDADynamic.cpp): whether loop `d`'s trip
+  /// count (`sz<d>`), a stride `s` (`st<op>_<d>`) and the offsets
+  /// (`off<op>`)
+  /// are parameters; their C expressions; the parameters and their locals.
+  bool dynSize(size_t d) const {
+    return innerDynamic && d > 0 && nest.sizes[d] != 1;
+  }
+  bool dynStride(int64_t st) const {
+    return innerDynamic && st != 0 && st != 1 && st != -1;
+  }
+  std::string sizeOf(size_t d) const {
+    return isDynamic(d) ? "size0"
+           : dynSize(d) ? "sz" + str(d)
+                        : str(nest.sizes[d]);
+  }
+  void planInnerDims();
+  void declareInnerDims();
+  std::string loopsText() const;
   /// The C expression of the product of the trip counts of `dims` (with
   /// `divisor` dividing the constant part, which it must divide).
   std::string product(const std::vector<size_t> &dims,
@@ -109,6 +127,10 @@ private:
   /// The outermost trip count is the entry's parameter `n0` (every kind
   /// but scans, when there is a loop): it is in no line of the source.
   bool dynamic = false;
+  /// A pointwise or vectorized kernel of two loops or more whose inner
+  /// sizes, strides and offsets are parameters (dimNames, out.dimArgs).
+  bool innerDynamic = false;
+  std::vector<std::string> dimNames;
   /// A reduction keeps the outermost loop (its outputs depend on `size0`).
   bool keptOuter = false;
   std::string idx = "int", src, name;

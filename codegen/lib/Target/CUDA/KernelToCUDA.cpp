@@ -43,30 +43,24 @@ using namespace strata::codegen;
 using namespace strata::codegen::cuda;
 namespace c = strata::codegen::cuda;
 
-namespace {
-/// The loop sizes as the source's comment shows them.
-std::string list(const std::vector<int64_t> &v, bool dynamic) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + (i == 0 && dynamic ? "n0" : str(v[i]));
-  return s + "]";
-}
-} // namespace
-
 std::string Emitter::product(const std::vector<size_t> &dims,
                              int64_t divisor) const {
   int64_t constant = 1;
-  bool withSize0 = false;
+  std::string vars; // run-time factors, each followed by " * "
   for (size_t d : dims) {
-    if (isDynamic(d))
-      withSize0 = true;
+    if (isDynamic(d) || dynSize(d))
+      vars += sizeOf(d) + " * ";
     else
       constant *= nest.sizes[d];
   }
+  if (vars.empty())
+    return str(constant / divisor);
+  vars.resize(vars.size() - 3);
+  if (constant % divisor != 0) // (a dynamic innermost size divides)
+    return "(" + (constant == 1 ? vars : vars + " * " + str(constant)) +
+           ") / " + str(divisor);
   constant /= divisor;
-  if (!withSize0)
-    return str(constant);
-  return constant == 1 ? "size0" : "size0 * " + str(constant);
+  return constant == 1 ? vars : vars + " * " + str(constant);
 }
 
 int64_t Emitter::productOf(const std::vector<size_t> &dims) const {
@@ -77,14 +71,20 @@ int64_t Emitter::productOf(const std::vector<size_t> &dims) const {
 }
 
 std::string Emitter::offset(unsigned op) const {
-  std::string s = nest.offsets[op] ? str(nest.offsets[op]) : "";
+  std::string s = innerDynamic       ? "off" + str(op)
+                  : nest.offsets[op] ? str(nest.offsets[op])
+                                     : "";
   for (size_t d = 0; d < nest.sizes.size(); ++d) {
     int64_t st = nest.strides[op][d];
     if (st == 0 || (nest.sizes[d] == 1 && !isDynamic(d)))
       continue;
     std::string term = "i" + str(d);
-    if (std::abs(st) != 1)
+    if (dynStride(st)) {
+      st = 1; // (signed: added)
+      term += " * st" + str(op) + "_" + str(d);
+    } else if (std::abs(st) != 1) {
       term += " * " + str(std::abs(st));
+    }
     if (s.empty())
       s = st < 0 ? "-" + term : term;
     else
@@ -104,7 +104,7 @@ void Emitter::decompose(const std::string &ind, const std::string &from,
   src += ind + idx + " " + rem + " = " + from + ";\n";
   // (The first loop takes what is left: the outermost size is not read.)
   for (size_t j = dims.size(); j-- > 1;) {
-    std::string s = str(nest.sizes[dims[j]]);
+    std::string s = sizeOf(dims[j]);
     src += ind + "const " + idx + " i" + str(dims[j]) + " = " + rem + " % " +
            s + ";\n" + ind + rem + " /= " + s + ";\n";
   }
@@ -128,6 +128,8 @@ std::string Emitter::params(bool partials) const {
            str(r);
   if (dynamic)
     s += ",\n    long long n0";
+  for (const std::string &d : dimNames)
+    s += ",\n    long long d" + d;
   return s;
 }
 
@@ -250,6 +252,7 @@ bool Emitter::emitPointwise(bool vector, std::string &error) {
   std::iota(dims.begin(), dims.end(), 0);
   const std::string ind = "    ";
   declareSize0();
+  declareInnerDims();
   if (!vector) {
     src += "  " + gridLoop("p", product(dims), false);
     decompose(ind, "p", dims, "r");
@@ -487,6 +490,7 @@ bool Emitter::run(const std::string &entry, std::string &error) {
       if (!emitTiled(t, /*reduce=*/false, error))
         return false;
     } else {
+      planInnerDims();
       bool vector = vectorizable();
       out.kind =
           vector ? CudaKernelKind::Vectorized : CudaKernelKind::Pointwise;
@@ -500,7 +504,7 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   src = c::prelude();
   // (What the code depends on, and nothing else: no outermost size.)
   src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +
-         ", loops " + list(nest.sizes, dynamic) + ", " +
+         ", loops " + loopsText() + ", " +
          (dynamic ? "" : str(out.numPoints) + " points, ") +
          (out.index64 ? "64" : "32") + "-bit indices";
   if (out.splits > 1)
@@ -553,5 +557,6 @@ std::string strata::codegen::cudaKernelCodeKey(mlir::Operation *kernelOp) {
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
 const char *strata::codegen::cudaEmitterBuildId() {
-  return "cuda-emitter-6";
-} // 5: scans; 6: the outermost trip count is a parameter
+  return "cuda-emitter-7";
+} // 5: scans; 6: the outermost trip count is a parameter; 7: inner sizes,
+  // strides and offsets of pointwise and vectorized kernels are parameters

@@ -2,15 +2,19 @@
 //
 // Emits one CUDA C translation unit per strata.kernel (NVRTC compiles it to
 // PTX). Strides, offsets and every loop size but the outermost become
-// constants. The calling convention of the entry `name`:
+// constants, but in a dynamic pointwise or vectorized kernel (below). The
+// calling convention of the entry `name`:
 //   extern "C" __global__ void name(const T0 *in0, ..., R0 *out0, ...,
 //                                   [const void *dest,] [R0 *part0, ...,]
-//                                   [long long n0])
+//                                   [long long n0, long long d...])
 // one pointer per loop operand (inputs, results, dest: the base address of
 // its storage root, as in KernelOp::getLoopNest), then, for a split
 // reduction, one partial buffer per result of `outputs * splits` elements,
 // then, when `outerArg` is set (every kernel with a loop but scans), the
-// outermost loop's trip count `outerSize`. A split reduction also has
+// outermost loop's trip count `outerSize`, and for a dynamic pointwise or
+// vectorized kernel (two loops or more) `dimArgs`: its inner trip counts,
+// strides other than 0 and +-1 and offsets, so its source holds none of
+// them and serves every size of its class. A split reduction also has
 // `name_finish(const R0 *part0, ..., R0 *out0, ..., [long long n0])`,
 // launched after the entry, which combines the partials in order.
 // The source holds no outermost trip count when `outerArg` is set, only what
@@ -30,6 +34,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class Operation;
@@ -68,6 +73,10 @@ struct CudaKernel {
   /// parameter (`long long n0`); pass `outerSize`.
   bool outerArg = false;
   int64_t outerSize = 0;
+  /// A dynamic pointwise or vectorized kernel (two loops or more): the
+  /// values of its `long long` parameters after `n0`, in order (inner trip
+  /// counts, strides other than 0 and +-1, offsets: KernelToCUDADynamic.cpp).
+  std::vector<int64_t> dimArgs;
 };
 
 /// Fills `out` for kernel `kernelOp` (a strata.kernel) with entry `name`;

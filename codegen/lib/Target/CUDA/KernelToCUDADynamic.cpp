@@ -1,0 +1,58 @@
+//===- KernelToCUDADynamic.cpp - inner sizes as kernel parameters ---------===//
+//
+// Assumes: the kernel is pointwise or vectorized (no reduction, not tiled),
+//   its launch shape computed from its actual sizes.
+// Guarantees: with dynamic shapes on (STRATA_DYNAMIC_SHAPES), a kernel of
+//   two loops or more, not indexed, takes its inner trip counts (but sizes
+//   of 1), its strides other than 0 and +-1 and every operand's offset as
+//   `long long` parameters after `n0` (CudaKernel::dimArgs), read into
+//   locals of the index type at entry, so its source — the PTX cache's key
+//   — holds only its layout class (as the CPU's dynamic kernels:
+//   KernelToLLVMDynamic.cpp) and what the emitter decided from the sizes
+//   (the kind: vectorized needs every unit-stride operand's offset and
+//   outer strides and the innermost size to be multiples of 4; 32- or
+//   64-bit indices). Kernels that differ in those values only share a PTX.
+// Algorithm: planInnerDims names the values (dimNames, in parameter order)
+//   and records them; sizeOf, dynStride and offset() (KernelToCUDA.cpp)
+//   use the names.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaEmitter.h"
+#include "strata/Runtime/Settings.h"
+
+using namespace strata::codegen::cuda;
+
+void Emitter::planInnerDims() {
+  size_t n = nest.sizes.size();
+  innerDynamic = strata::runtime::settings::dynamicShapes() && n >= 2 &&
+                 !k.getIndexed() && !k.getIndexMap();
+  dimNames.clear();
+  out.dimArgs.clear();
+  if (!innerDynamic)
+    return;
+  auto add = [&](std::string name, int64_t value) {
+    dimNames.push_back(std::move(name));
+    out.dimArgs.push_back(value);
+  };
+  for (size_t d = 1; d < n; ++d)
+    if (dynSize(d))
+      add("sz" + str(d), nest.sizes[d]);
+  for (size_t op = 0; op < nest.strides.size(); ++op)
+    for (size_t d = 0; d < n; ++d)
+      if (dynStride(nest.strides[op][d]))
+        add("st" + str(op) + "_" + str(d), nest.strides[op][d]);
+  for (size_t op = 0; op < nest.offsets.size(); ++op)
+    add("off" + str(op), nest.offsets[op]);
+}
+
+void Emitter::declareInnerDims() {
+  for (const std::string &d : dimNames)
+    src += "  const " + idx + " " + d + " = (" + idx + ")d" + d + ";\n";
+}
+
+std::string Emitter::loopsText() const {
+  std::string s = "[";
+  for (size_t d = 0; d < nest.sizes.size(); ++d)
+    s += (d ? ", " : "") + (isDynamic(d) ? "n0" : sizeOf(d));
+  return s + "]";
+}

@@ -1,0 +1,112 @@
+//===- DslCudaInnerSize.cpp - one PTX for every inner size on cuda:0 ------===//
+//
+// Part of strata-gpu-dsl-smoke (run by tests/gpu/run.sh on a GPU and by the
+// CUDA simulator, ctest `cudasim-dsl`). Pointwise and vectorized CUDA
+// kernels of two loops or more take their inner sizes, strides and
+// offsets as parameters (KernelToCUDADynamic.cpp), so their source — the
+// PTX cache's key — is their layout class: padded rows at many column
+// counts (pointwise: the rows start at an odd element; vectorized: the
+// columns and the pitch multiples of 4) and broadcast operands need NVRTC
+// for the first sizes only. Counted: PTX misses (compiles plus disk-cache
+// hits). Every value is checked against plain C++.
+//
+//===----------------------------------------------------------------------===//
+#include "strata/strata.h"
+
+#include "strata/JIT/CudaJit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+#define REQUIRE_GPU()                                                          \
+  do {                                                                         \
+    std::string why = jit::cudaUnavailableReason();                            \
+    if (!why.empty())                                                          \
+      GTEST_SKIP() << why;                                                     \
+  } while (0)
+
+const Device kCuda = Device::cuda();
+
+int64_t ptxMisses() {
+  jit::CacheStats s = jit::cudaCacheStats();
+  return s.compiles + s.diskHits;
+}
+
+std::vector<float> ramp(int64_t n, int64_t salt) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(((i + salt) * 37) % 101) / 8.0f - 6.0f;
+  return v;
+}
+
+// Columns [1, 1 + cols) of rows `cols + 3` long: a two-loop pointwise
+// kernel whose row stride, column count and result stride change with the
+// size; then columns [0, cols) of rows `cols + 4` long, cols a multiple of
+// 4: vectorized. The first size of each is not counted.
+TEST(DslCuda, NewInnerSizesCompileOncePadded) {
+  REQUIRE_GPU();
+  const int64_t rows = 3;
+  int64_t before = -1;
+  for (int64_t cols : {5, 2, 3, 9, 17, 64, 333, 6}) {
+    int64_t pitch = cols + 3;
+    std::vector<float> xv = ramp(rows * pitch, cols);
+    Tensor x = from_vector(xv, {rows, pitch}).to(kCuda).narrow(1, 1, cols);
+    std::vector<float> got = ((x * 3 - 1).relu() + x).to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(rows * cols));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        float v = xv[r * pitch + 1 + c];
+        ASSERT_EQ(got[r * cols + c], std::max(v * 3 - 1, 0.0f) + v)
+            << cols << " " << r << " " << c;
+      }
+    if (before < 0)
+      before = ptxMisses();
+  }
+  EXPECT_EQ(ptxMisses(), before);
+  before = -1;
+  for (int64_t cols : {8, 4, 12, 40, 100, 1000}) {
+    int64_t pitch = cols + 4;
+    std::vector<float> xv = ramp(rows * pitch, cols);
+    Tensor x = from_vector(xv, {rows, pitch}).to(kCuda).narrow(1, 0, cols);
+    std::vector<float> got = (x * 2 + 1).to_vector<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        ASSERT_EQ(got[r * cols + c], xv[r * pitch + c] * 2 + 1)
+            << cols << " " << r << " " << c;
+    if (before < 0)
+      before = ptxMisses();
+  }
+  EXPECT_EQ(ptxMisses(), before);
+}
+
+// a[R, C] (rows padded, from element 1) + b[1, C] * c[R, 1]: strides of 0
+// are part of the class.
+TEST(DslCuda, NewInnerSizesCompileOnceBroadcast) {
+  REQUIRE_GPU();
+  const int64_t rows = 4;
+  int64_t before = -1;
+  for (int64_t cols : {7, 2, 9, 31, 250}) {
+    int64_t pitch = cols + 2;
+    std::vector<float> av = ramp(rows * pitch, cols), bv = ramp(cols, 7),
+                       cv = ramp(rows, 11);
+    Tensor a = from_vector(av, {rows, pitch}).to(kCuda).narrow(1, 1, cols);
+    Tensor b = from_vector(bv, {1, cols}).to(kCuda);
+    Tensor c = from_vector(cv, {rows, 1}).to(kCuda);
+    std::vector<float> got = (a + b * c).to_vector<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j)
+        ASSERT_EQ(got[r * cols + j], av[r * pitch + 1 + j] + bv[j] * cv[r])
+            << cols << " " << r << " " << j;
+    if (before < 0)
+      before = ptxMisses();
+  }
+  EXPECT_EQ(ptxMisses(), before);
+}
+
+} // namespace
