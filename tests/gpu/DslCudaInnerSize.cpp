@@ -109,4 +109,35 @@ TEST(DslCuda, NewInnerSizesCompileOnceBroadcast) {
   EXPECT_EQ(ptxMisses(), before);
 }
 
+// Column means of y[T, 5] (the sum's kernel reduces the outermost loop;
+// the division's, over the 5 outputs, has T only as the count: a size value,
+// a parameter) and the gradient of x[T, 8].mean({0}).sum(), 1 / T at every
+// element (a two-loop kernel dividing by the count): one PTX each for
+// every T, values bit for bit those of plain C++ (the ramp's sums are exact,
+// so the mean is float(sum) / float(T), as PyTorch's). (Past a few hundred
+// rows the column sums split, a decision in their source: other kernels.)
+TEST(DslCuda, MeanCountsAreParameters) {
+  REQUIRE_GPU();
+  int64_t before = -1;
+  for (int64_t t : {6, 2, 3, 9, 17, 100, 33}) {
+    std::vector<float> yv = ramp(t * 5, t);
+    std::vector<float> got =
+        from_vector(yv, {t, 5}).to(kCuda).mean({0}).to_vector<float>();
+    for (int64_t c = 0; c < 5; ++c) {
+      double sum = 0;
+      for (int64_t r = 0; r < t; ++r)
+        sum += yv[r * 5 + c];
+      ASSERT_EQ(got[c], static_cast<float>(sum) / static_cast<float>(t))
+          << t << " " << c;
+    }
+    Tensor x = from_vector(ramp(t * 8, t), {t, 8}).to(kCuda).requires_grad_();
+    x.mean({0}).sum().backward();
+    for (float g : x.grad().to_vector<float>())
+      ASSERT_EQ(g, 1.0f / static_cast<float>(t)) << t;
+    if (before < 0)
+      before = ptxMisses();
+  }
+  EXPECT_EQ(ptxMisses(), before);
+}
+
 } // namespace

@@ -65,6 +65,12 @@ private:
                         : str(nest.sizes[d]);
   }
   void planInnerDims();
+  /// The body's size values (a mean's count) as `long long sv<j>`
+  /// parameters after the dims: their names, and their values appended to
+  /// out.dimArgs by addSizeValues (none with dynamic shapes off).
+  std::vector<std::string> sizeValueNames;
+  std::vector<int64_t> sizeValueArgs;
+  void planSizeValues();
   void declareInnerDims();
   std::string loopsText() const;
   /// The C expression of the product of the trip counts of `dims` (with
@@ -91,7 +97,8 @@ private:
     if (k.getIndexed())
       for (size_t d = 0; d < nest.sizes.size(); ++d)
         args.push_back("(long long)i" + str(d));
-    return cuda::emitBody(k.getBodyBlock(), args, ind, src, yields, error);
+    return cuda::emitBody(k.getBodyBlock(), args, ind, src, yields, error,
+                          sizeValueNames);
   }
   /// The head of a grid-stride loop of `var` over [start, bound): blocks
   /// (`perBlock`) or threads.

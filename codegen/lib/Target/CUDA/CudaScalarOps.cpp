@@ -9,6 +9,7 @@
 #include "CudaScalarOps.h"
 #include "strata/IR/StrataDialect.h"
 #include "strata/Target/ScalarOps.h"
+#include "strata/Transforms/KernelPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -406,14 +407,22 @@ std::string expression(mlir::Operation &op, const ScalarOpInfo &info,
 
 } // namespace
 
+bool cuda::isSizeValue(mlir::Operation &op) {
+  auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op);
+  return c && c->hasAttr(strata::kSizeValueAttrName) &&
+         (c.getType().isF32() || c.getType().isF64());
+}
+
 bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
                     const std::string &indent, std::string &os,
                     llvm::SmallVectorImpl<std::string> &yields,
-                    std::string &error) {
+                    std::string &error,
+                    llvm::ArrayRef<std::string> sizeValues) {
   llvm::DenseMap<mlir::Value, std::string> names;
   for (auto [arg, expr] : llvm::zip(body.getArguments(), args))
     names[arg] = expr;
   int counter = 0;
+  size_t sizeValue = 0;
   for (mlir::Operation &op : body.without_terminator()) {
     llvm::StringRef name = op.getName().getStringRef();
     const ScalarOpInfo *info = scalarOpInfo(name);
@@ -423,8 +432,11 @@ bool cuda::emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
       return false;
     }
     std::string v = "v" + std::to_string(counter++);
-    os += indent + "const " + scalarType(op.getResult(0).getType()) + " " + v +
-          " = " + expression(op, *info, names) + ";\n";
+    std::string t = scalarType(op.getResult(0).getType());
+    std::string e = expression(op, *info, names);
+    if (!sizeValues.empty() && isSizeValue(op)) // (rounded as the literal)
+      e = "(" + t + ")" + sizeValues[sizeValue++];
+    os += indent + "const " + t + " " + v + " = " + e + ";\n";
     names[op.getResult(0)] = v;
   }
   for (mlir::Value y : body.getTerminator()->getOperands())

@@ -52,9 +52,15 @@ const char *prelude();
 /// Appends to `os` one line per op of `body` (indented by `indent`), given
 /// the C expressions of the block arguments; `yields` receives the C names
 /// of the yielded values. False with `error` on an unsupported op.
+/// `sizeValues`, when given, names the integer parameters that hold the
+/// body's size values (isSizeValue, in body order): each is that
+/// parameter converted to the constant's type instead of its literal.
 bool emitBody(mlir::Block &body, llvm::ArrayRef<std::string> args,
               const std::string &indent, std::string &os,
-              llvm::SmallVectorImpl<std::string> &yields, std::string &error);
+              llvm::SmallVectorImpl<std::string> &yields, std::string &error,
+              llvm::ArrayRef<std::string> sizeValues = {});
+/// An f32 or f64 constant marked kSizeValueAttrName (a mean's count).
+bool isSizeValue(mlir::Operation &op);
 
 /// A scan kernel (KernelToCUDAScan.cpp): one thread per line.
 bool emitScanKernel(mlir::Operation *kernelOp, const std::string &name,

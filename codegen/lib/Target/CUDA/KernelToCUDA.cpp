@@ -130,6 +130,8 @@ std::string Emitter::params(bool partials) const {
     s += ",\n    long long n0";
   for (const std::string &d : dimNames)
     s += ",\n    long long d" + d;
+  for (const std::string &v : sizeValueNames)
+    s += ",\n    long long " + v;
   return s;
 }
 
@@ -470,6 +472,7 @@ bool Emitter::run(const std::string &entry, std::string &error) {
   bool reduces = false;
   for (unsigned r = 0; r < numRes; ++r)
     reduces |= !k.getCombiner(r).empty();
+  planSizeValues();
   std::string bodySrc;
   std::swap(src, bodySrc);
   if (reduces) {
@@ -501,6 +504,8 @@ bool Emitter::run(const std::string &entry, std::string &error) {
     }
   }
   std::swap(src, bodySrc);
+  out.dimArgs.insert(out.dimArgs.end(), sizeValueArgs.begin(),
+                     sizeValueArgs.end());
   src = c::prelude();
   // (What the code depends on, and nothing else: no outermost size.)
   src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +

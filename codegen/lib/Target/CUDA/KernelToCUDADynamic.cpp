@@ -12,13 +12,19 @@
 //   (the kind: vectorized needs every unit-stride operand's offset and
 //   outer strides and the innermost size to be multiples of 4; 32- or
 //   64-bit indices). Kernels that differ in those values only share a PTX.
+//   In every kernel but scans, the body's size values (a mean's count:
+//   kSizeValueAttrName) are `long long sv<j>` parameters after those,
+//   converted to the constant's type where the literal was (the same
+//   rounding), so a mean's division serves every count.
 // Algorithm: planInnerDims names the values (dimNames, in parameter order)
 //   and records them; sizeOf, dynStride and offset() (KernelToCUDA.cpp)
-//   use the names.
+//   use the names; planSizeValues names the size values for emitBody.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaEmitter.h"
 #include "strata/Runtime/Settings.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace strata::codegen::cuda;
 
@@ -43,6 +49,29 @@ void Emitter::planInnerDims() {
         add("st" + str(op) + "_" + str(d), nest.strides[op][d]);
   for (size_t op = 0; op < nest.offsets.size(); ++op)
     add("off" + str(op), nest.offsets[op]);
+}
+
+void Emitter::planSizeValues() {
+  sizeValueNames.clear();
+  sizeValueArgs.clear();
+  if (!strata::runtime::settings::dynamicShapes())
+    return;
+  for (mlir::Operation &op : k.getBodyBlock()) {
+    if (!isSizeValue(op))
+      continue;
+    double v = llvm::cast<mlir::arith::ConstantOp>(op)
+                   .getValue()
+                   .cast<mlir::FloatAttr>()
+                   .getValueAsDouble();
+    if (!(v >= 0 && v < 0x1p62 &&
+          v == static_cast<double>(static_cast<int64_t>(v)))) {
+      sizeValueNames.clear(); // (not a count: every one stays a literal)
+      sizeValueArgs.clear();
+      return;
+    }
+    sizeValueNames.push_back("sv" + str(sizeValueNames.size()));
+    sizeValueArgs.push_back(static_cast<int64_t>(v));
+  }
 }
 
 void Emitter::declareInnerDims() {

@@ -14,7 +14,8 @@
 // outermost loop's trip count `outerSize`, and for a dynamic pointwise or
 // vectorized kernel (two loops or more) `dimArgs`: its inner trip counts,
 // strides other than 0 and +-1 and offsets, so its source holds none of
-// them and serves every size of its class. A split reduction also has
+// them and serves every size of its class, and (every kernel but scans)
+// the body's size values, a mean's count. A split reduction also has
 // `name_finish(const R0 *part0, ..., R0 *out0, ..., [long long n0])`,
 // launched after the entry, which combines the partials in order.
 // The source holds no outermost trip count when `outerArg` is set, only what
@@ -73,9 +74,10 @@ struct CudaKernel {
   /// parameter (`long long n0`); pass `outerSize`.
   bool outerArg = false;
   int64_t outerSize = 0;
-  /// A dynamic pointwise or vectorized kernel (two loops or more): the
-  /// values of its `long long` parameters after `n0`, in order (inner trip
-  /// counts, strides other than 0 and +-1, offsets: KernelToCUDADynamic.cpp).
+  /// The values of the `long long` parameters after `n0`, in order: a
+  /// dynamic pointwise or vectorized kernel's (two loops or more) inner
+  /// trip counts, strides other than 0 and +-1 and offsets, then any
+  /// kernel's size values (a mean's count; KernelToCUDADynamic.cpp).
   std::vector<int64_t> dimArgs;
 };
 
