@@ -15,6 +15,8 @@
 
 #include "strata/JIT/CudaJit.h"
 
+#include "CudaTest.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,27 +25,6 @@
 using namespace strata;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    std::string why = jit::cudaUnavailableReason();                            \
-    if (!why.empty())                                                          \
-      GTEST_SKIP() << why;                                                     \
-  } while (0)
-
-const Device kCuda = Device::cuda();
-
-int64_t ptxMisses() {
-  jit::CacheStats s = jit::cudaCacheStats();
-  return s.compiles + s.diskHits;
-}
-
-std::vector<float> ramp(int64_t n, int64_t salt) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = static_cast<float>(((i + salt) * 37) % 101) / 8.0f - 6.0f;
-  return v;
-}
 
 // Columns [1, 1 + cols) of rows `cols + 3` long: a two-loop pointwise
 // kernel whose row stride, column count and result stride change with the

@@ -17,6 +17,8 @@
 #include "strata/JIT/CudaJit.h"
 #include "strata/Runtime/CudaDriver.h"
 
+#include "CudaTest.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,28 +27,6 @@
 using namespace strata;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    std::string why = jit::cudaUnavailableReason();                            \
-    if (!why.empty())                                                          \
-      GTEST_SKIP() << why;                                                     \
-  } while (0)
-
-const Device kCuda = Device::cuda();
-
-/// Kernels whose PTX was not in memory: compiled or read from the disk.
-int64_t ptxMisses() {
-  jit::CacheStats s = jit::cudaCacheStats();
-  return s.compiles + s.diskHits;
-}
-
-std::vector<float> ramp(int64_t n, int64_t salt) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = static_cast<float>(((i + salt) * 37) % 101) / 8.0f - 6.0f;
-  return v;
-}
 
 Tensor onDevice(const std::vector<float> &v, const Shape &sizes) {
   return from_vector(v, sizes).to(kCuda);

@@ -14,20 +14,13 @@
 
 #include <dlpack/dlpack.h>
 
+#include "CudaTest.h"
+
 #include <gtest/gtest.h>
 
 using namespace strata;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    std::string why = jit::cudaUnavailableReason();                            \
-    if (!why.empty())                                                          \
-      GTEST_SKIP() << why;                                                     \
-  } while (0)
-
-const Device kCuda = Device::cuda();
 
 void expectSame(const Tensor &gpu, const Tensor &cpu) {
   ASSERT_TRUE(gpu.device().is_cuda());

@@ -28,18 +28,6 @@ using namespace strata;
 
 namespace {
 
-/// Kernels compiled by LLVM or read from the disk cache (which a run before
-/// this one may have filled).
-int64_t kernelCompiles() {
-  return jit::cacheStats().compiles + jit::cacheStats().diskHits;
-}
-
-/// Inner sizes: the small ones (constants) first, then dynamic ones.
-const std::vector<int64_t> kSizes = {0,  1,   2,  3,    9, 17,
-                                     64, 100, 33, 1001, 8, 10};
-/// Where the compile count is taken: after the first dynamic size.
-const int64_t kFirstDynamic = 9;
-
 TEST(InnerSize, RowsOfAPaddedMatrix) {
   // The first `cols` columns of rows `cols + 5` long: a two-loop nest whose
   // row stride changes with the size; elementwise, then a row max and a

@@ -28,19 +28,6 @@ using namespace strata;
 
 namespace {
 
-/// Kernels compiled by LLVM or read from the disk cache (which a run before
-/// this one may have filled).
-int64_t kernelCompiles() {
-  return jit::cacheStats().compiles + jit::cacheStats().diskHits;
-}
-
-/// Sizes of the reduced dim: 0 (NaN means), 1 (another loop nest), small
-/// (constant innermost trip counts), then dynamic ones.
-const std::vector<int64_t> kSizes = {0,  1,   2,  3,    9, 17,
-                                     64, 100, 33, 1001, 8, 10};
-/// Where the compile count is taken: after the first dynamic size.
-const int64_t kFirstDynamic = 9;
-
 /// PyTorch's f32 mean of elements whose sum is `sum` (exact).
 float meanOf(double sum, int64_t count) {
   return static_cast<float>(sum) / static_cast<float>(count);

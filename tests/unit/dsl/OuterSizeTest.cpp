@@ -26,7 +26,7 @@ using namespace strata;
 
 namespace {
 
-int64_t kernelCompiles() { return jit::cacheStats().compiles; }
+int64_t llvmCompiles() { return jit::cacheStats().compiles; }
 
 TEST(OuterSize, ElementwiseChainCompilesOnceForEverySize) {
   int64_t before = -1;
@@ -38,10 +38,10 @@ TEST(OuterSize, ElementwiseChainCompilesOnceForEverySize) {
     for (int64_t i = 0; i < n; ++i)
       ASSERT_EQ(got[i], std::max(xv[i] * 3 - 1, 0.0f) + xv[i]) << n << " " << i;
     if (n == 3)
-      before = kernelCompiles();
+      before = llvmCompiles();
   }
   // Sizes 17 .. 2 after size 3: no new kernel.
-  EXPECT_EQ(kernelCompiles(), before);
+  EXPECT_EQ(llvmCompiles(), before);
 }
 
 TEST(OuterSize, NonTemporalThresholdIsPartOfTheKey) {
@@ -84,9 +84,9 @@ TEST(OuterSize, SumsOverTheOutermostDim) {
       EXPECT_EQ(top, wantTop) << rows;
     }
     if (rows == 3)
-      before = kernelCompiles();
+      before = llvmCompiles();
   }
-  EXPECT_EQ(kernelCompiles(), before);
+  EXPECT_EQ(llvmCompiles(), before);
 }
 
 TEST(OuterSize, TransposedKernelsWhoseTiledLoopIsOutermost) {
@@ -123,7 +123,7 @@ TEST(OuterSize, NewBatchSizesOfAnMlpStepCompileNoKernel) {
   int64_t before = -1;
   for (int64_t batch = 16; batch < 40; ++batch) {
     if (batch == 18) // (step 2 accumulates into .grad: its own kernels)
-      before = kernelCompiles();
+      before = llvmCompiles();
     std::vector<float> xv = ramp(batch * in, batch);
     Tensor x = from_vector(xv, {batch, in});
     Tensor loss = x.matmul(w1).relu().matmul(w2).relu().sum();
@@ -157,7 +157,7 @@ TEST(OuterSize, NewBatchSizesOfAnMlpStepCompileNoKernel) {
       ASSERT_NEAR(g2[k], wantG2[k], 1e-4 * (1 + std::fabs(wantG2[k])))
           << batch << " " << k;
   }
-  EXPECT_EQ(kernelCompiles(), before);
+  EXPECT_EQ(llvmCompiles(), before);
 }
 
 } // namespace
