@@ -17,8 +17,10 @@
 // its view's offset (its elements are all the same). Storage
 // offsets are arguments too: each read-only storage is passed as the window
 // its reads reach, and the reads' offsets are relative to it, so
-// `x.narrow(0, k, B)` is one program for every k; the arguments are
-// numbered by first use, not creation.
+// `x.narrow(0, k, B)` is one program for every k (SliceWindows.cpp); the
+// arguments are numbered by first use, not creation. A view at an offset
+// of a pending result read with other offsets each time evaluates that
+// result first (Slice::offsetsVary).
 // (4) Run with written arguments donated; results become the roots' home
 // buffers (an in-place result not written in place is copied back into the
 // user's buffer).
@@ -154,7 +156,8 @@ void Slice::visit(Node *start) {
   }
 }
 
-Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
+Slice::Slice(const std::vector<Node *> &roots)
+    : roots(roots), epoch(nextEpoch()) {
   nodes.reserve(16);
   for (Node *n : roots)
     visit(n);
@@ -293,97 +296,6 @@ Slice::Slice(const std::vector<Node *> &roots) : epoch(nextEpoch()) {
   for (const Node *n : nodes)
     onCuda |= n->device == kDevCUDA;
   placeArgs(onCuda);
-}
-
-void Slice::placeArgs(bool onCuda) {
-  // Order of first use: the same program whichever input was created
-  // first (`w = w - lr * g` makes `w` newer than `g` after one step).
-  std::vector<Node *> ordered;
-  ordered.reserve(args.size());
-  for (Node *a : args)
-    a->index = -1;
-  auto place = [&](Node *a) {
-    if (a->index >= 0)
-      return;
-    a->index = static_cast<int32_t>(ordered.size());
-    ordered.push_back(a);
-  };
-  for (Node *n : pending)
-    for (const Operand &in : n->inputs)
-      if (in.node->buffer)
-        place(in.node.get());
-  for (Node *a : args)
-    place(a);
-  args = std::move(ordered);
-  donated.assign(args.size(), false);
-  for (const Node *n : pending)
-    if (n->op == Op::Write && n->inputs[1].node->buffer)
-      donated[n->inputs[1].node->index] = true;
-  // The versions this program makes of a written argument's storage: its
-  // window is theirs too, so `x.narrow(0, k, n).add_(1)` is one program
-  // for every k (the write's offset is relative to the window, as a read's).
-  writeWindow.assign(pending.size(), -1);
-  for (const Node *n : pending)
-    if (n->op == Op::Write) {
-      const Node *old = n->inputs[1].node.get();
-      writeWindow[n->index] = old->buffer
-                                  ? (donated[old->index] ? old->index : -1)
-                                  : writeWindow[old->index];
-    }
-  // A window serves a written storage when the program's result can be
-  // put back into the home buffer at the window's start: the argument is
-  // the home buffer, and only the storage's current version is returned.
-  std::vector<bool> whole(args.size(), false);
-  for (size_t i = 0; i < args.size(); ++i)
-    if (donated[i]) {
-      auto root = args[i]->root.lock();
-      whole[i] = !root || root->home != args[i]->buffer;
-    }
-  for (const Node *n : pending)
-    if (int32_t w = writeWindow[n->index]; w >= 0 && n->output) {
-      auto root = n->root.lock();
-      whole[w] = whole[w] || !root || root->current.get() != n;
-    }
-  // The elements each argument's reads and writes reach (empty views
-  // reach none).
-  std::vector<int64_t> lo(args.size(), INT64_MAX), hi(args.size(), -1);
-  for (const Node *n : pending)
-    for (const Operand &in : n->inputs) {
-      int32_t w = windowOf(in.node.get());
-      if (w < 0 || in.layout.numel() == 0)
-        continue;
-      auto [l, h] = layout::indexRange(in.layout);
-      lo[w] = std::min(lo[w], l);
-      hi[w] = std::max(hi[w], h);
-    }
-  windowStart.assign(args.size(), 0);
-  windowSize.resize(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    windowSize[i] = args[i]->rootNumel;
-    if (!whole[i] && hi[i] >= 0)
-      std::tie(windowStart[i], windowSize[i]) =
-          readWindow(lo[i], hi[i], args[i]->rootNumel, onCuda);
-  }
-}
-
-std::pair<int64_t, int64_t>
-strata::detail::readWindow(int64_t lo, int64_t hi, int64_t numel, bool onCuda) {
-  // CUDA's vectorized kernels load 4 elements at once from an offset they
-  // see as a multiple of 4 (StrataVec4, aligned to 4 elements): such an
-  // offset must stay one in memory, so the start keeps its alignment.
-  const int64_t align = onCuda ? 4 : 1;
-  int64_t start = lo - lo % align;
-  int64_t size = (hi + 1 - start + align - 1) / align * align;
-  return {start, std::min(size, numel - start)};
-}
-
-runtime::StoragePtr
-strata::detail::storageWindow(const runtime::StoragePtr &buffer, DType t,
-                              int64_t start, int64_t size) {
-  size_t bytes = static_cast<size_t>(elementSize(t));
-  return runtime::Storage::wrapExternal(
-      buffer->data() + start * bytes, size * bytes, buffer->device(),
-      [keep = buffer]() mutable { keep.reset(); });
 }
 
 namespace {
@@ -599,7 +511,7 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
   // A program compiled outside the lock, for the slice of `compiledKey`.
   std::shared_ptr<Program> compiled;
   std::string compiledKey;
-  bool compiledHit = false;
+  bool compiledHit = false, varying = false;
   for (;;) {
     std::vector<NodePtr> pendingRoots = collect();
     if (pendingRoots.empty())
@@ -628,6 +540,22 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
       roots.push_back(r.get());
     Slice slice(roots);
     std::string key = slice.key();
+    // (Once offsets vary, what is left after the split splits too.)
+    static thread_local int splits = 0; // (nested: a bounded depth)
+    if (splits < 4 && (varying || slice.offsetsVary(key))) {
+      varying = true;
+      std::vector<NodePtr> sources = slice.viewedSources();
+      struct Depth {
+        Depth() { ++splits; }
+        ~Depth() { --splits; }
+      } depth;
+      evaluateProgram(
+          lock, [&] { return Slice::stillPending(sources); }, loc);
+      Slice::takeHomes(sources);
+      if (std::any_of(sources.begin(), sources.end(),
+                      [](const NodePtr &n) { return n->buffer; }))
+        continue; // (their readers now read arguments)
+    }
     std::shared_ptr<Program> prepared;
     bool hit = false;
     if (compiled && key == compiledKey) {

@@ -18,6 +18,8 @@ uint64_t nextEpoch();
 struct Slice {
   /// Collects the slice reaching `roots` (pending nodes).
   explicit Slice(const std::vector<Node *> &roots);
+  /// The nodes the slice was made for.
+  std::vector<Node *> roots;
   /// Every node (arguments and pending), creation order.
   std::vector<Node *> nodes;
   /// Materialized nodes: the storage arguments, in order of first use by
@@ -76,8 +78,30 @@ struct Slice {
   /// (program()) when that product's inferred layout is the fill's own
   /// (not on some empty shapes: [0, 1]).
   static bool fillTakesArgument(const Node &n);
-  /// The structural cache key (no data).
+  /// The structural cache key (no data). Its last `8 * k` bytes are the
+  /// offsets of the slice's k reads of pending sources (views of what the
+  /// program computes, whose offsets are in the program), after the
+  /// structure.
   std::string key() const;
+  /// Whether `key` (this slice's key()) is of a structure that was seen
+  /// before with other offsets of its pending sources' reads (a narrow of
+  /// a computed tensor at a random offset each step): then those sources
+  /// are evaluated first (viewedSources()), so that the reads are of
+  /// arguments, whose windows keep offsets out of the key, instead of one
+  /// program per offset. The first offsets seen are fused (docs/design.md,
+  /// "Offsets are arguments").
+  bool offsetsVary(const std::string &key) const;
+  /// What to evaluate first when offsetsVary(): the pending sources read
+  /// at an offset other than 0, and the writes at an offset into a
+  /// window the program reads elsewhere too; none of the roots.
+  std::vector<NodePtr> viewedSources() const;
+  /// Makes each of the evaluated `sources` that is an older version of a
+  /// storage with no home buffer yet that storage's home: as if it had
+  /// been evaluated while it was the current version, so that a write
+  /// into it at an offset gets a window (placeArgs).
+  static void takeHomes(const std::vector<NodePtr> &sources);
+  /// Those of `nodes` not evaluated yet.
+  static std::vector<NodePtr> stillPending(const std::vector<NodePtr> &nodes);
   /// The program; appends the returned nodes to `outputs`. With
   /// `valueArgs` false the scalars are constants and the storages whole (a
   /// self-contained dump).
@@ -109,6 +133,8 @@ private:
   void visit(Node *n);
   void placeArgs(bool onCuda);
   uint64_t epoch;
+  /// key()'s length without the offsets of pending sources' reads.
+  mutable size_t structureSize = 0;
   /// visit()'s stack of (node, next input), empty between visits.
   std::vector<std::pair<Node *, size_t>> stack;
 };

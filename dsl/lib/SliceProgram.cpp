@@ -13,6 +13,10 @@
 #include "Impl.h"
 
 #include <cstring>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 using namespace strata;
 using namespace strata::detail;
@@ -90,6 +94,8 @@ std::string Slice::key() const {
   std::string key;
   // (About 200 bytes a one-dimensional binary op: one allocation.)
   key.reserve(256 * nodes.size());
+  // The offsets of reads go last, after the structure (offsetsVary()).
+  std::vector<int64_t> offsets;
   for (size_t i = 0; i < args.size(); ++i) {
     push(key,
          -1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
@@ -122,10 +128,73 @@ std::string Slice::key() const {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
       pushList(key, in.layout.strides);
-      push(key, readsFill(*n, in) ? fillOffset(in.layout) : readOffset(in));
+      if (readsFill(*n, in))
+        push(key, fillOffset(in.layout));
+      else
+        offsets.push_back(readOffset(in));
     }
   }
+  structureSize = key.size();
+  for (int64_t o : offsets)
+    push(key, o);
   return key;
+}
+
+bool Slice::offsetsVary(const std::string &key) const {
+  std::string_view structure(key.data(), structureSize),
+      offsets(key.data() + structureSize, key.size() - structureSize);
+  if (offsets.find_first_not_of('\0') == std::string_view::npos)
+    return false; // every read at offset 0 (or none)
+  // Per structure: the offsets it was last evaluated with, and whether
+  // they ever changed (then it stays a varying structure). Bounded: a
+  // full table starts again (a structure then fuses its views once more).
+  struct Seen {
+    size_t offsets;
+    bool varied;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<size_t, Seen> seen;
+  constexpr size_t kMaxStructures = 4096;
+  size_t s = std::hash<std::string_view>()(structure),
+         o = std::hash<std::string_view>()(offsets);
+  std::lock_guard<std::mutex> guard(mutex);
+  if (seen.size() >= kMaxStructures && !seen.count(s))
+    seen.clear();
+  auto [it, fresh] = seen.try_emplace(s, Seen{o, false});
+  if (!fresh && it->second.offsets != o)
+    it->second = Seen{o, true};
+  return it->second.varied;
+}
+
+std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes) {
+  std::vector<NodePtr> left;
+  for (const NodePtr &n : nodes)
+    if (!n->buffer)
+      left.push_back(n);
+  return left;
+}
+
+std::vector<NodePtr> Slice::viewedSources() const {
+  std::vector<NodePtr> sources;
+  std::unordered_set<const Node *> taken;
+  auto take = [&](Node *n) {
+    if (std::find(roots.begin(), roots.end(), n) == roots.end() &&
+        taken.insert(n).second)
+      sources.push_back(n->shared_from_this());
+  };
+  for (Node *n : pending) {
+    for (const Operand &in : n->inputs)
+      if (!in.node->buffer && windowOf(in.node.get()) < 0 &&
+          !readsFill(*n, in) && in.layout.offset != 0)
+        take(in.node.get());
+    // A write at an offset into a window its program reads elsewhere
+    // too (`y.narrow(0, k, B).add_(1)`, then all of `y`): the write
+    // alone has a window of its own.
+    if (n->op == Op::Write && writeWindow[n->index] >= 0 &&
+        readOffset(n->inputs[1]) != 0)
+      take(n);
+  }
+  return sources;
 }
 
 Slice::Exponent Slice::exponentOf(const Node &n) {

@@ -6,7 +6,8 @@
 // at 100 random offsets, read or written in place, compile one program
 // each (eval_stats().compiles),
 // and every step's values match the same reads done in plain C++ on the
-// tensor's elements (from_vector in, to_vector out).
+// tensor's elements (from_vector in, to_vector out). Views of pending
+// results at offsets that change compile twice, then not again.
 //
 //===----------------------------------------------------------------------===//
 #include "strata/strata.h"
@@ -342,6 +343,104 @@ TEST(OffsetArgs, ArgumentOrderIsFirstUse) {
     }
   }
   EXPECT_EQ(compilesSince(before), 1);
+}
+
+// A view of a pending result (a tensor the program computes, not a
+// storage argument) at a random offset each step: the first offsets are
+// fused into the program (a narrow of `x * 2 + 1` computes only its
+// rows), and once the same structure comes with other offsets, the
+// viewed result is evaluated first, a storage whose window the reads get
+// (Slice::offsetsVary): 3 programs in all (4 for a write into it), none
+// after the second step, whether the result is a temporary, a named
+// tensor kept pending, or the destination of an in-place write.
+TEST(OffsetArgs, ViewsOfPendingResultsAtRandomOffsetsCompileTwice) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  std::mt19937 rng(23);
+  const int64_t batch = 13;
+  auto rowSums = [&](int64_t k, auto f) {
+    std::vector<float> want(batch, 0.0f);
+    for (int64_t r = 0; r < batch; ++r)
+      for (int64_t c = 0; c < kCols; ++c)
+        want[r] += f(xv[(k + r) * kCols + c]);
+    return want;
+  };
+  auto expectNear = [](const std::vector<float> &got,
+                       const std::vector<float> &want, int64_t k) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
+          << "k " << k << " row " << i;
+  };
+  // 100 offsets, k % 97 + 1: each differs from the one before.
+  int64_t before = eval_stats().compiles, afterSecond = 0;
+  for (int step = 0; step < 100; ++step) {
+    int64_t k = (step * 31) % 97 + 1;
+    expectNear((x * 2 + 1).narrow(0, k, batch).sum({1}).to_vector<float>(),
+               rowSums(k, [](float v) { return v * 2 + 1; }), k);
+    if (step == 1)
+      afterSecond = eval_stats().compiles;
+  }
+  EXPECT_EQ(afterSecond - before, 3);
+  EXPECT_EQ(compilesSince(afterSecond), 0);
+  // A named result that stays pending (cheap to recompute, never asked
+  // for itself): evaluated once the offsets change, then only read.
+  Tensor norm = (x - 1) * 0.5;
+  before = eval_stats().compiles;
+  for (int step = 0; step < 60; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(1, kRows - batch)(rng);
+    expectNear(norm.narrow(0, k, batch).sum({1}).to_vector<float>(),
+               rowSums(k, [](float v) { return (v - 1) * 0.5f; }), k);
+    if (step == 1)
+      afterSecond = eval_stats().compiles;
+  }
+  EXPECT_LE(afterSecond - before, 3);
+  EXPECT_EQ(compilesSince(afterSecond), 0);
+  // An in-place write into a fresh result at a random offset, then all of
+  // it read: the result is evaluated first, then the write alone (its own
+  // window), then the read: 4 programs.
+  before = eval_stats().compiles;
+  for (int step = 0; step < 60; ++step) {
+    int64_t k = (step * 37) % 101 + 1;
+    Tensor y = x * 3;
+    y.narrow(0, k, batch).add_(1);
+    std::vector<float> got = y.sum({1}).to_vector<float>();
+    for (int64_t r = 0; r < kRows; ++r) {
+      float want = 0;
+      for (int64_t c = 0; c < kCols; ++c)
+        want += xv[r * kCols + c] * 3 + (r >= k && r < k + batch ? 1 : 0);
+      ASSERT_NEAR(got[r], want, 1e-4 * (1 + std::fabs(want)))
+          << "k " << k << " row " << r;
+    }
+    if (step == 1)
+      afterSecond = eval_stats().compiles;
+  }
+  EXPECT_LE(afterSecond - before, 4);
+  EXPECT_EQ(compilesSince(afterSecond), 0);
+}
+
+// Views of a pending result at offsets that do not change (the chunks of
+// `x @ w + b`, as an LSTM's gates) stay fused: one program, evaluated
+// whole each step, the pending result never written on its own.
+TEST(OffsetArgs, ViewsOfPendingResultsAtFixedOffsetsStayFused) {
+  std::vector<float> xv = ramp(kRows * kCols);
+  Tensor x = from_vector(xv, {kRows, kCols});
+  int64_t before = eval_stats().compiles;
+  int64_t programs = eval_stats().programs;
+  for (int step = 0; step < 20; ++step) {
+    std::vector<Tensor> parts = (x * 2 - float(step)).chunk(4, 1);
+    Tensor s = (parts[1].sigmoid() * parts[2].tanh()).sum();
+    double want = 0;
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t c = 0; c < kCols / 4; ++c) {
+        double a = xv[r * kCols + kCols / 4 + c] * 2.0 - step;
+        double b = xv[r * kCols + kCols / 2 + c] * 2.0 - step;
+        want += 1 / (1 + std::exp(-a)) * std::tanh(b);
+      }
+    EXPECT_NEAR(s.item<float>(), want, 1e-3 * (1 + std::fabs(want))) << step;
+  }
+  EXPECT_EQ(compilesSince(before), 1);
+  EXPECT_EQ(eval_stats().programs - programs, 20);
 }
 
 } // namespace

@@ -1,0 +1,117 @@
+//===- SliceWindows.cpp - the windows of storage a slice's program gets ---===//
+//
+// Eval.cpp's Slice (Eval.h): the order of its storage arguments and, per
+// argument, the window of its storage the program is given (from the
+// first to the last element it reads or writes), so that a view's storage
+// offset is an argument, not part of the key (docs/design.md, "Offsets are
+// arguments").
+//
+//===----------------------------------------------------------------------===//
+#include "Eval.h"
+
+#include "Impl.h"
+
+#include <algorithm>
+#include <climits>
+
+using namespace strata;
+using namespace strata::detail;
+
+void Slice::placeArgs(bool onCuda) {
+  // Order of first use: the same program whichever input was created
+  // first (`w = w - lr * g` makes `w` newer than `g` after one step).
+  std::vector<Node *> ordered;
+  ordered.reserve(args.size());
+  for (Node *a : args)
+    a->index = -1;
+  auto place = [&](Node *a) {
+    if (a->index >= 0)
+      return;
+    a->index = static_cast<int32_t>(ordered.size());
+    ordered.push_back(a);
+  };
+  for (Node *n : pending)
+    for (const Operand &in : n->inputs)
+      if (in.node->buffer)
+        place(in.node.get());
+  for (Node *a : args)
+    place(a);
+  args = std::move(ordered);
+  donated.assign(args.size(), false);
+  for (const Node *n : pending)
+    if (n->op == Op::Write && n->inputs[1].node->buffer)
+      donated[n->inputs[1].node->index] = true;
+  // The versions this program makes of a written argument's storage: its
+  // window is theirs too, so `x.narrow(0, k, n).add_(1)` is one program
+  // for every k (the write's offset is relative to the window, as a read's).
+  writeWindow.assign(pending.size(), -1);
+  for (const Node *n : pending)
+    if (n->op == Op::Write) {
+      const Node *old = n->inputs[1].node.get();
+      writeWindow[n->index] = old->buffer
+                                  ? (donated[old->index] ? old->index : -1)
+                                  : writeWindow[old->index];
+    }
+  // A window serves a written storage when the program's result can be
+  // put back into the home buffer at the window's start: the argument is
+  // the home buffer, and only the storage's current version is returned.
+  std::vector<bool> whole(args.size(), false);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (donated[i]) {
+      auto root = args[i]->root.lock();
+      whole[i] = !root || root->home != args[i]->buffer;
+    }
+  for (const Node *n : pending)
+    if (int32_t w = writeWindow[n->index]; w >= 0 && n->output) {
+      auto root = n->root.lock();
+      whole[w] = whole[w] || !root || root->current.get() != n;
+    }
+  // The elements each argument's reads and writes reach (empty views
+  // reach none).
+  std::vector<int64_t> lo(args.size(), INT64_MAX), hi(args.size(), -1);
+  for (const Node *n : pending)
+    for (const Operand &in : n->inputs) {
+      int32_t w = windowOf(in.node.get());
+      if (w < 0 || in.layout.numel() == 0)
+        continue;
+      auto [l, h] = layout::indexRange(in.layout);
+      lo[w] = std::min(lo[w], l);
+      hi[w] = std::max(hi[w], h);
+    }
+  windowStart.assign(args.size(), 0);
+  windowSize.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    windowSize[i] = args[i]->rootNumel;
+    if (!whole[i] && hi[i] >= 0)
+      std::tie(windowStart[i], windowSize[i]) =
+          readWindow(lo[i], hi[i], args[i]->rootNumel, onCuda);
+  }
+}
+
+std::pair<int64_t, int64_t>
+strata::detail::readWindow(int64_t lo, int64_t hi, int64_t numel, bool onCuda) {
+  // CUDA's vectorized kernels load 4 elements at once from an offset they
+  // see as a multiple of 4 (StrataVec4, aligned to 4 elements): such an
+  // offset must stay one in memory, so the start keeps its alignment.
+  const int64_t align = onCuda ? 4 : 1;
+  int64_t start = lo - lo % align;
+  int64_t size = (hi + 1 - start + align - 1) / align * align;
+  return {start, std::min(size, numel - start)};
+}
+
+runtime::StoragePtr
+strata::detail::storageWindow(const runtime::StoragePtr &buffer, DType t,
+                              int64_t start, int64_t size) {
+  size_t bytes = static_cast<size_t>(elementSize(t));
+  return runtime::Storage::wrapExternal(
+      buffer->data() + start * bytes, size * bytes, buffer->device(),
+      [keep = buffer]() mutable { keep.reset(); });
+}
+
+void Slice::takeHomes(const std::vector<NodePtr> &sources) {
+  for (const NodePtr &s : sources)
+    if (auto root = s->root.lock(); root && s->buffer && !root->home) {
+      root->home = s->buffer;
+      root->homeSeq = s->seq;
+    }
+}
