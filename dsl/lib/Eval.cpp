@@ -31,7 +31,8 @@
 #include "Emit.h"
 #include "Impl.h"
 #include "ProgramCache.h"
-#include <map>
+
+#include "llvm/ADT/DenseMap.h"
 
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -446,7 +447,7 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
   // in the root's home buffer; an older version returned too (saved for
   // backward, `p` in `p.mul_(b)`) keeps a buffer of its own, which the
   // newer version's copy into home must not overwrite.
-  std::map<const StorageRoot *, uint64_t> newest;
+  llvm::DenseMap<const StorageRoot *, uint64_t> newest(outputs.size());
   for (const Node *n : outputs)
     if (auto root = n->root.lock()) {
       uint64_t &s = newest[root.get()];

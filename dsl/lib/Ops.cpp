@@ -131,6 +131,50 @@ Tensor strata::detail::record(Op op, const char *name, DType dtype, Shape sizes,
                 loc, std::move(dims), keepdim, dimList);
 }
 
+namespace {
+
+/// A C++ number as the operand an op reads: the 0-d fill scalarTensor
+/// makes, without the tensor and storage root around it (which recording
+/// `x * c` would allocate only to free them when the op returns).
+Operand numberOperand(const Scalar &value, DType dtype, const SourceLoc &loc) {
+  auto node = std::make_shared<Node>();
+  node->op = Op::Fill;
+  node->name = "fill";
+  node->dtype = dtype;
+  setFillValue(*node, value);
+  node->device = kDevAny; // joins a program on either device
+  node->rootNumel = 1;
+  node->loc = loc;
+  Operand o;
+  o.node = std::move(node);
+  return o;
+}
+
+/// record() of binary op `name` over tensor `x` and a number's operand,
+/// the number first or second.
+Tensor recordWithNumber(const char *name, DType dtype, Shape sizes,
+                        const Tensor &x, Operand number, bool numberFirst,
+                        const SourceLoc &loc) {
+  checkStorageSize(sizes, elementSize(dtype), name, loc);
+  TraceLock lock; // the version read is the one the reader registers on
+  auto node = std::make_shared<Node>();
+  node->op = Op::Binary;
+  node->name = name;
+  node->dtype = dtype;
+  node->sizes = std::move(sizes);
+  checkViewRead(*x.impl(), loc);
+  markGradLeaf(x.impl());
+  node->inputs.reserve(2);
+  if (numberFirst)
+    node->inputs.push_back(std::move(number));
+  node->inputs.push_back(operandOf(*x.impl()));
+  if (!numberFirst)
+    node->inputs.push_back(std::move(number));
+  return makeResult(std::move(node), loc, requiresGradOf(*x.impl()));
+}
+
+} // namespace
+
 Tensor strata::detail::castTo(const Tensor &t, DType dtype,
                               const SourceLoc &loc) {
   if (t.impl()->dtype == dtype)
@@ -229,13 +273,21 @@ Tensor strata::detail::binary(const char *name, const Arg &a, const Arg &b,
                         "convert first: x.to(strata::kFloat32)", loc);
     common = DType::F32; // PyTorch promotes: true division, atan2
   }
+  DType out = dtypes.compare ? DType::Bool : common;
+  bool boolPow =
+      kind == Kind::Pow && b.scalar && b.scalar->kind() == Scalar::Kind::Bool;
+  if (!boolPow && a.tensor != b.tensor && (!a.tensor || !b.tensor))
+    return recordWithNumber(
+        name, out, std::move(shape),
+        castTo(a.tensor ? *a.tensor : *b.tensor, common, loc),
+        numberOperand(a.scalar ? *a.scalar : *b.scalar, common, loc),
+        a.scalar.has_value(), loc);
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   // pow(x, False/True): the bool number stays a bool fill, cast, so the
   // gradient knows it (PyTorch 1.13 does not take its zero-exponent
   // shortcut for a bool Scalar: grad * 0 * x^-1, NaN at 0).
   if (kind == Kind::Pow && b.scalar && b.scalar->kind() == Scalar::Kind::Bool)
     y = castTo(scalarTensor(*b.scalar, DType::Bool, loc), common, loc);
-  DType out = dtypes.compare ? DType::Bool : common;
   return record(Op::Binary, name, out, std::move(shape), {&x, &y}, loc);
 }
 

@@ -295,7 +295,9 @@ void reset_eval_stats();
 
 /// How many prepared programs the evaluator and the autograd engine each
 /// keep (by structure; the least recently used goes first). Default 256,
-/// or `STRATA_PROGRAM_CACHE_SIZE`; a prepared program holds about 2.4 MB.
+/// or `STRATA_PROGRAM_CACHE_SIZE`; a small prepared program holds about
+/// 5-8 KB, its kernels about 40 KB each in the JIT's own cache
+/// (docs/performance.md, "Memory per prepared program").
 /// Lowering it drops programs at once; an evicted program is prepared
 /// again when next needed (its kernels usually come from the JIT's cache).
 void set_program_cache_capacity(int64_t programs,

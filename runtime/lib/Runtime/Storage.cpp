@@ -10,6 +10,11 @@
 
 using namespace strata::runtime;
 
+struct Storage::Made : Storage {
+  Made(unsigned char *data, size_t nbytes, DeviceKind device)
+      : Storage(data, nbytes, device) {}
+};
+
 StoragePtr Storage::tryCreate(size_t nbytes, std::string &error,
                               DeviceKind device) {
   if (device == DeviceKind::CUDA) {
@@ -25,8 +30,8 @@ StoragePtr Storage::tryCreate(size_t nbytes, std::string &error,
   void *p = CpuAllocator::global().allocate(nbytes, error);
   if (!p && nbytes != 0)
     return nullptr;
-  return StoragePtr(
-      new Storage(static_cast<unsigned char *>(p), nbytes, device));
+  return std::make_shared<Made>(static_cast<unsigned char *>(p), nbytes,
+                                device);
 }
 
 StoragePtr Storage::create(size_t nbytes, DeviceKind device) {
@@ -41,7 +46,8 @@ StoragePtr Storage::create(size_t nbytes, DeviceKind device) {
 
 StoragePtr Storage::wrapExternal(void *data, size_t nbytes, DeviceKind device,
                                  std::function<void()> release) {
-  StoragePtr s(new Storage(static_cast<unsigned char *>(data), nbytes, device));
+  StoragePtr s = std::make_shared<Made>(static_cast<unsigned char *>(data),
+                                        nbytes, device);
   // Never the allocator's deallocate for memory the allocator did not give.
   s->release_ = release ? std::move(release) : [] {};
   return s;

@@ -79,6 +79,8 @@ public:
 private:
   Storage(unsigned char *data, size_t nbytes, DeviceKind device)
       : data_(data), nbytes_(nbytes), device_(device) {}
+  /// A Storage made by make_shared: one allocation with its count.
+  struct Made;
   unsigned char *data_;
   size_t nbytes_;
   DeviceKind device_;
