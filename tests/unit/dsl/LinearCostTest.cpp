@@ -213,6 +213,35 @@ TEST(LinearCost, ManyPendingWritesOfOneRoot) {
   EXPECT_LE(eval_stats().compiles, 3);
 }
 
+// One storage written, read or assembled at thousands of offsets in one
+// program: each piece is a one-loop kernel at its own offset, which is
+// loaded at run time (dynamic), so the pieces share a few kernels instead
+// of one each (3000 writes once built 3000 kernels: ~10 s).
+TEST(LinearCost, ManyOffsetsOfOneStorageShareKernels) {
+  const int n = 3000;
+  reset();
+  Tensor x = zeros({n, 2});
+  for (int i = 0; i < n; ++i)
+    x.narrow(0, i, 1).add_(double(i % 7));
+  std::vector<float> got = x.to_vector<float>();
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(got[2 * i + 1], float(i % 7)) << "row " << i;
+  EXPECT_LE(kernelsBuilt(), 8);
+  // The rows of a pending result assembled by stack, and a cat of pieces.
+  reset();
+  Tensor y = arange(n * 3).to(kFloat32).view({n, 3}) * 2;
+  std::vector<Tensor> rows;
+  for (int i = 0; i < n; ++i)
+    rows.push_back(y.select(0, i) + 1);
+  std::vector<float> stacked = stack(rows).to_vector<float>();
+  std::vector<float> joined = cat(rows).to_vector<float>();
+  for (int e = 0; e < n * 3; e += 7) {
+    ASSERT_EQ(stacked[e], float(e) * 2 + 1) << "element " << e;
+    ASSERT_EQ(joined[e], float(e) * 2 + 1) << "element " << e;
+  }
+  EXPECT_LE(kernelsBuilt(), 16);
+}
+
 TEST(LinearCost, WideEvalOfIndependentOutputs) {
   // One eval() of 20,000 outputs runs as programs of at most 512 roots of
   // one structure (scalars are arguments): three prepares (the first

@@ -1,7 +1,8 @@
 //===- KernelToLLVMDynamic.cpp - dynamic kernels: sizes as arguments ------===//
 //
 // Assumes: the loop plan is made (planLoops, planCascade, planNonTemporal).
-// Guarantees: a kernel of two loops or more whose plan is plain (no tiles,
+// Guarantees: a kernel of two loops or more (or of one loop reading or
+//   writing at an offset other than 0) whose plan is plain (no tiles,
 //   no non-temporal stores, no scan, no index_map) is dynamic: the
 //   code reads its inner trip counts, the strides that are not 0 or +-1
 //   and every operand's offset from the ABI's %dims (KernelToLLVM.h),
@@ -35,13 +36,17 @@
 using namespace strata::codegen::detail;
 
 void Emitter::planDynamic() {
-  // A nest of one loop has nothing to gain (its trip count is the ABI's
-  // [begin, end) already, its offsets those of the program's windows), and
-  // loaded offsets cost LLVM's alias analysis: a 512-op chain's kernels
-  // took 50% longer to compile (strata-bench-linear --only chain).
+  // A nest of one loop gains only where an operand's offset is not 0 (its
+  // trip count is the ABI's [begin, end) already): the pieces of one
+  // storage a program writes or reads at many offsets (10^4 pending
+  // `x.narrow(0, i, 1).add_(1)`, the rows of a `stack`, the pieces of a
+  // `cat`) are then one kernel, not one each. At offsets 0 it stays
+  // static: loaded offsets cost LLVM's alias analysis (a 512-op chain's
+  // kernels took 50% longer to compile, strata-bench-linear --only chain).
   bool on = strata::runtime::settings::dynamicShapes();
+  bool offsets = llvm::any_of(nest.offsets, [](int64_t o) { return o != 0; });
   dynamic = on && !k.isScan() && !k.getIndexMap() && tiledDim < 0 && ntOp < 0 &&
-            nest.sizes.size() >= 2;
+            (nest.sizes.size() >= 2 || (nest.sizes.size() == 1 && offsets));
   // A size value is one load at entry in any kernel: the division by a
   // mean's count sits in whatever kernel consumes the sum, often one of
   // one loop (`x.mean(1).sum()`).
