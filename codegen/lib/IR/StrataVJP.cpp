@@ -266,6 +266,15 @@ LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   return success();
 }
 
+/// fma(a, b, c) = a * b + c: g * b, g * a, g.
+LogicalResult rule(FmaOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value a = op.getLhs(), b = op.getRhs();
+  give(gb, out, a, gb.mul(g[0], b));
+  give(gb, out, b, gb.mul(g[0], a));
+  give(gb, out, op.getAddend(), g[0]);
+  return success();
+}
+
 LogicalResult rule(WhereOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value zero = gb.fill(0.0, elementOf(op.getLhs()));
   Value c = op.getCond();
