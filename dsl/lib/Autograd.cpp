@@ -77,7 +77,8 @@ bool strata::detail::isScalarArgument(const Node &n, size_t i) {
     return false;
   return isOp(n, "pow") ||
          ((isOp(n, "fmod") || isOp(n, "remainder")) && i == 1) ||
-         (isOp(n, "lerp") && i == 2) || (isOp(n, "sub") && i == 0);
+         (isOp(n, "lerp") && i == 2) || (isOp(n, "sub") && i == 0) ||
+         (isOp(n, "fma") && i == 1); // add(other, alpha)
 }
 
 bool strata::detail::boolTensorCast(const Operand &o) {

@@ -39,7 +39,8 @@ bool isNumber(const Operand &o);
 /// Whether operand `i` of `n` is a number that PyTorch takes as a Scalar
 /// argument, not as a wrapped tensor (`x * 2` saves its 2): no edge of the
 /// node, no saved tensor (pow.Tensor_Scalar's exponent, pow.Scalar's base,
-/// fmod/remainder.Scalar's other, lerp.Scalar's weight, rsub's number).
+/// fmod/remainder.Scalar's other, lerp.Scalar's weight, rsub's number,
+/// add/sub's alpha: fma's operand 1).
 bool isScalarArgument(const Node &n, size_t i);
 
 /// Whether `o` reads a bool tensor (not a number) cast by promotion.
