@@ -183,6 +183,7 @@ strata::detail::viewChainOf(const TensorImpl &t) {
     chain->op = t.viewOp;
     chain->args = t.viewArgs;
     chain->loc = t.loc;
+    chain->shownAs = multiOutputName(multiOutputOf(t).first);
     const TensorImpl &base = *t.base;
     if (std::string_view(t.viewOp) == "as_strided")
       chain->asStridedInput = base.layout;

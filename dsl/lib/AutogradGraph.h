@@ -69,6 +69,14 @@ enum : int32_t {
 inline std::pair<int32_t, int32_t> multiOutputOf(const TensorImpl &t) {
   return {t.multiOutput & 7, t.multiOutput >> 3};
 }
+/// PyTorch's node name of multi-output function `fn` (kMultiOutputSplit,
+/// ...; null for none and for kMultiOutputViewOf).
+inline const char *multiOutputName(int32_t fn) {
+  static const char *const names[] = {nullptr, "SplitBackward0",
+                                      "SplitWithSizesBackward0",
+                                      "UnbindBackward0", nullptr};
+  return fn >= 0 && fn <= kMultiOutputViewOf ? names[fn] : nullptr;
+}
 /// Marks `views`, just returned by a multi-output view function `fn`
 /// (kMultiOutput*), as MULTI_OUTPUT_NODE when grad mode is on (made in
 /// no-grad mode, they are no-grad views already).
