@@ -6,8 +6,8 @@ built on them (one fused multiply-add; addcmul is fma(value * t1, t2,
 self), addcdiv self + (value * t1) / t2), clamp with NaN bounds, lerp by
 an int64 number or an int64 tensor, the grad_fn names of split, chunk and
 unbind, pow by a number (PyTorch's scalar loop), and arange with float
-steps (one thread: arange's vectorized blocks start at each thread's
-chunk).
+steps and linspace (one thread: their vectorized blocks start at each
+thread's chunk).
 
 Run with the system Python that has PyTorch 1.13 (python3-torch):
     /usr/bin/python3 scripts/gen_rounding_parity_golden.py
@@ -250,8 +250,20 @@ def arange_cases(cases):
                 torch.arange(a, b, s, dtype=dt)
 
 
+LINSPACES = [(0, 1, 10), (-3.7, 100.2, 281), (0.1, 1000.3, 1429),
+             (1e7, 1e7 + 50, 167), (5, -5, 33), (-1, 1, 2001), (0.3, 0.7, 17)]
+
+
+def linspace_cases(cases):
+    for k, (a, b, n) in enumerate(LINSPACES):
+        for dt in (torch.float32, torch.float64):
+            tag = "" if dt == torch.float32 else "_f64"
+            cases[f"linspace{k}{tag}"] = lambda a=a, b=b, n=n, dt=dt: \
+                torch.linspace(a, b, n, dtype=dt)
+
+
 def main():
-    torch.set_num_threads(1)  # arange's blocks start at 0 (one range)
+    torch.set_num_threads(1)  # arange's, linspace's blocks start at 0
     cases = {}
     alpha_cases(cases)
     clamp_cases(cases)
@@ -259,6 +271,7 @@ def main():
     name_cases(cases)
     pow_cases(cases)
     arange_cases(cases)
+    linspace_cases(cases)
     lines = []
     for name, f in cases.items():
         try:

@@ -384,3 +384,25 @@ TEST(RoundingParity, ArangeWithFloatSteps) {
   }
   expectCases(cases);
 }
+
+// linspace in f32 and f64 as PyTorch 1.13's CPU kernel computes it (one
+// thread): the first half start + step * i, the second end - step *
+// (steps - 1 - i), each one fma in the dtype, but in blocks of 2 x 8 (f32)
+// or 2 x 4 (f64) elements from the formula at the block's first index plus
+// k * step; the last steps % 16 (8) elements their own formula.
+TEST(RoundingParity, LinspaceBlocks) {
+  const std::vector<std::array<double, 3>> ranges = {
+      {0, 1, 10},           {-3.7, 100.2, 281}, {0.1, 1000.3, 1429},
+      {1e7, 1e7 + 50, 167}, {5, -5, 33},        {-1, 1, 2001},
+      {0.3, 0.7, 17}};
+  std::vector<std::pair<std::string, Case>> cases;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto [a, b, n] = ranges[k];
+    for (DType t : {kFloat32, kFloat64})
+      cases.push_back(
+          {"linspace" + std::to_string(k) + (t == kFloat64 ? "_f64" : ""), [=] {
+             return linspace(a, b, static_cast<int64_t>(n), TensorOptions(t));
+           }});
+  }
+  expectCases(cases);
+}
