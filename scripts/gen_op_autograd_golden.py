@@ -50,6 +50,8 @@ def cases():
     yield "pow_number", "pow", X, lambda x: x.pow(2.5)
     yield "fmod_number", "fmod", X, lambda x: x.fmod(2.5)
     yield "remainder_number", "remainder", X, lambda x: x.remainder(2.5)
+    yield "add_alpha", "fma", AB, lambda a, b: a.add(b, alpha=2.5)
+    yield "sub_alpha", "fma", AB, lambda a, b: a.sub(b, alpha=2.5)
     yield "lerp", "lerp", [(F, (2, 1, 1)), (F, (3, 1)), (F, (4,))], \
         lambda a, b, w: a.lerp(b, w)
     yield "lerp_number", "lerp", [(F, (2, 1)), (F, (3,))], \

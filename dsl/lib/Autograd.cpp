@@ -77,7 +77,8 @@ bool strata::detail::isScalarArgument(const Node &n, size_t i) {
     return false;
   return isOp(n, "pow") ||
          ((isOp(n, "fmod") || isOp(n, "remainder")) && i == 1) ||
-         (isOp(n, "lerp") && i == 2) || (isOp(n, "sub") && i == 0);
+         (isOp(n, "lerp") && i == 2) || (isOp(n, "sub") && i == 0) ||
+         (isOp(n, "fma") && i == 1); // add(other, alpha)
 }
 
 bool strata::detail::boolTensorCast(const Operand &o) {
@@ -182,6 +183,7 @@ strata::detail::viewChainOf(const TensorImpl &t) {
     chain->op = t.viewOp;
     chain->args = t.viewArgs;
     chain->loc = t.loc;
+    chain->shownAs = multiOutputName(multiOutputOf(t).first);
     const TensorImpl &base = *t.base;
     if (std::string_view(t.viewOp) == "as_strided")
       chain->asStridedInput = base.layout;

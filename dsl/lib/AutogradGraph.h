@@ -39,7 +39,8 @@ bool isNumber(const Operand &o);
 /// Whether operand `i` of `n` is a number that PyTorch takes as a Scalar
 /// argument, not as a wrapped tensor (`x * 2` saves its 2): no edge of the
 /// node, no saved tensor (pow.Tensor_Scalar's exponent, pow.Scalar's base,
-/// fmod/remainder.Scalar's other, lerp.Scalar's weight, rsub's number).
+/// fmod/remainder.Scalar's other, lerp.Scalar's weight, rsub's number,
+/// add/sub's alpha: fma's operand 1).
 bool isScalarArgument(const Node &n, size_t i);
 
 /// Whether `o` reads a bool tensor (not a number) cast by promotion.
@@ -67,6 +68,14 @@ enum : int32_t {
 /// holds the kind in its low 3 bits, the number above them.
 inline std::pair<int32_t, int32_t> multiOutputOf(const TensorImpl &t) {
   return {t.multiOutput & 7, t.multiOutput >> 3};
+}
+/// PyTorch's node name of multi-output function `fn` (kMultiOutputSplit,
+/// ...; null for none and for kMultiOutputViewOf).
+inline const char *multiOutputName(int32_t fn) {
+  static const char *const names[] = {nullptr, "SplitBackward0",
+                                      "SplitWithSizesBackward0",
+                                      "UnbindBackward0", nullptr};
+  return fn >= 0 && fn <= kMultiOutputViewOf ? names[fn] : nullptr;
 }
 /// Marks `views`, just returned by a multi-output view function `fn`
 /// (kMultiOutput*), as MULTI_OUTPUT_NODE when grad mode is on (made in

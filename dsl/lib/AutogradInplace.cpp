@@ -19,8 +19,6 @@ namespace {
 /// message, as the other in-place checks.
 [[noreturn]] void refuseMultiOutputView(const TensorImpl &t, bool indirect,
                                         const char *op, const SourceLoc &loc) {
-  static const char *const fns[] = {
-      "", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"};
   std::string what =
       indirect ? "its base or another view of its base has been" : "is being";
   auto [fn, outputNr] = multiOutputOf(t);
@@ -34,7 +32,7 @@ namespace {
     msg += "Output 0 of " + viewGradFnName(t.viewOp, t.viewArgs) +
            " is a view and " + what + " modified inplace.";
   else
-    msg += "Output " + std::to_string(outputNr) + " of " + fns[fn] +
+    msg += "Output " + std::to_string(outputNr) + " of " + multiOutputName(fn) +
            " is a view and " + what + " modified inplace.";
   fail(msg + " This view is the output of a function that returns multiple "
              "views. Such functions do not allow the output views to be "
@@ -52,8 +50,16 @@ namespace {
 void strata::detail::markMultiOutput(std::vector<Tensor> &views, int32_t fn) {
   if (!gradEnabled())
     return;
-  for (size_t i = 0; i < views.size(); ++i)
-    views[i].impl()->multiOutput = fn | static_cast<int32_t>(i) << 3;
+  for (size_t i = 0; i < views.size(); ++i) {
+    TensorImpl &v = *views[i].impl();
+    v.multiOutput = fn | static_cast<int32_t>(i) << 3;
+    // A chain made with the view (viewChainOf) is shown as PyTorch's node.
+    if (v.viewChain && !v.viewChain->shownAs) {
+      auto shown = std::make_shared<ViewChain>(*v.viewChain);
+      shown->shownAs = multiOutputName(fn);
+      v.viewChain = std::move(shown);
+    }
+  }
 }
 
 void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc,

@@ -255,7 +255,7 @@ struct Replay {
       return compute(op, Op::Cast);
     if (isa<CopyOp>(op))
       return compute(op, Op::Copy);
-    if (isa<WhereOp, LerpOp>(op))
+    if (isa<WhereOp, LerpOp, FmaOp>(op))
       return compute(op, Op::Where);
     if (isa<MatmulOp>(op))
       return compute(op, Op::Matmul);

@@ -166,6 +166,52 @@ template <typename T> constexpr DType dtypeOfT() {
     return DType::I64;
 }
 
+/// PyTorch 1.13's CPU arange of a float dtype (RangeFactoriesKernel.cpp,
+/// run on one thread; AVX2 kernels, as Debian's build picks): a vectorized
+/// loop over blocks of two vectors of `lanes` elements (8 f32, 4 f64), each
+/// vector from its first index `idx` as Vectorized::arange(start + step *
+/// idx, step) - that base rounded to the dtype, element idx + k then
+/// base + k * step - and the n % (2 * lanes) last elements as start +
+/// step * i; every product and sum in double, contracted to one fused
+/// multiply-add. Composed of an exact f64 arange, fmas and a where, so
+/// start, step and where the blocks end are scalar arguments (one program
+/// for every range). Ranges of integers a float holds exactly are the
+/// plain arange (every formula gives the same values).
+Tensor floatRange(int64_t n, DType dtype, double start, double step,
+                  const TensorOptions &options, const SourceLoc &loc) {
+  double exactUpTo = dtype == DType::F32 ? 0x1p24 : 0x1p53;
+  double last = start + static_cast<double>(n - 1) * step;
+  if (n <= 1 || (std::floor(start) == start && std::floor(step) == step &&
+                 std::fabs(start) <= exactUpTo && std::fabs(last) <= exactUpTo))
+    return generated("arange", Op::Arange, {n}, dtype, start, step, options,
+                     loc);
+  checkRequiresGrad(options, dtype, loc);
+  int64_t lanes = dtype == DType::F32 ? 8 : 4;
+  Tensor v;
+  {
+    NoGradGuard noGrad;
+    Tensor i = generated("arange", Op::Arange, {n}, DType::F64, 0, 1,
+                         options.dtype(DType::F64).requires_grad(false), loc);
+    Tensor idx = i.floor_divide(static_cast<double>(lanes), loc) *
+                 static_cast<double>(lanes);
+    Tensor first = scalarTensor(start, DType::F64, loc),
+           by = scalarTensor(step, DType::F64, loc);
+    Tensor base = fusedMultiplyAdd(idx, by, first, loc);
+    if (dtype != DType::F64)
+      base = castTo(castTo(base, dtype, loc), DType::F64, loc);
+    Tensor blocked = fusedMultiplyAdd(i - idx, by, base, loc);
+    Tensor rest = fusedMultiplyAdd(i, by, first, loc);
+    int64_t blockEnd = n - n % (2 * lanes);
+    Tensor inBlock =
+        binary("lt", Arg{&i, {}},
+               Arg{nullptr, Scalar(static_cast<double>(blockEnd))}, loc);
+    v = castTo(where(inBlock, blocked, rest, loc), dtype, loc);
+  }
+  if (options.requires_grad())
+    v.requires_grad_(true, loc);
+  return v;
+}
+
 } // namespace
 
 Tensor strata::arange(Scalar end, TensorOptions options, SourceLoc loc) {
@@ -244,7 +290,7 @@ Tensor strata::arange(Scalar start, Scalar end, Scalar step,
     fail("arange: invalid size, possible overflow?",
          "the range holds more elements than int64 can count", loc);
   int64_t n = static_cast<int64_t>(count);
-  return generated("arange", Op::Arange, {n}, dtype, s, st, options, loc);
+  return floatRange(n, dtype, s, st, options, loc);
 }
 
 Tensor strata::empty(const Shape &sizes, TensorOptions options, SourceLoc loc) {

@@ -116,7 +116,7 @@ std::string strata::detail::gradFnNameOf(const Node &n) {
 }
 
 std::string strata::detail::viewGradFnName(const ViewChain &v) {
-  return viewGradFnName(v.op, v.args);
+  return v.shownAs ? v.shownAs : viewGradFnName(v.op, v.args);
 }
 
 std::string strata::detail::viewGradFnName(std::string_view op,

@@ -62,24 +62,24 @@ using NodePtr = std::shared_ptr<Node>;
 /// (x.t().unsqueeze(0): unsqueeze, then t); each is a node of the autograd
 /// graph (TBackward0, ...) between a reader and the version viewed.
 struct ViewChain {
-  /// The view op ("t", "slice", ...) and its arguments.
+  /// The view op ("t", "slice", ...), its arguments and PyTorch's node name
+  /// where not the op's (split's narrows: SplitBackward0; else null).
   const char *op;
   Shape args;
   SourceLoc loc;
+  const char *shownAs = nullptr;
   /// The view it was applied to (null: applied to a non-view tensor, or
   /// a regenerated view, which reads its root's version directly).
   std::shared_ptr<const ViewChain> next;
-  /// No gradient reaches the version through this chain: some view below
-  /// it has no grad_fn (PyTorch: made before its base required grad, or in
-  /// no-grad mode), so reads through it are edges to nothing.
+  /// No gradient reaches the version through this chain (a view below has
+  /// no grad_fn: made before its base required grad, or in no-grad mode).
   bool cut = false;
   /// The leaf the chain's bottom view is when that view requires grad of
   /// its own (requires_grad_() on a view without grad_fn): the gradient
   /// accumulates there.
   std::weak_ptr<TensorImpl> leafView;
-  /// For an as_strided: the layout of the tensor it was applied to (its
-  /// root's). PyTorch's as_strided backward passes the gradient only to the
-  /// storage elements that input addresses.
+  /// For an as_strided: its input's layout (the root's); PyTorch's backward
+  /// passes the gradient only to the storage elements that input addresses.
   std::optional<layout::Layout> asStridedInput;
   /// This view or one below it is such an as_strided (backward tests this
   /// before walking the chain).

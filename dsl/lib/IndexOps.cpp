@@ -5,7 +5,9 @@
 // scatter_add (StrataIndexOps.td): index_select is a gather of the index
 // viewed along `dim` and expanded to the result's shape, index_add a
 // scatter_add of `alpha * source` at the index expanded to source's shape
-// (views: no copy of the index). Each costs O(its output) in its own kernel.
+// (views: no copy of the index; a float alpha != 1 on more than one dim:
+// PyTorch's fma per index, indexAddFused). Each costs O(its output) in its
+// own kernel.
 //
 // The values of the index are checked at the call (PyTorch's messages):
 // like PyTorch's own check, this reads them, so a pending index is
@@ -17,6 +19,7 @@
 #include "Composite.h"
 #include "CompositeNode.h"
 #include "Impl.h"
+#include "OpBuilders.h"
 
 #include <algorithm>
 
@@ -236,6 +239,51 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor &index, const Tensor &src,
   return scatterLike(*this, dim, index, src, false, "scatter_add", loc);
 }
 
+namespace {
+/// index_add of more than one dim with a float alpha other than 1 as
+/// PyTorch 1.13 computes it: `self.select(dim, index[i]).add_(source.select(
+/// dim, i), alpha)` for each i in order, one fused multiply-add per element
+/// (scatter_add would round alpha * source first). The index is known
+/// here (its bounds were checked), so the i-th occurrences of the targets
+/// form layer i: each layer is an index_select of source's slices at their
+/// targets and `where(targeted, fma(slices, alpha, r), r)`, the layers in
+/// order. Undefined (the scatter_add path) past kMaxLayers repeats of one
+/// target.
+Tensor indexAddFused(const Tensor &self, int64_t d, const Tensor &idx,
+                     const Tensor &source, const Scalar &alpha,
+                     const SourceLoc &loc) {
+  constexpr int64_t kMaxLayers = 4;
+  std::vector<int64_t> targets = indexValues(idx, loc);
+  int64_t size = self.size(d, loc);
+  std::vector<std::vector<int64_t>> layers; // layers[k][t]: i, or -1
+  std::vector<int64_t> seen(static_cast<size_t>(size), 0);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    int64_t k = seen[targets[i]]++;
+    if (k >= kMaxLayers)
+      return Tensor();
+    if (k == static_cast<int64_t>(layers.size()))
+      layers.emplace_back(static_cast<size_t>(size), -1);
+    layers[k][targets[i]] = static_cast<int64_t>(i);
+  }
+  Shape along(static_cast<size_t>(self.dim(loc)), 1);
+  along[d] = size;
+  TensorOptions ints =
+      TensorOptions(DType::I64).device(self.device(loc)).requires_grad(false);
+  Tensor r = self;
+  for (const std::vector<int64_t> &from : layers) {
+    std::vector<int64_t> at(from.size()), hit(from.size());
+    for (size_t t = 0; t < from.size(); ++t) {
+      at[t] = std::max<int64_t>(from[t], 0);
+      hit[t] = from[t] >= 0;
+    }
+    Tensor slices = source.index_select(d, from_vector(at, {}, ints, loc), loc);
+    Tensor targeted = from_vector(hit, along, ints, loc).to(DType::Bool, loc);
+    r = where(targeted, addScaled(r, slices, alpha, loc), r, loc);
+  }
+  return r;
+}
+} // namespace
+
 Tensor Tensor::index_add(int64_t dim, const Tensor &index, const Tensor &source,
                          Scalar alpha, SourceLoc loc) const {
   implOf(*this, loc);
@@ -271,6 +319,11 @@ Tensor Tensor::index_add(int64_t dim, const Tensor &index, const Tensor &source,
                   "source is self's shape with size(dim) = index.numel()", loc);
   checkSelectBounds(idx, sizeAt(*this, d, loc), loc);
   checkScalarFits(alpha, this->dtype(loc), "index_add", loc);
+  if (rank > 1 && source.dim(loc) == rank && isFloatingPoint(dtype(loc)) &&
+      alpha.toDouble() != 1.0)
+    if (Tensor r = indexAddFused(*this, d, idx, source, alpha, loc);
+        r.defined())
+      return detail::composite(r, "IndexAddBackward0", {this, &source});
   Tensor scaled = source;
   if (alpha.isIntegral() ? alpha.toLong() != 1 : alpha.toDouble() != 1.0)
     scaled = source.mul(scalarTensor(alpha, this->dtype(loc), loc), loc);

@@ -96,6 +96,18 @@ Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
 void checkInplaceFirst(const Tensor &self, const Tensor *other, const char *op,
                        const SourceLoc &loc);
 
+/// a * b + c rounded once (strata.fma): three tensors of one float dtype
+/// that broadcast (OpsAlpha.cpp).
+Tensor fusedMultiplyAdd(const Tensor &a, const Tensor &b, const Tensor &c,
+                        const SourceLoc &loc);
+/// self + alpha * other as PyTorch's add(alpha) kernel rounds it (one
+/// fma, alpha converted to self's float dtype; other of that dtype).
+Tensor addScaled(const Tensor &self, const Tensor &other, const Scalar &alpha,
+                 const SourceLoc &loc);
+/// addcmul(self, t1, t2, value): fma(value * t1, t2, self), as PyTorch's
+/// contracted kernel (one float dtype).
+Tensor addProduct(const Tensor &self, const Tensor &t1, const Tensor &t2,
+                  const Scalar &value, const SourceLoc &loc);
 } // namespace strata::detail
 
 #endif // STRATA_DSL_LIB_OPBUILDERS_H

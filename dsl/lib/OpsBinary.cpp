@@ -173,14 +173,17 @@ Tensor lerpImpl(const Tensor &start, const Tensor &end, const Tensor *weight,
   if (!weight)
     checkScalarFits(number, s.dtype, "lerp", loc);
   Tensor w = weight ? *weight : scalarTensor(number, s.dtype, loc);
-  // lerp.Scalar's weight is PyTorch's double Scalar: the kernel converts
-  // it to the tensors' type (weight.to<float>()), start's gradient takes
+  // lerp.Scalar's weight is PyTorch's Scalar: the kernel converts it to
+  // the tensors' type (weight.to<float>()), start's gradient takes
   // 1 - weight in double (1 - weight.toDouble()), rounded once. An f64
-  // number cast to f32, whose gradient rule subtracts before the cast.
-  // (An integer weight a double cannot hold stays exact in f32.)
-  if (!weight && s.dtype == DType::F32 &&
-      (!number.isIntegral() || std::fabs(number.toDouble()) <= 0x1p53))
-    w = castTo(scalarTensor(number, DType::F64, loc), s.dtype, loc);
+  // number cast to f32, whose gradient rule subtracts before the cast; an
+  // integer one an int64 cast to f32 (rounded once, as static_cast<float>:
+  // through a double, 2^60 + 2^36 + 1 would round twice), whose gradient
+  // rule takes its double.
+  if (!weight && s.dtype == DType::F32)
+    w = castTo(scalarTensor(number,
+                            number.isIntegral() ? DType::I64 : DType::F64, loc),
+               s.dtype, loc);
   shape = check(layout::broadcastShapes(shape, w.impl()->layout.sizes, "lerp"),
                 loc);
   Tensor r = record(Op::Where, "lerp", s.dtype, std::move(shape),

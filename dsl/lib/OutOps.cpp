@@ -103,33 +103,6 @@ Tensor &elementwiseOut(Tensor &out, const Tensor &a, const Tensor &b,
   return writeOut(out, value, op, false, loc);
 }
 
-/// PyTorch's alpha_check on the result type `t` of add or sub (after
-/// sub's bool checks, as PyTorch): alpha must not be a float for an integer
-/// or bool result, nor a bool for a non-bool one.
-void checkAlpha(DType t, const Scalar &alpha, const SourceLoc &loc) {
-  if (alpha.kind() == Scalar::Kind::Bool && t != DType::Bool)
-    fail("Boolean alpha only supported for Boolean results.",
-         "pass a number as alpha", loc);
-  if (alpha.kind() == Scalar::Kind::Float && !isFloatingPoint(t))
-    fail("For integral input tensors, argument alpha must not be a floating "
-         "point number.",
-         "pass an integer alpha, or convert the operands to a float type", loc);
-}
-
-/// self + alpha * other (sub: minus), the product in the result's type.
-Tensor addAlpha(const Tensor &self, const Tensor &other, const Scalar &alpha,
-                bool subtract, const SourceLoc &loc) {
-  Tensor plain = subtract ? self.sub(other, loc) : self.add(other, loc);
-  DType t = plain.impl()->dtype;
-  checkAlpha(t, alpha, loc);
-  if (alpha.toDouble() == 1.0)
-    return plain;
-  // (PyTorch converts alpha to the result type: 2 is true for bools.)
-  Tensor scaled = t == DType::Bool ? other.to(t, loc) * (alpha.toDouble() != 0)
-                                   : other.to(t, loc) * alpha;
-  return subtract ? self.sub(scaled, loc) : self.add(scaled, loc);
-}
-
 /// PyTorch's mm checks (matmul_out of two matrices is mm_out).
 void checkMatrices(const Tensor &a, const Tensor &b, const SourceLoc &loc) {
   if (implOf(a, loc).layout.dim() != 2)
@@ -154,14 +127,14 @@ Tensor &strata::add_out(Tensor &out, const Tensor &self, const Tensor &other,
                         Scalar alpha, SourceLoc loc) {
   return elementwiseOut(
       out, self, other, "add_out", "add",
-      [&] { return addAlpha(self, other, alpha, false, loc); }, loc);
+      [&] { return self.add(other, alpha, loc); }, loc);
 }
 
 Tensor &strata::sub_out(Tensor &out, const Tensor &self, const Tensor &other,
                         Scalar alpha, SourceLoc loc) {
   return elementwiseOut(
       out, self, other, "sub_out", "sub",
-      [&] { return addAlpha(self, other, alpha, true, loc); }, loc);
+      [&] { return self.sub(other, alpha, loc); }, loc);
 }
 
 Tensor &strata::mul_out(Tensor &out, const Tensor &self, const Tensor &other,

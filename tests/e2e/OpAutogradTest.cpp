@@ -115,6 +115,10 @@ std::vector<Case> cases() {
   c.push_back({"fmod_number", "fmod", x, [](Ops o) { return o[0].fmod(2.5); }});
   c.push_back({"remainder_number", "remainder", x,
                [](Ops o) { return o[0].remainder(2.5); }});
+  c.push_back(
+      {"add_alpha", "fma", ab, [](Ops o) { return o[0].add(o[1], 2.5); }});
+  c.push_back(
+      {"sub_alpha", "fma", ab, [](Ops o) { return o[0].sub(o[1], 2.5); }});
   c.push_back({"lerp",
                "lerp",
                {{'f', {2, 1, 1}}, {'f', {3, 1}}, {'f', {4}}},

@@ -43,6 +43,25 @@ TEST(DslCuda, ElementwiseAndRoundTrip) {
   EXPECT_EQ(back.to_vector<float>(), a.to_vector<float>());
 }
 
+// add/sub with alpha (strata.fma: CUDA's fma()) and a float arange (fmas
+// in double) give the CPU's bits (docs/design.md, strata.fma).
+TEST(DslCuda, FusedMultiplyAddsRoundAsTheCpu) {
+  REQUIRE_GPU();
+  Tensor a = randn({1000}), b = randn({1000});
+  Tensor ga = a.to(kCuda), gb = b.to(kCuda);
+  EXPECT_EQ(ga.add(gb, 0.37).to(kCPU).to_vector<float>(),
+            a.add(b, 0.37).to_vector<float>());
+  Tensor a64 = a.to(kFloat64) / 3, b64 = b.to(kFloat64) / 7;
+  EXPECT_EQ(
+      a64.to(kCuda).sub(b64.to(kCuda), 1.0 / 3).to(kCPU).to_vector<double>(),
+      a64.sub(b64, 1.0 / 3).to_vector<double>());
+  for (DType t : {kFloat32, kFloat64})
+    EXPECT_EQ(arange(-3.7, 100.2, 0.37, TensorOptions(t).device(kCuda))
+                  .to(kCPU)
+                  .to_vector<double>(),
+              arange(-3.7, 100.2, 0.37, TensorOptions(t)).to_vector<double>());
+}
+
 // Scalars are arguments on CUDA too: a new scalar every step compiles no
 // new program (docs/design.md, "Scalars are arguments").
 TEST(DslCuda, ScalarScheduleCompilesOnce) {

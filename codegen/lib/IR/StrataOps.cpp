@@ -326,6 +326,35 @@ LogicalResult LerpOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult FmaOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      ValueRange operands, DictionaryAttr,
+                                      RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto a = tensorType(operands[0]), b = tensorType(operands[1]),
+       c = tensorType(operands[2]);
+  if (!a || !b || !c)
+    return emitOptionalError(loc, "expected strata tensor operands");
+  Type element = a.getElementType();
+  if (!isFloat(element))
+    return emitOptionalError(loc, "fma expects floating-point tensors, got ",
+                             dtypeName(element),
+                             "; cast the operands to f32 or f64 first");
+  for (auto t : {b, c})
+    if (t.getElementType() != element)
+      return emitOptionalError(loc, "fma: operands of one dtype expected, got ",
+                               dtypeName(element), " and ",
+                               dtypeName(t.getElementType()));
+  auto ab = layout::broadcastShapes(a.getShape(), b.getShape(), "fma");
+  if (!ab)
+    return emitOptionalError(loc, ab.error());
+  auto all = layout::broadcastShapes(*ab, c.getShape(), "fma");
+  if (!all)
+    return emitOptionalError(loc, all.error());
+  inferred.push_back(elementwiseType(element, *all, {a, b, c}));
+  return success();
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          ValueRange operands, DictionaryAttr,

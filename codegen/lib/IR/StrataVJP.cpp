@@ -229,10 +229,11 @@ LogicalResult rule(FloorDivideOp op, GradBuilder &gb, ArrayRef<Value>,
   return success();
 }
 
-/// lerp.Scalar's weight as the DSL passes it: an f64 number cast to the
-/// tensors' type, maybe read through broadcasting views (every stride 0).
-/// The f64 number, or null.
-static Value numberWeightInF64(Value w) {
+/// lerp.Scalar's weight as the DSL passes it: an f64 number (or an int64
+/// one) cast to the tensors' type, maybe read through broadcasting views
+/// (every stride 0). The number as f64 (PyTorch's weight.toDouble(): an
+/// int64 rounded once), or null.
+static Value numberWeightInF64(GradBuilder &gb, Value w) {
   auto oneValue = [](Value v) {
     auto t = v.getType().dyn_cast<StridedTensorType>();
     return t && llvm::all_of(t.getLayout().strides,
@@ -244,10 +245,14 @@ static Value numberWeightInF64(Value w) {
     w = view.getSource();
   }
   auto cast = w.getDefiningOp<CastOp>();
-  if (!cast || !oneValue(cast.getInput()) || elementOf(w).isF64() ||
-      !elementOf(cast.getInput()).isF64())
+  if (!cast || !oneValue(cast.getInput()) || elementOf(w).isF64())
     return {};
-  return cast.getInput();
+  Type from = elementOf(cast.getInput());
+  if (from.isF64())
+    return cast.getInput();
+  if (from.isInteger(64))
+    return gb.cast(cast.getInput(), gb.b.getF64Type());
+  return {};
 }
 
 LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
@@ -258,11 +263,20 @@ LogicalResult rule(LerpOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   // lerp.Scalar (the DSL's number weight): PyTorch's
   // g * (1 - weight.toDouble()), the difference in f64 rounded once, not
   // 1 - the rounded weight.
-  if (Value w64 = numberWeightInF64(w))
+  if (Value w64 = numberWeightInF64(gb, w))
     rest = gb.cast(gb.sub(gb.fill(1.0, gb.b.getF64Type()), w64), t);
   give(gb, out, a, gb.mul(g[0], rest));
   give(gb, out, b, gb.mul(g[0], w));
   give(gb, out, w, gb.mul(g[0], gb.sub(b, a)));
+  return success();
+}
+
+/// fma(a, b, c) = a * b + c: g * b, g * a, g.
+LogicalResult rule(FmaOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
+  Value a = op.getLhs(), b = op.getRhs();
+  give(gb, out, a, gb.mul(g[0], b));
+  give(gb, out, b, gb.mul(g[0], a));
+  give(gb, out, op.getAddend(), g[0]);
   return success();
 }
 

@@ -13,6 +13,7 @@
 // the factor to the tensor's dtype, as strata's scalars do.
 //
 //===----------------------------------------------------------------------===//
+#include "../OpBuilders.h"
 #include "../nn/Common.h"
 
 #include "strata/Autograd.h"
@@ -79,17 +80,18 @@ void Adam::step(SourceLoc loc) {
     // expression is recomputed inside each kernel that reads it.
     auto gradient = [&] {
       return !decoupled_ && o.weight_decay() != 0
-                 ? g + p * Scalar(o.weight_decay(), loc)
+                 ? g.add(p, Scalar(o.weight_decay(), loc), loc)
                  : g;
     };
     // exp_avg.mul_(b1).add_(g, alpha=1-b1), exp_avg_sq.mul_(b2).addcmul_(g,
-    // g, value=1-b2): the same arithmetic, as new tensors (see above).
+    // g, value=1-b2): the same arithmetic (each add one fused multiply-add,
+    // as PyTorch's kernels), as new tensors (see above).
     Tensor vOld = v;
     auto secondMoment = [&] {
-      return vOld * Scalar(beta2, loc) +
-             gradient() * Scalar(1 - beta2, loc) * gradient();
+      return detail::addProduct(vOld * Scalar(beta2, loc), gradient(),
+                                gradient(), Scalar(1 - beta2, loc), loc);
     };
-    m = m * Scalar(beta1, loc) + gradient() * Scalar(1 - beta1, loc);
+    m = (m * Scalar(beta1, loc)).add(gradient(), Scalar(1 - beta1, loc), loc);
     v = secondMoment();
     updated.push_back(m);
     updated.push_back(v);

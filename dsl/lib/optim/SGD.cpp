@@ -51,9 +51,11 @@ void SGD::step(SourceLoc loc) {
     // d_p = grad + weight_decay * p, recorded afresh for each use: a value
     // read by two kernels is written to memory once and read back, while
     // an expression is recomputed inside each kernel that reads it.
+    // Each `add(x, alpha)` is PyTorch's: one fused multiply-add.
     auto gradient = [&] {
-      return o.weight_decay() != 0 ? grad + p * Scalar(o.weight_decay(), loc)
-                                   : grad;
+      return o.weight_decay() != 0
+                 ? grad.add(p, Scalar(o.weight_decay(), loc), loc)
+                 : grad;
     };
     Tensor d;
     if (o.momentum() != 0) {
@@ -62,15 +64,17 @@ void SGD::step(SourceLoc loc) {
       // that reads the gradient rather than written in place by a kernel
       // of its own; the first step clones d_p (it may be the gradient).
       Tensor &buf = buffers_[i];
-      buf = buf.defined() ? buf * Scalar(o.momentum(), loc) +
-                                gradient() * Scalar(1 - o.dampening(), loc)
-                          : gradient().clone(loc);
+      buf = buf.defined()
+                ? (buf * Scalar(o.momentum(), loc))
+                      .add(gradient(), Scalar(1 - o.dampening(), loc), loc)
+                : gradient().clone(loc);
       updated.push_back(buf);
-      d = o.nesterov() ? gradient() + buf * Scalar(o.momentum(), loc) : buf;
+      d = o.nesterov() ? gradient().add(buf, Scalar(o.momentum(), loc), loc)
+                       : buf;
     } else {
       d = gradient();
     }
-    p.add_(d * Scalar(-o.lr(), loc), loc); // add_(d_p, alpha=-lr)
+    p.add_(d, Scalar(-o.lr(), loc), loc);
     updated.push_back(p);
   }
   strata::eval(updated, loc);

@@ -103,6 +103,8 @@ func.func @compute(%x: !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>,
   %floor_divide = strata.floor_divide %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: strata.lerp %{{.*}}, %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   %lerp = strata.lerp %x, %y, %x : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  // CHECK: strata.fma %{{.*}}, %{{.*}}, %{{.*}} : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
+  %fma = strata.fma %x, %y, %x : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>>, !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>> -> !strata.tensor<3x4xf32, strided<[4, 1], offset: 0>>
   // CHECK: %[[LT:.*]] = strata.lt {{.*}} -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
   %lt = strata.lt %x, %y : !strata.tensor<3x1xf32, strided<[1, 1], offset: 0>>, !strata.tensor<1x4xf32, strided<[4, 1], offset: 0>> -> !strata.tensor<3x4xi1, strided<[4, 1], offset: 0>>
   // CHECK: strata.eq

@@ -319,6 +319,22 @@ func.func @lerp_weight_dtype(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>,
 
 // -----
 
+func.func @fma_of_int(%a: !strata.tensor<3xi64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{fma expects floating-point tensors, got i64; cast the operands to f32 or f64 first}}
+  %0 = strata.fma %a, %a, %a : !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>>, !strata.tensor<3xi64, strided<[1], offset: 0>> -> !strata.tensor<3xi64, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
+func.func @fma_dtypes(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>, %c: !strata.tensor<3xf64, strided<[1], offset: 0>>) {
+  // expected-error @+1 {{fma: operands of one dtype expected, got f32 and f64}}
+  %0 = strata.fma %a, %a, %c : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf64, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>
+  return
+}
+
+// -----
+
 func.func @pow_scalar_exponent_rank(%a: !strata.tensor<3xf32, strided<[1], offset: 0>>, %b: !strata.tensor<3xf32, strided<[1], offset: 0>>) {
   // expected-error @+1 {{pow: a scalar_exponent is 0-d, got rank 1}}
   %p = strata.pow %a, %b {scalar_exponent} : !strata.tensor<3xf32, strided<[1], offset: 0>>, !strata.tensor<3xf32, strided<[1], offset: 0>> -> !strata.tensor<3xf32, strided<[1], offset: 0>>

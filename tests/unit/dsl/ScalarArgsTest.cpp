@@ -137,9 +137,9 @@ TEST(ScalarArgs, ArangeStartAndStepAreArguments) {
         (arange(start, start + 6 * step, step, kFloat32) * w)
             .to_vector<float>();
     ASSERT_EQ(got.size(), 6u);
-    for (int i = 0; i < 6; ++i) // start + i * step in f64, then f32
-      EXPECT_EQ(got[i],
-                static_cast<float>(start + i * step) * w.to_vector<float>()[i]);
+    for (int i = 0; i < 6; ++i) // start + i * step in f64 (one fma), f32
+      EXPECT_EQ(got[i], static_cast<float>(std::fma(i, step, start)) *
+                            w.to_vector<float>()[i]);
     int64_t big = (int64_t{1} << 60) + 3 * k;
     std::vector<int64_t> ids =
         (arange(big, big + 5 * k + 5, k + 1) + 1).to_vector<int64_t>();

@@ -647,6 +647,47 @@ def Strata_LerpOp : Strata_Op<"lerp", [
   }];
 }
 
+def Strata_FmaOp : Strata_Op<"fma", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
+  let summary = "Fused multiply-add: a * b + c, rounded once";
+  let description = [{
+    PyTorch 1.13's CPU kernels of `add(self, other, alpha)` (and sub, which
+    is add by -alpha) compute `vec::fmadd(other, alpha, self)`, and their
+    scalar loops are compiled with contraction, so `self + alpha * other`
+    is one fused multiply-add everywhere; `addcmul` is
+    `fma(value * t1, t2, self)`. The DSL records those forms as this op
+    (a number alpha is a 0-d `strata.fill`). Three floating-point operands
+    of one dtype that broadcast.
+
+    ```mlir
+    %r = strata.fma %b, %alpha, %a
+        : !strata.tensor<4xf32, strided<[1], offset: 0>>,
+          !strata.tensor<f32, strided<[], offset: 0>>,
+          !strata.tensor<4xf32, strided<[1], offset: 0>>
+        -> !strata.tensor<4xf32, strided<[1], offset: 0>>
+    ```
+  }];
+  let arguments = (ins Strata_Tensor:$lhs, Strata_Tensor:$rhs,
+                       Strata_Tensor:$addend);
+  let results = (outs Res<Strata_Tensor, "a fresh tensor", [MemAlloc]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $addend attr-dict `:` qualified(type($lhs)) `,`
+    qualified(type($rhs)) `,` qualified(type($addend)) `->` qualified(type($result))
+  }];
+  let extraClassDefinition = [{
+    ::mlir::Value $cppClass::buildScalar(::strata::ir::ScalarBuilder &s,
+                                         ::llvm::ArrayRef<::mlir::Value> in) {
+      return s.create<::mlir::math::FmaOp>(in[0], in[1], in[2]);
+    }
+    // In double: an f32 product is exact there, so this rounds the sum
+    // (twice for f32, as the reference's other ops).
+    double $cppClass::evalScalar(::llvm::ArrayRef<double> in) {
+      return std::fma(in[0], in[1], in[2]);
+    }
+  }];
+}
+
 def Strata_CastOp : Strata_Op<"cast", [
     DeclareOpInterfaceMethods<Strata_ElementwiseOpInterface>]> {
   let summary = "Convert the element type (PyTorch's to(dtype))";

@@ -15,6 +15,13 @@
 Tensor add(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 /// this - o.
 Tensor sub(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
+/// this + alpha * o (torch.add(self, other, alpha=alpha)): for floats one
+/// fused multiply-add, as PyTorch's kernel.
+Tensor add(const Tensor &o, Scalar alpha,
+           SourceLoc loc = SourceLoc::current()) const;
+/// this - alpha * o (one fused multiply-add for floats).
+Tensor sub(const Tensor &o, Scalar alpha,
+           SourceLoc loc = SourceLoc::current()) const;
 /// this * o.
 Tensor mul(const Tensor &o, SourceLoc loc = SourceLoc::current()) const;
 /// True division (integers give floats, as PyTorch).
@@ -99,6 +106,12 @@ Tensor &add_(Scalar s, SourceLoc loc = SourceLoc::current());
 Tensor &sub_(const Tensor &o, SourceLoc loc = SourceLoc::current());
 /// this -= s.
 Tensor &sub_(Scalar s, SourceLoc loc = SourceLoc::current());
+/// this += alpha * o.
+Tensor &add_(const Tensor &o, Scalar alpha,
+             SourceLoc loc = SourceLoc::current());
+/// this -= alpha * o.
+Tensor &sub_(const Tensor &o, Scalar alpha,
+             SourceLoc loc = SourceLoc::current());
 /// this *= o.
 Tensor &mul_(const Tensor &o, SourceLoc loc = SourceLoc::current());
 /// this *= s.
