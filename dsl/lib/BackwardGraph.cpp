@@ -132,6 +132,13 @@ void Graph::visit(const Operand &start) {
       return;
     }
     bool constant = constantEdge(in);
+    // A pending constant read at an offset (the mini-batch of a normalized
+    // dataset kept pending, `norm.narrow(0, k, B)`) is evaluated first:
+    // the read is then of an argument's window, and the offset is not in
+    // the gradient program (one program for every k, not one each).
+    if (constant && !in.node->buffer && in.layout.offset != 0 &&
+        in.node->op != Op::Fill && !in.node->requiresGrad)
+      evaluateNode(in.node, loc);
     if (in.history && !constant) // the value, then the history
       reachNode(in.node, true);
     // (A constant edge reads the value: a dead leaf edge with a history

@@ -185,18 +185,7 @@ Slice::Slice(const std::vector<Node *> &roots)
                             : m == root->current.get());
         }))
       continue;
-    for (const std::weak_ptr<Node> &w : root->readers) {
-      NodePtr r = w.lock();
-      if (!r || r->buffer || r->mark == epoch)
-        continue;
-      bool stale = false;
-      for (const Operand &in : r->inputs)
-        stale |= in.node->root.lock() == root && in.node != root->current;
-      if (!stale)
-        continue;
-      keepAlive.push_back(r);
-      visit(r.get());
-    }
+    visitStaleReaders(*root, !tBoundaryEvaluation);
   }
   std::sort(nodes.begin(), nodes.end(),
             [](Node *a, Node *b) { return a->seq < b->seq; });

@@ -131,6 +131,12 @@ struct Slice {
 
 private:
   void visit(Node *n);
+  /// The pending readers of older versions of `root`, which this slice
+  /// writes: each is visited (evaluated with the slice), or, where every
+  /// older version it reads is the one in the home buffer and read by
+  /// this slice too, that version keeps its data instead (a copy before
+  /// the program writes the home buffer, runSlice) when `mayKeep`.
+  void visitStaleReaders(StorageRoot &root, bool mayKeep);
   void placeArgs(bool onCuda);
   uint64_t epoch;
   /// key()'s length without the offsets of pending sources' reads.

@@ -443,4 +443,97 @@ TEST(OffsetArgs, ViewsOfPendingResultsAtFixedOffsetsStayFused) {
   EXPECT_EQ(eval_stats().programs - programs, 20);
 }
 
+// An optimizer's step while the loss is still alive (the usual loop: the
+// loss goes out of scope after the step): the forward's pending results
+// that read the parameters' old versions are not recomputed in the step's
+// program (the old version keeps its data instead, SliceReaders.cpp), so
+// rows of a parameter read at random offsets (an embedding's lookup) cost
+// no program per offset, and the step runs only its update.
+TEST(OffsetArgs, OptimizerStepWithTheLossAliveRecomputesNothing) {
+  const int64_t rows = 64, cols = 8, batch = 8;
+  // Kernels a step runs (the same every step), with the loss alive or
+  // dropped before the step; compiles after the second step.
+  auto train = [&](bool lossAlive, int64_t &stepCompiles) {
+    Tensor e = ones({rows, cols}).requires_grad_();
+    Tensor w = ones({4}).requires_grad_();
+    optim::SGD opt({w, e}, optim::SGDOptions(0.1));
+    std::vector<float> ev(rows * cols, 1.0f);
+    std::mt19937 rng(46);
+    int64_t stepKernels = -1;
+    stepCompiles = 0;
+    for (int step = 0; step < 12; ++step) {
+      int64_t k = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+      opt.zero_grad();
+      Tensor loss = e.narrow(0, k, batch).sum() + (w * w).sum();
+      loss.backward();
+      double want = std::pow(0.8, 2 * step) * 4;
+      for (int64_t i = 0; i < batch * cols; ++i)
+        want += ev[k * cols + i];
+      EXPECT_NEAR(loss.item<float>(), want, 1e-4 * want) << step;
+      if (!lossAlive)
+        loss = Tensor();
+      EvalStats before = eval_stats();
+      opt.step();
+      e.eval();
+      w.eval();
+      EvalStats after = eval_stats();
+      if (step >= 2) {
+        stepCompiles += after.compiles - before.compiles;
+        if (stepKernels < 0)
+          stepKernels = after.kernels - before.kernels;
+        EXPECT_EQ(after.kernels - before.kernels, stepKernels) << step;
+      }
+      for (int64_t i = 0; i < batch * cols; ++i)
+        ev[k * cols + i] -= 0.1f;
+    }
+    EXPECT_EQ(e.to_vector<float>(), ev);
+    return stepKernels;
+  };
+  int64_t aliveCompiles, droppedCompiles;
+  int64_t alive = train(true, aliveCompiles);
+  int64_t dropped = train(false, droppedCompiles);
+  EXPECT_EQ(aliveCompiles, 0);
+  EXPECT_EQ(droppedCompiles, 0);
+  EXPECT_EQ(alive, dropped); // the update only
+}
+
+// A pending constant read at random offsets inside a differentiated graph
+// (mini-batches of a normalized dataset kept pending): the backward
+// evaluates it first, then reads its window, so neither the forward nor
+// the gradient program compiles again after the first steps.
+TEST(OffsetArgs, MiniBatchesOfAPendingDatasetBackwardCompileOnce) {
+  const int64_t rows = 200, in = 6, batch = 16;
+  std::vector<float> dv = ramp(rows * in);
+  Tensor data = from_vector(dv, {rows, in});
+  Tensor norm = (data - 1) * 0.5; // pending, named
+  std::vector<float> wv(in, 0.25f);
+  std::mt19937 rng(10);
+  int64_t compiles = 0, backwardCompiles = 0;
+  for (int step = 0; step < 20; ++step) {
+    Tensor w = from_vector(wv, {in, 1}).requires_grad_();
+    int64_t k = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+    int64_t before = eval_stats().compiles, bwBefore = backward_compiles();
+    Tensor loss = norm.narrow(0, k, batch).matmul(w).pow(2).sum();
+    loss.backward();
+    std::vector<float> g = w.grad().to_vector<float>();
+    if (step >= 2) {
+      compiles += eval_stats().compiles - before;
+      backwardCompiles += backward_compiles() - bwBefore;
+    }
+    // d/dw sum (x w)^2 = 2 x^T (x w), x = (data[k:k+B] - 1) / 2.
+    for (int64_t j = 0; j < in; ++j) {
+      double want = 0;
+      for (int64_t b = 0; b < batch; ++b) {
+        double h = 0;
+        for (int64_t i = 0; i < in; ++i)
+          h += (dv[(k + b) * in + i] - 1.0) * 0.5 * wv[i];
+        want += 2 * (dv[(k + b) * in + j] - 1.0) * 0.5 * h;
+      }
+      ASSERT_NEAR(g[j], want, 1e-4 * (1 + std::fabs(want))) << step << " " << j;
+    }
+  }
+  EXPECT_EQ(compiles, 0);
+  EXPECT_EQ(backwardCompiles, 0);
+}
+
 } // namespace
