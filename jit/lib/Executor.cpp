@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -324,7 +325,15 @@ bool lowerModule(mlir::MLIRContext &context, mlir::ModuleOp module,
     pm.enableTiming();
   if (level >= 2)
     pm.enableIRPrinting(); // (the context is single-threaded)
-  if (mlir::failed(pm.run(module))) {
+    // The program was verified when built (ProgramBuilder); the pipeline's
+    // result is verified once, not after each of its passes (a sixth of
+    // preparing a program, mostly the verifier walking the same ops again).
+    // Builds with assertions, and STRATA_DEBUG >= 1, verify after every
+    // pass, which names the pass that broke the IR.
+#ifdef NDEBUG
+  pm.enableVerifier(level >= 1);
+#endif
+  if (mlir::failed(pm.run(module)) || mlir::failed(mlir::verify(module))) {
     error = "the strata pipeline failed: " + diagOS.str();
     return false;
   }
