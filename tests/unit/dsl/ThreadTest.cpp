@@ -265,6 +265,64 @@ TEST_F(Threads, EightThreadsCompileTheSameKernelsOnce) {
   EXPECT_EQ(stats.compiles + stats.memoryHits, kThreads * serial.lookups);
 }
 
+// Views of pending results at offsets that change (Slice::offsetsVary's
+// table, shared by the threads), writes at many offsets in one program
+// (dynamic one-loop kernels) and an optimizer step with the loss alive
+// (the old version keeps its data: SliceReaders.cpp), on 8 threads at
+// once, each value against plain C++.
+TEST_F(Threads, EightThreadsViewPendingResultsAtRandomOffsets) {
+  std::atomic<int> mismatches{0}, errors{0};
+  runAtOnce([&](int t) {
+    try {
+      const int64_t rows = 40, cols = 6, batch = 5;
+      std::vector<float> xv = input(t, 0, 0, rows * cols);
+      Tensor x = from_vector(xv, {rows, cols});
+      for (int step = 0; step < 12; ++step) {
+        int64_t k = (step * 7 + t) % (rows - batch);
+        std::vector<float> got =
+            (x * 2 + 1).narrow(0, k, batch).sum({1}).to_vector<float>();
+        for (int64_t r = 0; r < batch; ++r) {
+          double want = 0;
+          for (int64_t c = 0; c < cols; ++c)
+            want += xv[(k + r) * cols + c] * 2.0 + 1;
+          mismatches += std::abs(got[r] - want) > 1e-4 * (1 + std::abs(want));
+        }
+      }
+      Tensor y = zeros({rows, 2});
+      for (int64_t i = 0; i < rows; ++i)
+        y.narrow(0, i, 1).add_(double(i + t));
+      std::vector<float> yv = y.to_vector<float>();
+      for (int64_t i = 0; i < rows; ++i)
+        mismatches += yv[2 * i] != float(i + t);
+      Tensor w = from_vector(input(t, 0, 1, cols), {cols, 1}).requires_grad_();
+      std::vector<float> wv = w.to_vector<float>();
+      optim::SGD opt({w}, optim::SGDOptions(0.5));
+      Tensor loss = x.matmul(w).sum();
+      loss.backward();
+      opt.step(); // `loss` alive: reads the old `w`
+      float l = loss.item<float>();
+      double want = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          want += double(xv[r * cols + c]) * wv[c];
+      mismatches += std::abs(l - want) > 1e-3 * (1 + std::abs(want));
+      std::vector<float> after = w.to_vector<float>();
+      for (int64_t c = 0; c < cols; ++c) {
+        double g = 0;
+        for (int64_t r = 0; r < rows; ++r)
+          g += xv[r * cols + c];
+        mismatches +=
+            std::abs(after[c] - (wv[c] - 0.5 * g)) > 1e-3 * (1 + std::abs(g));
+      }
+    } catch (const Error &e) {
+      ++errors;
+      ADD_FAILURE() << "thread " << t << ": " << e.what();
+    }
+  });
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
 } // namespace
 
 // Eight threads evaluate four different programs and run backward while
