@@ -159,12 +159,18 @@ void GradientRun::windowLeaves() {
     reachLeaf(e);
   // (Not a leaf whose reads a view target perturbs: the perturbation is
   // written into the whole storage; nor one passed dense; nor the
-  // boundary of a segment, which the segment may write over.)
+  // boundary of a segment that the segment writes over.)
+  std::unordered_set<const Node *> written;
+  for (const NodePtr &n : g.ops)
+    if (tBoundaries && n->op == Op::Write)
+      for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
+        written.insert(in.node.get());
   for (size_t k = 0; k < g.leafArgs.size(); ++k)
     if (reach[k].second >= 0 && !perturbLeaf.count(k) && !createGraph &&
         perturbChain.empty() && readMask.empty() &&
         !denseLeaves.count(g.leafArgs[k].leaf.get()) &&
-        !(tBoundaries && tBoundaries->count(g.leafArgs[k].node.get())))
+        !(tBoundaries && tBoundaries->count(g.leafArgs[k].node.get()) &&
+          written.count(g.leafArgs[k].node.get())))
       leafWindow[k] = readWindow(reach[k].first, reach[k].second,
                                  g.leafArgs[k].node->rootNumel, onCuda);
 }

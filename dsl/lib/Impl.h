@@ -177,8 +177,9 @@ struct Node : std::enable_shared_from_this<Node> {
   bool output = false;
   /// Autograd: this version depends on a tensor that requires grad.
   bool requiresGrad = false;
-  /// Autograd: a backward without retain_graph went through it.
-  bool gradFreed = false;
+  /// Autograd: a backward without retain_graph went through it;
+  /// (offsetRead) a version computed with grad is read at an offset below.
+  bool gradFreed = false, offsetRead = false;
   bool gradSharesInputs = false; // (gradInputs, below)
   /// Autograd: the inputs as backward sees them; read them through
   /// gradIn(). While `gradSharesInputs` (recorded with the same edges as
@@ -199,9 +200,8 @@ struct Node : std::enable_shared_from_this<Node> {
     inputs.clear();
     inputs.shrink_to_fit();
   }
-  /// Autograd: an upper bound on the ops a backward from this version
-  /// walks (each path counted, saturating): long backwards run in segments
-  /// (AutogradEngine.cpp, backwardInSegments) only when it is large.
+  /// Autograd: an upper bound on the ops a backward from this version walks
+  /// (each path counted, saturating): long ones run in backwardInSegments.
   int64_t gradWeight = 1;
   /// Autograd: a root saved for backward and its version when saved
   /// (kSavedCopy: the original value of an in-place op's own destination,

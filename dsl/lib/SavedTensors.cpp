@@ -71,10 +71,15 @@ strata::detail::recordOf(StorageRoot &root) {
 void strata::detail::setGradWeight(Node &node) {
   constexpr int64_t kCap = int64_t(1) << 40;
   int64_t w = 1;
+  bool offsetRead = false;
   for (const Operand &in : node.gradIn())
-    if (!in.noGrad && in.node->requiresGrad)
+    if (!in.noGrad && in.node->requiresGrad) {
       w = std::min(kCap, w + in.node->gradWeight);
+      offsetRead = offsetRead || in.node->offsetRead ||
+                   (in.layout.offset != 0 && in.node->op != Op::Leaf);
+    }
   node.gradWeight = w;
+  node.offsetRead = offsetRead;
 }
 
 namespace {

@@ -58,9 +58,14 @@ namespace {
 /// layouts, edges). Its per-node state is in the nodes (Node::mark for this
 /// walk's epoch; `index`: the node's id, `refsInSlice`: reached), not in
 /// hash maps: the walk evaluates nothing, so no slice takes them meanwhile.
+/// With the hash, also the structure without the reads' offsets (`shape`),
+/// the offsets of the reads of ops requiring grad (`offsets`: in the
+/// program's text, where a leaf's or a constant's are its window's), and
+/// the ops so read at an offset other than 0 (`viewed`).
 struct Walk {
-  std::vector<Node *> ops;
-  uint64_t structure = 0xcbf29ce484222325ull;
+  std::vector<Node *> ops, viewed;
+  uint64_t structure = 0xcbf29ce484222325ull, shape = structure,
+           offsets = structure;
   bool onCpu = true;
 
   /// `hash`: whether to compute `structure` (only a graph that may run
@@ -68,9 +73,13 @@ struct Walk {
   Walk(const Operand &edge, bool hash);
 
 private:
+  static void mixInto(uint64_t &h, uint64_t v) {
+    h = (h ^ v) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
   void mix(uint64_t v) {
-    structure = (structure ^ v) * 0x100000001b3ull;
-    structure ^= structure >> 29;
+    mixInto(structure, v);
+    mixInto(shape, v);
   }
   void mixShape(const Shape &v) {
     mix(v.size());
@@ -163,7 +172,13 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
         uint64_t(in.view != nullptr) << 2 | uint64_t(in.noGrad) << 3);
     mixShape(in.layout.sizes);
     mixShape(in.layout.strides);
-    mix(static_cast<uint64_t>(in.layout.offset));
+    auto offset = static_cast<uint64_t>(in.layout.offset);
+    mixInto(structure, offset);
+    if (!leaf && !constant && offset) {
+      mixInto(offsets, idOf(historyOf(in).get()));
+      mixInto(offsets, offset);
+      viewed.push_back(historyOf(in).get());
+    }
   }
   idOf(&n);
 }
@@ -181,6 +196,30 @@ bool seenBefore(uint64_t structure) {
   return !seenStructures.insert(structure).second;
 }
 
+/// Whether the graphs of structure `shape` (a Walk's) were seen with other
+/// offsets of the reads of ops requiring grad than `offsets`: from then on
+/// for good (as the evaluator's Slice::offsetsVary: specialize on the
+/// first offsets, generalize on the first change). 4096 structures,
+/// forgotten when full.
+bool offsetsVary(uint64_t shape, uint64_t offsets) {
+  static std::mutex mutex;
+  static std::unordered_map<uint64_t, uint64_t> last;
+  static std::unordered_set<uint64_t> varying;
+  std::lock_guard<std::mutex> guard(mutex);
+  if (varying.count(shape))
+    return true;
+  if (last.size() + varying.size() >= 4096) {
+    last.clear();
+    varying.clear();
+  }
+  auto [it, first] = last.emplace(shape, offsets);
+  if (first || it->second == offsets)
+    return false;
+  last.erase(it);
+  varying.insert(shape);
+  return true;
+}
+
 /// The segments of a graph's ops (sorted in recording order) and the
 /// versions a later segment reads (boundaries).
 struct Plan {
@@ -189,7 +228,13 @@ struct Plan {
   /// segAt(i).
   std::vector<Node *> ops;
   size_t perSegment = 1;
+  /// A plan cut at given ops: where each segment starts (else segments of
+  /// perSegment ops).
+  std::vector<size_t> starts;
   size_t segAt(size_t i) const {
+    if (!starts.empty())
+      return std::upper_bound(starts.begin(), starts.end(), i) -
+             starts.begin() - 1;
     return numSeg - 1 - (ops.size() - 1 - i) / perSegment;
   }
   /// A version a later segment reads, its segment, and whether it is read
@@ -209,12 +254,16 @@ struct Plan {
 /// segments do not handle. Marks the ops (Node::mark for a fresh epoch,
 /// `index`: the segment, `refsInSlice`: 1 + the position among the
 /// boundaries, 0 if none): it evaluates nothing, so no slice takes them
-/// meanwhile; the plan keeps what the segments need after.
-std::optional<Plan> planSegments(std::vector<Node *> ops) {
+/// meanwhile; the plan keeps what the segments need after. With `starts`
+/// (0 first, increasing): segments starting there, of any size.
+std::optional<Plan> planSegments(std::vector<Node *> ops,
+                                 std::vector<size_t> starts = {}) {
   Plan p;
   p.ops = std::move(ops);
   p.perSegment = segmentOps();
   p.numSeg = (p.ops.size() + p.perSegment - 1) / p.perSegment;
+  if (!starts.empty())
+    p.numSeg = (p.starts = std::move(starts)).size();
   const uint64_t epoch = nextEpoch();
   for (size_t i = 0; i < p.ops.size(); ++i) {
     p.ops[i]->mark = epoch;
@@ -232,7 +281,8 @@ std::optional<Plan> planSegments(std::vector<Node *> ops) {
     // input's: cut after it, an f32 cumprod of f64 values overflowed
     // where the one program's did not — fuzz-torch-regressions-segmented.)
     if (n->passHistory || n->device != kDevCPU ||
-        n->rootNumel > kSegmentElements || n->scanGradInSource)
+        (n->rootNumel > kSegmentElements && p.starts.empty()) ||
+        n->scanGradInSource)
       return std::nullopt;
     for (const Operand &in : n->gradIn()) {
       if (in.history || in.cutView || (in.view && in.view->anyAsStrided))
@@ -432,8 +482,10 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
     return false;
   Operand edge = operandOf(*o);
   edge.noGrad = false;
-  if (edge.history || leafOfEdge(edge) || !edge.node->requiresGrad ||
-      edge.node->gradWeight < static_cast<int64_t>(2 * segmentOps()))
+  if (edge.history || leafOfEdge(edge) || !edge.node->requiresGrad)
+    return false;
+  bool isLong = edge.node->gradWeight >= static_cast<int64_t>(2 * segmentOps());
+  if (!isLong && !edge.node->offsetRead)
     return false;
   {
     std::lock_guard<std::mutex> guard(gRetainedMutex);
@@ -443,21 +495,53 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   }
   // (The output keeps every node alive; the walk's references go before
   // the evaluations below, which count a node's references.)
-  std::vector<Node *> ops;
+  std::vector<Node *> ops, viewed;
+  bool longRun = false, cut = false;
   {
     // (The structure is hashed only for a graph short enough to run as
     // one program: a second walk, short; a long one's hash was a tenth of
     // its segmented backward.)
-    Walk walk(edge, /*hash=*/false);
-    if (walk.ops.size() < 2 * segmentOps() || !walk.onCpu ||
-        (walk.ops.size() <= kOneProgramOps &&
-         seenBefore(Walk(edge, /*hash=*/true).structure)))
+    Walk walk(edge, /*hash=*/!isLong);
+    if (!walk.onCpu)
+      return false;
+    longRun = walk.ops.size() >= 2 * segmentOps();
+    if (!longRun || walk.ops.size() <= kOneProgramOps) {
+      std::optional<Walk> hashed;
+      const Walk &h = isLong ? hashed.emplace(edge, true) : walk;
+      longRun = longRun && !seenBefore(h.structure);
+      // Run as one program: unless reads of ops requiring grad at offsets
+      // that change from run to run would put each run's offsets in its
+      // text (`h.narrow(0, k, B)`, whose gradient scatters at `k`): then
+      // cut after each op so read, which the ops above read as a leaf
+      // holding its value, passed as the window they reach.
+      // (A STRATA_SEGMENT_OPS below 128, as the fuzzers' segment runs set,
+      // cuts there on the first run too: every program then tests it.)
+      cut = !longRun && !h.viewed.empty() &&
+            (offsetsVary(h.shape, h.offsets) || segmentOps() < 128);
+      viewed = h.viewed;
+    }
+    if (!longRun && !cut)
       return false;
     ops = std::move(walk.ops);
   }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
-  std::optional<Plan> plan = planSegments(std::move(ops));
+  std::vector<size_t> starts;
+  if (cut) {
+    starts.push_back(0);
+    for (const Node *v : viewed) {
+      auto at = std::lower_bound(
+          ops.begin(), ops.end(), v,
+          [](const Node *a, const Node *b) { return a->seq < b->seq; });
+      if (at != ops.end() && *at == v && at + 1 != ops.end())
+        starts.push_back(at - ops.begin() + 1);
+    }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    if (starts.size() < 2)
+      return false;
+  }
+  std::optional<Plan> plan = planSegments(std::move(ops), std::move(starts));
   if (!plan)
     return false;
   // The forward, one segment at a time (what only a segment's own ops

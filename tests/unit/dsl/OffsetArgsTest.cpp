@@ -537,3 +537,52 @@ TEST(OffsetArgs, MiniBatchesOfAPendingDatasetBackwardCompileOnce) {
 }
 
 } // namespace
+
+// A view at a changing offset of a result that requires grad: `h = x * w`
+// read a batch at a time, `h.narrow(0, k, B)`, whose gradient scatters at
+// `k`. Once the offsets change, backward cuts the graph after `h`: `h` is
+// evaluated and read as a leaf (its window passed), and each side is one
+// gradient program for every `k`. Gradients against plain C++.
+TEST(OffsetArgs,
+     ViewsOfResultsRequiringGradAtRandomOffsetsBackwardCompileOnce) {
+  const int64_t rows = 90, cols = 5, batch = 7;
+  std::vector<float> xv = ramp(rows * cols), wv = ramp(cols);
+  Tensor x = from_vector(xv, {rows, cols});
+  Tensor w = from_vector(wv, {cols}).requires_grad_();
+  std::vector<double> grad(cols, 0.0);
+  std::mt19937 rng(41);
+  int64_t compiles = 0, backwardCompiles = 0;
+  for (int step = 0; step < 40; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, rows - 15)(rng);
+    int64_t before = eval_stats().compiles, bwBefore = backward_compiles();
+    // (select and slice with a step too: views of one pending result at
+    // offsets a fixed distance apart.)
+    Tensor h = (x * w).tanh();
+    Tensor loss = (h.narrow(0, k, batch) * 3).relu().sum() +
+                  h.select(0, k + batch - 1).sum() +
+                  h.slice(0, k, k + 3 * 5, 5).pow(2).sum();
+    loss.backward();
+    std::vector<float> g = w.grad().to_vector<float>();
+    if (step >= 2) {
+      compiles += eval_stats().compiles - before;
+      backwardCompiles += backward_compiles() - bwBefore;
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        double t = std::tanh(double(xv[r * cols + c]) * wv[c]);
+        double dh = 0; // d loss / d h[r][c]
+        if (r >= k && r < k + batch && t > 0)
+          dh += 3;
+        if (r == k + batch - 1)
+          dh += 1;
+        if (r >= k && r < k + 15 && (r - k) % 5 == 0)
+          dh += 2 * t;
+        grad[c] += dh * (1 - t * t) * xv[r * cols + c];
+      }
+    for (int64_t c = 0; c < cols; ++c)
+      ASSERT_NEAR(g[c], grad[c], 1e-3 * (1 + std::fabs(grad[c])))
+          << "step " << step << " k " << k << " column " << c;
+  }
+  EXPECT_EQ(backwardCompiles, 0);
+  EXPECT_EQ(compiles, 0);
+}
