@@ -298,14 +298,18 @@ STRATA_COMPARE(>, "gt")
 STRATA_COMPARE(>=, "ge")
 #undef STRATA_COMPARE
 
-#define STRATA_ROPERATOR(sym, name, kind)                                      \
-  Tensor strata::operator sym(Scalar s, const Tensor &a) {                     \
-    return binary(name, Arg{nullptr, s}, Arg{&a, {}}, s.loc(), kind);          \
-  }
-STRATA_ROPERATOR(+, "add", Kind::Plain)
-STRATA_ROPERATOR(-, "sub", Kind::Plain)
-STRATA_ROPERATOR(*, "mul", Kind::Plain)
-#undef STRATA_ROPERATOR
+// A number on the left: `s + a` and `s * a` are LibTorch's (and Python's)
+// a.add(s) and a.mul(s), the tensor first (the grad_fn's next_functions,
+// (AccumulateGrad, None), are theirs; the values the same, both commute).
+Tensor strata::operator+(Scalar s, const Tensor &a) {
+  return binary("add", Arg{&a, {}}, Arg{nullptr, s}, s.loc(), Kind::Plain);
+}
+Tensor strata::operator-(Scalar s, const Tensor &a) {
+  return binary("sub", Arg{nullptr, s}, Arg{&a, {}}, s.loc(), Kind::Plain);
+}
+Tensor strata::operator*(Scalar s, const Tensor &a) {
+  return binary("mul", Arg{&a, {}}, Arg{nullptr, s}, s.loc(), Kind::Plain);
+}
 
 // LibTorch's (and Python's) number / t is t.reciprocal() * number: its
 // layout, grad_fn (MulBackward0 over ReciprocalBackward0) and saved tensor

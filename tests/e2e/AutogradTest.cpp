@@ -643,6 +643,14 @@ TEST(Autograd, NextFunctionsAsPyTorch) {
   Tensor r = 1 - x;
   EXPECT_EQ(r.grad_fn()->name(), "RsubBackward1");
   EXPECT_EQ(names(r), (V{"AccumulateGrad"}));
+  // A number on the left of + and *: x.add(2), x.mul(2.5), the tensor
+  // first (PyTorch 1.13: (2.5 * x).grad_fn.next_functions ==
+  // ((AccumulateGrad, 0), (None, 0)); 2 / x: MulBackward0 over
+  // ReciprocalBackward0).
+  EXPECT_EQ(names(2.5 * x), (V{"AccumulateGrad", "None"}));
+  EXPECT_EQ(names(2 + x), (V{"AccumulateGrad", "None"}));
+  EXPECT_EQ(names(2 / x), (V{"ReciprocalBackward0", "None"}));
+  EXPECT_EQ((2.5 * x).to_vector<float>(), (x * 2.5).to_vector<float>());
 }
 
 // PyTorch's errors: grad() without inputs; reading the grad_fn of a view
