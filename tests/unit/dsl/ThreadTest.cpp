@@ -314,6 +314,24 @@ TEST_F(Threads, EightThreadsViewPendingResultsAtRandomOffsets) {
         mismatches +=
             std::abs(after[c] - (wv[c] - 0.5 * g)) > 1e-3 * (1 + std::abs(g));
       }
+      // Backward through a result requiring grad read at changing offsets:
+      // cut after it once they change (one table of structures for all).
+      Tensor v = from_vector(input(t, 0, 2, cols), {cols}).requires_grad_();
+      std::vector<float> vv = v.to_vector<float>();
+      for (int step = 0; step < 8; ++step) {
+        int64_t k = (step * 5 + t) % (rows - batch);
+        (x * v).narrow(0, k, batch).sum().backward();
+        std::vector<float> gv = v.grad().to_vector<float>();
+        for (int64_t c = 0; c < cols; ++c) {
+          double want = 0; // d/dv sum of rows k..k+B of x * v, each step
+          for (int s = 0; s <= step; ++s) {
+            int64_t ks = (s * 5 + t) % (rows - batch);
+            for (int64_t r = ks; r < ks + batch; ++r)
+              want += xv[r * cols + c];
+          }
+          mismatches += std::abs(gv[c] - want) > 1e-3 * (1 + std::abs(want));
+        }
+      }
     } catch (const Error &e) {
       ++errors;
       ADD_FAILURE() << "thread " << t << ": " << e.what();
