@@ -293,12 +293,14 @@ def compare(lines, tout, sout, shadow):
                 kind = "flip-view"  # a flip of a no-grad view: PyTorch's
                 # copy reads it as a leaf of its own
             elif op_of(lines, k) == "grad" and \
-                    "does not require grad" in se[1] and any(
+                    ("does not require grad" in se[1] or
+                     "not have been used in the graph" in se[1]) and any(
                         j < len(meta.flip) and meta.flip[j] and
                         meta.group[j] != j for j in ins):
                 kind = "flip-view"  # grad() w.r.t. a contiguous() of a
-                # flip: itself in PyTorch (its flip is dense), a copy
-                # made before requires_grad_() in strata
+                # flip: itself in PyTorch (its flip is dense), a copy in
+                # strata (made before requires_grad_(), or not on the
+                # outputs' path)
             elif se[1].startswith("strata cannot differentiate with respect "
                                   "to a tensor whose elements overlap"):
                 kind = "overlap-target"  # open: errors.md A17

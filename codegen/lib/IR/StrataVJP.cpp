@@ -72,7 +72,9 @@ LogicalResult rule(MulOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
 LogicalResult rule(DivOp op, GradBuilder &gb, ArrayRef<Value> g, Out &out) {
   Value a = op.getLhs(), b = op.getRhs();
   give(gb, out, a, gb.div(g[0], b));
-  give(gb, out, b, gb.neg(gb.div(gb.mul(g[0], op.getResult()), b)));
+  // PyTorch's div_tensor_other_backward, -grad * ((self / other) / other),
+  // rounded as it is (the quotient is the result; negation is exact).
+  give(gb, out, b, gb.neg(gb.mul(g[0], gb.div(op.getResult(), b))));
   return success();
 }
 
