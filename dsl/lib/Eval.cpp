@@ -33,6 +33,7 @@
 #include "ProgramCache.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include "strata/JIT/CudaJit.h"
 #include "strata/JIT/Jit.h"
@@ -534,13 +535,12 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
     static thread_local int splits = 0; // (nested: a bounded depth)
     if (splits < 4 && (varying || slice.offsetsVary(key))) {
       varying = true;
-      std::vector<NodePtr> sources = slice.viewedSources();
-      struct Depth {
-        Depth() { ++splits; }
-        ~Depth() { --splits; }
-      } depth;
-      evaluateProgram(
-          lock, [&] { return Slice::stillPending(sources); }, loc);
+      auto [sources, reads] = slice.viewedSources();
+      ++splits;
+      auto depth = llvm::make_scope_exit([] { --splits; });
+      for (size_t end : {reads, sources.size()}) // (viewed results first)
+        evaluateProgram(
+            lock, [&] { return Slice::stillPending(sources, end); }, loc);
       Slice::takeHomes(sources);
       if (std::any_of(sources.begin(), sources.end(),
                       [](const NodePtr &n) { return n->buffer; }))

@@ -92,16 +92,19 @@ struct Slice {
   /// "Offsets are arguments").
   bool offsetsVary(const std::string &key) const;
   /// What to evaluate first when offsetsVary(): the pending sources read
-  /// at an offset other than 0, and the writes at an offset into a
-  /// window the program reads elsewhere too; none of the roots.
-  std::vector<NodePtr> viewedSources() const;
+  /// through a part of them (at any offset, 0 too: the first `second`),
+  /// then the writes at an offset into a window the program reads
+  /// elsewhere too; none of the roots. The two are evaluated in turn: a
+  /// write that reads a viewed source (`cat`'s pieces) reads an argument.
+  std::pair<std::vector<NodePtr>, size_t> viewedSources() const;
   /// Makes each of the evaluated `sources` that is an older version of a
   /// storage with no home buffer yet that storage's home: as if it had
   /// been evaluated while it was the current version, so that a write
   /// into it at an offset gets a window (placeArgs).
   static void takeHomes(const std::vector<NodePtr> &sources);
-  /// Those of `nodes` not evaluated yet.
-  static std::vector<NodePtr> stillPending(const std::vector<NodePtr> &nodes);
+  /// Those of the first `end` of `nodes` not evaluated yet.
+  static std::vector<NodePtr> stillPending(const std::vector<NodePtr> &nodes,
+                                           size_t end = SIZE_MAX);
   /// The program; appends the returned nodes to `outputs`. With
   /// `valueArgs` false the scalars are constants and the storages whole (a
   /// self-contained dump).

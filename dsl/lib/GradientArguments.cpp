@@ -162,9 +162,9 @@ void GradientRun::windowLeaves() {
   // boundary of a segment that the segment writes over.)
   std::unordered_set<const Node *> written;
   for (const NodePtr &n : g.ops)
-    if (tBoundaries && n->op == Op::Write)
-      for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
-        written.insert(in.node.get());
+    if (const auto &ins = n->requiresGrad ? n->gradIn() : n->inputs;
+        tBoundaries && n->op == Op::Write && ins.size() > 1)
+      written.insert(ins[1].node.get()); // (the version written over)
   for (size_t k = 0; k < g.leafArgs.size(); ++k)
     if (reach[k].second >= 0 && !perturbLeaf.count(k) && !createGraph &&
         perturbChain.empty() && readMask.empty() &&

@@ -75,8 +75,10 @@ void strata::detail::setGradWeight(Node &node) {
   for (const Operand &in : node.gradIn())
     if (!in.noGrad && in.node->requiresGrad) {
       w = std::min(kCap, w + in.node->gradWeight);
-      offsetRead = offsetRead || in.node->offsetRead ||
-                   (in.layout.offset != 0 && in.node->op != Op::Leaf);
+      offsetRead =
+          offsetRead || in.node->offsetRead ||
+          (in.node->op != Op::Leaf &&
+           (in.layout.offset != 0 || in.layout.numel() < in.node->rootNumel));
     }
   node.gradWeight = w;
   node.offsetRead = offsetRead;

@@ -61,7 +61,7 @@ namespace {
 /// With the hash, also the structure without the reads' offsets (`shape`),
 /// the offsets of the reads of ops requiring grad (`offsets`: in the
 /// program's text, where a leaf's or a constant's are its window's), and
-/// the ops so read at an offset other than 0 (`viewed`).
+/// the ops so read through a part of their result (`viewed`).
 struct Walk {
   std::vector<Node *> ops, viewed;
   uint64_t structure = 0xcbf29ce484222325ull, shape = structure,
@@ -174,7 +174,9 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
     mixShape(in.layout.strides);
     auto offset = static_cast<uint64_t>(in.layout.offset);
     mixInto(structure, offset);
-    if (!leaf && !constant && offset) {
+    // (A part of a result at offset 0 too: `k = 0` is one of the offsets.)
+    if (!leaf && !constant &&
+        (offset || in.layout.numel() < historyOf(in)->rootNumel)) {
       mixInto(offsets, idOf(historyOf(in).get()));
       mixInto(offsets, offset);
       viewed.push_back(historyOf(in).get());

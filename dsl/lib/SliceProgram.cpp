@@ -166,15 +166,16 @@ bool Slice::offsetsVary(const std::string &key) const {
   return it->second.varied;
 }
 
-std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes) {
+std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes,
+                                         size_t end) {
   std::vector<NodePtr> left;
-  for (const NodePtr &n : nodes)
-    if (!n->buffer)
-      left.push_back(n);
+  for (size_t i = 0; i < nodes.size() && i < end; ++i)
+    if (!nodes[i]->buffer)
+      left.push_back(nodes[i]);
   return left;
 }
 
-std::vector<NodePtr> Slice::viewedSources() const {
+std::pair<std::vector<NodePtr>, size_t> Slice::viewedSources() const {
   std::vector<NodePtr> sources;
   std::unordered_set<const Node *> taken;
   auto take = [&](Node *n) {
@@ -182,19 +183,22 @@ std::vector<NodePtr> Slice::viewedSources() const {
         taken.insert(n).second)
       sources.push_back(n->shared_from_this());
   };
-  for (Node *n : pending) {
+  for (Node *n : pending)
     for (const Operand &in : n->inputs)
       if (!in.node->buffer && windowOf(in.node.get()) < 0 &&
-          !readsFill(*n, in) && in.layout.offset != 0)
+          !readsFill(*n, in) &&
+          (in.layout.offset != 0 ||
+           in.layout.numel() < in.node->rootNumel)) // (k = 0 too)
         take(in.node.get());
-    // A write at an offset into a window its program reads elsewhere
-    // too (`y.narrow(0, k, B).add_(1)`, then all of `y`): the write
-    // alone has a window of its own.
+  size_t reads = sources.size();
+  // A write at an offset into a window its program reads elsewhere
+  // too (`y.narrow(0, k, B).add_(1)`, then all of `y`): the write
+  // alone has a window of its own.
+  for (Node *n : pending)
     if (n->op == Op::Write && writeWindow[n->index] >= 0 &&
         readOffset(n->inputs[1]) != 0)
       take(n);
-  }
-  return sources;
+  return {sources, reads};
 }
 
 Slice::Exponent Slice::exponentOf(const Node &n) {
