@@ -37,8 +37,10 @@ template <typename T> std::vector<T> values(int64_t n, int64_t salt) {
   return std::vector<T>(r.begin(), r.end());
 }
 
-// x[5, cols].sum({1}), .mean({1}), .amax({1}): unsplit lengths from 7 on
-// share one PTX per kernel, split ones (8192 and longer) another.
+// x[5, cols].sum({1}), .mean({1}), .amax({1}) and the row sums of a padded
+// view (rows `cols + 3` apart, from element 1: its stride and offset are
+// parameters too, so it shares the plain sum's PTX): unsplit lengths from
+// 7 on share one PTX per kernel, split ones (8192 and longer) another.
 template <typename T> void rowReductions() {
   const int64_t rows = 5;
   int64_t before = -1, splitBefore = -1;
@@ -50,6 +52,9 @@ template <typename T> void rowReductions() {
     std::vector<T> mean = x.mean({1}).to_vector<T>();
     std::vector<T> top =
         cols ? x.amax({1}).to_vector<T>() : std::vector<T>(rows);
+    std::vector<T> pv = values<T>(rows * (cols + 3), cols + 1);
+    Tensor padded = from_vector(pv, {rows, cols + 3}).to(kCuda);
+    std::vector<T> inner = padded.narrow(1, 1, cols).sum({1}).to_vector<T>();
     ASSERT_EQ(sum.size(), static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {
       double want = 0;
@@ -59,6 +64,10 @@ template <typename T> void rowReductions() {
         best = std::max(best, xv[r * cols + c]);
       }
       ASSERT_EQ(sum[r], static_cast<T>(want)) << cols << " " << r;
+      double view = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        view += pv[r * (cols + 3) + 1 + c];
+      ASSERT_EQ(inner[r], static_cast<T>(view)) << cols << " " << r;
       if (cols == 0) {
         ASSERT_TRUE(std::isnan(mean[r])) << r;
         continue;
