@@ -228,6 +228,8 @@ std::string Runner::runStep(const Step &step, bool donated, double *seconds) {
         finishParams.push_back(&p);
       if (info.outerArg)
         finishParams.push_back(&outerSize);
+      for (long long &d : dims) // (the finish takes the entry's tail)
+        finishParams.push_back(&d);
       if (!(e = driver.launch(loaded.finish, info.finishGrid, info.finishBlock,
                               1, finishParams.data()))
                .empty())

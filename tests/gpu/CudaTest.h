@@ -1,8 +1,9 @@
 //===- CudaTest.h - what the fluent-API GPU tests share -------------------===//
 //
-// DslCudaSmoke.cpp, DslCudaOuterSize.cpp and DslCudaInnerSize.cpp (one
-// binary, run by tests/gpu/run.sh): the skip without a GPU, the device,
-// the PTX cache's misses, and the size tests' input (tests/unit/dsl/Ramp.h).
+// DslCudaSmoke.cpp, DslCudaOuterSize.cpp, DslCudaInnerSize.cpp and
+// DslCudaReduceSize.cpp (one binary, run by tests/gpu/run.sh): the skip
+// without a GPU, the device, the PTX cache's misses, and the size tests'
+// input (tests/unit/dsl/Ramp.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_TESTS_GPU_CUDATEST_H

@@ -2,6 +2,8 @@
 // Reductions with `none` results (sibling fusion): the reduction loops
 // visit every point once and store the elementwise results there; only the
 // combining results have accumulators, shared memory, and a `_finish` step.
+// (The two-loop kernels take their inner sizes, strides and offsets as
+// parameters: reduce-size.mlir.)
 
 // CHECK-LABEL: // kernel 0
 // CHECK: // launch: row-reduce grid 4 block 256x1
@@ -9,11 +11,11 @@
 // CHECK-NOT: scratch1
 // CHECK: float acc0 = 0.0f;
 // CHECK-NOT: acc1
-// CHECK: for (int j = s * 1024 + threadIdx.x; j < jEnd; j += blockDim.x) {
+// CHECK: for (int j = s * chunk + threadIdx.x; j < jEnd; j += blockDim.x) {
 // CHECK: acc0 = StrataSum()(acc0, a0);
-// CHECK-NEXT: out1[i0 * 1024 + i1] = {{.*}};
+// CHECK-NEXT: out1[off2 + i0 * st2_0 + i1] = {{.*}};
 // CHECK: if (threadIdx.x == 0) {
-// CHECK-NEXT: out0[i0] = acc0;
+// CHECK-NEXT: out0[off1 + i0] = acc0;
 // CHECK-NEXT: }
 func.func @rowsum_and_double(%a: !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>) -> (!strata.tensor<4xf32, strided<[1], offset: 0>>, !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>) {
   %k:2 = strata.kernel space [4, 1024] reduce [1] combiners ["sum", "none"] ins(%a : !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>) {
@@ -30,10 +32,10 @@ func.func @rowsum_and_double(%a: !strata.tensor<4x1024xf32, strided<[1024, 1], o
 // CHECK: // launch: column-reduce grid 4 block 32x8
 // CHECK: __shared__ float red1[8][33];
 // CHECK-NOT: red0
-// CHECK: if (o < 128) {
-// CHECK: out0[i0 + i1 * 16] = a0;
+// CHECK: if (o < outputs) {
+// CHECK: out0[off1 + i0 + i1 * st1_1] = a0;
 // CHECK-NEXT: acc1 = StrataMax()(acc1, a0);
-// CHECK: out1[i1] = acc1;
+// CHECK: out1[off2 + i1] = acc1;
 func.func @colmax_and_transpose(%a: !strata.tensor<16x128xf32, strided<[128, 1], offset: 0>>) -> (!strata.tensor<128x16xf32, strided<[16, 1], offset: 0>>, !strata.tensor<128xf32, strided<[1], offset: 0>>) {
   %k:2 = strata.kernel space [16, 128] reduce [0] combiners ["none", "max"] ins(%a : !strata.tensor<16x128xf32, strided<[128, 1], offset: 0>>) attributes {result_perms = array<i64: 1, 0, 0, 1>} {
   ^bb0(%x: f32):

@@ -2,7 +2,8 @@
 // kernels that differ only in it have the same CUDA C (the PTX cache's key,
 // codegen::cudaKernelCodeKey), whatever the kind; only the launch line
 // (grid, n0) differs. What the emitter decides from that size stays in the
-// source: a split reduction (colsum_200) is another kernel.
+// source: a split reduction (colsum_200) is another kernel (its split
+// count, like the reductions' inner sizes, is a parameter: reduce-size.mlir).
 // RUN: rm -rf %t && mkdir %t
 // RUN: strata-translate --emit-cuda %s -o %t
 // RUN: grep -v '^// launch' %t/kernel_0.cu > %t/a0 && grep -v '^// launch' %t/kernel_1.cu > %t/b0 && diff %t/a0 %t/b0
@@ -29,8 +30,8 @@
 // CHECK-LABEL: // kernel 5
 // CHECK: // launch: column-reduce grid 2 block 32x8 n0 100
 // CHECK-LABEL: // kernel 6
-// CHECK: // launch: column-reduce grid 8 block 32x8 n0 200 splits 4, then strata_kernel_finish grid 1 block 256
-// CHECK: const int chunk = (length + 3) / 4;
+// CHECK: // launch: column-reduce grid 8 block 32x8 n0 200 dims 40 40 0 0 4 splits 4, then strata_kernel_finish grid 1 block 256
+// CHECK: const int chunk = (length + splits - 1) / splits;
 // CHECK-LABEL: // kernel 7
 // CHECK: // launch: tiled grid 12 block 32x8 n0 3
 // CHECK: for (int b = blockIdx.x; b < size0 * 4; b += gridDim.x) {

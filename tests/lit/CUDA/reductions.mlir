@@ -3,19 +3,33 @@
 // innermost loop reduces; 32 outputs per block otherwise; few outputs over
 // many points split into partials combined in order by `_finish`. The
 // outermost loop's trip count is the parameter n0: the number of outputs
-// (kept) or the reduction's length (reduced) is computed from it.
+// (kept) or the reduction's length (reduced) is computed from it. In
+// reductions of two loops or more the inner sizes, strides other than 0
+// and +-1, offsets, the split count and, when the innermost loop reduces,
+// the kind (`rowmode`: both loops are in the source) are parameters too
+// (reduce-size.mlir); one loop: the kind and split count stay constants.
 
 // CHECK-LABEL: // kernel 0
-// CHECK: // launch: row-reduce grid 4 block 256x1 n0 4
+// CHECK: // launch: row-reduce grid 4 block 256x1 n0 4 dims 1024 1024 0 0 1
+// CHECK: // kernel strata_kernel: row or column reduce (rowmode), loops [n0, sz1], 32-bit indices
 // CHECK: __shared__ float scratch0[32];
+// CHECK-NEXT: __shared__ float red0[8][33];
 // CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: const int sz1 = (int)dsz1;
+// CHECK: const int rowmode = (int)drowmode;
 // CHECK-NEXT: const int outputs = size0;
+// CHECK-NEXT: const int length = sz1;
+// CHECK-NEXT: const int chunk = length;
+// CHECK-NEXT: if (rowmode) {
 // CHECK-NEXT: for (int b = blockIdx.x; b < outputs; b += gridDim.x) {
-// CHECK: for (int j = s * 1024 + threadIdx.x; j < jEnd; j += blockDim.x) {
+// CHECK: for (int j = s * chunk + threadIdx.x; j < jEnd; j += blockDim.x) {
 // CHECK: acc0 = StrataSum()(acc0, a0);
 // CHECK: acc0 = strata_block_reduce<StrataSum, float>(acc0, 0.0f, scratch0);
 // CHECK: if (threadIdx.x == 0) {
-// CHECK-NEXT: out0[i0] = acc0;
+// CHECK-NEXT: out0[off1 + i0] = acc0;
+// CHECK: } else {
+// CHECK-NEXT: for (int b = blockIdx.x; b < (outputs + 31) / 32; b += gridDim.x) {
+// CHECK: for (int j = s * chunk + threadIdx.y; j < jEnd; j += blockDim.y) {
 func.func @rowsum(%a: !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>) -> !strata.tensor<4xf32, strided<[1], offset: 0>> {
   %k = strata.kernel space [4, 1024] reduce [1] combiners ["sum"] ins(%a : !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>) {
   ^bb0(%x: f32):
@@ -25,16 +39,18 @@ func.func @rowsum(%a: !strata.tensor<4x1024xf32, strided<[1024, 1], offset: 0>>)
 }
 
 // CHECK-LABEL: // kernel 1
-// CHECK: // launch: column-reduce grid 4 block 32x8 n0 16
+// CHECK: // launch: column-reduce grid 4 block 32x8 n0 16 dims 128 128 0 0
 // CHECK: __shared__ double red0[8][33];
 // CHECK-NEXT: const int size0 = (int)n0;
+// CHECK-NEXT: const int sz1 = (int)dsz1;
+// CHECK: const int outputs = sz1;
 // CHECK-NEXT: const int length = size0;
 // CHECK-NEXT: const int chunk = length;
-// CHECK-NEXT: for (int b = blockIdx.x; b < 4; b += gridDim.x) {
+// CHECK-NEXT: for (int b = blockIdx.x; b < (outputs + 31) / 32; b += gridDim.x) {
 // CHECK: const int o = b * 32 + threadIdx.x;
 // CHECK: const int jEnd = min((int)length, s * chunk + chunk);
 // CHECK: double acc0 = __longlong_as_double((long long)0xfff0000000000000ULL);
-// CHECK: if (o < 128) {
+// CHECK: if (o < outputs) {
 // CHECK: acc0 = StrataMax()(acc0, a0);
 // CHECK: red0[threadIdx.y][threadIdx.x] = acc0;
 // CHECK: acc0 = StrataMax()(acc0, red0[y][threadIdx.x]);
@@ -70,15 +86,17 @@ func.func @total(%a: !strata.tensor<1048576xf32, strided<[1], offset: 0>>) -> !s
 }
 
 // Booleans: min is `and`, stored as a byte. 32 outputs per block: the
-// blocks are counted from the outputs.
+// blocks are counted from the outputs (this size's launch: column).
 // CHECK-LABEL: // kernel 3
+// CHECK: // launch: column-reduce grid 1 block 32x8 n0 2 dims 3 3 0 0 0
 // CHECK: const int outputs = size0;
+// CHECK: } else {
 // CHECK-NEXT: for (int b = blockIdx.x; b < (outputs + 31) / 32; b += gridDim.x) {
 // CHECK: bool acc0 = true;
 // CHECK: if (o < outputs) {
-// CHECK: const bool a0 = (in0[i0 * 3 + i1] != 0);
+// CHECK: const bool a0 = (in0[off0 + i0 * st0_0 + i1] != 0);
 // CHECK: acc0 = StrataMin()(acc0, a0);
-// CHECK: out0[i0] = (unsigned char)acc0;
+// CHECK: out0[off1 + i0] = (unsigned char)acc0;
 func.func @all(%a: !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>) -> !strata.tensor<2xi1, strided<[1], offset: 0>> {
   %k = strata.kernel space [2, 3] reduce [1] combiners ["min"] ins(%a : !strata.tensor<2x3xi1, strided<[3, 1], offset: 0>>) {
   ^bb0(%x: i1):

@@ -71,7 +71,12 @@ private:
   std::vector<std::string> sizeValueNames;
   std::vector<int64_t> sizeValueArgs;
   void planSizeValues();
+  /// Appends parameter `d<name>` (local `name`) of value `value`.
+  void addInnerDim(const std::string &name, int64_t value);
+  void declareInnerDim(const std::string &name);
   void declareInnerDims();
+  /// The `long long` parameters after the pointers: n0, dims, size values.
+  std::string tailParams() const;
   std::string loopsText() const;
   /// The C expression of the product of the trip counts of `dims` (with
   /// `divisor` dividing the constant part, which it must divide).
@@ -112,9 +117,15 @@ private:
   bool emitTiled(size_t t, bool reduce, std::string &error);
   bool reducesToScalars() const;
   void blockReduce(const std::string &ind);
-  void storeAccumulators(const std::string &ind, int64_t splits,
+  void storeAccumulators(const std::string &ind, const std::string &splits,
                          const std::string &split);
   bool emitReduce(std::string &error);
+  /// A reduction's C expressions: its number of outputs, its length, each
+  /// split's chunk and the split count ("" when not split).
+  struct ReduceShape {
+    std::string outputs, length, chunk, splits;
+  };
+  bool reduceLoop(bool row, const ReduceShape &shape, std::string &error);
   bool isCascade(unsigned r) const;
   void declareCascade(const std::string &ind);
   void accumulate(const std::string &ind, unsigned r, const std::string &v);
@@ -138,8 +149,11 @@ private:
   /// sizes, strides and offsets are parameters (dimNames, out.dimArgs).
   bool innerDynamic = false;
   std::vector<std::string> dimNames;
-  /// A reduction keeps the outermost loop (its outputs depend on `size0`).
-  bool keptOuter = false;
+  /// A reduction's kept loops have a run-time size (`outputs` is computed).
+  bool keptDynamic = false;
+  /// A dynamic reduction whose innermost loop is reduced: both the row and
+  /// the column loops, chosen by parameter `rowmode`.
+  bool either = false;
   std::string idx = "int", src, name;
   std::vector<size_t> kept, reduced; // reductions: loops by result stride
 };

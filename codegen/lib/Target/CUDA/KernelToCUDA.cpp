@@ -9,7 +9,9 @@
 //   (every kind but scans): kernels that differ only in it have the same
 //   source, hence one PTX (cudaKernelCodeKey). What the emitter decides
 //   from that size stays in the source: the kind, 32- or 64-bit indices,
-//   a reduction's split count.
+//   whether a reduction splits (a one-loop reduction's split count); two
+//   loops or more: inner sizes, strides and offsets are parameters too
+//   (KernelToCUDADynamic.cpp), and a reduction's split count and kind.
 // Algorithm: pick one of five shapes from the loop nest alone:
 //   * reductions (KernelToCUDAReduce.cpp): RowReduce (one block per
 //     output) when the innermost loop reduces over >= 32 points, else
@@ -126,13 +128,7 @@ std::string Emitter::params(bool partials) const {
     for (unsigned r = 0; r < numRes; ++r)
       s += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ part" +
            str(r);
-  if (dynamic)
-    s += ",\n    long long n0";
-  for (const std::string &d : dimNames)
-    s += ",\n    long long d" + d;
-  for (const std::string &v : sizeValueNames)
-    s += ",\n    long long " + v;
-  return s;
+  return s + tailParams();
 }
 
 void Emitter::declareSize0() {
@@ -440,7 +436,7 @@ bool Emitter::emitTiled(size_t t, bool reduce, std::string &error) {
   flushCascade("  ");
   blockReduce("  ");
   src += "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n";
-  storeAccumulators("    ", blocks, "blockIdx.x");
+  storeAccumulators("    ", blocks > 1 ? str(blocks) : "", "blockIdx.x");
   src += "  }\n";
   return true;
 }
@@ -508,12 +504,15 @@ bool Emitter::run(const std::string &entry, std::string &error) {
                      sizeValueArgs.end());
   src = c::prelude();
   // (What the code depends on, and nothing else: no outermost size.)
-  src += "\n// kernel " + entry + ": " + cudaKernelKindName(out.kind) +
+  src += "\n// kernel " + entry + ": " +
+         (either ? "row or column reduce (rowmode)"
+                 : cudaKernelKindName(out.kind)) +
          ", loops " + loopsText() + ", " +
          (dynamic ? "" : str(out.numPoints) + " points, ") +
          (out.index64 ? "64" : "32") + "-bit indices";
   if (out.splits > 1)
-    src += ", " + str(out.splits) + " splits per output";
+    src += innerDynamic ? std::string(", split (splits)")
+                        : ", " + str(out.splits) + " splits per output";
   src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry +
          "(" + params(out.splits > 1) + ") {\n" + bodySrc + "}\n";
   if (out.splits > 1)
@@ -562,6 +561,7 @@ std::string strata::codegen::cudaKernelCodeKey(mlir::Operation *kernelOp) {
 // Bumped by hand for changes the source hash cannot see; the PTX cache key
 // also holds a hash of this emitter's sources (jit/CMakeLists.txt).
 const char *strata::codegen::cudaEmitterBuildId() {
-  return "cuda-emitter-7";
+  return "cuda-emitter-8";
 } // 5: scans; 6: the outermost trip count is a parameter; 7: inner sizes,
-  // strides and offsets of pointwise and vectorized kernels are parameters
+  // strides and offsets of pointwise and vectorized kernels are parameters;
+  // 8: and of reductions, with their split count and kind

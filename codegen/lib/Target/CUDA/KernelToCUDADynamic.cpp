@@ -1,7 +1,8 @@
 //===- KernelToCUDADynamic.cpp - inner sizes as kernel parameters ---------===//
 //
-// Assumes: the kernel is pointwise or vectorized (no reduction, not tiled),
-//   its launch shape computed from its actual sizes.
+// Assumes: the kernel is pointwise, vectorized or a row or column
+//   reduction (not tiled, not a scan), its launch shape computed from its
+//   actual sizes.
 // Guarantees: with dynamic shapes on (STRATA_DYNAMIC_SHAPES), a kernel of
 //   two loops or more, not indexed, takes its inner trip counts (but sizes
 //   of 1), its strides other than 0 and +-1 and every operand's offset as
@@ -12,6 +13,7 @@
 //   (the kind: vectorized needs every unit-stride operand's offset and
 //   outer strides and the innermost size to be multiples of 4; 32- or
 //   64-bit indices). Kernels that differ in those values only share a PTX.
+//   A reduction adds its split count and kind (KernelToCUDAReduce.cpp).
 //   In every kernel but scans, the body's size values (a mean's count:
 //   kSizeValueAttrName) are `long long sv<j>` parameters after those,
 //   converted to the constant's type where the literal was (the same
@@ -36,19 +38,20 @@ void Emitter::planInnerDims() {
   out.dimArgs.clear();
   if (!innerDynamic)
     return;
-  auto add = [&](std::string name, int64_t value) {
-    dimNames.push_back(std::move(name));
-    out.dimArgs.push_back(value);
-  };
   for (size_t d = 1; d < n; ++d)
     if (dynSize(d))
-      add("sz" + str(d), nest.sizes[d]);
+      addInnerDim("sz" + str(d), nest.sizes[d]);
   for (size_t op = 0; op < nest.strides.size(); ++op)
     for (size_t d = 0; d < n; ++d)
       if (dynStride(nest.strides[op][d]))
-        add("st" + str(op) + "_" + str(d), nest.strides[op][d]);
+        addInnerDim("st" + str(op) + "_" + str(d), nest.strides[op][d]);
   for (size_t op = 0; op < nest.offsets.size(); ++op)
-    add("off" + str(op), nest.offsets[op]);
+    addInnerDim("off" + str(op), nest.offsets[op]);
+}
+
+void Emitter::addInnerDim(const std::string &name, int64_t value) {
+  dimNames.push_back(name);
+  out.dimArgs.push_back(value);
 }
 
 void Emitter::planSizeValues() {
@@ -74,9 +77,22 @@ void Emitter::planSizeValues() {
   }
 }
 
+void Emitter::declareInnerDim(const std::string &d) {
+  src += "  const " + idx + " " + d + " = (" + idx + ")d" + d + ";\n";
+}
+
 void Emitter::declareInnerDims() {
   for (const std::string &d : dimNames)
-    src += "  const " + idx + " " + d + " = (" + idx + ")d" + d + ";\n";
+    declareInnerDim(d);
+}
+
+std::string Emitter::tailParams() const {
+  std::string s = dynamic ? ",\n    long long n0" : "";
+  for (const std::string &d : dimNames)
+    s += ",\n    long long d" + d;
+  for (const std::string &v : sizeValueNames)
+    s += ",\n    long long " + v;
+  return s;
 }
 
 std::string Emitter::loopsText() const {

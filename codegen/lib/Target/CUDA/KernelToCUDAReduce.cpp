@@ -8,8 +8,19 @@
 //   split the reduction into partials that `<name>_finish` combines in
 //   order (deterministic, no atomics). The outermost loop's trip count is
 //   `size0`, kept or reduced: the number of outputs or the reduction's
-//   length and chunk are computed from it in the kernel. The split count
-//   and the kind (both read the outermost size) stay in the source.
+//   length and chunk are computed from it in the kernel. One loop: the
+//   split count and the kind (both read that size) stay in the source.
+//   Two loops or more with dynamic shapes on: the inner sizes, strides and
+//   offsets are parameters (KernelToCUDADynamic.cpp), and so are the split
+//   count (`splits`; each split's chunk is computed from it) and, when the
+//   innermost loop reduces, the kind: the source holds both the row and
+//   the column loop and `rowmode` picks one (uniform: the launch's block,
+//   256x1 or 32x8, is the kind's). Only whether it splits stays in the
+//   source (the partial buffers and the finish kernel), with the element
+//   types, combiners, index width and sizes of 1: rows of 7, 100 or 1001
+//   points, or columns over any number of rows, share one source while
+//   unsplit and one while split. The same rules as before choose kind and
+//   split count, so the values are those of the static kernels.
 // Also the pieces the tiled-reduce kernel shares: block reductions, the
 // stores of the accumulators, cascade sums (an f64 sum of f32 values that
 // --strata-widen-sums marked: each thread adds its values in f32 and adds
@@ -42,17 +53,19 @@ void Emitter::blockReduce(const std::string &ind) {
   }
 }
 
-/// Stores each combining result's accumulator: into its result, or with
-/// `splits` > 1 into partial `split` of its output.
-void Emitter::storeAccumulators(const std::string &ind, int64_t splits,
+/// Stores each combining result's accumulator: into its result, or, when
+/// `splits` (the count's C expression) is set, into partial `split` of its
+/// output.
+void Emitter::storeAccumulators(const std::string &ind,
+                                const std::string &splits,
                                 const std::string &split) {
   for (unsigned r = 0; r < numRes; ++r) {
     if (k.getCombiner(r).empty())
       continue;
     unsigned op = numIn + r;
     std::string v = c::toMemory(types[op], "acc" + str(r));
-    if (splits > 1)
-      src += ind + "part" + str(r) + "[(" + offset(op) + ") * " + str(splits) +
+    if (!splits.empty())
+      src += ind + "part" + str(r) + "[(" + offset(op) + ") * " + splits +
              " + " + split + "] = " + v + ";\n";
     else
       src += ind + operandName(op) + "[" + offset(op) + "] = " + v + ";\n";
@@ -121,7 +134,7 @@ bool Emitter::reducesToScalars() const {
 }
 
 void Emitter::declareOutputs(const std::string &ind) {
-  if (keptOuter)
+  if (keptDynamic)
     src += ind + "const " + idx + " outputs = " + product(kept) + ";\n";
 }
 
@@ -150,46 +163,107 @@ bool Emitter::emitReduce(std::string &error) {
   int64_t minSplit = row ? 4096 : 64;
   if (groups > 0 && groups < 1024 && l >= 2 * minSplit)
     out.splits = std::min(ceilDiv(2048, groups), ceilDiv(l, minSplit));
-  int64_t s = out.splits, chunk = ceilDiv(l, s);
+  int64_t s = out.splits;
   chooseIndexWidth();
-  keptOuter = dynamic && !kept.empty() && kept[0] == 0;
-  bool reducedOuter = dynamic && !reduced.empty() && reduced[0] == 0;
-  // The number of outputs, blocks of outputs, the reduction's length and
-  // each split's chunk of it: constants, or expressions of size0.
-  std::string outputs = keptOuter ? "outputs" : str(m);
-  std::string blocks = !keptOuter ? str(groups * s)
-                       : row      ? "outputs"
-                                  : "(outputs + 31) / 32";
-  if (keptOuter && s > 1)
-    blocks = "(" + blocks + ") * " + str(s);
-  std::string length = reducedOuter ? "length" : str(l);
-  std::string chunkOf = reducedOuter ? "chunk" : str(chunk);
-  const std::string ind = "      ";
+  // Dynamic inner sizes (two loops or more): the split count and, when the
+  // innermost loop is reduced, the kind are parameters too; whether the
+  // reduction splits stays in the source (partial buffers, the finish).
+  planInnerDims();
+  either = innerDynamic && !reduced.empty() && reduced.back() == n - 1;
+  if (innerDynamic && s > 1)
+    addInnerDim("splits", s);
+  if (either)
+    addInnerDim("rowmode", row ? 1 : 0);
+  auto anyDynamic = [&](const std::vector<size_t> &dims) {
+    return std::any_of(dims.begin(), dims.end(),
+                       [&](size_t d) { return isDynamic(d) || dynSize(d); });
+  };
+  keptDynamic = anyDynamic(kept);
+  bool lengthDynamic = anyDynamic(reduced) || (innerDynamic && s > 1);
   for (unsigned r = 0; r < numRes; ++r) {
     if (!reduces(r))
       continue;
     std::string t = c::scalarType(types[numIn + r]);
-    src += row ? "  __shared__ " + t + " scratch" + str(r) + "[32];\n"
-               : "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
+    if (row || either)
+      src += "  __shared__ " + t + " scratch" + str(r) + "[32];\n";
+    if (!row || either)
+      src += "  __shared__ " + t + " red" + str(r) + "[8][33];\n";
   }
   declareSize0();
+  declareInnerDims();
   declareOutputs("  ");
-  if (reducedOuter)
+  if (lengthDynamic)
     src += "  const " + idx + " length = " + product(reduced) + ";\n  const " +
            idx + " chunk = " +
-           (s > 1 ? "(length + " + str(s - 1) + ") / " + str(s) : "length") +
+           (s == 1         ? std::string("length")
+            : innerDynamic ? std::string("(length + splits - 1) / splits")
+                           : "(length + " + str(s - 1) + ") / " + str(s)) +
            ";\n";
+  ReduceShape shape;
+  shape.outputs = keptDynamic ? "outputs" : str(m);
+  shape.length = lengthDynamic ? "length" : str(l);
+  shape.chunk = lengthDynamic ? "chunk" : str(ceilDiv(l, s));
+  if (s > 1)
+    shape.splits = innerDynamic ? "splits" : str(s);
+  if (!either) {
+    if (!reduceLoop(row, shape, error))
+      return false;
+  } else {
+    // Both loops, the launch's kind chosen by `rowmode` (uniform).
+    std::string outer;
+    std::swap(src, outer);
+    bool ok = reduceLoop(true, shape, error);
+    std::string rowLoop;
+    std::swap(src, rowLoop);
+    ok = ok && reduceLoop(false, shape, error);
+    std::string columnLoop;
+    std::swap(src, columnLoop);
+    src = std::move(outer);
+    if (!ok)
+      return false;
+    auto indent = [](const std::string &text) {
+      std::string t;
+      for (size_t i = 0; i < text.size(); ++i)
+        t += (i == 0 || text[i - 1] == '\n' ? "  " : "") + text.substr(i, 1);
+      return t;
+    };
+    src += "  if (rowmode) {\n" + indent(rowLoop) + "  } else {\n" +
+           indent(columnLoop) + "  }\n";
+  }
+  out.blockX = row ? 256 : 32;
+  out.blockY = row ? 1 : 8;
+  out.gridX = std::min(groups * s, kMaxGrid);
+  return true;
+}
+
+/// The grid-stride loop over blocks of a row (`row`) or column reduction:
+/// from its head to its closing brace.
+bool Emitter::reduceLoop(bool row, const ReduceShape &shape,
+                         std::string &error) {
+  auto reduces = [&](unsigned r) { return !k.getCombiner(r).empty(); };
+  int64_t groups = row ? out.outputs : ceilDiv(out.outputs, 32);
+  bool split = !shape.splits.empty();
+  // The number of blocks: a constant, or an expression of the sizes.
+  std::string blocks = !keptDynamic ? str(groups)
+                       : row        ? "outputs"
+                                    : "(outputs + 31) / 32";
+  if (split)
+    blocks = keptDynamic || innerDynamic ? "(" + blocks + ") * " + shape.splits
+                                         : str(groups * out.splits);
+  const std::string &outputs = shape.outputs, &chunkOf = shape.chunk;
+  const std::string ind = "      ";
   src += "  " + gridLoop("b", blocks, true);
-  std::string g = s > 1 ? "b / " + str(s) : "b";
-  src += "    const " + idx + " s = " + (s > 1 ? "b % " + str(s) : "0") + ";\n";
+  std::string g = split ? "b / " + shape.splits : "b";
+  src += "    const " + idx + " s = " + (split ? "b % " + shape.splits : "0") +
+         ";\n";
   if (row)
     decompose("    ", g, kept, "r");
   else {
     src += "    const " + idx + " o = " + g + " * 32 + threadIdx.x;\n";
     decompose("    ", "o", kept, "r");
   }
-  src += "    const " + idx + " jEnd = min((" + idx + ")" + length + ", s * " +
-         chunkOf + " + " + chunkOf + ");\n";
+  src += "    const " + idx + " jEnd = min((" + idx + ")" + shape.length +
+         ", s * " + chunkOf + " + " + chunkOf + ");\n";
   for (unsigned r = 0; r < numRes; ++r)
     if (reduces(r))
       src += "    " + c::scalarType(types[numIn + r]) + " acc" + str(r) +
@@ -223,36 +297,34 @@ bool Emitter::emitReduce(std::string &error) {
   if (row) {
     blockReduce("    ");
     src += "    if (threadIdx.x == 0) {\n";
-    storeAccumulators("      ", s, "s");
+    storeAccumulators("      ", shape.splits, "s");
     src += "    }\n  }\n";
-    out.blockX = 256;
-  } else {
-    for (unsigned r = 0; r < numRes; ++r)
-      if (reduces(r))
-        src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" +
-               str(r) + ";\n";
-    src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + outputs +
-           ") {\n";
-    src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
-    for (unsigned r = 0; r < numRes; ++r)
-      if (reduces(r))
-        src += "        acc" + str(r) + " = " +
-               c::combine(k.getCombiner(r), "acc" + str(r),
-                          "red" + str(r) + "[y][threadIdx.x]") +
-               ";\n";
-    src += "      }\n";
-    storeAccumulators("      ", s, "s");
-    src += "    }\n    __syncthreads();\n  }\n";
-    out.blockX = 32;
-    out.blockY = 8;
+    return true;
   }
-  out.gridX = std::min(groups * s, kMaxGrid);
+  for (unsigned r = 0; r < numRes; ++r)
+    if (reduces(r))
+      src += "    red" + str(r) + "[threadIdx.y][threadIdx.x] = acc" + str(r) +
+             ";\n";
+  src += "    __syncthreads();\n    if (threadIdx.y == 0 && o < " + outputs +
+         ") {\n";
+  src += "      for (int y = 1; y < blockDim.y; ++y) {\n";
+  for (unsigned r = 0; r < numRes; ++r)
+    if (reduces(r))
+      src += "        acc" + str(r) + " = " +
+             c::combine(k.getCombiner(r), "acc" + str(r),
+                        "red" + str(r) + "[y][threadIdx.x]") +
+             ";\n";
+  src += "      }\n";
+  storeAccumulators("      ", shape.splits, "s");
+  src += "    }\n    __syncthreads();\n  }\n";
   return true;
 }
 
 /// Combines the partials of a split reduction, in order, into the results.
+/// Its parameters after the pointers are the entry's (`n0`, the dims).
 void Emitter::emitFinish() {
   int64_t m = out.outputs, s = out.splits;
+  std::string splits = innerDynamic ? "splits" : str(s);
   out.finishName = name + "_finish";
   out.finishGrid = std::min(ceilDiv(m, 256), kMaxGrid);
   src += "\nextern \"C\" __global__ void __launch_bounds__(256)\n" +
@@ -263,23 +335,28 @@ void Emitter::emitFinish() {
   for (unsigned r = 0; r < numRes; ++r)
     src += ",\n    " + c::memoryType(types[numIn + r]) + " *__restrict__ out" +
            str(r);
-  src += std::string(dynamic ? ",\n    long long n0" : "") + ") {\n";
-  if (keptOuter) {
+  src += tailParams() + ") {\n";
+  // (Only the sizes it reads: the kept ones and the split count.)
+  if (keptDynamic && isDynamic(kept[0]))
     declareSize0();
-    declareOutputs("  ");
-  }
-  src += "  " + gridLoop("o", keptOuter ? "outputs" : str(m), false);
+  for (size_t d : kept)
+    if (dynSize(d))
+      declareInnerDim("sz" + str(d));
+  if (innerDynamic)
+    declareInnerDim("splits");
+  declareOutputs("  ");
+  src += "  " + gridLoop("o", keptDynamic ? "outputs" : str(m), false);
   for (unsigned r = 0; r < numRes; ++r) {
     if (k.getCombiner(r).empty())
       continue; // written by the main kernel (its part is unused)
     mlir::Type t = types[numIn + r];
     std::string a = "acc" + str(r), p = "part" + str(r);
     src += "    " + c::scalarType(t) + " " + a + " = " +
-           c::fromMemory(t, p + "[o * " + str(s) + "]") + ";\n";
-    src += "    for (" + idx + " s = 1; s < " + str(s) + "; ++s)\n      " + a +
+           c::fromMemory(t, p + "[o * " + splits + "]") + ";\n";
+    src += "    for (" + idx + " s = 1; s < " + splits + "; ++s)\n      " + a +
            " = " +
            c::combine(k.getCombiner(r), a,
-                      c::fromMemory(t, p + "[o * " + str(s) + " + s]")) +
+                      c::fromMemory(t, p + "[o * " + splits + " + s]")) +
            ";\n";
     src += "    out" + str(r) + "[o] = " + c::toMemory(t, a) + ";\n";
   }

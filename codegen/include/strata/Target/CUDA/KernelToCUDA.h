@@ -2,8 +2,8 @@
 //
 // Emits one CUDA C translation unit per strata.kernel (NVRTC compiles it to
 // PTX). Strides, offsets and every loop size but the outermost become
-// constants, but in a dynamic pointwise or vectorized kernel (below). The
-// calling convention of the entry `name`:
+// constants, but in a dynamic pointwise, vectorized or reduction kernel
+// (below). The calling convention of the entry `name`:
 //   extern "C" __global__ void name(const T0 *in0, ..., R0 *out0, ...,
 //                                   [const void *dest,] [R0 *part0, ...,]
 //                                   [long long n0, long long d...])
@@ -11,22 +11,25 @@
 // its storage root, as in KernelOp::getLoopNest), then, for a split
 // reduction, one partial buffer per result of `outputs * splits` elements,
 // then, when `outerArg` is set (every kernel with a loop but scans), the
-// outermost loop's trip count `outerSize`, and for a dynamic pointwise or
-// vectorized kernel (two loops or more) `dimArgs`: its inner trip counts,
-// strides other than 0 and +-1 and offsets, so its source holds none of
-// them and serves every size of its class, and (every kernel but scans)
-// the body's size values, a mean's count. A split reduction also has
-// `name_finish(const R0 *part0, ..., R0 *out0, ..., [long long n0])`,
-// launched after the entry, which combines the partials in order.
+// outermost loop's trip count `outerSize`, and for a dynamic pointwise,
+// vectorized or reduction kernel (two loops or more) `dimArgs`: its inner
+// trip counts, strides other than 0 and +-1 and offsets (a reduction's
+// also its split count when split and, when its innermost loop reduces,
+// its kind: `rowmode`), so its source holds none of them and serves every
+// size of its class, and (every kernel but scans) the body's size values,
+// a mean's count. A split reduction also has
+// `name_finish(const R0 *part0, ..., R0 *out0, ..., [long long n0, d...])`,
+// launched after the entry with the same `long long` parameters, which
+// combines the partials in order.
 // The source holds no outermost trip count when `outerArg` is set, only what
 // the emitter decided from it: the kind (a one-point outermost loop is not
 // tiled; a one-loop reduction of fewer than 32 points is a column one),
-// 32- or 64-bit indices, a reduction's split count and a tiled-reduce
-// kernel's number of partials. So kernels that differ in their outermost
-// size alone, and whose decisions agree, have equal sources and share one
-// PTX (cudaKernelCodeKey); the launch shape (grid, outputs) is computed
-// from the actual sizes each time a kernel is emitted. Scans keep every
-// size in their source.
+// 32- or 64-bit indices, whether a reduction splits (and a one-loop
+// reduction's split count) and a tiled-reduce kernel's number of partials.
+// So kernels that differ in their outermost size alone, and whose decisions
+// agree, have equal sources and share one PTX (cudaKernelCodeKey); the
+// launch shape (grid, outputs) is computed from the actual sizes each time
+// a kernel is emitted. Scans keep every size in their source.
 // No MLIR or LLVM in this header.
 //
 //===----------------------------------------------------------------------===//
@@ -75,9 +78,12 @@ struct CudaKernel {
   bool outerArg = false;
   int64_t outerSize = 0;
   /// The values of the `long long` parameters after `n0`, in order: a
-  /// dynamic pointwise or vectorized kernel's (two loops or more) inner
-  /// trip counts, strides other than 0 and +-1 and offsets, then any
-  /// kernel's size values (a mean's count; KernelToCUDADynamic.cpp).
+  /// dynamic pointwise, vectorized or reduction kernel's (two loops or
+  /// more) inner trip counts, strides other than 0 and +-1 and offsets, a
+  /// dynamic reduction's split count (when split) and kind (1: row, 0:
+  /// column; when the innermost loop reduces), then any kernel's size
+  /// values (a mean's count; KernelToCUDADynamic.cpp). A split reduction's
+  /// finish takes them too.
   std::vector<int64_t> dimArgs;
 };
 
