@@ -81,20 +81,31 @@ void Graph::check(const NodePtr &n) {
          "compute it under a NoGradGuard",
          loc);
   // (CopySlices releases the op it wraps: a second pass always fails.)
-  if (n->gradFreed && (!n->saved.empty() ||
-                       (n->op == Op::Write && n->viewWrite && !n->passHistory)))
+  // A create_graph gradient's copy of a forward op is that op in PyTorch's
+  // graph: freed when it is (Node::recomputes).
+  auto freed = [](const Node &m) {
+    return m.gradFreed && (!m.saved.empty() || (m.op == Op::Write &&
+                                                m.viewWrite && !m.passHistory));
+  };
+  const NodePtr &forward = n->recomputes;
+  if (freed(*n) || (forward && freed(*forward)))
     fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
-  for (const Node::Saved &s : n->saved) {
-    // (The root's record when no tensor refers to the root any more.)
-    const VersionRecord *r = s.record.get();
-    auto root = s.root.lock();
-    int64_t now = root ? root->version : r ? r->version : s.version;
-    if (s.version == Node::kSavedCopy || now == s.version || !r)
+  // (The forward op's saved tensors too: PyTorch's engine runs that op.)
+  for (const Node *m : {n.get(), forward.get()}) {
+    if (!m)
       continue;
-    versionError(*r, s.version, s.sizes, n.get(),
-                 !s.node.expired() ? s.node.lock()
-                 : root            ? root->current
-                                   : r->current.lock());
+    for (const Node::Saved &s : m->saved) {
+      // (The root's record when no tensor refers to the root any more.)
+      const VersionRecord *r = s.record.get();
+      auto root = s.root.lock();
+      int64_t now = root ? root->version : r ? r->version : s.version;
+      if (s.version == Node::kSavedCopy || now == s.version || !r)
+        continue;
+      versionError(*r, s.version, s.sizes, m,
+                   !s.node.expired() ? s.node.lock()
+                   : root            ? root->current
+                                     : r->current.lock());
+    }
   }
 }
 

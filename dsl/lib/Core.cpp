@@ -190,22 +190,22 @@ strata::detail::Node::~Node() {
   // per op of the chain. The outermost ~Node on the thread collects them
   // instead and drops them one at a time (each one's own inputs join the
   // list), so the depth stays one frame.
-  auto release = [](std::vector<Operand> &operands,
-                    std::vector<NodePtr> &into) {
-    for (Operand &o : operands)
-      if (o.node)
-        into.push_back(std::move(o.node));
+  // (A create_graph copy's forward op too: `recomputes`.)
+  auto release = [this](std::vector<NodePtr> &into) {
+    for (std::vector<Operand> *operands :
+         {&inputs, &gradInputs, &compositeInputs})
+      for (Operand &o : *operands)
+        if (o.node)
+          into.push_back(std::move(o.node));
+    if (recomputes)
+      into.push_back(std::move(recomputes));
   };
   if (tReleased) {
-    release(inputs, *tReleased);
-    release(gradInputs, *tReleased);
-    release(compositeInputs, *tReleased);
+    release(*tReleased);
     return;
   }
   std::vector<NodePtr> released;
-  release(inputs, released);
-  release(gradInputs, released);
-  release(compositeInputs, released);
+  release(released);
   tReleased = &released;
   while (!released.empty()) {
     NodePtr n = std::move(released.back());

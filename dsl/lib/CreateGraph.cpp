@@ -292,6 +292,10 @@ Tensor strata::detail::straightThrough(const Tensor &old, const Tensor &value,
 }
 
 namespace {
+/// The program value (ir::Program::Value) of a forward op, or of a rule's
+/// copy of it, in the differentiated program.
+constexpr llvm::StringLiteral kValueAttr = "strata.value";
+
 /// A differentiated gradient program, kept for the next step of the same
 /// structure (parsing and differentiating cost more than the replay).
 struct Differentiated {
@@ -319,6 +323,14 @@ std::unique_ptr<Differentiated> differentiate(const ir::Program &program,
   llvm::raw_string_ostream diagOS(diagnostics);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &d->context, diagOS);
+  // Each op's program value, on the op: the ops rules rebuild from the
+  // forward's (StrataVJPRecompute.cpp) keep it, those they make have none.
+  mlir::Builder b(&d->context);
+  auto func = d->module->lookupSymbol<mlir::func::FuncOp>("main");
+  for (auto [op, o] :
+       llvm::zip(func.getBody().front().without_terminator(), program.opList()))
+    if (!getViewSource(&op))
+      op.setAttr(kValueAttr, b.getI64IntegerAttr(o.result));
   mlir::PassManager pm(&d->context);
   DifferentiateOptions options;
   options.keepMarkers = true;
@@ -330,10 +342,10 @@ std::unique_ptr<Differentiated> differentiate(const ir::Program &program,
 }
 } // namespace
 
-std::vector<Tensor>
-strata::detail::replayGradientProgram(const ir::Program &program,
-                                      const std::vector<ReplayArg> &args,
-                                      const SourceLoc &loc) {
+std::vector<Tensor> strata::detail::replayGradientProgram(
+    const ir::Program &program, const std::vector<ReplayArg> &args,
+    const std::unordered_map<ir::Program::Value, NodePtr> &origins,
+    const SourceLoc &loc) {
   bool hit = false;
   std::shared_ptr<Differentiated> d = differentiatedCache().get(
       program.key(), [&] { return differentiate(program, loc); }, hit);
@@ -385,8 +397,26 @@ strata::detail::replayGradientProgram(const ir::Program &program,
           r.taint[out] = source;
         break;
       }
+    // The copy of a forward op stands for it (see `origins`): the node
+    // the op's replay made (not one an earlier op made, which a reshape's
+    // view reads).
+    NodePtr origin;
+    uint64_t before = 0;
+    if (auto v = op.getAttrOfType<mlir::IntegerAttr>(kValueAttr))
+      if (auto it = origins.find(v.getInt()); it != origins.end()) {
+        origin = it->second->recomputes;
+        if (!origin)
+          origin = it->second;
+        before = Node::nextSeq();
+      }
+    auto standFor = [&](const Tensor &t) {
+      const NodePtr &n = t.impl()->root->current;
+      if (origin && n->seq > before)
+        n->recomputes = origin;
+    };
     if (auto w = dyn_cast<WriteOp>(op)) {
       r.write(w);
+      standFor(r.storages[w.getResult()].first);
       continue;
     }
     if (auto rec = dyn_cast<RecordedOp>(op)) {
@@ -403,6 +433,7 @@ strata::detail::replayGradientProgram(const ir::Program &program,
         !op.getResult(0).getType().isa<StridedTensorType>())
       r.unsupported(&op);
     r.values[op.getResult(0)] = r.replay(&op);
+    standFor(r.values[op.getResult(0)]);
   }
   return results;
 }

@@ -15,10 +15,14 @@
 #include "strata/IR/ProgramBuilder.h"
 #include "strata/Tensor.h"
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::detail {
+
+struct Node;
 
 /// What the replay reads for one argument of the gradient program.
 struct ReplayArg {
@@ -41,9 +45,17 @@ Tensor straightThrough(const Tensor &old, const Tensor &value,
 /// as DSL ops. Returns one tensor per result of the differentiated function
 /// (the outputs, then the gradients of the wrt arguments). An op that has
 /// no recorded form yet raises a strata::Error at `loc`.
-std::vector<Tensor> replayGradientProgram(const ir::Program &program,
-                                          const std::vector<ReplayArg> &args,
-                                          const SourceLoc &loc);
+/// `origins`: the program's values that recompute an op of the forward,
+/// with that op. The replay's copy of such an op (and of its clones in the
+/// gradient) stands for it (Node::recomputes): PyTorch's gradient graph
+/// reaches the forward's op itself through its saved tensors, so a later
+/// backward through the copy frees the forward's op, and one through the
+/// copy after the forward's op was freed raises.
+std::vector<Tensor> replayGradientProgram(
+    const ir::Program &program, const std::vector<ReplayArg> &args,
+    const std::unordered_map<ir::Program::Value, std::shared_ptr<Node>>
+        &origins,
+    const SourceLoc &loc);
 
 } // namespace strata::detail
 

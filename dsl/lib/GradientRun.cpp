@@ -219,6 +219,8 @@ void GradientRun::emitNode(const Node *n) {
     layout::Layout inferred{n->sizes, resultStrides(*n, readLayouts), 0};
     if (inferred != n->resultLayout()) {
       PV made = emit(tensorType(inferred, n->dtype));
+      if (createGraph)
+        computedBy[n] = made;
       def = relayout(made, inferred, n->resultLayout(), n->dtype);
     }
   }
@@ -258,6 +260,8 @@ void GradientRun::emitNode(const Node *n) {
                 {ir::Attribute::unit("strata.inplace_op")}, positionOf(n->loc));
   if (!def)
     def = emit(result);
+  if (createGraph)
+    computedBy.try_emplace(n, *def);
   PV name = *def;
   bool storage = n->isStorageValue();
   if (rec != recordedName.end()) {
@@ -327,7 +331,14 @@ std::vector<Tensor> GradientRun::replay() {
                       : ones(outSizes[i], TensorOptions(outTypes[i]), loc);
     replayArgs.push_back({false, seed, 0});
   }
-  std::vector<Tensor> values = replayGradientProgram(prog, replayArgs, loc);
+  // The ops PyTorch's gradient graph would reach: those of the forward.
+  std::unordered_map<PV, NodePtr> origins;
+  for (const NodePtr &n : g.ops)
+    if (auto it = computedBy.find(n.get());
+        it != computedBy.end() && n->requiresGrad)
+      origins.emplace(it->second, n);
+  std::vector<Tensor> values =
+      replayGradientProgram(prog, replayArgs, origins, loc);
   return std::vector<Tensor>(values.begin() + numOutputs, values.end());
 }
 

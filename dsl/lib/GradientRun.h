@@ -289,6 +289,9 @@ private:
     const Node *shape;
   };
   std::unordered_map<const Node *, Value> opValue;
+  /// The op that computes each op of the graph (create_graph: the replay's
+  /// copy of it stands for it, replayGradientProgram's `origins`).
+  std::unordered_map<const Node *, PV> computedBy;
   std::unordered_map<const Node *, PV> detachedName;
   /// The value edge `in` reads, before its layout.
   std::map<std::pair<const Node *, const Node *>, Value> historyValue;

@@ -326,10 +326,15 @@ void GradientRun::findMasks() {
     for (const Operand &in : n->requiresGrad ? n->gradIn() : n->inputs)
       maskOf(in);
   // Without retain_graph the ops run free what they saved (PyTorch frees
-  // the nodes its engine ran; grad() runs none below its inputs).
+  // the nodes its engine ran; grad() runs none below its inputs), and a
+  // create_graph gradient's copy of a forward op frees that op (PyTorch's
+  // engine runs it: Node::recomputes).
   if (!retain)
-    for (Node *n : executed)
+    for (Node *n : executed) {
       n->gradFreed = true;
+      if (n->recomputes)
+        n->recomputes->gradFreed = true;
+    }
 }
 
 layout::Layout GradientRun::afterAdd(const layout::Layout &l) {

@@ -31,8 +31,7 @@
 
 namespace strata::detail {
 
-/// Node::device values.
-constexpr int8_t kDevAny = -1, kDevCPU = 0, kDevCUDA = 1;
+constexpr int8_t kDevAny = -1, kDevCPU = 0, kDevCUDA = 1; // Node::device
 
 /// Kinds of trace node.
 enum class Op : uint8_t {
@@ -55,8 +54,7 @@ enum class Op : uint8_t {
 struct Node;
 struct StorageRoot;
 struct VersionRecord;
-/// Shared ownership of a node.
-using NodePtr = std::shared_ptr<Node>;
+using NodePtr = std::shared_ptr<Node>; // (shared ownership of a node)
 
 /// Autograd: the view ops a tensor requiring grad was made by, last first
 /// (x.t().unsqueeze(0): unsqueeze, then t); each is a node of the autograd
@@ -177,9 +175,12 @@ struct Node : std::enable_shared_from_this<Node> {
   bool output = false;
   /// Autograd: this version depends on a tensor that requires grad.
   bool requiresGrad = false;
-  /// Autograd: a backward without retain_graph went through it;
+  /// Autograd: a backward without retain_graph went through it, or through
+  /// its copy in a create_graph gradient's graph (`recomputes`, held by the
+  /// copy: PyTorch's graph holds and runs this op; Graph::check, findMasks);
   /// (offsetRead) a version computed with grad is read at an offset below.
   bool gradFreed = false, offsetRead = false;
+  NodePtr recomputes;
   bool gradSharesInputs = false; // (gradInputs, below)
   /// Autograd: the inputs as backward sees them; read them through
   /// gradIn(). While `gradSharesInputs` (recorded with the same edges as
@@ -539,8 +540,7 @@ double loadElement(const runtime::Storage &buffer, DType dtype,
                    int64_t storageIndex);
 /// The IR element type: "f32", "f64", "i32", "i64", "i1".
 const char *irType(DType t);
-/// "file:line".
-std::string formatLoc(const SourceLoc &loc);
+std::string formatLoc(const SourceLoc &loc); // "file:line"
 
 //===--- Autograd hooks (Autograd.cpp) ------------------------------------===//
 /// Whether grad mode is on (off inside a NoGradGuard).

@@ -164,7 +164,8 @@ void checkCase(const opsgolden::Case &c, const Fn &fn) {
         diff.push_back(in[k]);
         index.push_back(static_cast<int>(k));
       }
-    std::vector<Tensor> g = grad({f}, diff, {}, false, /*create_graph=*/true);
+    std::vector<Tensor> g =
+        grad({f}, diff, {}, std::nullopt, /*create_graph=*/true);
     Tensor s;
     for (size_t k = 0; k < g.size(); ++k) {
       std::string j = std::to_string(index[k]);
@@ -223,7 +224,7 @@ TEST(CreateGraph, GradientOfTheGradientMatchesFiniteDifferences) {
       AutoGradMode enable(true); // (its finite differences run without)
       Tensor x =
           in[0].requires_grad() ? in[0] : in[0].detach().requires_grad_();
-      return grad({f(x, in[1])}, {x}, {}, false, true)[0];
+      return grad({f(x, in[1])}, {x}, {}, std::nullopt, true)[0];
     };
     GradcheckResult r = gradcheck(fn, {x, w});
     EXPECT_TRUE(r.ok) << r.message;
@@ -235,7 +236,7 @@ TEST(CreateGraph, GradientOfTheGradientMatchesFiniteDifferences) {
 /// out-of-place accumulation: the first .grad tensor is not changed).
 TEST(CreateGraph, BackwardCreateGraphAccumulates) {
   Tensor x = from_vector<double>({0.5, -1.0, 2.0}, {3}).requires_grad_();
-  (x * x * x).sum().backward({}, false, /*create_graph=*/true);
+  (x * x * x).sum().backward({}, std::nullopt, /*create_graph=*/true);
   Tensor g = x.grad();
   ASSERT_TRUE(g.requires_grad());
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0.75, 3.0, 12.0}));
@@ -248,9 +249,9 @@ TEST(CreateGraph, BackwardCreateGraphAccumulates) {
   // With create_graph the sum is recorded out of place: the .grad tensor
   // read before is unchanged, the new one has a history.
   Tensor y = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
-  (y * y).sum().backward({}, false, true);
+  (y * y).sum().backward({}, std::nullopt, true);
   Tensor first = y.grad();
-  (y * y * y).sum().backward({}, false, true);
+  (y * y * y).sum().backward({}, std::nullopt, true);
   EXPECT_EQ(first.to_vector<double>(), (std::vector<double>{2.0, 4.0}));
   EXPECT_EQ(y.grad().to_vector<double>(), (std::vector<double>{5.0, 16.0}));
   ASSERT_TRUE(y.grad().requires_grad());
@@ -263,7 +264,7 @@ TEST(CreateGraph, GradOutputsTakePart) {
   Tensor x = from_vector<double>({1.0, 2.0}, {2}).requires_grad_();
   Tensor v = from_vector<double>({3.0, -1.0}, {2}).requires_grad_();
   Tensor y = x.exp();
-  Tensor g = grad({y}, {x}, {v}, false, true)[0]; // v * exp(x)
+  Tensor g = grad({y}, {x}, {v}, std::nullopt, true)[0]; // v * exp(x)
   std::vector<Tensor> h = grad({g.sum()}, {x, v});
   EXPECT_NEAR(h[0].to_vector<double>()[0], 3.0 * std::exp(1.0), 1e-12);
   EXPECT_NEAR(h[0].to_vector<double>()[1], -std::exp(2.0), 1e-12);
@@ -332,7 +333,7 @@ TEST(CreateGraph, NonLeafTarget) {
   Tensor x = from_vector<double>({0.5, 1.5}, {2}).requires_grad_();
   Tensor h = x * 2;
   Tensor f = (h * h * h).sum();
-  Tensor g = grad({f}, {h}, {}, false, true)[0]; // 3 h^2 = 12 x^2
+  Tensor g = grad({f}, {h}, {}, std::nullopt, true)[0]; // 3 h^2 = 12 x^2
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{3.0, 27.0}));
   std::vector<Tensor> d = grad({g.sum()}, {x}); // 24 x
   EXPECT_EQ(d[0].to_vector<double>(), (std::vector<double>{12.0, 36.0}));
@@ -355,6 +356,330 @@ TEST(CreateGraph, RetainGraphDefaultsToCreateGraph) {
   Tensor y = x.matmul(w).tanh();
   Tensor gy = grad({y.sum()}, {x}, {}, false, true)[0];
   EXPECT_THROW((y.sum() + gy.sum()).backward(), Error);
+}
+
+} // namespace
+
+namespace {
+
+// A create_graph gradient's graph reaches the forward's own ops through
+// their saved tensors (x4 = x3 * x3's double backward reads x3, through
+// x3's grad_fn): a backward through the gradient without retain_graph
+// frees those ops, and a later backward through them raises, as PyTorch's
+// engine does; one that reaches only ops not freed runs. Each case's
+// outcome is what PyTorch 1.13 does with the same calls
+// (torch.autograd.grad(..., create_graph=True), then .backward() /
+// torch.autograd.grad of a function of the gradient and of the forward,
+// each run in /usr/bin/python3); the values are PyTorch's too.
+
+const char *const kSecond =
+    "Trying to backward through the graph a second time";
+
+/// "second time" when `f` raises it, "ok" when it runs; another error fails.
+std::string outcome(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    std::string what = e.what();
+    if (what.find(kSecond) != std::string::npos)
+      return "second time";
+    ADD_FAILURE() << "unexpected error: " << what;
+    return what;
+  }
+  return "ok";
+}
+
+Tensor f64(std::vector<double> v, Shape sizes) {
+  return from_vector<double>(std::move(v), std::move(sizes));
+}
+
+void expectNear(const Tensor &t, const std::vector<double> &want) {
+  ASSERT_TRUE(t.defined());
+  std::vector<double> got = t.to_vector<double>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-9 * (1 + std::abs(want[i]))) << i;
+}
+
+/// The fuzz program of seed 12155034 (torch_fuzz.py --autograd 1): the
+/// gradient's graph reaches x3's MulBackward0, which x8.backward() frees.
+/// PyTorch: the seed's program, with x1 = ones; retain_graph=True on the
+/// first backward (or on x9's, run first) keeps it: x0.grad 588, -1716.
+TEST(CreateGraphFreed, BackwardOfTheGradientFreesTheForwardItReaches) {
+  for (int variant = 0; variant < 4; ++variant) {
+    SCOPED_TRACE(variant);
+    bool retain = variant & 1, reversed = variant & 2;
+    Tensor x0 = f64({0.5, -1.5}, {2, 1}).requires_grad_();
+    Tensor x1 = ones({2, 3, 2, 2}, kFloat64);
+    Tensor x3 = x1.detach() * x0;
+    Tensor x5 = (x3 * x3).sum();
+    Tensor x6 = grad({x5}, {x0}, {}, std::nullopt, true)[0];
+    Tensor x8 = (x6 * x6).sum();
+    std::string got;
+    if (!reversed) {
+      x8.backward({}, retain);
+      got = outcome([&] { x3.sum().backward(); });
+    } else {
+      x3.sum().backward({}, retain);
+      got = outcome([&] { x8.backward(); });
+    }
+    EXPECT_EQ(got, retain ? "ok" : "second time");
+    if (retain)
+      expectNear(x0.grad(), {588, -1716});
+  }
+}
+
+/// Grad of grad, with and without retain_graph, then the forward again.
+/// PyTorch: y = x.exp(); f = (y*y).sum(); g = grad(f, x, create_graph);
+/// grad(g.sum(), x[, retain_graph=True]); f.backward().
+TEST(CreateGraphFreed, GradOfGradThenTheForward) {
+  for (bool retain : {false, true}) {
+    SCOPED_TRACE(retain);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor y = x.exp();
+    Tensor f = (y * y).sum();
+    Tensor g = grad({f}, {x}, {}, std::nullopt, true)[0];
+    grad({g.sum()}, {x}, {}, retain);
+    EXPECT_EQ(outcome([&] { f.backward(); }), retain ? "ok" : "second time");
+    if (retain)
+      expectNear(x.grad(), {14.778112197861299, 109.19630006628849});
+  }
+}
+
+/// Which forward ops the gradient reaches: exp saves its result (its own
+/// node is reached), sin its input (a leaf: nothing of the forward is).
+/// PyTorch: g = grad(y.sum(), x, create_graph); g.sum().backward();
+/// y.sum().backward() for y = x.exp() (raises) and y = x.sin() (runs:
+/// x.grad = -sin(x) + cos(x)).
+TEST(CreateGraphFreed, OnlyTheOpsTheGradientReaches) {
+  for (bool exp : {true, false}) {
+    SCOPED_TRACE(exp);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor y = exp ? x.exp() : x.sin();
+    Tensor f = y.sum();
+    Tensor g = grad({f}, {x}, {}, std::nullopt, true)[0];
+    g.sum().backward();
+    EXPECT_EQ(outcome([&] { f.backward(); }), exp ? "second time" : "ok");
+    if (!exp)
+      expectNear(x.grad(), {-0.30116867893975674, -1.325444263372824});
+  }
+  // a = x.sin() (saves the leaf x), b = a * w (saves a and w): the
+  // gradient w * cos(x) reaches leaves only. PyTorch: x.grad after
+  // g.sum().backward(); b.sum().backward() is 0.26855..., 0.31255....
+  Tensor x = f64({0.1, 0.2}, {2}).requires_grad_();
+  Tensor w = f64({0.3, 0.4}, {2}).requires_grad_();
+  Tensor b = x.sin() * w;
+  Tensor g = grad({b.sum()}, {x}, {}, std::nullopt, true)[0];
+  g.sum().backward();
+  EXPECT_EQ(outcome([&] { b.sum().backward(); }), "ok");
+  expectNear(x.grad(), {0.2685512245893592, 0.31255889881847215});
+}
+
+/// Outputs sharing the subgraph the gradient reaches: a = x * w, read by
+/// the loss (a * a) and later by another output (through a view, or an op
+/// above it whose own node was not freed). PyTorch: g = grad((a*a).sum(),
+/// w, create_graph); g.sum().backward(); then (a*3).sum().backward(),
+/// a.view(-1).sum().backward(), a.sin().sum().backward(): each raises.
+TEST(CreateGraphFreed, AnotherOutputSharingTheSubgraph) {
+  for (int reader = 0; reader < 3; ++reader) {
+    SCOPED_TRACE(reader);
+    Tensor x = f64({1, 2, 3, 4}, {2, 2}).requires_grad_();
+    Tensor w = f64({0.5, 0.25, 2, 1}, {2, 2}).requires_grad_();
+    Tensor a = x * w;
+    Tensor v = a.view({-1});
+    Tensor g = grad({(v * v).sum()}, {w}, {}, std::nullopt, true)[0];
+    g.sum().backward();
+    Tensor out = reader == 0   ? (a * 3).sum()
+                 : reader == 1 ? v.sum()
+                               : a.sin().sum();
+    EXPECT_EQ(outcome([&] { out.backward(); }), "second time");
+  }
+}
+
+/// In-place ops between the forward and the op whose gradient reads it:
+/// a = x * w, then a.add_(1), a.mul_(2) or a[0:1].mul_(2); b = a * a.
+/// PyTorch: g = grad(b.sum(), w, create_graph); g.sum().backward();
+/// a.sum().backward() raises in each case.
+TEST(CreateGraphFreed, InPlaceOpsInBetween) {
+  for (int op = 0; op < 3; ++op) {
+    SCOPED_TRACE(op);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor w = f64({3, 4}, {2}).requires_grad_();
+    Tensor a = x * w;
+    if (op == 0)
+      a.add_(1);
+    else if (op == 1)
+      a.mul_(2);
+    else
+      a.narrow(0, 0, 1).mul_(2);
+    Tensor g = grad({(a * a).sum()}, {w}, {}, std::nullopt, true)[0];
+    g.sum().backward();
+    EXPECT_EQ(outcome([&] { a.sum().backward(); }), "second time");
+  }
+}
+
+/// backward(create_graph) leaves .grad with the graph; its backward frees
+/// what it reaches. PyTorch: f = ((x*w)*(x*w)).sum();
+/// f.backward(create_graph=True); w.grad.sum().backward(); f.backward()
+/// raises.
+TEST(CreateGraphFreed, BackwardCreateGraphThenItsGradThenTheForward) {
+  Tensor x = f64({1, 2}, {2}).requires_grad_();
+  Tensor w = f64({3, 4}, {2}).requires_grad_();
+  Tensor a = x * w;
+  Tensor f = (a * a).sum();
+  f.backward({}, std::nullopt, true);
+  Tensor gw = w.grad();
+  w.mutable_grad() = Tensor();
+  x.mutable_grad() = Tensor();
+  gw.sum().backward();
+  EXPECT_EQ(outcome([&] { f.backward(); }), "second time");
+}
+
+/// A third derivative's backward frees the second's graph and the
+/// forward's. PyTorch: g = grad(y.sum(), x, create_graph); h = grad(g.sum(),
+/// x, create_graph); h.sum().backward(); then g.sum().backward() (y = x^3)
+/// and y.sum().backward() (y = exp(x * x)) raise.
+TEST(CreateGraphFreed, ThirdDerivative) {
+  for (bool forward : {false, true}) {
+    SCOPED_TRACE(forward);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor y = forward ? (x * x).exp() : x * x * x;
+    Tensor g = grad({y.sum()}, {x}, {}, std::nullopt, true)[0];
+    Tensor h = grad({g.sum()}, {x}, {}, std::nullopt, true)[0];
+    h.sum().backward();
+    EXPECT_EQ(outcome([&] { (forward ? y : g).sum().backward(); }),
+              "second time");
+  }
+}
+
+/// grad() runs only the ops between its outputs and inputs: the gradient's
+/// copy of an op on no path to them is not run, and frees nothing.
+/// PyTorch: a = x * w; b = w.exp(); f = (a*a).sum() + (b*b).sum();
+/// gw = grad(f, w, create_graph); grad(gw.sum(), x); then
+/// b.sum().backward() runs and a.sum().backward() raises.
+TEST(CreateGraphFreed, GradFreesOnlyThePathToItsInputs) {
+  Tensor x = f64({1, 2}, {2}).requires_grad_();
+  Tensor w = f64({3, 4}, {2}).requires_grad_();
+  Tensor a = x * w, b = w.exp();
+  Tensor f = (a * a).sum() + (b * b).sum();
+  Tensor gw = grad({f}, {w}, {}, std::nullopt, true)[0];
+  grad({gw.sum()}, {x});
+  EXPECT_EQ(outcome([&] { b.sum().backward(); }), "ok");
+  EXPECT_EQ(outcome([&] { a.sum().backward(); }), "second time");
+}
+
+/// retain_graph=false on the create_graph call itself frees the forward
+/// the gradient reads (the earlier tests leave it to default to
+/// create_graph, as PyTorch's callers do). PyTorch:
+/// g = grad(f, x, retain_graph=False, create_graph=True); g.sum().backward()
+/// raises for f = (x*x*x).sum() (g reads x*x, whose node ran), runs for
+/// f = (x*x).sum() (g reads the leaf only): x.grad = 2, 2.
+TEST(CreateGraphFreed, RetainGraphFalseOnTheGradient) {
+  for (bool cube : {true, false}) {
+    SCOPED_TRACE(cube);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor f = cube ? (x * x * x).sum() : (x * x).sum();
+    Tensor g = grad({f}, {x}, {}, false, true)[0];
+    EXPECT_EQ(outcome([&] { g.sum().backward(); }),
+              cube ? "second time" : "ok");
+    if (!cube)
+      expectNear(x.grad(), {2, 2});
+  }
+}
+
+/// Op by op, which of y = op(h) and h = x * x the gradient's graph reaches
+/// (the ops PyTorch's backward formula saves and reads differentiably):
+/// the first of each pair is whether grad(y.sum(), {h}) then raises (y's
+/// op freed), the second grad(h.sum(), {x}) (h's op freed). PyTorch: for
+/// each op, x = [0.5, 1.25] requiring grad, h = x * x, y = op(h);
+/// g = grad(y.sum(), x, create_graph=True); g.sum().backward(); then
+/// grad(y.sum(), [h]) and (afresh) grad(h.sum(), [x]).
+/// (Not here: relu and abs, whose formulas PyTorch makes differentiable
+/// in the saved tensor with a zero derivative, reach y's op (relu) and h's
+/// op (both) in PyTorch; strata's gradient of them reads h and y only
+/// through comparisons, and does not.)
+TEST(CreateGraphFreed, WhichForwardOpsEachGradientReaches) {
+  using Op = std::function<Tensor(const Tensor &)>;
+  struct Case {
+    const char *name;
+    Op op;
+    bool yFreed, hFreed;
+  };
+  std::vector<Case> cases = {
+      {"exp", [](const Tensor &h) { return h.exp(); }, true, true},
+      {"sin", [](const Tensor &h) { return h.sin(); }, false, true},
+      {"tanh", [](const Tensor &h) { return h.tanh(); }, true, true},
+      {"sigmoid", [](const Tensor &h) { return h.sigmoid(); }, true, true},
+      {"sqrt", [](const Tensor &h) { return h.sqrt(); }, true, true},
+      {"log", [](const Tensor &h) { return h.log(); }, false, true},
+      {"pow2", [](const Tensor &h) { return h.pow(2); }, false, true},
+      {"pow3", [](const Tensor &h) { return h.pow(3); }, false, true},
+      {"mulself", [](const Tensor &h) { return h * h; }, false, true},
+      {"reciprocal", [](const Tensor &h) { return 1.0 / h; }, true, true},
+      {"mean", [](const Tensor &h) { return (h * h).mean(); }, false, true},
+      {"cumsum", [](const Tensor &h) { return h.cumsum(0); }, false, false},
+      {"cumprod", [](const Tensor &h) { return h.cumprod(0); }, true, true},
+      {"amax", [](const Tensor &h) { return h.amax(0); }, false, false},
+      {"matmul",
+       [](const Tensor &h) { return h.unsqueeze(0).matmul(h.unsqueeze(1)); },
+       false, true},
+      {"softplus", [](const Tensor &h) { return h.softplus(); }, false, true},
+      {"clone", [](const Tensor &h) { return h.clone() * h; }, false, true},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    for (bool ofY : {true, false}) {
+      Tensor x = f64({0.5, 1.25}, {2}).requires_grad_();
+      Tensor h = x * x;
+      Tensor y = c.op(h);
+      Tensor g = grad({y.sum()}, {x}, {}, std::nullopt, true)[0];
+      ASSERT_TRUE(g.requires_grad());
+      g.sum().backward();
+      std::string got = outcome([&] {
+        if (ofY)
+          grad({y.sum()}, {h});
+        else
+          grad({h.sum()}, {x});
+      });
+      EXPECT_EQ(got, (ofY ? c.yFreed : c.hFreed) ? "second time" : "ok")
+          << (ofY ? "y's op" : "h's op");
+    }
+  }
+}
+
+/// The forward's ops the gradient reaches are checked as PyTorch's engine
+/// checks them when it runs them: their saved tensors' versions. PyTorch:
+/// x = [1, 2] requiring grad, h = x * x; g = grad(y.sum(), x,
+/// create_graph=True); then an in-place y.mul_(2); g.sum().backward()
+/// raises "...modified by an inplace operation: [torch.DoubleTensor [2]],
+/// which is output 0 of ExpBackward0, ..." for y = h.exp() (exp saves its
+/// result), and runs for y = h.sin() (sin saves h, not y): x.grad =
+/// -2.28527..., 10.80155....
+TEST(CreateGraphFreed, SavedVersionsOfTheForwardItReaches) {
+  for (bool exp : {true, false}) {
+    SCOPED_TRACE(exp);
+    Tensor x = f64({1, 2}, {2}).requires_grad_();
+    Tensor h = x * x;
+    Tensor y = exp ? h.exp() : h.sin();
+    Tensor g = grad({y.sum()}, {x}, {}, std::nullopt, true)[0];
+    y.mul_(2);
+    std::string e;
+    try {
+      g.sum().backward();
+    } catch (const Error &err) {
+      e = err.what();
+    }
+    if (exp) {
+      EXPECT_NE(e.find("modified by an inplace operation: "
+                       "[torch.DoubleTensor [2]], which is output 0 of "
+                       "ExpBackward0, is at version 1; expected version 0"),
+                std::string::npos)
+          << e;
+    } else {
+      EXPECT_EQ(e, "");
+      expectNear(x.grad(), {-2.2852793274953065, 10.801552683199628});
+    }
+  }
 }
 
 } // namespace
