@@ -177,9 +177,8 @@ struct Node : std::enable_shared_from_this<Node> {
   bool requiresGrad = false;
   /// Autograd: a backward without retain_graph went through it, or through
   /// its copy in a create_graph gradient's graph (`recomputes`, held by the
-  /// copy: PyTorch's graph holds and runs this op; Graph::check, findMasks);
-  /// (offsetRead) a version computed with grad is read at an offset below.
-  bool gradFreed = false, offsetRead = false;
+  /// copy: PyTorch's graph holds and runs this op; Graph::check, findMasks).
+  bool gradFreed = false;
   NodePtr recomputes;
   bool gradSharesInputs = false; // (gradInputs, below)
   /// Autograd: the inputs as backward sees them; read them through
@@ -201,9 +200,10 @@ struct Node : std::enable_shared_from_this<Node> {
     inputs.clear();
     inputs.shrink_to_fit();
   }
-  /// Autograd: an upper bound on the ops a backward from this version walks
-  /// (each path counted, saturating): long ones run in backwardInSegments.
+  /// Autograd: a bound on the ops a backward from here walks (long: in
+  /// segments); hashes of the graph below, its views' offsets apart (0: none).
   int64_t gradWeight = 1;
+  uint64_t gradShape = 0, gradOffsets = 0;
   /// Autograd: a root saved for backward and its version when saved
   /// (kSavedCopy: the original value of an in-place op's own destination,
   /// which PyTorch saves as a copy, so later writes do not invalidate it).

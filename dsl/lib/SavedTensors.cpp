@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -68,20 +69,54 @@ strata::detail::recordOf(StorageRoot &root) {
   return root.record;
 }
 
+namespace {
+void mixInto(uint64_t &h, uint64_t v) {
+  h = (h ^ v) * 0x100000001b3ull;
+  h ^= h >> 29;
+}
+void mixShape(uint64_t &h, const Shape &s) {
+  mixInto(h, s.size());
+  for (int64_t x : s)
+    mixInto(h, static_cast<uint64_t>(x));
+}
+} // namespace
+
 void strata::detail::setGradWeight(Node &node) {
   constexpr int64_t kCap = int64_t(1) << 40;
   int64_t w = 1;
-  bool offsetRead = false;
-  for (const Operand &in : node.gradIn())
-    if (!in.noGrad && in.node->requiresGrad) {
-      w = std::min(kCap, w + in.node->gradWeight);
-      offsetRead =
-          offsetRead || in.node->offsetRead ||
-          (in.node->op != Op::Leaf &&
-           (in.layout.offset != 0 || in.layout.numel() < in.node->rootNumel));
+  // The graph's structure below, hashed as recorded (a tree's hash: what
+  // backwardInSegments needs to tell a structure whose views' offsets
+  // change from run to run without walking it; no numbers' values, which
+  // are arguments), and apart the offsets of the reads of a part of a
+  // version computed with grad (0 where there is none).
+  uint64_t shape = 0xcbf29ce484222325ull, offsets = shape;
+  bool viewed = false;
+  mixInto(shape, static_cast<uint64_t>(node.op));
+  mixInto(shape, std::hash<std::string_view>()(node.name));
+  mixInto(shape, static_cast<uint64_t>(node.dtype) | uint64_t(node.keepdim)
+                                                         << 8);
+  mixShape(shape, node.sizes);
+  mixShape(shape, node.strides);
+  mixShape(shape, node.dims);
+  for (const Operand &in : node.gradIn()) {
+    bool grad = !in.noGrad && in.node->requiresGrad;
+    mixInto(shape, grad ? in.node->gradShape : 1 + uint64_t(in.noGrad));
+    mixShape(shape, in.layout.sizes);
+    mixShape(shape, in.layout.strides);
+    if (!grad)
+      continue;
+    w = std::min(kCap, w + in.node->gradWeight);
+    mixInto(offsets, in.node->gradOffsets);
+    viewed = viewed || in.node->gradOffsets;
+    if (in.node->op != Op::Leaf &&
+        (in.layout.offset != 0 || in.layout.numel() < in.node->rootNumel)) {
+      mixInto(offsets, static_cast<uint64_t>(in.layout.offset));
+      viewed = true;
     }
+  }
   node.gradWeight = w;
-  node.offsetRead = offsetRead;
+  node.gradShape = shape;
+  node.gradOffsets = viewed ? offsets | 1 : 0;
 }
 
 namespace {

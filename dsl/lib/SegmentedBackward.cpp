@@ -487,7 +487,24 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   if (edge.history || leafOfEdge(edge) || !edge.node->requiresGrad)
     return false;
   bool isLong = edge.node->gradWeight >= static_cast<int64_t>(2 * segmentOps());
-  if (!isLong && !edge.node->offsetRead)
+  // Run as one program: unless reads of ops requiring grad at offsets that
+  // change from run to run would put each run's offsets in its text
+  // (`h.narrow(0, k, B)`, whose gradient scatters at `k`): then cut after
+  // each op so read, which the ops above read as a leaf holding its value,
+  // passed as the window they reach. Told by the graph's hashes as
+  // recorded (Node::gradShape): no walk for a structure that keeps its
+  // offsets. (A STRATA_SEGMENT_OPS below 128, as the fuzzers' segment runs
+  // set, cuts there on the first run too: every program then tests it.)
+  std::optional<bool> cutIt;
+  auto cut = [&] {
+    if (!cutIt) {
+      uint64_t offsets = edge.node->gradOffsets;
+      cutIt = offsets && (segmentOps() < 128 ||
+                          offsetsVary(edge.node->gradShape, offsets));
+    }
+    return *cutIt;
+  };
+  if (!isLong && !cut())
     return false;
   {
     std::lock_guard<std::mutex> guard(gRetainedMutex);
@@ -498,38 +515,27 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   // (The output keeps every node alive; the walk's references go before
   // the evaluations below, which count a node's references.)
   std::vector<Node *> ops, viewed;
-  bool longRun = false, cut = false;
+  bool cutting = false;
   {
+    Walk walk(edge, /*hash=*/false);
+    if (!walk.onCpu)
+      return false;
     // (The structure is hashed only for a graph short enough to run as
     // one program: a second walk, short; a long one's hash was a tenth of
     // its segmented backward.)
-    Walk walk(edge, /*hash=*/!isLong);
-    if (!walk.onCpu)
+    bool longRun = walk.ops.size() >= 2 * segmentOps() &&
+                   !(walk.ops.size() <= kOneProgramOps &&
+                     seenBefore(Walk(edge, /*hash=*/true).structure));
+    if (!longRun && !cut())
       return false;
-    longRun = walk.ops.size() >= 2 * segmentOps();
-    if (!longRun || walk.ops.size() <= kOneProgramOps) {
-      std::optional<Walk> hashed;
-      const Walk &h = isLong ? hashed.emplace(edge, true) : walk;
-      longRun = longRun && !seenBefore(h.structure);
-      // Run as one program: unless reads of ops requiring grad at offsets
-      // that change from run to run would put each run's offsets in its
-      // text (`h.narrow(0, k, B)`, whose gradient scatters at `k`): then
-      // cut after each op so read, which the ops above read as a leaf
-      // holding its value, passed as the window they reach.
-      // (A STRATA_SEGMENT_OPS below 128, as the fuzzers' segment runs set,
-      // cuts there on the first run too: every program then tests it.)
-      cut = !longRun && !h.viewed.empty() &&
-            (offsetsVary(h.shape, h.offsets) || segmentOps() < 128);
-      viewed = h.viewed;
-    }
-    if (!longRun && !cut)
-      return false;
+    if ((cutting = !longRun))
+      viewed = Walk(edge, /*hash=*/true).viewed;
     ops = std::move(walk.ops);
   }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
   std::vector<size_t> starts;
-  if (cut) {
+  if (cutting) {
     starts.push_back(0);
     for (const Node *v : viewed) {
       auto at = std::lower_bound(
