@@ -370,8 +370,21 @@ void Tensor::backward(const Tensor &gradient, std::optional<bool> retain_graph,
   std::vector<Target> targets;
   std::vector<Tensor> grads;
   bool retain = retain_graph.value_or(create_graph);
+  // A root that is itself a part of a result requiring grad (`h.narrow(0,
+  // k, B).backward(g)`) is differentiated as `root * 1`, whose read of the
+  // part backwardInSegments sees (and cuts after, when `k` changes).
+  Tensor root = *this;
+  if (const TensorImpl *t = impl().get(); t && !create_graph) {
+    Operand e = operandOf(*t);
+    if (!e.history && e.node->requiresGrad && e.node->op != Op::Leaf &&
+        !leafOfEdge(e) && isFloatingPoint(t->dtype) &&
+        (e.layout.offset != 0 || e.layout.numel() < e.node->rootNumel)) {
+      AutoGradMode mode(true);
+      root = *this * 1;
+    }
+  }
   if (create_graph ||
-      !backwardInSegments(lock, *this, gradient, retain, targets, grads, loc))
+      !backwardInSegments(lock, root, gradient, retain, targets, grads, loc))
     grads = run(lock, {*this}, {gradient}, targets, true, retain, create_graph,
                 loc, nullptr, /*hooks=*/true);
   accumulate(targets, grads, 0, create_graph, loc);

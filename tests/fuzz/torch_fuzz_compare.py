@@ -147,7 +147,10 @@ from torch_fuzz_lang import (FLOATS, INPLACE, VIEW_OPS, is_statement, n_defs,
 #     class `create-graph-rg`; and the requires_grad, is_leaf and grad_fn
 #     of what is computed from an empty one (strata's folded IR makes an
 #     empty gradient from nothing; it requires grad): class
-#     `create-graph-empty`. Neither fails.
+#     `create-graph-empty`; and strata's "does not require grad" at a
+#     backward through such a gradient that PyTorch's graph keeps (one
+#     computed from an empty tensor that requires grad): class
+#     `create-graph-rg`. None fails.
 # Open, failing unless allowed: `overlap-target`, strata's clear error for
 # differentiating with respect to a tensor whose elements overlap in memory
 # through an as_strided of it or an in-place write into it (errors.md A17;
@@ -250,6 +253,27 @@ def grad_layout_view(lines, k, meta, message):
         "view size is not compatible" in message
 
 
+def create_graph_diff(lines, tv, sv):
+    """Difference 17: the empty create_graph gradients, those whose
+    requires_grad differs from PyTorch's, and what is computed from them
+    (PyTorch's requires_grad follows what its backward formula saves,
+    strata's folded IR computes an empty gradient from nothing)."""
+    vline = value_lines(lines)
+    cg_empty = set()
+    for i, t in enumerate(tv):
+        if i >= len(vline):
+            break
+        ln = vline[i]
+        if op_of(lines, ln) == "grad":
+            if "create" in lines[ln].split(" ") and (
+                    0 in (t.get("sizes") or [1]) or
+                    (i < len(sv) and t["rl"] != sv[i].get("rl"))):
+                cg_empty.add(i)
+        elif any(k in cg_empty for k in refs(lines[ln])):
+            cg_empty.add(i)
+    return cg_empty
+
+
 def compare(lines, tout, sout, shadow):
     """A list of (class, detail) mismatches; class is 'kind:op(dtypes)'."""
     meta = tout["meta"]
@@ -292,6 +316,11 @@ def compare(lines, tout, sout, shadow):
                     "does not require grad" in se[1]:
                 kind = "flip-view"  # a flip of a no-grad view: PyTorch's
                 # copy reads it as a leaf of its own
+            elif op_of(lines, k) == "backward" and ins and \
+                    "does not require grad" in se[1] and ins[0] in \
+                    create_graph_diff(lines, tout["values"], sout["values"]):
+                kind = "create-graph-rg"  # difference 17: a backward
+                # through a create_graph gradient PyTorch's graph keeps
             elif op_of(lines, k) == "grad" and \
                     ("does not require grad" in se[1] or
                      "not have been used in the graph" in se[1]) and any(
@@ -345,20 +374,7 @@ def compare(lines, tout, sout, shadow):
         op_name(l) == "requires_grad_" and refs(l) and
         refs(l)[0] < len(meta.gradval) and meta.gradval[refs(l)[0]]
         for l in lines)
-    # Difference 17: empty create_graph gradients and what is computed
-    # from them (their requires_grad: PyTorch's follows what its backward
-    # formula saves, strata's folded IR computes an empty gradient from
-    # nothing).
-    cg_empty = set()
-    for i, t in enumerate(tv):
-        ln = vline[i]
-        if op_of(lines, ln) == "grad":
-            if "create" in lines[ln].split(" ") and (
-                    0 in (t.get("sizes") or [1]) or
-                    (i < len(sv) and t["rl"] != sv[i].get("rl"))):
-                cg_empty.add(i)
-        elif any(k in cg_empty for k in refs(lines[ln])):
-            cg_empty.add(i)
+    cg_empty = create_graph_diff(lines, tv, sv)
     for i, (t, s) in enumerate(zip(tv, sv)):
         ln = vline[i]
         sig = op_sig(lines, ln, tout)
