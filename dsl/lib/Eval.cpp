@@ -535,12 +535,12 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
     static thread_local int splits = 0; // (nested: a bounded depth)
     if (splits < 4 && (varying || slice.offsetsVary(key))) {
       varying = true;
-      auto [sources, reads] = slice.viewedSources();
+      std::vector<NodePtr> sources = slice.viewedSources();
       ++splits;
       auto depth = llvm::make_scope_exit([] { --splits; });
-      for (size_t end : {reads, sources.size()}) // (viewed results first)
+      for (const NodePtr &n : sources) // (each in turn: viewedSources)
         evaluateProgram(
-            lock, [&] { return Slice::stillPending(sources, end); }, loc);
+            lock, [&] { return Slice::stillPending({n}); }, loc);
       Slice::takeHomes(sources);
       if (std::any_of(sources.begin(), sources.end(),
                       [](const NodePtr &n) { return n->buffer; }))

@@ -91,20 +91,19 @@ struct Slice {
   /// program per offset. The first offsets seen are fused (docs/design.md,
   /// "Offsets are arguments").
   bool offsetsVary(const std::string &key) const;
-  /// What to evaluate first when offsetsVary(): the pending sources read
-  /// through a part of them (at any offset, 0 too: the first `second`),
-  /// then the writes at an offset into a window the program reads
-  /// elsewhere too; none of the roots. The two are evaluated in turn: a
-  /// write that reads a viewed source (`cat`'s pieces) reads an argument.
-  std::pair<std::vector<NodePtr>, size_t> viewedSources() const;
+  /// What to evaluate first when offsetsVary(), each in turn: the pending
+  /// sources read through a part of them (at any offset, 0 too), then the
+  /// writes at an offset into a window the program reads elsewhere too;
+  /// none of the roots. (In turn: a source or write reading another at an
+  /// offset, as `cat`'s pieces do, then reads an argument's window.)
+  std::vector<NodePtr> viewedSources() const;
   /// Makes each of the evaluated `sources` that is an older version of a
   /// storage with no home buffer yet that storage's home: as if it had
   /// been evaluated while it was the current version, so that a write
   /// into it at an offset gets a window (placeArgs).
   static void takeHomes(const std::vector<NodePtr> &sources);
-  /// Those of the first `end` of `nodes` not evaluated yet.
-  static std::vector<NodePtr> stillPending(const std::vector<NodePtr> &nodes,
-                                           size_t end = SIZE_MAX);
+  /// Those of `nodes` not evaluated yet.
+  static std::vector<NodePtr> stillPending(const std::vector<NodePtr> &nodes);
   /// The program; appends the returned nodes to `outputs`. With
   /// `valueArgs` false the scalars are constants and the storages whole (a
   /// self-contained dump).
@@ -144,6 +143,8 @@ private:
   uint64_t epoch;
   /// key()'s length without the offsets of pending sources' reads.
   mutable size_t structureSize = 0;
+  /// Whether a read of a pending source reads a part of it (key()).
+  mutable bool partialReads = false;
   /// visit()'s stack of (node, next input), empty between visits.
   std::vector<std::pair<Node *, size_t>> stack;
 };

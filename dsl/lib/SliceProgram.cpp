@@ -94,6 +94,7 @@ std::string Slice::key() const {
   std::string key;
   // (About 200 bytes a one-dimensional binary op: one allocation.)
   key.reserve(256 * nodes.size());
+  partialReads = false;
   // The offsets of reads go last, after the structure (offsetsVary()).
   std::vector<int64_t> offsets;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -128,10 +129,13 @@ std::string Slice::key() const {
       push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
       pushList(key, in.layout.sizes);
       pushList(key, in.layout.strides);
-      if (readsFill(*n, in))
+      if (readsFill(*n, in)) {
         push(key, fillOffset(in.layout));
-      else
+      } else {
         offsets.push_back(readOffset(in));
+        partialReads = partialReads || (!in.node->buffer &&
+                                        in.layout.numel() < in.node->rootNumel);
+      }
     }
   }
   structureSize = key.size();
@@ -143,8 +147,12 @@ std::string Slice::key() const {
 bool Slice::offsetsVary(const std::string &key) const {
   std::string_view structure(key.data(), structureSize),
       offsets(key.data() + structureSize, key.size() - structureSize);
-  if (offsets.find_first_not_of('\0') == std::string_view::npos)
-    return false; // every read at offset 0 (or none)
+  // Every read at offset 0 (or none): a structure of no views, or one
+  // whose views of pending sources are at 0 this time (`k = 0`), which
+  // counts as varying once the structure does.
+  bool atZero = offsets.find_first_not_of('\0') == std::string_view::npos;
+  if (atZero && !partialReads)
+    return false;
   // Per structure: the offsets it was last evaluated with, and whether
   // they ever changed (then it stays a varying structure). Bounded: a
   // full table starts again (a structure then fuses its views once more).
@@ -158,6 +166,10 @@ bool Slice::offsetsVary(const std::string &key) const {
   size_t s = std::hash<std::string_view>()(structure),
          o = std::hash<std::string_view>()(offsets);
   std::lock_guard<std::mutex> guard(mutex);
+  if (atZero) {
+    auto it = seen.find(s);
+    return it != seen.end() && it->second.varied;
+  }
   if (seen.size() >= kMaxStructures && !seen.count(s))
     seen.clear();
   auto [it, fresh] = seen.try_emplace(s, Seen{o, false});
@@ -166,16 +178,15 @@ bool Slice::offsetsVary(const std::string &key) const {
   return it->second.varied;
 }
 
-std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes,
-                                         size_t end) {
+std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes) {
   std::vector<NodePtr> left;
-  for (size_t i = 0; i < nodes.size() && i < end; ++i)
-    if (!nodes[i]->buffer)
-      left.push_back(nodes[i]);
+  for (const NodePtr &n : nodes)
+    if (!n->buffer)
+      left.push_back(n);
   return left;
 }
 
-std::pair<std::vector<NodePtr>, size_t> Slice::viewedSources() const {
+std::vector<NodePtr> Slice::viewedSources() const {
   std::vector<NodePtr> sources;
   std::unordered_set<const Node *> taken;
   auto take = [&](Node *n) {
@@ -190,7 +201,6 @@ std::pair<std::vector<NodePtr>, size_t> Slice::viewedSources() const {
           (in.layout.offset != 0 ||
            in.layout.numel() < in.node->rootNumel)) // (k = 0 too)
         take(in.node.get());
-  size_t reads = sources.size();
   // A write at an offset into a window its program reads elsewhere
   // too (`y.narrow(0, k, B).add_(1)`, then all of `y`): the write
   // alone has a window of its own.
@@ -198,7 +208,7 @@ std::pair<std::vector<NodePtr>, size_t> Slice::viewedSources() const {
     if (n->op == Op::Write && writeWindow[n->index] >= 0 &&
         readOffset(n->inputs[1]) != 0)
       take(n);
-  return {sources, reads};
+  return sources;
 }
 
 Slice::Exponent Slice::exponentOf(const Node &n) {

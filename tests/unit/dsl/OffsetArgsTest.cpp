@@ -664,3 +664,40 @@ TEST(OffsetArgs, RootViewsAtRandomOffsetsBackwardCompileOnce) {
   }
   EXPECT_EQ(compiles, 0);
 }
+
+// Forward only: an op on a window of a pending result at a changing offset,
+// then a view of that op's result (`h.narrow(0, k, B).tanh().narrow(1, 0,
+// 2)`): the viewed results are evaluated in turn (the op's then reads the
+// window of `h`'s), and `k = 0` is one of the offsets. Values against
+// plain C++; nothing compiles after the second step.
+TEST(OffsetArgs, ViewsOfOpsOnWindowsAtRandomOffsetsCompileTwice) {
+  const int64_t rows = 50, cols = 5, batch = 6;
+  std::vector<float> xv = ramp(rows * cols);
+  Tensor x = from_vector(xv, {rows, cols});
+  std::mt19937 rng(31);
+  int64_t afterSecond = 0, before = eval_stats().compiles;
+  for (int step = 0; step < 40; ++step) {
+    int64_t k =
+        step % 7 == 3
+            ? 0
+            : std::uniform_int_distribution<int64_t>(1, rows - batch)(rng);
+    Tensor h = x * 2;
+    std::vector<float> got = h.narrow(0, k, batch)
+                                 .tanh()
+                                 .narrow(1, 1, 2)
+                                 .sum({1})
+                                 .to_vector<float>();
+    ASSERT_EQ(got.size(), size_t(batch));
+    for (int64_t r = 0; r < batch; ++r) {
+      double want = 0;
+      for (int64_t c = 1; c < 3; ++c)
+        want += std::tanh(2.0 * xv[(k + r) * cols + c]);
+      ASSERT_NEAR(got[r], want, 1e-5 * (1 + std::fabs(want)))
+          << "step " << step << " k " << k;
+    }
+    if (step == 1)
+      afterSecond = eval_stats().compiles;
+  }
+  EXPECT_LE(afterSecond - before, 4);
+  EXPECT_EQ(compilesSince(afterSecond), 0);
+}
