@@ -58,14 +58,12 @@ namespace {
 /// layouts, edges). Its per-node state is in the nodes (Node::mark for this
 /// walk's epoch; `index`: the node's id, `refsInSlice`: reached), not in
 /// hash maps: the walk evaluates nothing, so no slice takes them meanwhile.
-/// With the hash, also the structure without the reads' offsets (`shape`),
-/// the offsets of the reads of ops requiring grad (`offsets`: in the
-/// program's text, where a leaf's or a constant's are its window's), and
-/// the ops so read through a part of their result (`viewed`).
+/// With the hash, also the ops requiring grad read through a part of
+/// their result (`viewed`: their offsets are in the program's text, where
+/// a leaf's or a constant's are its window's).
 struct Walk {
   std::vector<Node *> ops, viewed;
-  uint64_t structure = 0xcbf29ce484222325ull, shape = structure,
-           offsets = structure;
+  uint64_t structure = 0xcbf29ce484222325ull;
   bool onCpu = true;
 
   /// `hash`: whether to compute `structure` (only a graph that may run
@@ -73,13 +71,9 @@ struct Walk {
   Walk(const Operand &edge, bool hash);
 
 private:
-  static void mixInto(uint64_t &h, uint64_t v) {
-    h = (h ^ v) * 0x100000001b3ull;
-    h ^= h >> 29;
-  }
   void mix(uint64_t v) {
-    mixInto(structure, v);
-    mixInto(shape, v);
+    structure = (structure ^ v) * 0x100000001b3ull;
+    structure ^= structure >> 29;
   }
   void mixShape(const Shape &v) {
     mix(v.size());
@@ -172,15 +166,11 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
         uint64_t(in.view != nullptr) << 2 | uint64_t(in.noGrad) << 3);
     mixShape(in.layout.sizes);
     mixShape(in.layout.strides);
-    auto offset = static_cast<uint64_t>(in.layout.offset);
-    mixInto(structure, offset);
+    mix(static_cast<uint64_t>(in.layout.offset));
     // (A part of a result at offset 0 too: `k = 0` is one of the offsets.)
     if (!leaf && !constant &&
-        (offset || in.layout.numel() < historyOf(in)->rootNumel)) {
-      mixInto(offsets, idOf(historyOf(in).get()));
-      mixInto(offsets, offset);
+        (in.layout.offset || in.layout.numel() < historyOf(in)->rootNumel))
       viewed.push_back(historyOf(in).get());
-    }
   }
   idOf(&n);
 }
@@ -198,11 +188,11 @@ bool seenBefore(uint64_t structure) {
   return !seenStructures.insert(structure).second;
 }
 
-/// Whether the graphs of structure `shape` (a Walk's) were seen with other
-/// offsets of the reads of ops requiring grad than `offsets`: from then on
-/// for good (as the evaluator's Slice::offsetsVary: specialize on the
-/// first offsets, generalize on the first change). 4096 structures,
-/// forgotten when full.
+/// Whether the graphs of structure `shape` (Node::gradShape) were seen with
+/// other offsets of the reads of ops requiring grad than `offsets`
+/// (Node::gradOffsets): from then on for good (as the evaluator's
+/// Slice::offsetsVary: specialize on the first offsets, generalize on the
+/// first change). 4096 structures, forgotten when full.
 bool offsetsVary(uint64_t shape, uint64_t offsets) {
   static std::mutex mutex;
   static std::unordered_map<uint64_t, uint64_t> last;
