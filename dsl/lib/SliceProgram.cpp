@@ -11,6 +11,7 @@
 
 #include "Emit.h"
 #include "Impl.h"
+#include "strata/Runtime/Settings.h"
 
 #include <cstring>
 #include <mutex>
@@ -153,6 +154,8 @@ bool Slice::offsetsVary(const std::string &key) const {
   bool atZero = offsets.find_first_not_of('\0') == std::string_view::npos;
   if (atZero && !partialReads)
     return false;
+  if (runtime::settings::splitViews())
+    return true;
   // Per structure: the offsets it was last evaluated with, and whether
   // they ever changed (then it stays a varying structure). Bounded: a
   // full table starts again (a structure then fuses its views once more).
@@ -208,6 +211,23 @@ std::vector<NodePtr> Slice::viewedSources() const {
     if (n->op == Op::Write && writeWindow[n->index] >= 0 &&
         readOffset(n->inputs[1]) != 0)
       take(n);
+  // A reader of an argument at a place in its window other than the start
+  // (the window serves another read too: `h.sum()` beside
+  // `h.narrow(0, k, B).tanh()`): alone, its read is its window. A root
+  // too, where it is not the only one.
+  for (Node *n : pending) {
+    if (n->op == Op::Write || taken.count(n) ||
+        (roots.size() < 2 &&
+         std::find(roots.begin(), roots.end(), n) != roots.end()))
+      continue;
+    for (const Operand &in : n->inputs)
+      if (in.node->buffer && windowOf(in.node.get()) >= 0 &&
+          !readsFill(*n, in) && readOffset(in) != 0) {
+        taken.insert(n);
+        sources.push_back(n->shared_from_this());
+        break;
+      }
+  }
   return sources;
 }
 

@@ -182,6 +182,11 @@ int64_t settings::segmentOps() {
   return n;
 }
 
+bool settings::splitViews() {
+  static const bool on = flagOf("STRATA_SPLIT_VIEWS", false);
+  return on;
+}
+
 const std::string &settings::llvmPasses() {
   static const std::string passes = text("STRATA_LLVM_PASSES", "");
   return passes;

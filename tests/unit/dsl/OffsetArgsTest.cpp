@@ -701,3 +701,51 @@ TEST(OffsetArgs, ViewsOfOpsOnWindowsAtRandomOffsetsCompileTwice) {
   EXPECT_LE(afterSecond - before, 4);
   EXPECT_EQ(compilesSince(afterSecond), 0);
 }
+
+// Forward only: one result read whole and through a window at a changing
+// offset in one program (`eval({h.narrow(0, k, B).tanh(), h.sum(0)})`, or
+// one expression of both): once the offsets vary, the window's reader is
+// evaluated alone, its read its own window. Values against plain C++;
+// nothing compiles after the second step.
+TEST(OffsetArgs, WholeAndWindowReadsOfOneResultCompileTwice) {
+  const int64_t rows = 40, cols = 4, batch = 5;
+  std::vector<float> xv = ramp(rows * cols);
+  Tensor x = from_vector(xv, {rows, cols});
+  std::mt19937 rng(17);
+  int64_t afterSecond = 0, before = eval_stats().compiles;
+  for (int step = 0; step < 30; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+    Tensor h = x * 2;
+    Tensor a = h.narrow(0, k, batch).tanh().narrow(1, 1, 2);
+    Tensor w = h.sum(0);
+    Tensor both = h.narrow(0, k, batch).sigmoid().sum() + h.sum() * 0.5;
+    eval({a, w, both});
+    std::vector<float> av = a.to_vector<float>(), wv = w.to_vector<float>();
+    double whole = 0, sig = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        double v = 2.0 * xv[r * cols + c];
+        whole += v;
+        if (r >= k && r < k + batch)
+          sig += 1 / (1 + std::exp(-v));
+      }
+    for (int64_t r = 0; r < batch; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        double want = std::tanh(2.0 * xv[(k + r) * cols + 1 + c]);
+        ASSERT_NEAR(av[r * 2 + c], want, 1e-5) << "step " << step;
+      }
+    for (int64_t c = 0; c < cols; ++c) {
+      double want = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        want += 2.0 * xv[r * cols + c];
+      ASSERT_NEAR(wv[c], want, 1e-4 * (1 + std::fabs(want)));
+    }
+    double want = sig + whole * 0.5;
+    ASSERT_NEAR(both.item<float>(), want, 1e-4 * (1 + std::fabs(want)))
+        << "step " << step;
+    if (step == 1)
+      afterSecond = eval_stats().compiles;
+  }
+  EXPECT_LE(afterSecond - before, 8);
+  EXPECT_EQ(compilesSince(afterSecond), 0);
+}

@@ -58,6 +58,10 @@ int64_t programCacheSize();
 /// STRATA_SEGMENT_OPS: ops requiring grad per segment of a long backward
 /// (128).
 int64_t segmentOps();
+/// STRATA_SPLIT_VIEWS: set to 1, the evaluator takes every program's
+/// structure as one whose views' offsets vary (Slice::offsetsVary) on its
+/// first run, so the fuzzers test the split evaluation on every program.
+bool splitViews();
 /// STRATA_LLVM_PASSES: the JIT's LLVM pipeline; empty when unset (the JIT's
 /// own pipeline).
 const std::string &llvmPasses();
