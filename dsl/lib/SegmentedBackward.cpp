@@ -60,9 +60,10 @@ namespace {
 /// hash maps: the walk evaluates nothing, so no slice takes them meanwhile.
 /// With the hash, also the ops requiring grad read through a part of
 /// their result (`viewed`: their offsets are in the program's text, where
-/// a leaf's or a constant's are its window's).
+/// a leaf's or a constant's are its window's), and the ops so reading
+/// (`readers`).
 struct Walk {
-  std::vector<Node *> ops, viewed;
+  std::vector<Node *> ops, viewed, readers;
   uint64_t structure = 0xcbf29ce484222325ull;
   bool onCpu = true;
 
@@ -169,8 +170,10 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
     mix(static_cast<uint64_t>(in.layout.offset));
     // (A part of a result at offset 0 too: `k = 0` is one of the offsets.)
     if (!leaf && !constant &&
-        (in.layout.offset || in.layout.numel() < historyOf(in)->rootNumel))
+        (in.layout.offset || in.layout.numel() < historyOf(in)->rootNumel)) {
       viewed.push_back(historyOf(in).get());
+      readers.push_back(&n);
+    }
   }
   idOf(&n);
 }
@@ -504,7 +507,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   }
   // (The output keeps every node alive; the walk's references go before
   // the evaluations below, which count a node's references.)
-  std::vector<Node *> ops, viewed;
+  std::vector<Node *> ops, viewed, readers;
   bool cutting = false;
   {
     Walk walk(edge, /*hash=*/false);
@@ -518,21 +521,33 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
                      seenBefore(Walk(edge, /*hash=*/true).structure));
     if (!longRun && !cut())
       return false;
-    if ((cutting = !longRun))
-      viewed = Walk(edge, /*hash=*/true).viewed;
+    if ((cutting = !longRun)) {
+      Walk hashed(edge, /*hash=*/true);
+      viewed = std::move(hashed.viewed);
+      readers = std::move(hashed.readers);
+    }
     ops = std::move(walk.ops);
   }
   std::sort(ops.begin(), ops.end(),
             [](const Node *a, const Node *b) { return a->seq < b->seq; });
   std::vector<size_t> starts;
   if (cutting) {
+    // Cut after each viewed op, and around each op reading it through a
+    // part (in a segment of its own: it reads the viewed op as a leaf
+    // through its own window, whatever else reads that op elsewhere).
     starts.push_back(0);
-    for (const Node *v : viewed) {
+    auto cutAt = [&](const Node *v, size_t after) {
       auto at = std::lower_bound(
           ops.begin(), ops.end(), v,
           [](const Node *a, const Node *b) { return a->seq < b->seq; });
-      if (at != ops.end() && *at == v && at + 1 != ops.end())
-        starts.push_back(at - ops.begin() + 1);
+      if (at != ops.end() && *at == v && at + after != ops.end())
+        starts.push_back(at - ops.begin() + after);
+    };
+    for (const Node *v : viewed)
+      cutAt(v, 1);
+    for (const Node *r : readers) {
+      cutAt(r, 0);
+      cutAt(r, 1);
     }
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());

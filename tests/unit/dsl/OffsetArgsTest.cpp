@@ -749,3 +749,38 @@ TEST(OffsetArgs, WholeAndWindowReadsOfOneResultCompileTwice) {
   EXPECT_LE(afterSecond - before, 8);
   EXPECT_EQ(compilesSince(afterSecond), 0);
 }
+
+// Backward through a result read whole and through a window at a
+// changing offset (`h.sum() * 0.5 + h.narrow(0, k, B).pow(2).sum()`, the
+// whole read recorded first): the window's reader runs in a segment of
+// its own, its read its own window. Gradients against plain C++, no
+// compile after step 2.
+TEST(OffsetArgs, WholeAndWindowReadsOfAResultRequiringGradBackwardCompileOnce) {
+  const int64_t rows = 36, cols = 3, batch = 5;
+  std::vector<float> xv = ramp(rows * cols), wv = ramp(cols);
+  Tensor x = from_vector(xv, {rows, cols});
+  Tensor w = from_vector(wv, {cols}).requires_grad_();
+  std::vector<double> grad(cols, 0.0);
+  std::mt19937 rng(23);
+  int64_t compiles = 0;
+  for (int step = 0; step < 25; ++step) {
+    int64_t k = std::uniform_int_distribution<int64_t>(0, rows - batch)(rng);
+    int64_t before = eval_stats().compiles;
+    Tensor h = (x * w).tanh();
+    Tensor whole = h.sum() * 0.5;
+    (whole + h.narrow(0, k, batch).pow(2).sum()).backward();
+    std::vector<float> g = w.grad().to_vector<float>();
+    if (step >= 2)
+      compiles += eval_stats().compiles - before;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) {
+        double xr = xv[r * cols + j], t = std::tanh(xr * wv[j]);
+        double dh = 0.5 + (r >= k && r < k + batch ? 2 * t : 0.0);
+        grad[j] += dh * (1 - t * t) * xr;
+      }
+    for (int64_t j = 0; j < cols; ++j)
+      ASSERT_NEAR(g[j], grad[j], 1e-3 * (1 + std::fabs(grad[j])))
+          << "step " << step << " k " << k << " column " << j;
+  }
+  EXPECT_EQ(compiles, 0);
+}
