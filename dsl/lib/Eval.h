@@ -4,7 +4,9 @@
 
 #include "Impl.h"
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::detail {
@@ -13,6 +15,40 @@ namespace strata::detail {
 /// reaches with one, as may a walk that evaluates nothing while it runs
 /// (taking `index` and `refsInSlice` too) instead of hash sets.
 uint64_t nextEpoch();
+
+/// Mixes `v` (a Shape: its size and values) into the structure hash `h`
+/// (the recorded graph hashes, Node::gradShape; backward's Walk).
+inline void mixHash(uint64_t &h, uint64_t v) {
+  h = (h ^ v) * 0x100000001b3ull;
+  h ^= h >> 29;
+}
+inline void mixHash(uint64_t &h, const Shape &s) {
+  mixHash(h, s.size());
+  for (int64_t x : s)
+    mixHash(h, static_cast<uint64_t>(x));
+}
+
+/// Per program structure, the offsets of its views it last ran with, and
+/// whether they ever changed (then for good: specialize on the first
+/// offsets, generalize on the first change, as Dynamo's automatic
+/// dynamic). The evaluator's (Slice::offsetsVary) and backward's
+/// (SegmentedBackward.cpp) keep one each. Bounded: a full table starts
+/// again (a structure then specializes once more). Thread-safe.
+class OffsetHistory {
+public:
+  /// Records `offsets` for `structure`; whether they ever changed.
+  bool vary(uint64_t structure, uint64_t offsets);
+  /// Whether `structure`'s offsets changed, recording nothing.
+  bool varied(uint64_t structure);
+
+private:
+  struct Seen {
+    uint64_t offsets;
+    bool varied;
+  };
+  std::mutex mutex;
+  std::unordered_map<uint64_t, Seen> seen;
+};
 
 /// The nodes one evaluation needs, in creation order.
 struct Slice {

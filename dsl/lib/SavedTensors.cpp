@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "AutogradGraph.h"
 #include "Emit.h"
+#include "Eval.h"
 
 #include "strata/IR/ProgramModule.h"
 #include "strata/IR/StrataAutodiff.h"
@@ -69,18 +70,6 @@ strata::detail::recordOf(StorageRoot &root) {
   return root.record;
 }
 
-namespace {
-void mixInto(uint64_t &h, uint64_t v) {
-  h = (h ^ v) * 0x100000001b3ull;
-  h ^= h >> 29;
-}
-void mixShape(uint64_t &h, const Shape &s) {
-  mixInto(h, s.size());
-  for (int64_t x : s)
-    mixInto(h, static_cast<uint64_t>(x));
-}
-} // namespace
-
 void strata::detail::setGradWeight(Node &node) {
   constexpr int64_t kCap = int64_t(1) << 40;
   int64_t w = 1;
@@ -91,26 +80,26 @@ void strata::detail::setGradWeight(Node &node) {
   // version computed with grad (0 where there is none).
   uint64_t shape = 0xcbf29ce484222325ull, offsets = shape;
   bool viewed = false;
-  mixInto(shape, static_cast<uint64_t>(node.op));
-  mixInto(shape, std::hash<std::string_view>()(node.name));
-  mixInto(shape, static_cast<uint64_t>(node.dtype) | uint64_t(node.keepdim)
+  mixHash(shape, static_cast<uint64_t>(node.op));
+  mixHash(shape, std::hash<std::string_view>()(node.name));
+  mixHash(shape, static_cast<uint64_t>(node.dtype) | uint64_t(node.keepdim)
                                                          << 8);
-  mixShape(shape, node.sizes);
-  mixShape(shape, node.strides);
-  mixShape(shape, node.dims);
+  mixHash(shape, node.sizes);
+  mixHash(shape, node.strides);
+  mixHash(shape, node.dims);
   for (const Operand &in : node.gradIn()) {
     bool grad = !in.noGrad && in.node->requiresGrad;
-    mixInto(shape, grad ? in.node->gradShape : 1 + uint64_t(in.noGrad));
-    mixShape(shape, in.layout.sizes);
-    mixShape(shape, in.layout.strides);
+    mixHash(shape, grad ? in.node->gradShape : 1 + uint64_t(in.noGrad));
+    mixHash(shape, in.layout.sizes);
+    mixHash(shape, in.layout.strides);
     if (!grad)
       continue;
     w = std::min(kCap, w + in.node->gradWeight);
-    mixInto(offsets, in.node->gradOffsets);
+    mixHash(offsets, in.node->gradOffsets);
     viewed = viewed || in.node->gradOffsets;
     if (in.node->op != Op::Leaf &&
         (in.layout.offset != 0 || in.layout.numel() < in.node->rootNumel)) {
-      mixInto(offsets, static_cast<uint64_t>(in.layout.offset));
+      mixHash(offsets, static_cast<uint64_t>(in.layout.offset));
       viewed = true;
     }
   }

@@ -72,15 +72,8 @@ struct Walk {
   Walk(const Operand &edge, bool hash);
 
 private:
-  void mix(uint64_t v) {
-    structure = (structure ^ v) * 0x100000001b3ull;
-    structure ^= structure >> 29;
-  }
-  void mixShape(const Shape &v) {
-    mix(v.size());
-    for (int64_t x : v)
-      mix(static_cast<uint64_t>(x));
-  }
+  void mix(uint64_t v) { mixHash(structure, v); }
+  void mixShape(const Shape &v) { mixHash(structure, v); }
   /// Mixes node `n`, whose inputs were reached, into the structure.
   void mixNode(Node &n, const std::vector<Operand> &inputs);
   /// `n`'s state in this walk, reset when first touched.
@@ -193,26 +186,10 @@ bool seenBefore(uint64_t structure) {
 
 /// Whether the graphs of structure `shape` (Node::gradShape) were seen with
 /// other offsets of the reads of ops requiring grad than `offsets`
-/// (Node::gradOffsets): from then on for good (as the evaluator's
-/// Slice::offsetsVary: specialize on the first offsets, generalize on the
-/// first change). 4096 structures, forgotten when full.
+/// (Node::gradOffsets), for good (OffsetHistory).
 bool offsetsVary(uint64_t shape, uint64_t offsets) {
-  static std::mutex mutex;
-  static std::unordered_map<uint64_t, uint64_t> last;
-  static std::unordered_set<uint64_t> varying;
-  std::lock_guard<std::mutex> guard(mutex);
-  if (varying.count(shape))
-    return true;
-  if (last.size() + varying.size() >= 4096) {
-    last.clear();
-    varying.clear();
-  }
-  auto [it, first] = last.emplace(shape, offsets);
-  if (first || it->second == offsets)
-    return false;
-  last.erase(it);
-  varying.insert(shape);
-  return true;
+  static OffsetHistory history;
+  return history.vary(shape, offsets);
 }
 
 /// The segments of a graph's ops (sorted in recording order) and the

@@ -156,29 +156,27 @@ bool Slice::offsetsVary(const std::string &key) const {
     return false;
   if (runtime::settings::splitViews())
     return true;
-  // Per structure: the offsets it was last evaluated with, and whether
-  // they ever changed (then it stays a varying structure). Bounded: a
-  // full table starts again (a structure then fuses its views once more).
-  struct Seen {
-    size_t offsets;
-    bool varied;
-  };
-  static std::mutex mutex;
-  static std::unordered_map<size_t, Seen> seen;
+  static OffsetHistory history;
+  uint64_t s = std::hash<std::string_view>()(structure);
+  return atZero ? history.varied(s)
+                : history.vary(s, std::hash<std::string_view>()(offsets));
+}
+
+bool OffsetHistory::vary(uint64_t structure, uint64_t offsets) {
   constexpr size_t kMaxStructures = 4096;
-  size_t s = std::hash<std::string_view>()(structure),
-         o = std::hash<std::string_view>()(offsets);
   std::lock_guard<std::mutex> guard(mutex);
-  if (atZero) {
-    auto it = seen.find(s);
-    return it != seen.end() && it->second.varied;
-  }
-  if (seen.size() >= kMaxStructures && !seen.count(s))
+  if (seen.size() >= kMaxStructures && !seen.count(structure))
     seen.clear();
-  auto [it, fresh] = seen.try_emplace(s, Seen{o, false});
-  if (!fresh && it->second.offsets != o)
-    it->second = Seen{o, true};
+  auto [it, fresh] = seen.try_emplace(structure, Seen{offsets, false});
+  if (!fresh && it->second.offsets != offsets)
+    it->second = Seen{offsets, true};
   return it->second.varied;
+}
+
+bool OffsetHistory::varied(uint64_t structure) {
+  std::lock_guard<std::mutex> guard(mutex);
+  auto it = seen.find(structure);
+  return it != seen.end() && it->second.varied;
 }
 
 std::vector<NodePtr> Slice::stillPending(const std::vector<NodePtr> &nodes) {

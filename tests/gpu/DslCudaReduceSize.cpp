@@ -37,13 +37,29 @@ template <typename T> std::vector<T> values(int64_t n, int64_t salt) {
   return std::vector<T>(r.begin(), r.end());
 }
 
+/// The PTX misses over a run of sizes: none after the `first` counted size
+/// until the `split` one (the split source's first), none after that.
+struct PtxPhases {
+  int64_t first, split;
+  int64_t before = -1, splitBefore = -1;
+  void saw(int64_t size) {
+    if (size == first) {
+      before = ptxMisses();
+    } else if (size == split) {
+      splitBefore = ptxMisses();
+    } else if (before >= 0 && splitBefore < 0) {
+      ASSERT_EQ(ptxMisses(), before) << size;
+    }
+  }
+};
+
 // x[5, cols].sum({1}), .mean({1}), .amax({1}) and the row sums of a padded
 // view (rows `cols + 3` apart, from element 1: its stride and offset are
 // parameters too, so it shares the plain sum's PTX): unsplit lengths from
 // 7 on share one PTX per kernel, split ones (8192 and longer) another.
 template <typename T> void rowReductions() {
   const int64_t rows = 5;
-  int64_t before = -1, splitBefore = -1;
+  PtxPhases phases{7, 10000};
   for (int64_t cols :
        {0, 1, 7, 2, 3, 9, 31, 32, 33, 100, 1001, 64, 10000, 8200, 12345}) {
     std::vector<T> xv = values<T>(rows * cols, cols);
@@ -76,15 +92,9 @@ template <typename T> void rowReductions() {
           << cols << " " << r;
       ASSERT_EQ(top[r], best) << cols << " " << r;
     }
-    if (cols == 7) {
-      before = ptxMisses();
-    } else if (cols == 10000) {
-      splitBefore = ptxMisses();
-    } else if (before >= 0 && splitBefore < 0) {
-      ASSERT_EQ(ptxMisses(), before) << cols;
-    }
+    ASSERT_NO_FATAL_FAILURE(phases.saw(cols));
   }
-  EXPECT_EQ(ptxMisses(), splitBefore);
+  EXPECT_EQ(ptxMisses(), phases.splitBefore);
 }
 
 TEST(DslCuda, NewInnerSizesCompileOnceRowReductions) {
@@ -103,7 +113,7 @@ TEST(DslCuda, NewInnerSizesCompileOnceRowReductionsF64) {
 // per output) another.
 template <typename T> void columnReductions() {
   const int64_t batch = 3, cols = 40;
-  int64_t before = -1, splitBefore = -1;
+  PtxPhases phases{5, 200};
   for (int64_t rows : {0, 1, 5, 2, 3, 17, 100, 127, 64, 200, 129, 300, 1000}) {
     std::vector<T> xv = values<T>(batch * rows * cols, rows);
     Tensor x = from_vector(xv, {batch, rows, cols}).to(kCuda);
@@ -134,15 +144,9 @@ template <typename T> void columnReductions() {
         want += yv[r * cols + c];
       ASSERT_EQ(col[c], static_cast<T>(want)) << rows << " " << c;
     }
-    if (rows == 5) {
-      before = ptxMisses();
-    } else if (rows == 200) {
-      splitBefore = ptxMisses();
-    } else if (before >= 0 && splitBefore < 0) {
-      ASSERT_EQ(ptxMisses(), before) << rows;
-    }
+    ASSERT_NO_FATAL_FAILURE(phases.saw(rows));
   }
-  EXPECT_EQ(ptxMisses(), splitBefore);
+  EXPECT_EQ(ptxMisses(), phases.splitBefore);
 }
 
 TEST(DslCuda, NewInnerSizesCompileOnceColumnReductions) {
