@@ -50,7 +50,7 @@ using namespace strata::detail::engine;
 
 namespace strata::detail::engine {
 
-std::atomic<int64_t> gCompiles{0}, gSegments{0};
+std::atomic<int64_t> gCompiles{0}, gSegments{0}, gTemplates{0};
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -105,7 +105,8 @@ bool leafRead(const Operand &in) {
 std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in) {
   if (in.noGrad)
     return nullptr;
-  if (tBoundaries && !in.history && !leafRead(in))
+  // (A boundary is kept: keepData first, the map only then.)
+  if (tBoundaries && in.node->keepData && !in.history && !leafRead(in))
     if (auto it = tBoundaries->find(in.node.get()); it != tBoundaries->end())
       return it->second;
   auto leaf = in.leaf.lock();
@@ -282,6 +283,7 @@ Tensor obeyLayoutContract(const Tensor &g, const layout::Layout &leaf,
 
 int64_t strata::backward_compiles() { return gCompiles; }
 int64_t strata::backward_segments() { return gSegments; }
+int64_t strata::backward_templates() { return gTemplates; }
 
 int64_t strata::detail::trimGradientPrograms() {
   cache().trim();

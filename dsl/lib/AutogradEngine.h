@@ -26,7 +26,7 @@ namespace strata::detail::engine {
 
 /// Gradient programs compiled, and backwards run in segments (the public
 /// backward_compiles() and backward_segments()).
-extern std::atomic<int64_t> gCompiles, gSegments;
+extern std::atomic<int64_t> gCompiles, gSegments, gTemplates;
 /// Non-leaves with retain_grad(), from every thread (guarded by
 /// gRetainedMutex).
 extern std::vector<std::weak_ptr<TensorImpl>> gRetained;

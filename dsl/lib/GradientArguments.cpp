@@ -179,8 +179,15 @@ GradientRun::PV GradientRun::storageArg(const Node *n,
                                         const runtime::StoragePtr &buffer,
                                         const std::pair<int64_t, int64_t> *w) {
   bool windowed = w && w->second >= 0;
+  PV name = prog.argument(windowType(n, windowed ? w->second : n->rootNumel));
+  storageValue(n, buffer, w);
+  return name;
+}
+
+void GradientRun::storageValue(const Node *n, const runtime::StoragePtr &buffer,
+                               const std::pair<int64_t, int64_t> *w) {
+  bool windowed = w && w->second >= 0;
   int64_t size = windowed ? w->second : n->rootNumel;
-  PV name = prog.argument(windowType(n, size));
   jit::JitValue v;
   v.dtype = toJitDType(n->dtype);
   v.buffer = onCuda ? buffer : hostBuffer(buffer, loc);
@@ -192,7 +199,6 @@ GradientRun::PV GradientRun::storageArg(const Node *n,
   args.push_back(std::move(v));
   if (auto root = n->root.lock())
     argRoots.push_back({root, root->version});
-  return name;
 }
 
 void GradientRun::replayConstant() {

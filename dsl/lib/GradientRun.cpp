@@ -29,7 +29,8 @@ bool GradientRun::emit() {
     leafName[k] =
         applyPerturbs(leafName[k], storage, g.leafArgs[k].node.get(), list);
   }
-  NodeSet scalars = numberArguments();
+  numberArguments();
+  const NodeSet &scalars = scalarNodes;
   // The scalar arguments' values (sized first: their addresses are taken;
   // an arange has two, its start and step).
   size_t slots = 0;
@@ -95,7 +96,10 @@ GradExponent gradExponentOf(const Node &n) {
 
 } // namespace
 
-NodeSet GradientRun::numberArguments() {
+void GradientRun::numberArguments() {
+  if (numbered)
+    return;
+  numbered = true;
   // Fill values (C++ numbers, `full` of any shape) and arange bounds are
   // arguments, as in the evaluator's programs ("Scalars are arguments"): a
   // schedule of them is one gradient program. A pow's number exponent too
@@ -135,9 +139,9 @@ NodeSet GradientRun::numberArguments() {
         constantScalars.insert(ins[i].node.get());
       }
   }
-  NodeSet scalars;
+  NodeSet &scalars = scalarNodes;
   if (createGraph)
-    return scalars;
+    return;
   for (const NodePtr &np : g.ops) {
     const Node *n = np.get();
     bool fill = n->op == Op::Fill &&
@@ -160,7 +164,6 @@ NodeSet GradientRun::numberArguments() {
     }
   for (auto it = wideExponents.begin(); it != wideExponents.end();)
     it = scalars.count(*it) ? std::next(it) : wideExponents.erase(it);
-  return scalars;
 }
 
 size_t GradientRun::emitScalarArgument(const Node *n, int64_t *data) {
@@ -347,24 +350,29 @@ std::vector<Tensor> GradientRun::compileAndRun() {
   bool hit = false;
   // Compiled with the trace lock released: what the program runs on (the
   // arguments' buffers, the graph's nodes) is held by `args` and `g`.
-  std::shared_ptr<jit::PreparedFunction> program = lock.unlocked([&] {
-    return cache().get(
-        prog.key(),
-        [&] {
-          std::string error;
-          auto fn = jit::PreparedFunction::fromProgram(
-              prog, error, onCuda ? jit::Backend::CUDA : jit::Backend::CPU);
-          if (!fn && runtime::settings::debugLevel() >= 1)
-            fprintf(stderr, "%s", prog.print().c_str());
-          if (!fn)
-            fail("strata could not compile the gradient program: " + error,
-                 "this is a strata bug; the program was:\n" + prog.print(),
-                 loc);
-          ++gCompiles;
-          return fn;
-        },
-        hit);
-  });
+  std::shared_ptr<jit::PreparedFunction> program = foundProgram;
+  hit = program != nullptr;
+  if (!program)
+    program = lock.unlocked([&] {
+      return cache().get(
+          prog.key(),
+          [&] {
+            std::string error;
+            auto fn = jit::PreparedFunction::fromProgram(
+                prog, error, onCuda ? jit::Backend::CUDA : jit::Backend::CPU);
+            if (!fn && runtime::settings::debugLevel() >= 1)
+              fprintf(stderr, "%s", prog.print().c_str());
+            if (!fn)
+              fail("strata could not compile the gradient program: " + error,
+                   "this is a strata bug; the program was:\n" + prog.print(),
+                   loc);
+            ++gCompiles;
+            return fn;
+          },
+          hit);
+    });
+  if (!foundProgram && !templateKey.empty())
+    keepTemplate(program);
   bool compiled = !hit;
   for (size_t i = 0; i < numOutputs; ++i)
     args.push_back(
@@ -384,7 +392,7 @@ std::vector<Tensor> GradientRun::compileAndRun() {
             formatLoc(loc).c_str(), g.ops.size(),
             compiled ? "compiled" : "found prepared", prepared * 1e3,
             program->numKernels(), secondsSince(runStart) * 1e3);
-  if (runtime::settings::debugLevel() >= 3)
+  if (runtime::settings::debugLevel() >= 3 && !foundProgram)
     fprintf(stderr, "%s", prog.print().c_str());
   if (!r.ok)
     fail("strata could not run the gradient program: " + r.error, "", loc);

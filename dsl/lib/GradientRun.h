@@ -81,6 +81,10 @@ private:
 jit::JitValue seedValue(const Tensor &g, DType dtype, const Shape &sizes,
                         bool onCuda, const SourceLoc &loc);
 
+/// What a gradient program of one structure needs to run again without
+/// being built (GradientTemplate.cpp): where each argument comes from.
+struct GradientTemplate;
+
 /// One backward() or grad() as one gradient program (run() below), phase
 /// by phase: collect the graph from the outputs, choose and perturb the
 /// targets, run PyTorch's checks, plan dense and masked reads, place the
@@ -104,6 +108,8 @@ public:
     checkSaved();
     checkDense();
     findMasks();
+    if (keyTemplate() && argumentsFromTemplate())
+      return execute();
     placeArguments();
     if (!emit())
       return std::vector<Tensor>(targets.size());
@@ -143,6 +149,23 @@ private:
   bool emit();
   std::vector<Tensor> execute();
 
+  // A program of a structure seen before, from its template
+  // (GradientTemplate.cpp).
+  /// The run's structure as `templateKey`; false (empty) where templates
+  /// do not apply (create_graph, CUDA, perturbed or dense targets, masks).
+  bool keyTemplate();
+  /// The arguments and program from the template of `templateKey`; false
+  /// where there is none (the program is then built, and its template
+  /// kept by keepTemplate).
+  bool argumentsFromTemplate();
+  void keepTemplate(const std::shared_ptr<jit::PreparedFunction> &program);
+  /// STRATA_CHECK_TEMPLATES: the program built the long way, compared with
+  /// the template's (a strata bug where they differ).
+  void checkTemplate();
+  std::string templateKey;
+  std::shared_ptr<const GradientTemplate> found;
+  std::shared_ptr<jit::PreparedFunction> foundProgram;
+
   // The phases' steps (BackwardGraph.cpp).
   /// Output `i`'s edge, checked as PyTorch checks it, and its graph.
   void visitOutput(size_t i);
@@ -166,14 +189,19 @@ private:
   /// passed, {start, size}; null or size -1: whole).
   PV storageArg(const Node *n, const runtime::StoragePtr &buffer,
                 const std::pair<int64_t, int64_t> *w = nullptr);
+  /// storageArg's value, appended to `args` (no program argument).
+  void storageValue(const Node *n, const runtime::StoragePtr &buffer,
+                    const std::pair<int64_t, int64_t> *w);
   /// create_graph: the last argument, copied, as what the replay reads.
   void replayConstant();
   void addLeafArgument(size_t k);
   void addPerturbArgument(size_t p);
   // (GradientRun.cpp)
   /// The pending fills and aranges whose values are scalar arguments
-  /// (sets powByArgument and wideExponents).
-  NodeSet numberArguments();
+  /// (sets powByArgument and wideExponents), into `scalarNodes` once.
+  void numberArguments();
+  NodeSet scalarNodes;
+  bool numbered = false;
   /// Pow nodes whose number exponent is an argument (emitted with
   /// `scalar_exponent`), and those exponents passed in f64.
   std::unordered_set<const Node *> powByArgument, wideExponents;

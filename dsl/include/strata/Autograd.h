@@ -90,6 +90,10 @@ int64_t backward_compiles();
 /// program (docs/design.md, "Deep programs"); 0 while every backward ran
 /// as one program.
 int64_t backward_segments();
+/// Gradient programs run so far from the template a program of their
+/// structure left (built not again: docs/design.md, "Gradient
+/// templates").
+int64_t backward_templates();
 
 /// Whether ops record the autograd graph (false inside a NoGradGuard).
 bool is_grad_enabled();

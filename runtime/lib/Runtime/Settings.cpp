@@ -187,6 +187,11 @@ bool settings::splitViews() {
   return on;
 }
 
+bool settings::checkTemplates() {
+  static const bool on = flagOf("STRATA_CHECK_TEMPLATES", false);
+  return on;
+}
+
 const std::string &settings::llvmPasses() {
   static const std::string passes = text("STRATA_LLVM_PASSES", "");
   return passes;

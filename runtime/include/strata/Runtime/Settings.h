@@ -62,6 +62,10 @@ int64_t segmentOps();
 /// structure as one whose views' offsets vary (Slice::offsetsVary) on its
 /// first run, so the fuzzers test the split evaluation on every program.
 bool splitViews();
+/// STRATA_CHECK_TEMPLATES: set to 1, every backward that finds a gradient
+/// template also builds its program the long way and fails if the two
+/// differ (program key or arguments): the tests' check of the templates.
+bool checkTemplates();
 /// STRATA_LLVM_PASSES: the JIT's LLVM pipeline; empty when unset (the JIT's
 /// own pipeline).
 const std::string &llvmPasses();
