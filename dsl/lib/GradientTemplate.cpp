@@ -18,6 +18,7 @@
 // and fails where the key or an argument differs (the tests run with it).
 //
 //===----------------------------------------------------------------------===//
+#include "Eval.h"
 #include "GradientRun.h"
 #include "ProgramCache.h"
 #include "strata/Runtime/Settings.h"
@@ -98,14 +99,15 @@ Templates &templates() {
   return *t;
 }
 
-/// A structure's words.
+/// A structure's words (appended inline: a segment's key is ~2,500).
 struct KeyWriter {
-  std::string &out;
-  void word(uint64_t v) { out.append(reinterpret_cast<const char *>(&v), 8); }
+  std::vector<uint64_t> out;
+  void word(uint64_t v) { out.push_back(v); }
   void ptr(const void *p) { word(reinterpret_cast<uintptr_t>(p)); }
   void shape(const Shape &s) {
     word(s.size());
-    out.append(reinterpret_cast<const char *>(s.data()), s.size() * 8);
+    for (int64_t x : s)
+      word(static_cast<uint64_t>(x));
   }
   void layout(const layout::Layout &l) {
     shape(l.sizes);
@@ -130,38 +132,43 @@ bool GradientRun::keyTemplate() {
   if (onCuda)
     return false;
   numberArguments();
-  // Each value's name in the key: ops by position, then constants.
-  llvm::DenseMap<const Node *, uint64_t> id;
-  id.reserve(g.ops.size() + g.constArgs.size());
-  for (size_t i = 0; i < g.ops.size(); ++i)
-    id[g.ops[i].get()] = i;
+  // Each value's name in the key: ops by position, then constants, held
+  // in the nodes (Node::mark for an epoch of this run's, `index`: the
+  // name), as a walk's are: nothing is evaluated while the key is made.
+  const uint64_t epoch = nextEpoch();
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    g.ops[i]->mark = epoch;
+    g.ops[i]->index = static_cast<int32_t>(i);
+  }
   for (size_t j = 0; j < g.constArgs.size(); ++j)
-    id.try_emplace(g.constArgs[j].get(), (uint64_t(1) << 40) | j);
-  std::string key;
-  key.reserve(g.ops.size() * 160 + 256);
-  KeyWriter w{key};
+    if (g.constArgs[j]->mark != epoch) {
+      g.constArgs[j]->mark = epoch;
+      g.constArgs[j]->index = static_cast<int32_t>(g.ops.size() + j);
+    }
+  KeyWriter w;
+  w.out.reserve(g.ops.size() * 24 + 64);
   bool named = true;
   auto nameOf = [&](const Node *n) {
-    auto it = id.find(n);
-    if (it == id.end()) {
+    if (n->mark != epoch) {
       named = false; // (a value the program does not name: no template)
       return uint64_t(0);
     }
-    return it->second;
+    return static_cast<uint64_t>(n->index);
   };
   auto operand = [&](const Operand &in) {
     if (auto leaf = leafOfEdge(in)) {
       w.word(1);
       w.word(g.leafIndex.at({in.node.get(), leaf.get()}));
     } else {
-      bool constant = constantEdge(in);
-      w.word(2 | uint64_t(constant) << 2 | uint64_t(deadLeafEdge(in)) << 3 |
+      // (constantEdge and deadLeafEdge of an edge to no leaf.)
+      bool dead = !in.noGrad && leafRead(in);
+      const Node *h = historyOf(in).get();
+      bool constant = in.noGrad || dead || !h->requiresGrad;
+      w.word(2 | uint64_t(constant) << 2 | uint64_t(dead) << 3 |
              uint64_t(in.history != nullptr) << 4);
       w.word(nameOf(in.node.get()));
-      if (in.history)
-        w.word(nameOf(in.history.get()));
       if (!constant)
-        w.word(nameOf(historyOf(in).get()));
+        w.word(nameOf(h));
     }
     w.word(uint64_t(in.noGrad) | uint64_t(in.cutView) << 1 |
            uint64_t(in.view != nullptr) << 2 |
@@ -225,7 +232,8 @@ bool GradientRun::keyTemplate() {
   }
   if (!named)
     return false;
-  templateKey = std::move(key);
+  templateKey.assign(reinterpret_cast<const char *>(w.out.data()),
+                     w.out.size() * sizeof(uint64_t));
   return true;
 }
 
