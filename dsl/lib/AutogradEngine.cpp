@@ -134,6 +134,11 @@ bool constantEdge(const Operand &in) {
          (!leafOfEdge(in) && !historyOf(in)->requiresGrad);
 }
 
+bool constantEdgeToNoLeaf(const Operand &in) {
+  // (deadLeafEdge without its leafOfEdge, which gave none.)
+  return in.noGrad || leafRead(in) || !historyOf(in)->requiresGrad;
+}
+
 /// The version a retained non-view tensor retains the gradient of (null:
 /// its current one).
 NodePtr retainedNode(const TensorImpl &t) {

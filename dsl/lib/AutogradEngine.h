@@ -48,6 +48,9 @@ std::shared_ptr<TensorImpl> leafOfEdge(const Operand &in);
 const NodePtr &historyOf(const Operand &in);
 /// An edge that reads a constant (no gradient flows through it).
 bool constantEdge(const Operand &in);
+/// constantEdge(in) of an edge whose leafOfEdge(in) is null (two lookups
+/// fewer: the graph walks ask it of every edge).
+bool constantEdgeToNoLeaf(const Operand &in);
 
 /// Seconds since `t0`.
 double secondsSince(std::chrono::steady_clock::time_point t0);

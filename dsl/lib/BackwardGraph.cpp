@@ -142,7 +142,7 @@ void Graph::visit(const Operand &start) {
       addLeaf(in.node, leaf);
       return;
     }
-    bool constant = constantEdge(in);
+    bool constant = constantEdgeToNoLeaf(in);
     // A pending constant read at an offset (the mini-batch of a normalized
     // dataset kept pending, `norm.narrow(0, k, B)`) is evaluated first:
     // the read is then of an argument's window, and the offset is not in
@@ -268,7 +268,7 @@ void GradientRun::findReached() {
     }
     if (auto leaf = leafOfEdge(in))
       reachedLeaves.insert(leaf.get());
-    else if (!constantEdge(in))
+    else if (!constantEdgeToNoLeaf(in))
       reached.insert(historyOf(in).get());
     // A view's grad_fn gets its gradient even when nothing below it does
     // (its base stopped requiring grad): grad() with respect to it works.

@@ -160,10 +160,10 @@ bool GradientRun::keyTemplate() {
       w.word(1);
       w.word(g.leafIndex.at({in.node.get(), leaf.get()}));
     } else {
-      // (constantEdge and deadLeafEdge of an edge to no leaf.)
+      // (deadLeafEdge of an edge to no leaf.)
       bool dead = !in.noGrad && leafRead(in);
       const Node *h = historyOf(in).get();
-      bool constant = in.noGrad || dead || !h->requiresGrad;
+      bool constant = constantEdgeToNoLeaf(in);
       w.word(2 | uint64_t(constant) << 2 | uint64_t(dead) << 3 |
              uint64_t(in.history != nullptr) << 4);
       w.word(nameOf(in.node.get()));

@@ -114,7 +114,7 @@ Walk::Walk(const Operand &edge, bool hash) {
       onCpu = onCpu && in.node->device == kDevCPU;
       return;
     }
-    bool constant = constantEdge(in);
+    bool constant = constantEdgeToNoLeaf(in);
     if (in.history && !constant)
       reachNode(in.node.get(), true);
     reachNode(constant ? in.node.get() : historyOf(in).get(), constant);
