@@ -58,13 +58,6 @@ int64_t Slice::readOffset(const Operand &in, bool windows) const {
 
 namespace {
 
-void push(std::string &key, int64_t v) {
-  key.append(reinterpret_cast<const char *>(&v), sizeof v);
-}
-void pushList(std::string &key, const Shape &s) {
-  push(key, static_cast<int64_t>(s.size()));
-  key.append(reinterpret_cast<const char *>(s.data()), s.size() * 8);
-}
 int64_t bits(double d) {
   int64_t b;
   memcpy(&b, &d, 8);
@@ -92,46 +85,51 @@ bool powOfNumberArgument(const Slice &s, const Node &n) {
 } // namespace
 
 std::string Slice::key() const {
-  std::string key;
-  // (About 200 bytes a one-dimensional binary op: one allocation.)
-  key.reserve(256 * nodes.size());
+  // Words appended inline, made the key's bytes once at the end (a string
+  // append per field was half of building the key).
+  std::vector<int64_t> key;
+  key.reserve(32 * nodes.size());
+  auto push = [&key](int64_t v) { key.push_back(v); };
+  auto pushList = [&key](const Shape &l) {
+    key.push_back(static_cast<int64_t>(l.size()));
+    key.insert(key.end(), l.begin(), l.end());
+  };
   partialReads = false;
   // The offsets of reads go last, after the structure (offsetsVary()).
   std::vector<int64_t> offsets;
   for (size_t i = 0; i < args.size(); ++i) {
-    push(key,
-         -1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
-    push(key, windowSize[i]);
+    push(-1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
+    push(windowSize[i]);
   }
   for (const Node *n : pending) {
-    push(key, static_cast<int64_t>(n->op));
-    push(key, reinterpret_cast<intptr_t>(n->name));
+    push(static_cast<int64_t>(n->op));
+    push(reinterpret_cast<intptr_t>(n->name));
     if (int32_t k = scalarArg[n->index]; k >= 0) { // an argument: no value
       // (The argument's type and the node's, which differ for an arange:
       // i64 or f64 bounds of any dtype's range; and whether it is a
       // number: a pow by a number is laid out as a unary op, by a 0-d
       // tensor as a binary one.)
-      push(key, -100 - static_cast<int64_t>(scalarDType(k)) -
-                    (n->output ? 16 : 0) - (isNumberFill(*n) ? 32 : 0));
-      push(key, static_cast<int64_t>(n->dtype));
-      pushList(key, n->sizes);
+      push(-100 - static_cast<int64_t>(scalarDType(k)) - (n->output ? 16 : 0) -
+           (isNumberFill(*n) ? 32 : 0));
+      push(static_cast<int64_t>(n->dtype));
+      pushList(n->sizes);
       continue;
     }
-    push(key, static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
-                  (n->output ? 32 : 0) | (n->exact ? 64 : 0));
-    pushList(key, n->sizes);
-    push(key, storageSize(n));
-    pushList(key, n->dims);
-    push(key, bits(n->a));
-    push(key, bits(n->b));
-    push(key, n->exact ? n->ia : 0);
-    push(key, n->exact ? n->ib : 0);
+    push(static_cast<int64_t>(n->dtype) | (n->keepdim ? 16 : 0) |
+         (n->output ? 32 : 0) | (n->exact ? 64 : 0));
+    pushList(n->sizes);
+    push(storageSize(n));
+    pushList(n->dims);
+    push(bits(n->a));
+    push(bits(n->b));
+    push(n->exact ? n->ia : 0);
+    push(n->exact ? n->ib : 0);
     for (const Operand &in : n->inputs) {
-      push(key, in.node->buffer ? -1 - in.node->index : in.node->index);
-      pushList(key, in.layout.sizes);
-      pushList(key, in.layout.strides);
+      push(in.node->buffer ? -1 - in.node->index : in.node->index);
+      pushList(in.layout.sizes);
+      pushList(in.layout.strides);
       if (readsFill(*n, in)) {
-        push(key, fillOffset(in.layout));
+        push(fillOffset(in.layout));
       } else {
         offsets.push_back(readOffset(in));
         partialReads = partialReads || (!in.node->buffer &&
@@ -139,10 +137,10 @@ std::string Slice::key() const {
       }
     }
   }
-  structureSize = key.size();
-  for (int64_t o : offsets)
-    push(key, o);
-  return key;
+  structureSize = key.size() * sizeof(int64_t);
+  key.insert(key.end(), offsets.begin(), offsets.end());
+  return std::string(reinterpret_cast<const char *>(key.data()),
+                     key.size() * sizeof(int64_t));
 }
 
 bool Slice::offsetsVary(const std::string &key) const {
