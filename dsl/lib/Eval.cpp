@@ -1,5 +1,4 @@
-//===- Eval.cpp - evaluate a slice of the trace through the JIT
-//-------------===//
+//===- Eval.cpp - evaluate a slice of the trace through the JIT ----------===//
 //
 // Algorithm. (1) Collect the pending nodes reaching the requested roots
 // (materialized nodes become storage arguments) plus every pending reader
@@ -8,22 +7,19 @@
 // output when something outside the slice still refers to it (a tensor's
 // root, another pending node); temporaries stay inside the fused program.
 // (3) Key: the structure of the slice (ops, attributes, dtypes, layouts, not
-// data); a hit reuses a jit::PreparedFunction, a miss prints the IR and
-// prepares it. Fill values (0-d fills: `x * lr`, `fill_(v)`, clamp bounds;
-// and `full`, `zeros`, `ones` of any shape) are arguments, not constants,
-// so they are not in the key; only a value that selects code stays a
-// constant (a pow exponent 0.5 is sqrt, 2 a product: Slice::exponentOf),
-// and bool fills. A read of a fill is at offset 0 whatever
-// its view's offset (its elements are all the same). Storage
-// offsets are arguments too: each read-only storage is passed as the window
-// its reads reach, and the reads' offsets are relative to it, so
-// `x.narrow(0, k, B)` is one program for every k (SliceWindows.cpp); the
-// arguments are numbered by first use, not creation. A view at an offset
-// of a pending result read with other offsets each time evaluates that
-// result first (Slice::offsetsVary).
-// (4) Run with written arguments donated; results become the roots' home
-// buffers (an in-place result not written in place is copied back into the
-// user's buffer).
+// data); a hit reuses a jit::PreparedFunction, a miss builds and prepares
+// it. Fill values (0-d fills: `x * lr`, `fill_(v)`, clamp bounds; `full`,
+// `zeros`, `ones` of any shape) are arguments, not in the key; only a
+// value that selects code stays a constant (a pow exponent 0.5 is sqrt, 2
+// a product: Slice::exponentOf), and bool fills. A read of a fill is at
+// offset 0 (its elements are all the same). Storage offsets are arguments
+// too: each read-only storage is passed as the window its reads reach, the
+// reads' offsets relative to it, so `x.narrow(0, k, B)` is one program for
+// every k (SliceWindows.cpp); arguments are numbered by first use. A view
+// at an offset of a pending result read with other offsets each time
+// evaluates that result first (Slice::offsetsVary). (4) Run with written
+// arguments donated; results become the roots' home buffers (an in-place
+// result not written in place is copied back into the user's buffer).
 //
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
@@ -84,9 +80,8 @@ struct Program {
 };
 
 /// Prepared programs by structure (bounded, least recently used out;
-/// ProgramCache.h). Threads that need the same program at once wait while
-/// the first prepares it: each program is prepared (and each of its
-/// kernels compiled) once while it stays cached.
+/// ProgramCache.h). Threads that need one program at once wait while the
+/// first prepares it: each is prepared (its kernels compiled) once.
 strata::detail::ProgramCache<Program> &cache() {
   static auto *c = new strata::detail::ProgramCache<Program>;
   return *c;
@@ -616,10 +611,15 @@ void strata::detail::evaluate(const std::vector<const TensorImpl *> &tensors,
       loc);
 }
 
-void strata::detail::evaluateNode(const NodePtr &n, const SourceLoc &loc) {
+void strata::detail::evaluateNodes(std::span<const NodePtr> nodes,
+                                   const SourceLoc &loc) {
   evaluateRoots(
-      [&n] {
-        return n->buffer ? std::vector<NodePtr>{} : std::vector<NodePtr>{n};
+      [nodes] {
+        std::vector<NodePtr> roots;
+        for (const NodePtr &n : nodes)
+          if (!n->buffer)
+            roots.push_back(n);
+        return roots;
       },
       loc);
 }

@@ -5,6 +5,7 @@
 #include "Impl.h"
 
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,10 @@ namespace strata::detail {
 /// reaches with one, as may a walk that evaluates nothing while it runs
 /// (taking `index` and `refsInSlice` too) instead of hash sets.
 uint64_t nextEpoch();
+
+/// Computes versions `nodes` of storages (those pending) into buffers of
+/// their own, in one program (evaluateNode, Impl.h, of each).
+void evaluateNodes(std::span<const NodePtr> nodes, const SourceLoc &loc);
 
 /// Mixes `v` (a Shape: its size and values) into the structure hash `h`
 /// (the recorded graph hashes, Node::gradShape; backward's Walk).

@@ -541,13 +541,20 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   // read is recomputed by its gradient program). Only these evaluations:
   // what the segments evaluate later (a leaf's pending data, a seed) is
   // evaluated as anywhere else.
+  // (A segment's boundaries in one program: a cut between a loop step's
+  // ops makes two, which took two programs.)
   {
     BoundaryEvaluation evaluation;
-    for (const Plan::Boundary &boundary : plan->boundaries) {
-      Node *b = boundary.node;
+    std::vector<NodePtr> ofSegment;
+    for (size_t i = 0; i < plan->boundaries.size(); ++i) {
+      Node *b = plan->boundaries[i].node;
       b->keepData = true;
-      if (!b->buffer)
-        evaluateNode(b->shared_from_this(), loc);
+      ofSegment.push_back(b->shared_from_this());
+      if (i + 1 == plan->boundaries.size() ||
+          plan->boundaries[i + 1].seg != plan->boundaries[i].seg) {
+        evaluateNodes(ofSegment, loc);
+        ofSegment.clear();
+      }
     }
   }
   SegmentRun segments(lock, *plan, retain, loc);

@@ -17,6 +17,10 @@
 using namespace strata;
 using namespace strata::detail;
 
+void strata::detail::evaluateNode(const NodePtr &n, const SourceLoc &loc) {
+  evaluateNodes({&n, 1}, loc);
+}
+
 void Slice::placeArgs(bool onCuda) {
   // Order of first use: the same program whichever input was created
   // first (`w = w - lr * g` makes `w` newer than `g` after one step).
