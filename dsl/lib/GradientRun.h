@@ -162,7 +162,7 @@ private:
   /// STRATA_CHECK_TEMPLATES: the program built the long way, compared with
   /// the template's (a strata bug where they differ).
   void checkTemplate();
-  std::string templateKey;
+  std::vector<uint64_t> templateKey;
   std::shared_ptr<const GradientTemplate> found;
   std::shared_ptr<jit::PreparedFunction> foundProgram;
 

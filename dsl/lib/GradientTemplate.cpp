@@ -10,7 +10,7 @@
 // the template that run kept, and builds nothing.
 //
 // The structure is the key itself, compared whole (an unordered map of
-// strings: no hash collision can pair two structures): every field of the
+// word vectors: no hash collision can pair two structures): every field of the
 // graph that placeArguments() and emit() read, in the order they read it.
 // Runs with what templates do not describe build their program as
 // before: create_graph, CUDA, non-leaf or dense targets, masked reads.
@@ -55,7 +55,8 @@ constexpr size_t kTemplateBytes = size_t(16) << 20;
 /// recently used go first.
 class Templates {
 public:
-  std::shared_ptr<const GradientTemplate> find(const std::string &key) {
+  using Key = std::vector<uint64_t>;
+  std::shared_ptr<const GradientTemplate> find(const Key &key) {
     std::lock_guard<std::mutex> guard(mutex);
     auto it = map.find(key);
     if (it == map.end())
@@ -63,12 +64,12 @@ public:
     it->second.used = ++clock;
     return it->second.t;
   }
-  void keep(const std::string &key, std::shared_ptr<const GradientTemplate> t) {
+  void keep(const Key &key, std::shared_ptr<const GradientTemplate> t) {
     std::vector<std::shared_ptr<const GradientTemplate>> dropped;
     std::lock_guard<std::mutex> guard(mutex);
     auto [it, fresh] = map.try_emplace(key);
     if (fresh)
-      bytes += key.size();
+      bytes += key.size() * sizeof(uint64_t);
     else
       dropped.push_back(std::move(it->second.t));
     it->second = {std::move(t), ++clock};
@@ -77,7 +78,7 @@ public:
       for (auto i = map.begin(); i != map.end(); ++i)
         if (i->second.used < oldest->second.used)
           oldest = i;
-      bytes -= oldest->first.size();
+      bytes -= oldest->first.size() * sizeof(uint64_t);
       dropped.push_back(std::move(oldest->second.t));
       map.erase(oldest);
     }
@@ -89,7 +90,24 @@ private:
     uint64_t used = 0;
   };
   std::mutex mutex;
-  std::unordered_map<std::string, Entry> map;
+  /// At most 512 of a key's words, evenly spread, hashed (a segment's key
+  /// is ~5,000 words; all of them took as long as the rest of the lookup):
+  /// keys are compared whole, so a collision costs a comparison, no more.
+  struct Hash {
+    size_t operator()(const Key &k) const {
+      uint64_t h = k.size();
+      for (size_t i = 0, step = k.size() / 512 + 1; i < k.size(); i += step)
+        mixHash(h, k[i]);
+      return h;
+    }
+  };
+  struct Equal {
+    bool operator()(const Key &a, const Key &b) const {
+      return a.size() == b.size() &&
+             memcmp(a.data(), b.data(), a.size() * sizeof(uint64_t)) == 0;
+    }
+  };
+  std::unordered_map<Key, Entry, Hash, Equal> map;
   size_t bytes = 0;
   uint64_t clock = 0;
 };
@@ -232,8 +250,7 @@ bool GradientRun::keyTemplate() {
   }
   if (!named)
     return false;
-  templateKey.assign(reinterpret_cast<const char *>(w.out.data()),
-                     w.out.size() * sizeof(uint64_t));
+  templateKey = std::move(w.out);
   return true;
 }
 
