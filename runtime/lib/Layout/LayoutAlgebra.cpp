@@ -162,7 +162,8 @@ bool strata::layout::hasInternalOverlap(const Layout &l) {
 }
 
 bool strata::layout::mayOverlap(const Layout &l) {
-  if (l.numel() <= 1)
+  // (Row-major, the common case, without the sort's allocation.)
+  if (l.numel() <= 1 || isContiguous(l))
     return false;
   std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
   for (int64_t d = 0; d < l.dim(); ++d)
