@@ -830,11 +830,18 @@ void runProgram(const std::vector<std::string> &lines) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --twice: each program runs twice and the second run is reported, so
+  // every backward of it finds the template of its gradient program the
+  // first left (GradientTemplate.cpp) and is compared with PyTorch.
+  bool twice = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--plant=", 8)) {
       plant = argv[i] + 8;
+    } else if (!std::strcmp(argv[i], "--twice")) {
+      twice = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--plant=KIND]  (programs on stdin)\n",
+      std::fprintf(stderr,
+                   "usage: %s [--plant=KIND] [--twice]  (programs on stdin)\n",
                    argv[0]);
       return 2;
     }
@@ -846,6 +853,12 @@ int main(int argc, char **argv) {
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line == "end") {
+      if (twice) {
+        std::ostringstream first;
+        std::streambuf *out = std::cout.rdbuf(first.rdbuf());
+        runProgram(lines);
+        std::cout.rdbuf(out);
+      }
       runProgram(lines);
       std::cout << "done" << std::endl;
       lines.clear();

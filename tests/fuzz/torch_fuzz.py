@@ -17,7 +17,7 @@ torch_fuzz_compare.py; the runner process, torch_fuzz_runner.py.
   /usr/bin/python3 tests/fuzz/torch_fuzz.py --runner build/bin/strata-fuzz-torch
       [--seed K] [--programs N] [--seconds S] [--dtypes f32,i64,...]
       [--plant KIND --expect-mismatch] [--report FILE] [--replay FILE]
-      [--allow CLASS,...] [--threads T] [--autograd P]
+      [--allow CLASS,...] [--threads T] [--autograd P] [--twice]
 
 Exit status: 0 no failing mismatch, 1 failing mismatches (with
 --expect-mismatch: 0 iff the planted defect was reported), 77 when torch
@@ -100,7 +100,8 @@ class Fuzzer:
     def __init__(self, args):
         self.args = args
         self.allow = set(filter(None, (args.allow or "").split(",")))
-        self.runner = Runner(args.runner, args.plant, args.threads)
+        self.runner = Runner(args.runner, args.plant, args.threads,
+                             twice=args.twice)
         self.classes = {}      # class -> [count, first seed, report text]
         self.per_dtype = {}
         self.per_op = {}
@@ -369,6 +370,10 @@ def main():
     ap.add_argument("--timeout", type=float, default=90,
                     help="seconds a program may take in strata (x4 for the "
                     "10^7-element ones) before it counts as a hang")
+    ap.add_argument("--twice", action="store_true",
+                    help="the runner runs each program twice and reports "
+                    "the second run: every backward then finds its "
+                    "gradient template (docs/design.md)")
     ap.add_argument("--report", help="write every class's report here")
     ap.add_argument("--replay", help="check the programs of this file "
                     "(separated by lines 'end') instead of generating; exit 1 "

@@ -12,13 +12,15 @@ class Runner:
     """A long-lived strata-fuzz-torch; restarted after a crash, a hang, or
     every `recycle` programs (the DSL keeps compiled programs)."""
 
-    def __init__(self, path, plant=None, threads=1, recycle=400):
+    def __init__(self, path, plant=None, threads=1, recycle=400, twice=False):
         self.path, self.plant, self.threads = path, plant, threads
+        self.twice = twice
         self.recycle, self.proc, self.count = recycle, None, 0
         self.restarts = 0
 
     def start(self):
         cmd = [self.path] + ([f"--plant={self.plant}"] if self.plant else [])
+        cmd += ["--twice"] if self.twice else []
         env = dict(os.environ, STRATA_NUM_THREADS=str(self.threads))
         for attempt in range(10):  # the binary may be being relinked
             try:
