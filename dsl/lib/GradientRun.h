@@ -145,7 +145,9 @@ private:
   void checkDense();
   void findMasks();
   void placeArguments();
-  /// False when every edge leads to nothing.
+  /// False when every edge leads to nothing. (A field of the graph that
+  /// placeArguments() or emit() comes to read must enter keyTemplate()'s
+  /// key too: a template is taken for every graph of an equal key.)
   bool emit();
   std::vector<Tensor> execute();
 
