@@ -51,7 +51,9 @@ struct Graph {
   NodeSet isConst;
   /// Ops re-emitted, each after its inputs (sorted by creation later).
   std::vector<NodePtr> ops;
-  NodeSet isOp, checked;
+  /// (Room for a segment's ops from the start: growing by doubling
+  /// rehashed each set four times a segment.)
+  NodeSet isOp{256}, checked{256};
   /// Ops the gradient flows through, to check() once the targets are known.
   std::vector<NodePtr> toCheck;
   const SourceLoc &loc;
@@ -261,7 +263,7 @@ private:
   /// Each output's sizes and dtype.
   std::vector<Shape> outSizes;
   std::vector<DType> outTypes;
-  NodeSet reached;
+  NodeSet reached{256};
   std::unordered_set<const TensorImpl *> reachedLeaves;
   std::unordered_set<const ViewChain *> reachedChains;
   // findTargets(), perturbTargets(), checkSaved().
