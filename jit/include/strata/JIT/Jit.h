@@ -52,7 +52,7 @@ struct JitValue {
   /// Raw elements of the storage root (bool: one byte 0/1 each); its
   /// element count is buffer->nbytes() / elementSize(dtype).
   runtime::StoragePtr buffer;
-  std::vector<int64_t> sizes, strides;
+  layout::Shape sizes, strides;
   int64_t offset = 0;
   bool isStorage = false;
 
