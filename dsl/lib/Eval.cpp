@@ -355,18 +355,18 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
   if (hit)
     countStats([](EvalStats &s) { ++s.cacheHits; });
   std::vector<jit::JitValue> args(slice.args.size() + slice.scalars.size());
-  // The scalars' values live here while the program runs (wrapped, not
-  // allocated: a program allocates only its results).
-  std::vector<int64_t> scalarData(slice.scalars.size());
+  // The scalars' values, each in its dtype as Fuse would have made the
+  // constant, in one block (Storage::createSmall): not a storage each.
+  std::vector<size_t> bytes;
+  for (size_t i = 0; i < slice.scalars.size(); ++i)
+    bytes.push_back(elementSize(slice.scalarDType(i)));
+  std::vector<runtime::StoragePtr> scalars =
+      runtime::Storage::createSmall(bytes);
   for (size_t i = 0; i < slice.scalars.size(); ++i) {
-    // The value in its dtype, as Fuse would have made the constant.
     jit::JitValue &v = args[slice.args.size() + i];
-    void *p = &scalarData[i];
-    DType t = slice.scalarDType(i);
-    v.dtype = toJitDType(t);
-    v.buffer = runtime::Storage::wrapExternal(p, elementSize(t),
-                                              runtime::DeviceKind::CPU, [] {});
-    slice.writeScalarArg(i, p);
+    v.dtype = toJitDType(slice.scalarDType(i));
+    v.buffer = std::move(scalars[i]);
+    slice.writeScalarArg(i, v.buffer->data());
     v.sizes = {1};
     v.strides = {1};
     v.isStorage = true;

@@ -278,21 +278,20 @@ bool GradientRun::argumentsFromTemplate() {
   for (const NodePtr &n : g.ops)
     if (n->requiresGrad && freshBuffer(*n))
       storageValue(n.get(), n->buffer, nullptr);
-  size_t slots = 0;
+  // (Their values in one block, Storage::createSmall: not a storage each.)
+  std::vector<size_t> bytes;
   for (auto [i, wide] : found->scalars)
-    slots += g.ops[i]->op == Op::Arange ? 2 : 1;
-  scalarData.assign(slots, 0);
+    for (int k = 0; k < (g.ops[i]->op == Op::Arange ? 2 : 1); ++k)
+      bytes.push_back(elementSize(scalarArgDType(*g.ops[i], wide)));
+  std::vector<runtime::StoragePtr> slots = runtime::Storage::createSmall(bytes);
   size_t used = 0;
   for (auto [i, wide] : found->scalars) {
     const Node &n = *g.ops[i];
-    DType t = scalarArgDType(n, wide);
     for (int k = 0; k < (n.op == Op::Arange ? 2 : 1); ++k) {
-      void *p = &scalarData[used++];
-      writeScalarArg(n, k, wide, p);
       jit::JitValue v;
-      v.dtype = toJitDType(t);
-      v.buffer = runtime::Storage::wrapExternal(
-          p, elementSize(t), runtime::DeviceKind::CPU, [] {});
+      v.dtype = toJitDType(scalarArgDType(n, wide));
+      v.buffer = std::move(slots[used++]);
+      writeScalarArg(n, k, wide, v.buffer->data());
       v.sizes = {1};
       v.strides = {1};
       v.isStorage = true;
@@ -329,8 +328,10 @@ void GradientRun::checkTemplate() {
   // The template's arguments against those placeArguments() and emit()
   // give, and the program's key against the template's.
   std::vector<jit::JitValue> fromTemplate = std::move(args);
-  std::vector<int64_t> templateScalars = std::move(scalarData);
-  const size_t firstScalar = fromTemplate.size() - templateScalars.size();
+  size_t scalars = 0;
+  for (auto [i, wide] : found->scalars)
+    scalars += g.ops[i]->op == Op::Arange ? 2 : 1;
+  const size_t firstScalar = fromTemplate.size() - scalars;
   auto kept = std::move(argRoots);
   args.clear();
   argRoots.clear();

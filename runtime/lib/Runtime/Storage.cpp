@@ -4,9 +4,11 @@
 #include "strata/Runtime/CudaAllocator.h"
 #include "strata/Runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 using namespace strata::runtime;
 
@@ -32,6 +34,36 @@ StoragePtr Storage::tryCreate(size_t nbytes, std::string &error,
     return nullptr;
   return std::make_shared<Made>(static_cast<unsigned char *>(p), nbytes,
                                 device);
+}
+
+std::vector<StoragePtr> Storage::createSmall(std::span<const size_t> bytes) {
+  // The slots and the storages over them in one block; each storage an
+  // aliasing pointer into it, so the block goes with the last of them.
+  struct Block {
+    explicit Block(size_t n)
+        : slots(n),
+          made(static_cast<Made *>(::operator new(n * sizeof(Made)))) {}
+    ~Block() {
+      for (size_t i = 0; i < built; ++i)
+        made[i].~Made();
+      ::operator delete(made);
+    }
+    std::vector<int64_t> slots;
+    Made *made;
+    size_t built = 0;
+  };
+  auto block = std::make_shared<Block>(bytes.size());
+  std::vector<StoragePtr> out;
+  out.reserve(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    Made *m = new (&block->made[i])
+        Made(reinterpret_cast<unsigned char *>(&block->slots[i]),
+             std::min<size_t>(bytes[i], sizeof(int64_t)), DeviceKind::CPU);
+    m->release_ = [] {}; // (the block's memory: never the allocator's)
+    ++block->built;
+    out.push_back(StoragePtr(block, m));
+  }
+  return out;
 }
 
 StoragePtr Storage::create(size_t nbytes, DeviceKind device) {

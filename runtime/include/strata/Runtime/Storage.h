@@ -18,7 +18,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace strata::runtime {
 
@@ -44,6 +46,10 @@ public:
   /// last owner dies.
   static StoragePtr wrapExternal(void *data, size_t nbytes, DeviceKind device,
                                  std::function<void()> release);
+  /// Host storages of `bytes[i]` bytes each (at most 8), uninitialized,
+  /// made in one allocation that they share: a program's scalar
+  /// arguments, not an allocation per scalar.
+  static std::vector<StoragePtr> createSmall(std::span<const size_t> bytes);
 
   /// Copies `bytes` bytes from `src` at byte `srcOffset` to `dst` at byte
   /// `dstOffset`, whatever device each lives on (host memcpy, or the CUDA
