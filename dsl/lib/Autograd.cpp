@@ -210,11 +210,11 @@ void strata::detail::markGradLeaf(const std::shared_ptr<TensorImpl> &t) {
   if (!gGradEnabled || !requiresGradOf(*t))
     return;
   Node &n = *t->root->current;
-  if (n.requiresGrad || !n.gradLeaf.expired())
+  if (n.requiresGrad || !n.gradLeaf().expired())
     return;
   // The leaf: t itself, or the leaf its view chain starts at.
   if (const TensorImpl *leaf = leafOf(*t))
-    n.gradLeaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
+    n.rareFields().gradLeaf = const_cast<TensorImpl *>(leaf)->weak_from_this();
 }
 
 //===--- Tensor methods ---------------------------------------------------===//

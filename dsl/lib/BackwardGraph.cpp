@@ -87,7 +87,7 @@ void Graph::check(const NodePtr &n) {
     return m.gradFreed && (!m.saved.empty() || (m.op == Op::Write &&
                                                 m.viewWrite && !m.passHistory));
   };
-  const NodePtr &forward = n->recomputes;
+  const NodePtr &forward = n->recomputes();
   if (freed(*n) || (forward && freed(*forward)))
     fail(kSecondTime, "pass retain_graph=true to the first backward()", loc);
   // (The forward op's saved tensors too: PyTorch's engine runs that op.)

@@ -189,16 +189,16 @@ strata::detail::Node::~Node() {
   // A node holds its inputs; destroying them from here would recurse once
   // per op of the chain. The outermost ~Node on the thread collects them
   // instead and drops them one at a time (each one's own inputs join the
-  // list), so the depth stays one frame.
-  // (A create_graph copy's forward op too: `recomputes`.)
+  // list), so the depth stays one frame (a create_graph copy's forward op
+  // too: Rare::recomputes).
   auto release = [this](std::vector<NodePtr> &into) {
-    for (std::vector<Operand> *operands :
-         {&inputs, &gradInputs, &compositeInputs})
+    for (std::vector<Operand> *operands : // (inputs again: moved from)
+         {&inputs, &gradInputs, rare ? &rare->compositeInputs : &inputs})
       for (Operand &o : *operands)
         if (o.node)
           into.push_back(std::move(o.node));
-    if (recomputes)
-      into.push_back(std::move(recomputes));
+    if (rare && rare->recomputes)
+      into.push_back(std::move(rare->recomputes));
   };
   if (tReleased) {
     release(*tReleased);

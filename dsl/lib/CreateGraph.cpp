@@ -404,7 +404,7 @@ std::vector<Tensor> strata::detail::replayGradientProgram(
     uint64_t before = 0;
     if (auto v = op.getAttrOfType<mlir::IntegerAttr>(kValueAttr))
       if (auto it = origins.find(v.getInt()); it != origins.end()) {
-        origin = it->second->recomputes;
+        origin = it->second->recomputes();
         if (!origin)
           origin = it->second;
         before = Node::nextSeq();
@@ -412,7 +412,7 @@ std::vector<Tensor> strata::detail::replayGradientProgram(
     auto standFor = [&](const Tensor &t) {
       const NodePtr &n = t.impl()->root->current;
       if (origin && n->seq > before)
-        n->recomputes = origin;
+        n->rareFields().recomputes = origin;
     };
     if (auto w = dyn_cast<WriteOp>(op)) {
       r.write(w);

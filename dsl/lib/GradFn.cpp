@@ -67,7 +67,7 @@ GradFnPtr fnOfVersion(NodePtr n) {
       owner = owner->gradIn()[0].node;
     return std::make_shared<GradFn>(owner, std::weak_ptr<TensorImpl>());
   }
-  if (auto leaf = n->gradLeaf.lock(); leaf && leaf->requiresGrad)
+  if (auto leaf = n->gradLeaf().lock(); leaf && leaf->requiresGrad)
     return std::make_shared<GradFn>(nullptr, leaf);
   return nullptr;
 }
@@ -104,8 +104,8 @@ std::vector<GradFnPtr> GradFn::next_functions() const {
   if (!node_)
     return out;
   const Node &n = *node_;
-  if (n.compositeName && !n.compositeInputs.empty()) {
-    for (const Operand &o : n.compositeInputs)
+  if (n.compositeName() && !n.compositeInputs().empty()) {
+    for (const Operand &o : n.compositeInputs())
       out.push_back(fnOfEdge(o));
     return out;
   }

@@ -103,8 +103,8 @@ std::string overloadName(const Node &n) {
 } // namespace
 
 std::string strata::detail::gradFnNameOf(const Node &n) {
-  if (n.compositeName)
-    return n.compositeName;
+  if (n.compositeName())
+    return n.compositeName();
   if (n.op == Op::Write)
     return writeName(n);
   if (std::string name = overloadName(n); !name.empty())

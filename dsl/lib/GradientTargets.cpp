@@ -332,8 +332,8 @@ void GradientRun::findMasks() {
   if (!retain)
     for (Node *n : executed) {
       n->gradFreed = true;
-      if (n->recomputes)
-        n->recomputes->gradFreed = true;
+      if (n->recomputes())
+        n->recomputes()->gradFreed = true;
     }
 }
 

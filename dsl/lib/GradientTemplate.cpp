@@ -226,11 +226,11 @@ bool GradientRun::keyTemplate() {
            uint64_t(n.buffer != nullptr) << 37);
     w.ptr(n.name);
     w.ptr(n.inplaceOp);
-    w.ptr(n.compositeName);
+    w.ptr(n.compositeName());
     w.word(static_cast<uint64_t>(n.rootNumel));
     w.shape(n.sizes);
     w.shape(n.strides);
-    w.shape(n.dims);
+    w.shape(n.dims());
     if (!scalar) { // (a scalar argument's value is not the program's)
       w.real(n.a);
       w.real(n.b);

@@ -41,7 +41,7 @@ Tensor recordIndexOp(const char *name, DType dtype, Shape sizes,
   node->name = name;
   node->dtype = dtype;
   node->sizes = std::move(sizes);
-  node->dims = {dim};
+  node->rareFields().dims = {dim};
   bool requiresGrad = false;
   for (const Tensor *t : inputs) {
     checkViewRead(*t->impl(), loc);

@@ -111,7 +111,8 @@ Tensor strata::detail::record(Op op, const char *name, DType dtype, Shape sizes,
   node->name = name;
   node->dtype = dtype;
   node->sizes = std::move(sizes);
-  node->dims = std::move(dims);
+  if (!dims.empty())
+    node->rareFields().dims = std::move(dims);
   node->keepdim = keepdim;
   node->dimList = dimList;
   node->inputs.reserve(inputs.size());
@@ -341,10 +342,10 @@ Tensor strata::detail::composite(Tensor t, const char *name,
   Node &n = *t.impl()->root->current;
   if (!n.requiresGrad)
     return t;
-  n.compositeName = name;
-  n.compositeInputs.clear();
+  n.rareFields().compositeName = name;
+  n.rare->compositeInputs.clear();
   for (const Tensor *in : inputs)
-    n.compositeInputs.push_back(operandOf(*in->impl()));
+    n.rare->compositeInputs.push_back(operandOf(*in->impl()));
   // Composites whose PyTorch node saves `self` (the ops inside save what
   // they read, a mask computed from it): a later in-place write to the
   // user's tensor makes backward raise, as PyTorch's version check. As
@@ -354,8 +355,8 @@ Tensor strata::detail::composite(Tensor t, const char *name,
       "NanToNumBackward0"};
   if (std::find(std::begin(savesSelf), std::end(savesSelf),
                 std::string_view(name)) != std::end(savesSelf) &&
-      !n.compositeInputs.empty())
-    saveInput(n, n.compositeInputs[0], 0);
+      !n.compositeInputs().empty())
+    saveInput(n, n.compositeInputs()[0], 0);
   return t;
 }
 

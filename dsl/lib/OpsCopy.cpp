@@ -65,7 +65,7 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
   markGradLeaf(converted.impl());
   // A leaf's data still pending (a requires_grad_() over a computed value)
   // is computed before it is overwritten: backward() reads it.
-  if (!dest.root->current->buffer && !dest.root->current->gradLeaf.expired())
+  if (!dest.root->current->buffer && !dest.root->current->gradLeaf().expired())
     evaluate({&dest}, loc);
   // (Not a braced list: its elements would be copied, layouts and all.)
   node->inputs.reserve(2);

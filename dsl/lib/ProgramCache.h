@@ -34,11 +34,26 @@
 namespace strata::detail {
 
 /// What a ProgramCache keeps of a key: its 256-bit BLAKE3 digest (two
-/// distinct programs collide with probability 2^-128).
+/// distinct programs collide with probability 2^-128). The thread's last
+/// key and digest are kept (up to 1 MB of key): a long program evaluated
+/// in pieces of one structure asks for the same key piece after piece, and
+/// comparing it costs a tenth of hashing it.
 inline std::string programKeyDigest(const std::string &key) {
+  struct Last {
+    std::string key, digest;
+  };
+  thread_local Last last;
+  if (!last.digest.empty() && key == last.key)
+    return last.digest;
   auto d = llvm::BLAKE3::hash<32>(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(key.data()), key.size()));
-  return std::string(d.begin(), d.end());
+  std::string digest(d.begin(), d.end());
+  constexpr size_t kMaxKept = size_t(1) << 20;
+  if (key.size() <= kMaxKept) {
+    last.key = key;
+    last.digest = digest;
+  }
+  return digest;
 }
 
 /// The capacity every ProgramCache uses (shared; read on each insert):

@@ -86,7 +86,7 @@ void strata::detail::setGradWeight(Node &node) {
                                                          << 8);
   mixHash(shape, node.sizes);
   mixHash(shape, node.strides);
-  mixHash(shape, node.dims);
+  mixHash(shape, node.dims());
   for (const Operand &in : node.gradIn()) {
     bool grad = !in.noGrad && in.node->requiresGrad;
     mixHash(shape, grad ? in.node->gradShape : 1 + uint64_t(in.noGrad));
@@ -141,7 +141,7 @@ ir::Program probeProgram(const Node &n) {
   }
   Shape out = probeSizes(rank(n.sizes.size()));
   if (n.op == Op::Reduce && !sizes.empty()) {
-    auto reduced = layout::reduceShape(sizes[0], n.dims, n.keepdim, n.name);
+    auto reduced = layout::reduceShape(sizes[0], n.dims(), n.keepdim, n.name);
     out = reduced ? *reduced : out;
   }
   ir::ValueType result = tensorType(layout::contiguous(out), n.dtype);
@@ -198,7 +198,7 @@ std::shared_ptr<const OpReads> readsOf(const Node &n) {
   }
   key += static_cast<char>(n.sizes.size());
   key += static_cast<char>(n.dtype);
-  for (int64_t d : n.dims)
+  for (int64_t d : n.dims())
     key += static_cast<char>(d);
   key += n.keepdim ? 'k' : '-';
   key += n.scanGradInSource ? 's' : '-';

@@ -45,7 +45,7 @@ Tensor scan(const Tensor &x, const char *name, int64_t dim, DType out,
   node->name = name;
   node->dtype = out;
   node->sizes = i.layout.sizes;
-  node->dims = {rank ? wrapped : 0};
+  node->rareFields().dims = {rank ? wrapped : 0};
   node->scanGradInSource =
       t.dtype != out && isFloatingPoint(t.dtype) && isFloatingPoint(out);
   checkViewRead(i, loc);

@@ -152,7 +152,7 @@ void Walk::mixNode(Node &n, const std::vector<Operand> &inputs) {
   mix(static_cast<uint64_t>(n.rootNumel));
   mixShape(n.sizes);
   mixShape(n.strides);
-  mixShape(n.dims);
+  mixShape(n.dims());
   for (const Operand &in : inputs) {
     bool leaf = leafOfEdge(in) != nullptr, constant = constantEdge(in);
     mix(idOf(leaf || constant ? in.node.get() : historyOf(in).get()));

@@ -119,7 +119,7 @@ std::string Slice::key() const {
          (n->output ? 32 : 0) | (n->exact ? 64 : 0));
     pushList(n->sizes);
     push(storageSize(n));
-    pushList(n->dims);
+    pushList(n->dims());
     push(bits(n->a));
     push(bits(n->b));
     push(n->exact ? n->ia : 0);
@@ -448,14 +448,14 @@ strata::detail::emitOp(ir::Program &p, const Node &n,
                 {number("start", n.a, n.ia), number("step", n.b, n.ib)}, at);
   case Op::Reduce: {
     std::vector<Attribute> attrs{
-        Attribute::array("dims", {n.dims.begin(), n.dims.end()})};
+        Attribute::array("dims", {n.dims().begin(), n.dims().end()})};
     if (n.keepdim)
       attrs.push_back(Attribute::unit("keepdim"));
     return p.op(n.name, ins, result, std::move(attrs), at);
   }
   case Op::Scan: {
     std::vector<Attribute> attrs{
-        Attribute::i64("dim", n.dims[0]),
+        Attribute::i64("dim", n.dims()[0]),
         Attribute::string(
             "combiner", std::string_view(n.name) == "cumsum" ? "sum" : "prod")};
     if (n.scanGradInSource)
@@ -465,7 +465,7 @@ strata::detail::emitOp(ir::Program &p, const Node &n,
   case Op::Write:
     return p.op("write", ins, result, {}, at);
   case Op::Index:
-    return p.op(n.name, ins, result, {Attribute::i64("dim", n.dims[0])}, at);
+    return p.op(n.name, ins, result, {Attribute::i64("dim", n.dims()[0])}, at);
   default:
     return p.op(n.name, ins, result, {}, at);
   }

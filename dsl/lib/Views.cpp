@@ -70,7 +70,7 @@ Tensor unsafeView(const Tensor &copy, const Shape &sizes,
                   const SourceLoc &loc) {
   // PyTorch's _unsafe_view of the clone: its grad_fn shows as such.
   if (Node &n = *copy.impl()->root->current; n.requiresGrad && n.op == Op::Copy)
-    n.compositeName = "UnsafeViewBackward0";
+    n.rareFields().compositeName = "UnsafeViewBackward0";
   Tensor v = copy.view(sizes, loc);
   TensorImpl &t = *v.impl();
   t.requiresGrad = requiresGradOf(*copy.impl());

@@ -182,7 +182,7 @@ public:
   /// Appends `v`.
   void push_back(int64_t v) {
     if (size_ == capacity_)
-      grow(2 * capacity_);
+      grow(2 * static_cast<size_t>(capacity_));
     data_[size_++] = v;
   }
   /// Appends `v`; returns it.
@@ -197,7 +197,7 @@ public:
     reserve(n);
     for (size_t i = size_; i < n; ++i)
       data_[i] = v;
-    size_ = n;
+    size_ = static_cast<uint32_t>(n);
   }
   /// `n` copies of `v`.
   void assign(size_t n, int64_t v) {
@@ -228,7 +228,7 @@ public:
     reserve(size_ + n);
     std::move_backward(data_ + at, data_ + size_, data_ + size_ + n);
     std::fill(data_ + at, data_ + at + n, v);
-    size_ += n;
+    size_ += static_cast<uint32_t>(n);
     return data_ + at;
   }
   /// Inserts [first, last) before `pos` (not a range of this shape).
@@ -237,7 +237,7 @@ public:
   iterator insert(const_iterator pos, It first, It last) {
     size_t at = static_cast<size_t>(pos - data_);
     Shape tail(begin() + at, end());
-    size_ = at;
+    size_ = static_cast<uint32_t>(at);
     for (; first != last; ++first)
       push_back(static_cast<int64_t>(*first));
     for (int64_t v : tail)
@@ -254,7 +254,7 @@ public:
   iterator erase(const_iterator first, const_iterator last) {
     int64_t *f = data_ + (first - data_), *l = data_ + (last - data_);
     std::move(l, end(), f);
-    size_ -= static_cast<size_t>(l - f);
+    size_ -= static_cast<uint32_t>(l - f);
     return f;
   }
   /// Exchanges the elements with `o`.
@@ -285,12 +285,14 @@ private:
   }
   void grow(size_t n) {
     n = std::max(n, kInline);
+    if (n > UINT32_MAX)
+      throw std::length_error("strata::layout::Shape: too many elements");
     auto *p = new int64_t[n];
     std::copy(data_, data_ + size_, p);
     if (onHeap())
       delete[] data_;
     data_ = p;
-    capacity_ = n;
+    capacity_ = static_cast<uint32_t>(n);
   }
   /// Takes `o`'s elements (its heap block, or a copy of its inline ones),
   /// leaving it empty. `this` holds nothing.
@@ -307,9 +309,11 @@ private:
     o.capacity_ = kInline;
   }
 
+  // (32-bit counts: 64 bytes, not 72. Every node and operand of a
+  // recorded program holds two or three shapes.)
   int64_t *data_ = inline_;
-  size_t size_ = 0;
-  size_t capacity_ = kInline;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
   int64_t inline_[kInline];
 };
 
