@@ -85,13 +85,12 @@ void strata::detail::checkViewRead(const TensorImpl &t, const SourceLoc &loc,
        loc);
 }
 
-void strata::detail::checkInplace(const TensorImpl &dest,
-                                  const TensorImpl &value, const char *op,
-                                  const SourceLoc &loc) {
+void strata::detail::checkInplace(const TensorImpl &dest, bool valueGrad,
+                                  const char *op, const SourceLoc &loc) {
   if (!gradEnabled())
     return;
   bool destGrad = requiresGradOf(dest);
-  if (!destGrad && !requiresGradOf(value))
+  if (!destGrad && !valueGrad)
     return;
   // A destination of an integer or bool dtype records no autograd (its
   // result cannot require grad): PyTorch checks nothing.
@@ -126,8 +125,8 @@ void strata::detail::checkInplace(const TensorImpl &dest,
          loc);
 }
 
-void strata::detail::recordGradWrite(const TensorImpl &dest,
-                                     const TensorImpl &value, Node &write,
+void strata::detail::recordGradWrite(const TensorImpl &dest, Node &value,
+                                     bool valueGrad, Node &write,
                                      const char *op, const SourceLoc &loc) {
   (void)loc;
   write.inplaceOp = op;
@@ -136,7 +135,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   // immutable in the trace and keeps its data), so no later write
   // invalidates it. An op saving its result saved what is now dest's new
   // version: writing dest again does (a.exp_(); a.add_(1) cannot backward).
-  for (Node *v = value.root->current.get(); v;) {
+  for (Node *v = &value; v;) {
     bool savedResult = false;
     for (Node::Saved &sv : v->saved) {
       auto r = sv.root.lock();
@@ -157,7 +156,7 @@ void strata::detail::recordGradWrite(const TensorImpl &dest,
   // PyTorch: any in-place op on a differentiable view rebases its base's
   // history on CopySlices, whatever part of the storage it covers.
   write.viewWrite = isDiffView(dest);
-  if (!gradEnabled() || !(requiresGradOf(value) || requiresGradOf(dest))) {
+  if (!gradEnabled() || !(valueGrad || requiresGradOf(dest))) {
     const Node &old = *write.inputs[1].node;
     if (old.requiresGrad) {
       // Untracked: the history goes on through the new version.

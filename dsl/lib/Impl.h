@@ -152,6 +152,12 @@ Shape resultStrides(const Node &n, std::span<const layout::Layout> ins);
 /// A tensor over a fresh root whose current version is `node` (a compute
 /// node, contiguous); registers `node` as a reader of its inputs' roots.
 Tensor makeResult(NodePtr node, const SourceLoc &loc, bool requiresGrad);
+/// What makeResult does to `node` but the tensor: its strides, device,
+/// depth, autograd (when `requiresGrad`, in grad mode, of a float dtype:
+/// returned), and its reads registered; `root` (may be null: a value
+/// written in place at once) becomes its root.
+bool finishNode(const NodePtr &node, const SourceLoc &loc, bool requiresGrad,
+                const std::shared_ptr<StorageRoot> &root);
 /// A row-major copy of `t` (contiguous(), reshape copies): clone() keeps
 /// the input's layout (preserve_format), this does not.
 Tensor contiguousCopy(const Tensor &t, const SourceLoc &loc);
@@ -366,12 +372,14 @@ void checkViewRead(const TensorImpl &t, const SourceLoc &loc,
                    bool anyMode = false);
 /// Called by recordWrite before a write of `value` into `dest`: PyTorch's
 /// in-place checks.
-void checkInplace(const TensorImpl &dest, const TensorImpl &value,
-                  const char *op, const SourceLoc &loc);
+void checkInplace(const TensorImpl &dest, bool valueGrad, const char *op,
+                  const SourceLoc &loc);
 /// PyTorch's name of the grad_fn showing version `n` ("" when none).
 std::string gradFnName(const NodePtr &n);
 /// Called by recordWrite after a write node is made current.
-void recordGradWrite(const TensorImpl &dest, const TensorImpl &value,
+/// `value`: the version written (converted to dest's dtype), `valueGrad`
+/// whether it requires grad.
+void recordGradWrite(const TensorImpl &dest, Node &value, bool valueGrad,
                      Node &write, const char *op, const SourceLoc &loc);
 
 } // namespace strata::detail

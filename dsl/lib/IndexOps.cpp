@@ -160,7 +160,7 @@ Tensor &writeInto(Tensor &self, const Tensor &result, const char *op,
                   const SourceLoc &loc) {
   {
     TraceLock lock;
-    checkInplace(*self.impl(), *self.impl(), op, loc);
+    checkInplace(*self.impl(), requiresGradOf(*self.impl()), op, loc);
   }
   recordWrite(*self.impl(), result, loc, op);
   return self;

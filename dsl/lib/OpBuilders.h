@@ -71,8 +71,14 @@ enum class Kind { Plain, Pow, Mod };
 /// StrataOps.td (strata/IR/OpDTypes.h): a Float op promotes integers to
 /// f32, a FloatOnly op refuses them ("<name>_cpu" not implemented), an
 /// Integral op refuses floats, a comparison gives bool.
+/// With `nodeOnly`, where the op is of tensor `a` and number `b` and its
+/// result is of a's dtype and shape, the result's node is made as
+/// finishNode makes it, set there, and no tensor is returned (an undefined
+/// one): what an in-place op writes at once (inPlaceNumber); otherwise
+/// `*nodeOnly` is untouched and the tensor returned.
 Tensor binary(const char *name, const Arg &a, const Arg &b,
-              const SourceLoc &loc, Kind kind = Kind::Plain);
+              const SourceLoc &loc, Kind kind = Kind::Plain,
+              NodePtr *nodeOnly = nullptr);
 
 /// `r` with the strides of `want` where they differ only on size-1 dims
 /// (the same elements at the same places); unchanged otherwise.
@@ -90,6 +96,11 @@ Tensor iteratorLayout(Tensor r, std::span<const layout::Layout> xs);
 /// casts to self's), then recordWrite.
 Tensor &inPlace(Tensor &self, const Tensor &result, const char *op,
                 const SourceLoc &loc, const Tensor *other = nullptr);
+/// `self.op(s)` for binary op `name` by a number (mul_, add_, ...): the
+/// result's node written at once where it is of self's dtype and shape
+/// (binary's nodeOnly), else inPlace.
+Tensor &inPlaceNumber(Tensor &self, const char *name, const Scalar &s,
+                      const char *op, const SourceLoc &loc, Kind kind);
 /// PyTorch checks an in-place op before it computes anything; strata
 /// computes the value first (reading the destination, which regenerates a
 /// view's grad_fn), so it checks here first too.

@@ -152,10 +152,11 @@ Operand numberOperand(const Scalar &value, DType dtype, const SourceLoc &loc) {
 }
 
 /// record() of binary op `name` over tensor `x` and a number's operand,
-/// the number first or second.
+/// the number first or second; with `nodeOnly`, the node alone (finishNode:
+/// no tensor, which is undefined).
 Tensor recordWithNumber(const char *name, DType dtype, Shape sizes,
                         const Tensor &x, Operand number, bool numberFirst,
-                        const SourceLoc &loc) {
+                        const SourceLoc &loc, NodePtr *nodeOnly) {
   checkStorageSize(sizes, elementSize(dtype), name, loc);
   TraceLock lock; // the version read is the one the reader registers on
   auto node = std::make_shared<Node>();
@@ -171,6 +172,11 @@ Tensor recordWithNumber(const char *name, DType dtype, Shape sizes,
   node->inputs.push_back(operandOf(*x.impl()));
   if (!numberFirst)
     node->inputs.push_back(std::move(number));
+  if (nodeOnly) {
+    finishNode(node, loc, requiresGradOf(*x.impl()), nullptr);
+    *nodeOnly = std::move(node);
+    return Tensor();
+  }
   return makeResult(std::move(node), loc, requiresGradOf(*x.impl()));
 }
 
@@ -190,7 +196,8 @@ Tensor strata::detail::asTensor(const Arg &a, DType dtype,
   return scalarTensor(*a.scalar, dtype, loc);
 }
 Tensor strata::detail::binary(const char *name, const Arg &a, const Arg &b,
-                              const SourceLoc &loc, Kind kind) {
+                              const SourceLoc &loc, Kind kind,
+                              NodePtr *nodeOnly) {
   const ir::ElementwiseDTypes &dtypes = dtypesOf(name, loc);
   const TensorImpl *ta = a.tensor ? &implOf(*a.tensor, loc) : nullptr;
   const TensorImpl *tb = b.tensor ? &implOf(*b.tensor, loc) : nullptr;
@@ -277,12 +284,17 @@ Tensor strata::detail::binary(const char *name, const Arg &a, const Arg &b,
   DType out = dtypes.compare ? DType::Bool : common;
   bool boolPow =
       kind == Kind::Pow && b.scalar && b.scalar->kind() == Scalar::Kind::Bool;
+  // (The node alone only for a result of the tensor's own dtype and
+  // shape: what an in-place op writes back as it is.)
+  if (nodeOnly && !(a.tensor && b.scalar && ta->dtype == out && common == out &&
+                    shape == ta->layout.sizes))
+    nodeOnly = nullptr;
   if (!boolPow && a.tensor != b.tensor && (!a.tensor || !b.tensor))
     return recordWithNumber(
         name, out, std::move(shape),
         castTo(a.tensor ? *a.tensor : *b.tensor, common, loc),
         numberOperand(a.scalar ? *a.scalar : *b.scalar, common, loc),
-        a.scalar.has_value(), loc);
+        a.scalar.has_value(), loc, nodeOnly);
   Tensor x = asTensor(a, common, loc), y = asTensor(b, common, loc);
   // pow(x, False/True): the bool number stays a bool fill, cast, so the
   // gradient knows it (PyTorch 1.13 does not take its zero-exponent

@@ -330,9 +330,7 @@ Tensor strata::operator-(LocatedTensor a) { return a.tensor.neg(a.loc); }
   }                                                                            \
   Tensor &Tensor::method(Scalar s, SourceLoc loc) {                            \
     checkInplaceFirst(*this, nullptr, #method, loc);                           \
-    return inPlace(*this,                                                      \
-                   binary(name, Arg{this, {}}, Arg{nullptr, s}, loc, kind),    \
-                   #method, loc);                                              \
+    return inPlaceNumber(*this, name, s, #method, loc, kind);                  \
   }
 STRATA_INPLACE(add_, "add", Kind::Plain)
 STRATA_INPLACE(sub_, "sub", Kind::Plain)

@@ -26,50 +26,27 @@ void strata::detail::refuseOverlappingWrite(const layout::Layout &l,
          loc);
 }
 
-void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
-                                 const SourceLoc &loc, const char *op) {
-  TraceLock lock;
-  checkViewRead(*src.impl(), loc);
-  checkInplace(dest, *src.impl(), op, loc);
-  // PyTorch refuses stride-0 destinations and computes the rest in its
-  // loop order, an element shared by two positions being written twice
-  // (an overlapping unfold's add_ adds twice there): strata's writes are
-  // functional, so no loop order gives that answer. Every destination
-  // with an element at two positions is refused (exactly: as_strided
-  // layouts the quick test cannot prove disjoint are checked index by
-  // index).
-  // (fill_ and zero_ write one value: any order gives it.)
-  if (std::string_view(op) != "fill_" && std::string_view(op) != "zero_")
-    refuseOverlappingWrite(dest.layout, op, loc);
-  const TensorImpl &s = *src.impl();
-  // (Equal shapes broadcast to themselves: no shape is built.)
-  if (s.layout.sizes != dest.layout.sizes)
-    if (Shape shape = check(
-            layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op),
-            loc);
-        shape != dest.layout.sizes)
-      fail(std::string(op) + ": output with shape " +
-               layout::formatList(dest.layout.sizes) +
-               " doesn't match the broadcast shape " +
-               layout::formatList(shape),
-           "the value written must broadcast to the destination's shape", loc);
+namespace {
+/// The write of the value `read` reads (of dest's dtype and a shape that
+/// broadcasts to dest's, `valueGrad`: whether it requires grad) into
+/// `dest`: a new version of dest's root. recordWrite's and inPlaceNumber's.
+void writeValue(const TensorImpl &dest, Operand read, bool valueGrad,
+                const SourceLoc &loc, const char *op) {
   int8_t device =
-      joinDevices(dest.root->current->device, s.root->current->device, loc);
-  Tensor converted = castTo(src, dest.dtype, loc);
+      joinDevices(dest.root->current->device, read.node->device, loc);
   auto node = std::make_shared<Node>();
   node->device = device;
   node->op = Op::Write;
   node->name = "write";
   node->dtype = dest.dtype;
   node->rootNumel = dest.root->numel;
-  markGradLeaf(converted.impl());
   // A leaf's data still pending (a requires_grad_() over a computed value)
   // is computed before it is overwritten: backward() reads it.
   if (!dest.root->current->buffer && !dest.root->current->gradLeaf().expired())
     evaluate({&dest}, loc);
   // (Not a braced list: its elements would be copied, layouts and all.)
   node->inputs.reserve(2);
-  node->inputs.push_back(operandOf(*converted.impl()));
+  node->inputs.push_back(std::move(read));
   node->inputs.push_back(operandOf(dest));
   node->root = dest.root;
   node->loc = loc;
@@ -85,11 +62,79 @@ void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
     r->current = dest.root->current;
     r->writeLocs.push(loc);
   }
-  recordGradWrite(dest, *converted.impl(), write, op, loc);
+  recordGradWrite(dest, *write.inputs[0].node, valueGrad, write, op, loc);
   if (dest.root->home)
     dest.root->home->bumpVersion();
   setDepth(write);
   cutDeepChain(dest, loc);
+}
+
+/// PyTorch's refusal of a write into a destination with an element at two
+/// positions.
+void refuseOverlap(const TensorImpl &dest, const char *op,
+                   const SourceLoc &loc) {
+  // PyTorch refuses stride-0 destinations and computes the rest in its
+  // loop order, an element shared by two positions being written twice
+  // (an overlapping unfold's add_ adds twice there): strata's writes are
+  // functional, so no loop order gives that answer. Every destination
+  // with an element at two positions is refused (exactly: as_strided
+  // layouts the quick test cannot prove disjoint are checked index by
+  // index).
+  // (fill_ and zero_ write one value: any order gives it.)
+  if (std::string_view(op) != "fill_" && std::string_view(op) != "zero_")
+    refuseOverlappingWrite(dest.layout, op, loc);
+}
+} // namespace
+
+void strata::detail::recordWrite(const TensorImpl &dest, const Tensor &src,
+                                 const SourceLoc &loc, const char *op) {
+  TraceLock lock;
+  checkViewRead(*src.impl(), loc);
+  checkInplace(dest, requiresGradOf(*src.impl()), op, loc);
+  refuseOverlap(dest, op, loc);
+  const TensorImpl &s = *src.impl();
+  // (Equal shapes broadcast to themselves: no shape is built.)
+  if (s.layout.sizes != dest.layout.sizes)
+    if (Shape shape = check(
+            layout::broadcastShapes(s.layout.sizes, dest.layout.sizes, op),
+            loc);
+        shape != dest.layout.sizes)
+      fail(std::string(op) + ": output with shape " +
+               layout::formatList(dest.layout.sizes) +
+               " doesn't match the broadcast shape " +
+               layout::formatList(shape),
+           "the value written must broadcast to the destination's shape", loc);
+  joinDevices(dest.root->current->device, s.root->current->device, loc);
+  Tensor converted = castTo(src, dest.dtype, loc);
+  markGradLeaf(converted.impl());
+  writeValue(dest, operandOf(*converted.impl()),
+             requiresGradOf(*converted.impl()), loc, op);
+}
+
+Tensor &strata::detail::inPlaceNumber(Tensor &self, const char *name,
+                                      const Scalar &s, const char *op,
+                                      const SourceLoc &loc, Kind kind) {
+  // `h.mul_(c)` in a loop: the product's node is written at once, without
+  // the tensor and storage root that recording it as `h * c` makes only to
+  // free them when the op returns (a third of recording an in-place op).
+  NodePtr value;
+  Tensor result =
+      binary(name, Arg{&self, {}}, Arg{nullptr, s}, loc, kind, &value);
+  if (!value)
+    return inPlace(self, result, op, loc);
+  TraceLock lock;
+  const TensorImpl &t = *self.impl();
+  bool valueGrad = value->requiresGrad;
+  checkInplace(t, valueGrad, op, loc);
+  refuseOverlap(t, op, loc);
+  // (The read operandOf makes of a fresh result: its whole root, with its
+  // history as the edge.)
+  Operand read;
+  read.layout = value->resultLayout();
+  read.noGrad = !valueGrad || !gradEnabled();
+  read.node = std::move(value);
+  writeValue(t, std::move(read), valueGrad, loc, op);
+  return self;
 }
 
 void strata::detail::checkNoPartialOverlap(const TensorImpl &dest,
@@ -133,7 +178,7 @@ void strata::detail::checkInplaceFirst(const Tensor &self, const Tensor *other,
                                        const char *op, const SourceLoc &loc) {
   const TensorImpl &t = implOf(self, loc);
   TraceLock lock;
-  checkInplace(t, other ? implOf(*other, loc) : t, op, loc);
+  checkInplace(t, requiresGradOf(other ? implOf(*other, loc) : t), op, loc);
 }
 
 namespace {

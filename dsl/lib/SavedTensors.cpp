@@ -48,11 +48,9 @@ void strata::detail::saveInput(Node &node, const Operand &input, int index) {
   } else if (o->node->op == Op::Fill) {
     // A number (numberOperand, Ops.cpp: a fill with no storage root, never
     // written) is saved as its version 0, as the wrapped-number tensor
-    // PyTorch saves (`x * 2` saves the 2).
-    auto record = std::make_shared<VersionRecord>();
-    record->current = o->node;
-    record->dtype = o->node->dtype;
-    node.saved.push_back({{}, 0, o->layout.sizes, record, {}, index});
+    // PyTorch saves (`x * 2` saves the 2). No version record: it has no
+    // versions to check (Graph::check).
+    node.saved.push_back({{}, 0, o->layout.sizes, nullptr, {}, index});
     o->node->keepData = true;
     input.node->keepData = true;
   }

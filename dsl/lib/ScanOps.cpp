@@ -72,7 +72,7 @@ Tensor &scanInPlace(Tensor &self, const char *name, const char *op, int64_t dim,
          loc);
   {
     TraceLock lock;
-    checkInplace(t, t, op, loc);
+    checkInplace(t, requiresGradOf(t), op, loc);
   }
   Tensor result = scan(self, name, dim, t.dtype, loc);
   recordWrite(t, result, loc, op);

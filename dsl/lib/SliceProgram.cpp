@@ -85,18 +85,33 @@ bool powOfNumberArgument(const Slice &s, const Node &n) {
 } // namespace
 
 std::string Slice::key() const {
-  // Words appended inline, made the key's bytes once at the end (a string
-  // append per field was half of building the key).
-  std::vector<int64_t> key;
-  key.reserve(32 * nodes.size());
-  auto push = [&key](int64_t v) { key.push_back(v); };
-  auto pushList = [&key](const Shape &l) {
-    key.push_back(static_cast<int64_t>(l.size()));
-    key.insert(key.end(), l.begin(), l.end());
+  // Words written through a pointer, into memory not zeroed first, made
+  // the key's bytes once at the end (a string append per field was half of
+  // building the key; a push_back a word, and the copies, a third of what
+  // was left).
+  size_t size = 32 * (nodes.size() + 2);
+  std::unique_ptr<int64_t[]> words(new int64_t[size]);
+  int64_t *at = words.get(), *end = at + size;
+  auto push = [&](int64_t v) {
+    if (at == end) [[unlikely]] {
+      std::unique_ptr<int64_t[]> bigger(new int64_t[2 * size]);
+      std::copy(words.get(), at, bigger.get());
+      at = bigger.get() + size;
+      size *= 2;
+      end = bigger.get() + size;
+      words = std::move(bigger);
+    }
+    *at++ = v;
+  };
+  auto pushList = [&](const Shape &l) {
+    push(static_cast<int64_t>(l.size()));
+    for (int64_t v : l)
+      push(v);
   };
   partialReads = false;
   // The offsets of reads go last, after the structure (offsetsVary()).
   std::vector<int64_t> offsets;
+  offsets.reserve(2 * nodes.size());
   for (size_t i = 0; i < args.size(); ++i) {
     push(-1 - static_cast<int64_t>(args[i]->dtype) - (donated[i] ? 16 : 0));
     push(windowSize[i]);
@@ -137,10 +152,13 @@ std::string Slice::key() const {
       }
     }
   }
-  structureSize = key.size() * sizeof(int64_t);
-  key.insert(key.end(), offsets.begin(), offsets.end());
-  return std::string(reinterpret_cast<const char *>(key.data()),
-                     key.size() * sizeof(int64_t));
+  structureSize = static_cast<size_t>(at - words.get()) * sizeof(int64_t);
+  std::string key;
+  key.reserve(structureSize + offsets.size() * sizeof(int64_t));
+  key.append(reinterpret_cast<const char *>(words.get()), structureSize);
+  key.append(reinterpret_cast<const char *>(offsets.data()),
+             offsets.size() * sizeof(int64_t));
+  return key;
 }
 
 bool Slice::offsetsVary(const std::string &key) const {

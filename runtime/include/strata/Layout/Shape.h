@@ -1,10 +1,13 @@
-//===- Shape.h - sizes, strides or dims, six of them held inline -*- C++
+//===- Shape.h - sizes, strides or dims, four of them held inline -*- C++
 //-*-===//
 //
 // A tensor's sizes and strides were std::vector<int64_t>: recording one
 // elementwise op copied a dozen of them (its operands' layouts, its
-// result's), one malloc each. Shape keeps up to six elements inline (every
-// layout of the test suite but a few) and spills to the heap beyond. It is
+// result's), one malloc each. Shape keeps up to four elements inline (rank
+// 4: every layout the models and tests here use but a few) and spills to
+// the heap beyond. Every recorded node and operand holds two or three, so
+// its size is the trace's: 48 bytes (six inline and 64-bit counts made it
+// 72; docs/performance.md, "Smaller nodes", has what it saved). It is
 // std::vector<int64_t>'s interface as strata and its users use it: sizes(),
 // operator[], iterators, braced lists, comparisons, and conversions from
 // and to std::vector<int64_t>.
@@ -27,7 +30,7 @@
 
 namespace strata::layout {
 
-/// Sizes, strides or dims: a vector of int64_t with six elements inline.
+/// Sizes, strides or dims: a vector of int64_t with four elements inline.
 class Shape {
   template <typename T> struct IsSpan : std::false_type {};
   template <typename T, size_t N>
@@ -57,7 +60,7 @@ public:
   /// std::vector's member type.
   using const_reverse_iterator = std::reverse_iterator<const_iterator>;
   /// Elements held without a heap allocation.
-  static constexpr size_t kInline = 6;
+  static constexpr size_t kInline = 4;
 
   /// Empty.
   Shape() noexcept = default;
