@@ -87,10 +87,8 @@ strata::detail::ProgramCache<Program> &cache() {
   return *c;
 }
 
-/// Pending nodes a deferred temporary may take to recompute (Slice).
-constexpr int kMaxRecompute = 8;
-/// The most roots one program evaluates (evaluateRoots).
-constexpr size_t kMaxProgramRoots = 512;
+constexpr int kMaxRecompute = 8; // ops a deferred temporary recomputes (Slice)
+constexpr size_t kMaxProgramRoots = 512; // roots a program evaluates
 
 /// Set by BoundaryEvaluation.
 thread_local bool tBoundaryEvaluation = false;
@@ -167,7 +165,9 @@ Slice::Slice(const std::vector<Node *> &roots)
     if (n->op != Op::Write || n->buffer)
       continue;
     auto root = n->root.lock();
-    if (!root || !rootsScanned.insert(root.get()).second)
+    // (A storage never computed whole has no home a reader may read; the
+    // versions with buffers of their own this writes over are copied.)
+    if (!root || !root->home || !rootsScanned.insert(root.get()).second)
       continue;
     // Evaluating the boundaries of a segmented backward: this program
     // overwrites no buffer a pending reader of an older version reads
@@ -401,16 +401,14 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
         const_cast<Node *>(a)->buffer =
             copyBuffer(root->home, root->home->device(), loc);
   }
-  // (Boundaries of a segmented backward, Slice::Slice: an older version
-  // with a buffer of its own that this program writes over.)
-  if (tBoundaryEvaluation)
-    for (size_t i = 0; i < slice.args.size(); ++i)
-      if (slice.donated[i]) {
-        Node *a = slice.args[i];
-        auto root = a->root.lock();
-        if (!root || a->buffer != root->home)
-          a->buffer = copyBuffer(a->buffer, a->buffer->device(), loc);
-      }
+  // (Boundaries of a segmented backward, or a storage with no home,
+  // Slice::Slice: an older version with a buffer of its own written over.)
+  for (size_t i = 0; i < slice.args.size(); ++i)
+    if (auto root = slice.args[i]->root.lock();
+        slice.donated[i] && (tBoundaryEvaluation || (root && !root->home)) &&
+        (!root || slice.args[i]->buffer != root->home))
+      slice.args[i]->buffer = copyBuffer(slice.args[i]->buffer,
+                                         slice.args[i]->buffer->device(), loc);
   jit::RunOptions options;
   options.donated = program.donated;
   jit::RunResult result = runPrepared(*program.fn, args, onCuda, options);
@@ -525,6 +523,8 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
     for (const NodePtr &r : pendingRoots)
       roots.push_back(r.get());
     Slice slice(roots);
+    if (evaluateDeepInPieces(slice, loc))
+      continue; // (what is left reads the levels' values)
     std::string key = slice.key();
     // (Once offsets vary, what is left after the split splits too.)
     static thread_local int splits = 0; // (nested: a bounded depth)

@@ -21,6 +21,13 @@ uint64_t nextEpoch();
 /// their own, in one program (evaluateNode, Impl.h, of each).
 void evaluateNodes(std::span<const NodePtr> nodes, const SourceLoc &loc);
 
+struct Slice;
+/// Evaluates, level by level, the pending nodes of `slice` at each multiple
+/// of kMaxPendingDepth deep (not its roots), where it reaches twice as deep:
+/// what is left of it is then a slice of bounded depth. False where it
+/// evaluated nothing.
+bool evaluateDeepInPieces(const Slice &slice, const SourceLoc &loc);
+
 /// Mixes `v` (a Shape: its size and values) into the structure hash `h`
 /// (the recorded graph hashes, Node::gradShape; backward's Walk).
 inline void mixHash(uint64_t &h, uint64_t v) {

@@ -21,6 +21,39 @@ void strata::detail::evaluateNode(const NodePtr &n, const SourceLoc &loc) {
   evaluateNodes({&n, 1}, loc);
 }
 
+bool strata::detail::evaluateDeepInPieces(const Slice &slice,
+                                          const SourceLoc &loc) {
+  // A pending chain requiring grad is not cut when recorded (cutDeepChain):
+  // reading `h` after 10^5 `h.add_(1)` with grad would be one program of
+  // 10^5 ops (~30 µs an op to compile). Its nodes at each multiple of
+  // kMaxPendingDepth are evaluated first, level by level, as a segmented
+  // backward's boundaries are (each into a buffer of its own): a path
+  // between two levels holds at most that many ops (depths increase along
+  // it), and the levels of a loop are one op, so the pieces are one
+  // structure.
+  int32_t deepest = 0;
+  for (const Node *n : slice.pending)
+    deepest = std::max(deepest, n->depth);
+  if (deepest <= 2 * kMaxPendingDepth)
+    return false;
+  std::vector<std::vector<NodePtr>> levels(
+      static_cast<size_t>(deepest / kMaxPendingDepth));
+  for (Node *n : slice.pending)
+    if (n->depth % kMaxPendingDepth == 0 &&
+        std::find(slice.roots.begin(), slice.roots.end(), n) ==
+            slice.roots.end())
+      levels[static_cast<size_t>(n->depth / kMaxPendingDepth) - 1].push_back(
+          n->shared_from_this());
+  bool any = false;
+  BoundaryEvaluation evaluation;
+  for (const std::vector<NodePtr> &level : levels)
+    if (!level.empty()) {
+      evaluateNodes(level, loc);
+      any = true;
+    }
+  return any;
+}
+
 void Slice::placeArgs(bool onCuda) {
   // Order of first use: the same program whichever input was created
   // first (`w = w - lr * g` makes `w` newer than `g` after one step).
