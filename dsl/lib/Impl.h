@@ -367,7 +367,9 @@ bool gradGoesNowhere(const TensorImpl &t, const ViewChain *chain);
 void setGradEdge(Operand &o, const TensorImpl &t);
 /// Called before an op reads `t` in grad mode: PyTorch refuses a view made
 /// in no-grad mode whose root was written since (its grad_fn would be
-/// regenerated from a history it was not made in).
+/// regenerated from a history it was not made in). Only by an op whose
+/// result can require grad (a float one): PyTorch reads the grad_fn only
+/// then (`v > 0`, `v.to(kInt64)`, a bool's copy_(v) read it without).
 void checkViewRead(const TensorImpl &t, const SourceLoc &loc,
                    bool anyMode = false);
 /// Called by recordWrite before a write of `value` into `dest`: PyTorch's

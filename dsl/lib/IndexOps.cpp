@@ -44,7 +44,8 @@ Tensor recordIndexOp(const char *name, DType dtype, Shape sizes,
   node->rareFields().dims = {dim};
   bool requiresGrad = false;
   for (const Tensor *t : inputs) {
-    checkViewRead(*t->impl(), loc);
+    if (isFloatingPoint(dtype))
+      checkViewRead(*t->impl(), loc);
     markGradLeaf(t->impl());
     node->inputs.push_back(operandOf(*t->impl()));
     requiresGrad |= requiresGradOf(*t->impl());

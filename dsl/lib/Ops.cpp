@@ -117,7 +117,8 @@ Tensor strata::detail::record(Op op, const char *name, DType dtype, Shape sizes,
   node->dimList = dimList;
   node->inputs.reserve(inputs.size());
   for (const Tensor *t : inputs) {
-    checkViewRead(*t->impl(), loc);
+    if (isFloatingPoint(dtype)) // (checkViewRead: a result with autograd)
+      checkViewRead(*t->impl(), loc);
     markGradLeaf(t->impl());
     node->inputs.push_back(operandOf(*t->impl()));
   }
@@ -164,7 +165,8 @@ Tensor recordWithNumber(const char *name, DType dtype, Shape sizes,
   node->name = name;
   node->dtype = dtype;
   node->sizes = std::move(sizes);
-  checkViewRead(*x.impl(), loc);
+  if (isFloatingPoint(dtype))
+    checkViewRead(*x.impl(), loc);
   markGradLeaf(x.impl());
   node->inputs.reserve(2);
   if (numberFirst)

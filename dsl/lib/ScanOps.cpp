@@ -48,7 +48,8 @@ Tensor scan(const Tensor &x, const char *name, int64_t dim, DType out,
   node->rareFields().dims = {rank ? wrapped : 0};
   node->scanGradInSource =
       t.dtype != out && isFloatingPoint(t.dtype) && isFloatingPoint(out);
-  checkViewRead(i, loc);
+  if (isFloatingPoint(out))
+    checkViewRead(i, loc);
   markGradLeaf(in.impl());
   node->inputs.push_back(operandOf(i));
   return makeResult(std::move(node), loc, requiresGradOf(i));
