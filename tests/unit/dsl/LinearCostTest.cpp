@@ -243,6 +243,29 @@ TEST(LinearCost, ReadOfADeepChainRequiringGradRunsInPieces) {
   }
 }
 
+TEST(LinearCost, DeepChainRequiringGradReadAgainAfterAnEvaluation) {
+  // Read once (h gets a home buffer), then 4,500 more writes with grad and
+  // read again: a level's program writes over the home and takes in the
+  // chain's pending readers, whose levels included the level itself (a
+  // recursion without end: a crash). Checked against the recurrence, and
+  // the gradient.
+  reset();
+  Tensor x = ones({3}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  double want = 1;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 4500; ++i) {
+      h.add_(0.001);
+      want += 0.001;
+    }
+    for (float v : h.to_vector<float>())
+      EXPECT_NEAR(v, want, 1e-3);
+  }
+  h.sum().backward();
+  for (float v : x.grad().to_vector<float>())
+    EXPECT_EQ(v, 1.0f);
+}
+
 // One storage written, read or assembled at thousands of offsets in one
 // program: each piece is a one-loop kernel at its own offset, which is
 // loaded at run time (dynamic), so the pieces share a few kernels instead
