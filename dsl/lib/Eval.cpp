@@ -523,8 +523,8 @@ void evaluateProgram(TraceLock &lock, const CollectRoots &collect,
     for (const NodePtr &r : pendingRoots)
       roots.push_back(r.get());
     Slice slice(roots);
-    if (evaluateDeepInPieces(slice, loc))
-      continue; // (what is left reads the levels' values)
+    if (!tBoundaryEvaluation && evaluateDeepInPieces(slice, loc))
+      continue; // (a backward's boundaries are cut by its own plan)
     std::string key = slice.key();
     // (Once offsets vary, what is left after the split splits too.)
     static thread_local int splits = 0; // (nested: a bounded depth)
