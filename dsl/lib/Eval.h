@@ -25,7 +25,8 @@ struct Slice;
 /// Evaluates, level by level, the pending nodes of `slice` at each multiple
 /// of kMaxPendingDepth deep (not its roots), where it reaches twice as deep:
 /// what is left of it is then a slice of bounded depth. False where it
-/// evaluated nothing.
+/// evaluated nothing. (Not called within a boundary evaluation: a
+/// backward's plan, or these levels themselves, cut those.)
 bool evaluateDeepInPieces(const Slice &slice, const SourceLoc &loc);
 
 /// Mixes `v` (a Shape: its size and values) into the structure hash `h`

@@ -11,8 +11,6 @@
 
 #include "Impl.h"
 
-#include "llvm/ADT/ScopeExit.h"
-
 #include <algorithm>
 #include <climits>
 
@@ -33,13 +31,11 @@ bool strata::detail::evaluateDeepInPieces(const Slice &slice,
   // between two levels holds at most that many ops (depths increase along
   // it), and the levels of a loop are one op, so the pieces are one
   // structure.
-  // (Not within a level's own evaluation: a level whose program writes
-  // over its storage's home takes in that storage's pending readers, the
-  // rest of the chain, whose levels include the one being evaluated. That
-  // program is then evaluated whole, as before the levels.)
-  thread_local bool inLevels = false;
-  if (inLevels)
-    return false;
+  // (Not called within a boundary evaluation, a level's own included,
+  // evaluateProgram: a level whose program writes over its storage's home
+  // takes in that storage's pending readers, the rest of the chain, whose
+  // levels include the one being evaluated. That program is then evaluated
+  // whole, as before the levels.)
   int32_t deepest = 0;
   for (const Node *n : slice.pending)
     deepest = std::max(deepest, n->depth);
@@ -55,8 +51,6 @@ bool strata::detail::evaluateDeepInPieces(const Slice &slice,
           n->shared_from_this());
   bool any = false;
   BoundaryEvaluation evaluation;
-  inLevels = true;
-  auto reset = llvm::make_scope_exit([] { inLevels = false; });
   for (const std::vector<NodePtr> &level : levels)
     if (!level.empty()) {
       evaluateNodes(level, loc);
