@@ -169,17 +169,12 @@ Slice::Slice(const std::vector<Node *> &roots)
     // versions with buffers of their own this writes over are copied.)
     if (!root || !root->home || !rootsScanned.insert(root.get()).second)
       continue;
-    // Evaluating the boundaries of a segmented backward: this program
-    // overwrites no buffer a pending reader of an older version reads
-    // unless it computes the storage's current version (its home) or
-    // writes over the home buffer; an older version with a buffer of its
-    // own that it writes over gets a copy first (evaluateProgram).
+    // Evaluating boundaries (of a segmented backward, or a deep chain's
+    // levels): this program overwrites no buffer a pending reader of an
+    // older version reads unless it computes the storage's current version
+    // (its home): a version it writes over gets a copy first (runSlice).
     if (tBoundaryEvaluation &&
-        std::none_of(nodes.begin(), nodes.end(), [&](const Node *m) {
-          return m->root.lock() == root &&
-                 (m->buffer ? m->buffer == root->home
-                            : m == root->current.get());
-        }))
+        (root->current->buffer || root->current->mark != epoch))
       continue;
     visitStaleReaders(*root, !tBoundaryEvaluation);
   }
@@ -195,18 +190,20 @@ Slice::Slice(const std::vector<Node *> &roots)
   // Evaluating the boundaries of a segmented backward: an elementwise
   // result kept only for a consumer's backward is recomputed by the
   // gradient program, not written (BoundaryEvaluation).
-  // Not in a program that writes over a storage's home buffer: a version
-  // such a pending node would be recomputed from may be there. (An older
-  // version with a buffer of its own that it writes over is copied first,
-  // evaluateProgram; what the program computes is recomputed from its
-  // inputs.)
+  // Not in a program that writes over a storage's home buffer with the
+  // storage's current version: a version such a pending node would be
+  // recomputed from may be there. (A version it writes over otherwise is
+  // copied first, runSlice; what the program computes is recomputed from
+  // its inputs.)
   if (tBoundaryEvaluation &&
-      std::none_of(nodes.begin(), nodes.end(), [](const Node *n) {
+      std::none_of(nodes.begin(), nodes.end(), [this](const Node *n) {
         if (n->buffer || n->op != Op::Write)
           return false;
         const Node *old = n->inputs[1].node.get();
         auto root = old->root.lock();
-        return old->buffer && (!root || old->buffer == root->home);
+        return old->buffer &&
+               (!root || (old->buffer == root->home && !root->current->buffer &&
+                          root->current->mark == epoch));
       }))
     for (Node *n : nodes)
       if (!n->buffer && n->requiresGrad)
@@ -387,6 +384,19 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
     v.strides = {1};
     v.isStorage = true;
   }
+  // An older version with a buffer of its own written over keeps its data
+  // (its pending readers are not evaluated first, Slice::visitStaleReaders),
+  // as does, evaluating boundaries, the version in a home buffer written
+  // over by a program that does not compute the storage's current version
+  // (a deep chain's level, a segment's boundary): a gradient program may
+  // recompute from it after a later program wrote the home (Slice::Slice).
+  for (size_t i = 0; i < slice.args.size(); ++i)
+    if (auto root = slice.args[i]->root.lock();
+        slice.donated[i] &&
+        (!root || slice.args[i]->buffer != root->home ||
+         (tBoundaryEvaluation && !slice.computesCurrent(*root))))
+      slice.args[i]->buffer = copyBuffer(slice.args[i]->buffer,
+                                         slice.args[i]->buffer->device(), loc);
   // A version some backward may read (saved for it) keeps its data: when
   // this program writes its root's home buffer, the version gets a copy
   // first (PyTorch saves the original of an in-place op's input).
@@ -401,14 +411,6 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
         const_cast<Node *>(a)->buffer =
             copyBuffer(root->home, root->home->device(), loc);
   }
-  // (Boundaries of a segmented backward, or a storage with no home,
-  // Slice::Slice: an older version with a buffer of its own written over.)
-  for (size_t i = 0; i < slice.args.size(); ++i)
-    if (auto root = slice.args[i]->root.lock();
-        slice.donated[i] && (tBoundaryEvaluation || (root && !root->home)) &&
-        (!root || slice.args[i]->buffer != root->home))
-      slice.args[i]->buffer = copyBuffer(slice.args[i]->buffer,
-                                         slice.args[i]->buffer->device(), loc);
   jit::RunOptions options;
   options.donated = program.donated;
   jit::RunResult result = runPrepared(*program.fn, args, onCuda, options);
@@ -451,6 +453,8 @@ void runSlice(const Slice &slice, const Program &program, bool hit,
       // (later in `outputs`: they run by seq) is copied into home.
       n->buffer = inHome ? copyBuffer(root->home, root->home->device(), loc)
                          : std::move(buffer);
+      if (inHome)
+        root->homeSeq = n->seq; // (the version home held is gone)
       continue;
     }
     // A written window is the home buffer's bytes from its start on.
@@ -622,42 +626,6 @@ void strata::detail::evaluateNodes(std::span<const NodePtr> nodes,
         return roots;
       },
       loc);
-}
-
-void strata::detail::settleStorage(StorageRoot &root, const SourceLoc &loc) {
-  TraceLock lock;
-  evaluateRoots(
-      [&root] {
-        // The current version, and every pending reader of any version
-        // (pending writes of other storages that read this one included):
-        // afterwards nothing pending reads the home buffer, so a write
-        // through the pointer handed out reaches only what is recorded
-        // after it, as in eager PyTorch.
-        std::vector<NodePtr> roots;
-        if (!root.current->buffer)
-          roots.push_back(root.current);
-        for (const std::weak_ptr<Node> &w : root.readers)
-          if (NodePtr r = w.lock(); r && !r->buffer)
-            roots.push_back(std::move(r));
-        return roots;
-      },
-      loc);
-  // The evaluated readers are dropped from the list now, not at its next
-  // prune: a loop that takes a pointer per step keeps it short.
-  std::erase_if(root.readers, [](const std::weak_ptr<Node> &w) {
-    NodePtr n = w.lock();
-    return !n || n->buffer;
-  });
-  root.readersPruneAt = std::max<size_t>(32, 2 * root.readers.size());
-  if (root.home && root.home->device() == runtime::DeviceKind::CUDA) {
-    // A device address (as PyTorch's) is valid once the stream is done.
-    // Without a driver strata never ran anything on it (memory wrapped
-    // through DLPack): there is nothing to wait for.
-    std::string error;
-    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
-      if (error = driver->synchronize(); !error.empty())
-        fail(error, "", loc);
-  }
 }
 
 void strata::eval(const std::vector<Tensor> &tensors, SourceLoc loc) {

@@ -4,6 +4,7 @@
 
 #include "Impl.h"
 
+#include <algorithm>
 #include <mutex>
 #include <span>
 #include <string>
@@ -178,6 +179,12 @@ struct Slice {
   int64_t storageSize(const Node *n, bool windows = true) const {
     int32_t w = windowOf(n);
     return windows && w >= 0 ? windowSize[w] : n->rootNumel;
+  }
+
+  /// Whether the slice computes `root`'s current version (pending).
+  bool computesCurrent(const StorageRoot &root) const {
+    return std::find(pending.begin(), pending.end(), root.current.get()) !=
+           pending.end();
   }
 
 private:

@@ -269,6 +269,12 @@ struct BoundaryEvaluation {
 private:
   bool was;
 };
+/// Drops from `root.readers` the dead, the evaluated, and, once the root
+/// has a home buffer, those that read no version of it that is or may
+/// become the one in that buffer (only older pending versions, or ones
+/// with buffers of their own: Slice::visitStaleReaders never needs them).
+/// The next prune then waits until the list has doubled.
+void pruneReaders(StorageRoot &root);
 /// Makes `root`'s storage safe to hand out as raw memory (data_ptr(),
 /// storage(), DLPack): evaluates its current version and every pending
 /// reader of any version of it, and waits for a CUDA stream. What is

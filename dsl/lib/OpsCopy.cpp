@@ -51,8 +51,11 @@ void writeValue(const TensorImpl &dest, Operand read, bool valueGrad,
   node->root = dest.root;
   node->loc = loc;
   // Only the value read is a reader; the dest is this chain's own history.
-  if (auto r = node->inputs[0].node->root.lock())
+  if (auto r = node->inputs[0].node->root.lock()) {
+    if (r->readers.size() >= r->readersPruneAt)
+      pruneReaders(*r);
     r->readers.push_back(node);
+  }
   Node &write = *node;
   dest.root->current = std::move(node);
   ++dest.root->version;

@@ -15,6 +15,24 @@
 using namespace strata;
 using namespace strata::detail;
 
+void strata::detail::pruneReaders(StorageRoot &root) {
+  std::erase_if(root.readers, [&root](const std::weak_ptr<Node> &w) {
+    NodePtr r = w.lock();
+    if (!r || r->buffer)
+      return true;
+    if (!root.home)
+      return false; // (takeHomes may make an older version the home)
+    // An older pending version never takes the home buffer (runSlice).
+    return std::none_of(
+        r->inputs.begin(), r->inputs.end(), [&root](const Operand &in) {
+          return (in.node == root.current ||
+                  (in.node->buffer && in.node->buffer == root.home)) &&
+                 in.node->root.lock().get() == &root;
+        });
+  });
+  root.readersPruneAt = std::max<size_t>(32, 2 * root.readers.size());
+}
+
 namespace {
 /// Registers `node` as a reader of every root it reads.
 void registerReader(const NodePtr &node) {
@@ -23,15 +41,8 @@ void registerReader(const NodePtr &node) {
     if (!root)
       continue;
     auto &readers = root->readers;
-    if (readers.size() >= root->readersPruneAt) {
-      // Prune dead and evaluated readers; the next prune waits until the
-      // list has doubled, so n live readers cost O(n), not O(n^2).
-      std::erase_if(readers, [](const std::weak_ptr<Node> &w) {
-        auto n = w.lock();
-        return !n || n->buffer;
-      });
-      root->readersPruneAt = std::max<size_t>(32, 2 * readers.size());
-    }
+    if (readers.size() >= root->readersPruneAt)
+      pruneReaders(*root); // (n live readers cost O(n), not O(n^2))
     // (Whether the last reader is `node`, by owner: no atomic lock().)
     if (readers.empty() || readers.back().owner_before(node) ||
         node.owner_before(readers.back()))

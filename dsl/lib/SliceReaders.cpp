@@ -9,12 +9,16 @@
 // readers recomputed the forward every step (a matmul and its activations
 // in the optimizer's program, and a program per offset where the forward
 // read rows of the parameter); the copy is one memcpy of the parameter,
-// held while the readers live.
+// held while the readers live. And settleStorage: a storage whose memory
+// is handed out has no pending reader of its home buffer left.
 //
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
 
 #include "Impl.h"
+#include "TraceLock.h"
+
+#include "strata/Runtime/CudaDriver.h"
 
 using namespace strata;
 using namespace strata::detail;
@@ -24,22 +28,59 @@ void Slice::visitStaleReaders(StorageRoot &root, bool mayKeep) {
     NodePtr r = w.lock();
     if (!r || r->buffer || r->mark == epoch)
       continue;
+    // Only a read of the version in the home buffer is stale: a pending
+    // version this program computes is returned to a pending reader (it
+    // refers to it), an older pending one it does not compute never takes
+    // the home buffer (runSlice), and an older version with a buffer of its
+    // own is copied before a program writes over it.
     bool stale = false, inHome = mayKeep && root.home;
     for (const Operand &in : r->inputs)
-      if (in.node->root.lock().get() == &root && in.node != root.current) {
+      if (in.node->buffer && in.node->buffer == root.home &&
+          in.node != root.current && in.node->root.lock().get() == &root) {
         stale = true;
         // (Read by this slice: an argument, which runSlice copies.)
-        inHome &= in.node->buffer == root.home && in.node->mark == epoch;
+        inHome &= in.node->mark == epoch;
       }
     if (!stale)
       continue;
     if (inHome) {
       for (const Operand &in : r->inputs)
-        if (in.node->root.lock().get() == &root && in.node != root.current)
+        if (in.node->buffer && in.node->buffer == root.home &&
+            in.node != root.current && in.node->root.lock().get() == &root)
           in.node->keepData = true;
       continue;
     }
     keepAlive.push_back(r);
     visit(r.get());
+  }
+}
+
+void strata::detail::settleStorage(StorageRoot &root, const SourceLoc &loc) {
+  TraceLock lock; // (held throughout: nothing is added meanwhile)
+  // The current version, and every pending reader of a version that is
+  // or may become the one in the home buffer (pruneReaders: pending
+  // writes of other storages that read this one included): afterwards
+  // nothing pending reads the home buffer, so a write through the pointer
+  // handed out reaches only what is recorded after it, as in eager
+  // PyTorch.
+  pruneReaders(root);
+  std::vector<NodePtr> roots;
+  if (!root.current->buffer)
+    roots.push_back(root.current);
+  for (const std::weak_ptr<Node> &w : root.readers)
+    if (NodePtr r = w.lock(); r && !r->buffer)
+      roots.push_back(std::move(r));
+  evaluateNodes(roots, loc);
+  // The evaluated readers are dropped from the list now, not at its next
+  // prune: a loop that takes a pointer per step keeps it short.
+  pruneReaders(root);
+  if (root.home && root.home->device() == runtime::DeviceKind::CUDA) {
+    // A device address (as PyTorch's) is valid once the stream is done.
+    // Without a driver strata never ran anything on it (memory wrapped
+    // through DLPack): there is nothing to wait for.
+    std::string error;
+    if (runtime::cuda::Driver *driver = runtime::cuda::Driver::get(error))
+      if (error = driver->synchronize(); !error.empty())
+        fail(error, "", loc);
   }
 }

@@ -266,6 +266,54 @@ TEST(LinearCost, DeepChainRequiringGradReadAgainAfterAnEvaluation) {
     EXPECT_EQ(v, 1.0f);
 }
 
+TEST(LinearCost, DeepChainRequiringGradReadEveryTenThousandWrites) {
+  // From its second read on, h has a home buffer: a level's program wrote
+  // over it and so took in every pending reader of an older version, the
+  // whole chain so far (10^5 writes read every 30,000: 15.7 s, 2.6 GB).
+  // A level now writes a copy of the home, and a reader of an older
+  // pending version reads no home. Checked against the recurrence, and
+  // the gradient.
+  const int64_t n = 40000, every = 10000;
+  reset();
+  Tensor x = ones({4}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  for (int64_t i = 0; i < n; ++i) {
+    (i % 2 == 0) ? h.add_(1.0) : h.mul_(1.0);
+    if ((i + 1) % every == 0) {
+      for (float v : h.to_vector<float>())
+        ASSERT_EQ(v, static_cast<float>(1 + (i + 2) / 2)) << "after " << i;
+    }
+  }
+  // (Taking the whole chain in: 28,000 kernels by the fourth read.)
+  EXPECT_LE(eval_stats().kernels, n / 10) << "a level took the chain in";
+  h.sum().backward();
+  for (float v : x.grad().to_vector<float>())
+    EXPECT_EQ(v, 1.0f);
+}
+
+TEST(LinearCost, DeepChainOverAVersionSavedForBackward) {
+  // h's version in its home buffer is saved by h.mul_(w) (PyTorch saves the
+  // original of an in-place op's destination for w's gradient), then
+  // 20,000 writes with grad and a read: the levels' programs and the last
+  // one, which copies the result into the home, keep that version's data.
+  reset();
+  Tensor x = ones({4}, TensorOptions().requires_grad(true));
+  Tensor w = full({4}, 2.0, TensorOptions().requires_grad(true));
+  Tensor h = x * 3.0;
+  h.to_vector<float>(); // (h's home buffer holds 3)
+  h.mul_(w);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i)
+    h.add_(1.0);
+  for (float v : h.to_vector<float>())
+    EXPECT_EQ(v, 6.0f + n);
+  h.sum().backward();
+  for (float v : w.grad().to_vector<float>())
+    EXPECT_EQ(v, 3.0f) << "the saved version was written over";
+  for (float v : x.grad().to_vector<float>())
+    EXPECT_EQ(v, 6.0f);
+}
+
 // One storage written, read or assembled at thousands of offsets in one
 // program: each piece is a one-loop kernel at its own offset, which is
 // loaded at run time (dynamic), so the pieces share a few kernels instead
