@@ -215,6 +215,8 @@ struct Plan {
     Node *node;
     size_t seg;
     bool withGrad;
+    /// Saved for a formula (Node::keepData before the plan kept it).
+    bool saved = false;
   };
   /// In recording order.
   std::vector<Boundary> boundaries;
@@ -290,6 +292,7 @@ public:
   /// Each boundary read with a gradient as a leaf holding its value; false
   /// where one's buffer was written over since.
   bool makeLeaves();
+  bool valueUnread(const Plan::Boundary &boundary); // (by any program)
   void run(const Tensor &output, const Tensor &gradient,
            std::vector<Target> &targets, std::vector<Tensor> &grads);
 
@@ -316,7 +319,30 @@ private:
   /// Leaves with post-accumulate-grad hooks: the lowest segment whose ops
   /// read them (the last to add to their gradient).
   std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
+  /// Whether a value saved for a formula is not in its buffer (once).
+  std::optional<bool> anySavedGone;
 };
+
+bool SegmentRun::valueUnread(const Plan::Boundary &boundary) {
+  // A version read before later writes to its storage (`h.add_(1)`, read
+  // every 10 steps) was evaluated into the home buffer those writes took
+  // over. A gradient program reads a boundary's value only for a formula
+  // that saved it, or to recompute a saved op whose value is not in its
+  // buffer: with neither, the leaf is made over the buffer, unread.
+  if (!boundary.withGrad || boundary.saved)
+    return false;
+  if (!anySavedGone) {
+    anySavedGone = false;
+    std::unordered_set<const Node *> isBoundary;
+    for (const Plan::Boundary &b : plan.boundaries)
+      if (isBoundary.insert(b.node); b.saved && !freshBuffer(*b.node))
+        anySavedGone = true;
+    for (const Node *n : plan.ops)
+      if (n->keepData && !freshBuffer(*n) && !isBoundary.count(n))
+        anySavedGone = true;
+  }
+  return !*anySavedGone;
+}
 
 bool SegmentRun::makeLeaves() {
   for (size_t i = 0; i < plan.ops.size(); ++i)
@@ -328,7 +354,7 @@ bool SegmentRun::makeLeaves() {
       }
   for (const Plan::Boundary &boundary : plan.boundaries) {
     Node *b = boundary.node;
-    if (!freshBuffer(*b))
+    if (!freshBuffer(*b) && !valueUnread(boundary))
       return false; // (evaluated, which changes nothing run() relies on)
     if (!boundary.withGrad)
       continue;
@@ -548,6 +574,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
     std::vector<NodePtr> ofSegment;
     for (size_t i = 0; i < plan->boundaries.size(); ++i) {
       Node *b = plan->boundaries[i].node;
+      plan->boundaries[i].saved = b->keepData;
       b->keepData = true;
       ofSegment.push_back(b->shared_from_this());
       if (i + 1 == plan->boundaries.size() ||
