@@ -1,6 +1,6 @@
 //===- LinearCost.cpp - cost against program length, beside PyTorch eager ===//
 //
-// `make bench`: five workloads of n ops, n = 10^2 .. 10^5, each timed
+// `make bench`: six workloads of n ops, n = 10^2 .. 10^5, each timed
 // from the first recorded op to the checked result, compiles included
 // (the run starts with an empty disk cache unless STRATA_CACHE_DIR is set;
 // the sizes run in increasing order in one process, so a larger size may
@@ -10,7 +10,8 @@
 //   (c) eval     n independent outputs x + i, one eval() of all;
 //   (d) backward y = x; n times y = y * c (c = 1 - 1/n), y.sum().backward();
 //   (e) backward_ h = x * 1; n times h.mul_(c) or h.add_(0.001), alternating
-//       (in-place writes with history), h.sum().backward().
+//       (in-place writes with history), h.sum().backward();
+//   (f) read_    (e) with h read (and checked) every 100 writes.
 // Every result is checked against the same recurrence computed in the
 // program (or its closed form), so speed never hides a wrong answer.
 // PyTorch eager (/usr/bin/python3 with torch) runs the same workloads in
@@ -20,7 +21,7 @@
 // at 10^5, slope <= 1.1). Arguments: the largest n (default 100000),
 // --min N (default 100), or --sizes N,N,... (in that order, one process);
 // --only WORKLOAD, --no-torch, --markdown FILE; --repeat R runs each size R
-// times (later steps printed below its row).
+// times (later steps printed below its row); --read-every K: (f)'s reads.
 //
 //===----------------------------------------------------------------------===//
 #include <strata/strata.h>
@@ -149,6 +150,32 @@ void backwardInPlace(int64_t n) {
       wrong("backward_", n, v, want);
 }
 
+/// (e) with h read every gReadEvery writes (a loop that logs its state),
+/// each read checked against the recurrence: the versions read are
+/// evaluated, then written over, before the backward.
+int64_t gReadEvery = 100; // --read-every
+void readInPlace(int64_t n) {
+  const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
+  Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  float value = 1.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    (i % 2 == 0) ? h.mul_(c) : h.add_(d);
+    value = (i % 2 == 0) ? value * static_cast<float>(c)
+                         : value + static_cast<float>(d);
+    if ((i + 1) % gReadEvery == 0)
+      if (float got = h.to_vector<float>()[0]; !close(got, value, 1e-3))
+        wrong("read_", n, got, value);
+  }
+  h.sum().backward();
+  float want = 1.0f;
+  for (int64_t i = 0; i < n; i += 2)
+    want *= static_cast<float>(c);
+  for (float v : x.grad().to_vector<float>())
+    if (!close(v, want, 1e-3))
+      wrong("read_", n, v, want);
+}
+
 struct Workload {
   const char *name;
   const char *what;
@@ -160,6 +187,7 @@ const Workload kWorkloads[] = {
     {"eval", "(c) eval() of n outputs x + i", wideEval},
     {"backward", "(d) backward of an n-step chain", backward},
     {"backward_", "(e) backward through n in-place ops", backwardInPlace},
+    {"read_", "(f) (e) read every 100 ops (--read-every)", readInPlace},
 };
 
 /// PyTorch's seconds per (workload, n): benchmarks/linear_cost_torch.py.
@@ -167,8 +195,9 @@ std::map<std::pair<std::string, int64_t>, double>
 torchTimes(const std::string &script, const std::string &sizes,
            const std::string &only) {
   std::map<std::pair<std::string, int64_t>, double> times;
-  std::string cmd = "/usr/bin/python3 " + script + " " + sizes +
-                    (only.empty() ? "" : " " + only);
+  std::string cmd = "/usr/bin/python3 " + script + " " + sizes + " " +
+                    (only.empty() ? "-" : only) + " " +
+                    std::to_string(gReadEvery);
   FILE *p = popen(cmd.c_str(), "r");
   if (!p)
     return times;
@@ -199,6 +228,8 @@ int main(int argc, char **argv) {
       sizeList = argv[++i];
     else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
       repeat = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--read-every") && i + 1 < argc)
+      gReadEvery = std::max(1LL, atoll(argv[++i]));
     else if (!strcmp(argv[i], "--no-torch"))
       withTorch = false;
     else

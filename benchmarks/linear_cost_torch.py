@@ -2,7 +2,8 @@
 
 Run by strata-bench-linear (benchmarks/LinearCost.cpp) with /usr/bin/python3;
 arguments: the sizes, comma-separated (or one number, the largest n of
-100, 1000, ...), and optionally one workload's name. Same workloads, sizes
+100, 1000, ...), optionally one workload's name ("-": all) and read_'s
+read interval. Same workloads, sizes
 and checks as the C++ side.
 """
 import sys
@@ -11,6 +12,7 @@ import time
 import torch
 
 ELEMS = 16
+READ_EVERY = 100  # read_'s reads (third argument)
 
 
 def chain(n):
@@ -60,6 +62,22 @@ def backward_inplace(n):
     assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
 
 
+def read_inplace(n):
+    c = 1.0 - 1.0 / n
+    x = torch.ones(ELEMS, requires_grad=True)
+    h = x * 1.0
+    for i in range(n):
+        if i % 2 == 0:
+            h.mul_(c)
+        else:
+            h.add_(0.001)
+        if (i + 1) % READ_EVERY == 0:
+            h[0].item()
+    h.sum().backward()
+    want = c ** ((n + 1) // 2)
+    assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+
+
 def main():
     arg = sys.argv[1] if len(sys.argv) > 1 else "100000"
     if "," in arg:
@@ -69,9 +87,13 @@ def main():
         while n <= int(arg):
             sizes.append(n)
             n *= 10
-    only = sys.argv[2] if len(sys.argv) > 2 else None
+    only = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "-" else None
+    global READ_EVERY
+    if len(sys.argv) > 3:
+        READ_EVERY = int(sys.argv[3])
     work = [("chain", chain), ("add_", add_inplace), ("eval", wide_eval),
-            ("backward", backward), ("backward_", backward_inplace)]
+            ("backward", backward), ("backward_", backward_inplace),
+            ("read_", read_inplace)]
     for name, f in work:
         if only and name != only:
             continue

@@ -52,11 +52,12 @@ struct StorageRoot {
   int64_t numel = 0;
   /// In-place ops so far (PyTorch's _version).
   int64_t version = 0;
-  /// Pending nodes that read some version of this root: those reading an
-  /// older version must be evaluated before the home buffer is overwritten.
+  /// Pending nodes that read some version of this root: those reading the
+  /// version in the home buffer must be evaluated (or that version kept)
+  /// before the home buffer is overwritten (Slice::visitStaleReaders).
   std::vector<std::weak_ptr<Node>> readers;
-  /// `readers` is pruned of dead and evaluated readers when it reaches this
-  /// size, which then becomes twice what is left (amortized O(1) a reader).
+  /// `readers` is pruned (pruneReaders) when it reaches this size, which
+  /// then becomes twice what is left (amortized O(1) a reader).
   size_t readersPruneAt = 32;
   /// Creation order of the version whose contents are in `home`.
   uint64_t homeSeq = 0;
@@ -250,16 +251,16 @@ void evaluateNode(const NodePtr &n, const SourceLoc &loc);
 /// the kernels' constant would hold it: a scalar passed as an argument.
 void writeScalar(const Node &n, void *p);
 /// While alive, on this thread, evaluations are of the boundaries of a
-/// segmented backward (AutogradEngine.cpp, backwardInSegments): in a
-/// program that writes over no storage's home buffer, an elementwise
-/// result or a write that only the kept inputs of an op requiring grad
-/// (its backward) refer to is not written (a gradient program recomputes
-/// it from its inputs; a version it would be recomputed from may be in a
-/// home buffer the program overwrites), and a program that computes an
-/// older version of a storage does not evaluate the pending readers of
-/// its older versions first unless it writes the storage's home buffer
-/// (an older version with a buffer of its own that it writes over is
-/// copied instead).
+/// segmented backward (AutogradEngine.cpp, backwardInSegments) or a deep
+/// chain's levels (evaluateDeepInPieces): in a program that writes no
+/// storage's current version over its home buffer, an elementwise result
+/// or a write that only the kept inputs of an op requiring grad (its
+/// backward) refer to is not written (a gradient program recomputes it
+/// from its inputs; a version it would be recomputed from may be in a
+/// home buffer the program overwrites), and a program that does not
+/// compute a storage's current version does not evaluate the pending
+/// readers of its older versions first (a version it writes over, in the
+/// home buffer or one of its own, is copied instead, runSlice).
 struct BoundaryEvaluation {
   BoundaryEvaluation();
   ~BoundaryEvaluation();

@@ -32,10 +32,9 @@ bool strata::detail::evaluateDeepInPieces(const Slice &slice,
   // it), and the levels of a loop are one op, so the pieces are one
   // structure.
   // (Not called within a boundary evaluation, a level's own included,
-  // evaluateProgram: a level whose program writes over its storage's home
-  // takes in that storage's pending readers, the rest of the chain, whose
-  // levels include the one being evaluated. That program is then evaluated
-  // whole, as before the levels.)
+  // evaluateProgram: a level is of bounded depth already, and computes an
+  // older version, so its program takes in no pending reader: it copies
+  // the version it writes over, runSlice.)
   int32_t deepest = 0;
   for (const Node *n : slice.pending)
     deepest = std::max(deepest, n->depth);
