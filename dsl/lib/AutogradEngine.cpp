@@ -414,11 +414,33 @@ std::vector<Tensor> strata::grad(const std::vector<Tensor> &outputs,
            "call requires_grad_() on it before computing the outputs", loc);
     targets.push_back({t.impl(), nullptr});
   }
-  std::vector<Tensor> grads =
-      run(lock, outputs, grad_outputs, targets, false,
-          retain_graph.value_or(create_graph), create_graph, loc);
-  accumulate(targets, grads, inputs.size(), create_graph,
-             loc); // retained tensors
+  bool retain = retain_graph.value_or(create_graph);
+  // A long graph of one output, with respect to leaves: in segments, as
+  // backward() (SegmentedBackward.cpp), which return every leaf's gradient.
+  std::vector<Target> reached;
+  std::vector<Tensor> grads, sums;
+  std::unordered_set<const TensorImpl *> only;
+  for (const Tensor &t : inputs)
+    only.insert(t.impl().get());
+  if (!create_graph && outputs.size() == 1 && grad_outputs.size() <= 1 &&
+      std::all_of(inputs.begin(), inputs.end(),
+                  [&](const Tensor &t) { return t.is_leaf(loc); }) &&
+      backwardInSegments(lock, outputs[0],
+                         grad_outputs.empty() ? Tensor() : grad_outputs[0],
+                         retain, reached, sums, loc, &only)) {
+    std::unordered_map<const TensorImpl *, size_t> at;
+    for (size_t k = 0; k < reached.size(); ++k)
+      at.emplace(reached[k].impl.get(), k);
+    grads.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (auto k = at.find(inputs[i].impl().get()); k != at.end())
+        grads[i] = sums[k->second];
+  } else {
+    grads = run(lock, outputs, grad_outputs, targets, false, retain,
+                create_graph, loc);
+    accumulate(targets, grads, inputs.size(), create_graph,
+               loc); // retained tensors
+  }
   grads.resize(inputs.size());
   for (size_t i = 0; i < grads.size(); ++i)
     if (!grads[i].defined())

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace strata::detail::engine {
@@ -119,11 +120,16 @@ void runPostAccumulateHooks(const std::shared_ptr<TensorImpl> &t,
                             const SourceLoc &loc);
 
 /// backward() of `output` as segments (SegmentedBackward.cpp); false, having
-/// changed nothing run() would not, where the graph is to run whole.
-bool backwardInSegments(TraceLock &lock, const Tensor &output,
-                        const Tensor &gradient, bool retain,
-                        std::vector<Target> &targets,
-                        std::vector<Tensor> &grads, const SourceLoc &loc);
+/// changed nothing run() would not, where the graph is to run whole. The
+/// gradients of all leaves reached, in `targets` and `grads`; backward()'s
+/// run a leaf's post-accumulate-grad hooks once no segment below adds to
+/// its gradient (its entry then undefined). With `only` (grad()'s inputs),
+/// no hooks, and false unless every leaf reached is one of those.
+bool backwardInSegments(
+    TraceLock &lock, const Tensor &output, const Tensor &gradient, bool retain,
+    std::vector<Target> &targets, std::vector<Tensor> &grads,
+    const SourceLoc &loc,
+    const std::unordered_set<const TensorImpl *> *only = nullptr);
 
 } // namespace strata::detail::engine
 

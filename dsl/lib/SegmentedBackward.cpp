@@ -286,11 +286,11 @@ std::optional<Plan> planSegments(std::vector<Node *> ops,
 /// gradients summed over the segments into `targets` and `grads`.
 class SegmentRun {
 public:
-  SegmentRun(TraceLock &lock, const Plan &plan, bool retain,
+  SegmentRun(TraceLock &lock, const Plan &plan, bool retain, bool hooks,
              const SourceLoc &loc)
-      : lock(lock), plan(plan), retain(retain), loc(loc) {}
-  /// Each boundary read with a gradient as a leaf holding its value; false
-  /// where one's buffer was written over since.
+      : lock(lock), plan(plan), retain(retain), hooks(hooks), loc(loc) {}
+  /// Each boundary read with a gradient as a leaf; false where one's value
+  /// is gone and read (valueUnread).
   bool makeLeaves();
   bool valueUnread(const Plan::Boundary &boundary); // (by any program)
   void run(const Tensor &output, const Tensor &gradient,
@@ -302,15 +302,14 @@ private:
   void collect(const std::vector<Target> &segTargets,
                const std::vector<Tensor> &segGrads,
                std::vector<Target> &targets, std::vector<Tensor> &grads);
-  /// The leaves with post-accumulate-grad hooks whose gradient no segment
-  /// below `s` adds to: accumulated and hooked now, while the segments
-  /// below still run (their `grads` entries then undefined).
+  /// The leaves with post-accumulate-grad hooks no segment below `s` adds
+  /// to: accumulated and hooked now (their `grads` entries then undefined).
   void finishHooked(size_t s, std::vector<Target> &targets,
                     std::vector<Tensor> &grads);
 
   TraceLock &lock;
   const Plan &plan;
-  const bool retain;
+  const bool retain, hooks; // (hooks: backward()'s, not grad()'s)
   const SourceLoc &loc;
   Boundaries leaves;
   std::unordered_map<const TensorImpl *, Node *> boundaryOf;
@@ -319,16 +318,13 @@ private:
   /// Leaves with post-accumulate-grad hooks: the lowest segment whose ops
   /// read them (the last to add to their gradient).
   std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
-  /// Whether a value saved for a formula is not in its buffer (once).
-  std::optional<bool> anySavedGone;
+  std::optional<bool> anySavedGone; // (a saved value gone: valueUnread)
 };
 
 bool SegmentRun::valueUnread(const Plan::Boundary &boundary) {
-  // A version read before later writes to its storage (`h.add_(1)`, read
-  // every 10 steps) was evaluated into the home buffer those writes took
-  // over. A gradient program reads a boundary's value only for a formula
-  // that saved it, or to recompute a saved op whose value is not in its
-  // buffer: with neither, the leaf is made over the buffer, unread.
+  // (A version read mid-loop, its home buffer taken over by later writes.)
+  // A gradient program reads a boundary's value only for a formula that
+  // saved it, or to recompute a saved op whose value is gone: neither here.
   if (!boundary.withGrad || boundary.saved)
     return false;
   if (!anySavedGone) {
@@ -347,7 +343,8 @@ bool SegmentRun::valueUnread(const Plan::Boundary &boundary) {
 bool SegmentRun::makeLeaves() {
   for (size_t i = 0; i < plan.ops.size(); ++i)
     for (const Operand &in : plan.ops[i]->gradIn())
-      if (auto leaf = leafOfEdge(in); leaf && hasPostAccumulateHooks(*leaf)) {
+      if (auto leaf = leafOfEdge(in);
+          leaf && hooks && hasPostAccumulateHooks(*leaf)) {
         size_t s = plan.segAt(i);
         auto [it, first] = lastSegmentOf.emplace(leaf.get(), s);
         it->second = std::min(it->second, s);
@@ -456,25 +453,22 @@ void SegmentRun::collect(const std::vector<Target> &segTargets,
 
 } // namespace
 
-/// backward() of a long graph (issue 17: cost linear in the work) as
-/// segments of about segmentOps() ops, taken in recording order, run from
-/// the last. The versions a segment reads from the segments below (its
-/// boundaries) are evaluated first, in order, so each forward program
-/// covers one segment; a segment's gradient program reads each boundary
-/// as a leaf holding its value (tBoundaries), and its gradient seeds the
-/// segment that computed it. A chain of repeated structure is then a few
-/// gradient programs prepared once and run per segment, instead of one
-/// program whose MLIR pipeline costs ~50 µs per op (docs/design.md, "Deep
-/// programs"). Each segment runs PyTorch's checks on its own ops; the
-/// leaves' gradients are summed over the segments and returned once.
-/// Returns false, having changed nothing that run() would not, where the
-/// graph is small or holds what segments do not handle (retained
-/// tensors, reads across a detach() of a written tensor, as_strided
-/// views, untracked writes, CUDA): run() then takes the whole graph.
+/// backward() (or grad()) of a long graph (issue 17) as segments of about
+/// segmentOps() ops in recording order, run from the last: a segment's
+/// boundaries (the versions it reads from below) are evaluated first, in
+/// order; its gradient program reads each as a leaf holding its value
+/// (tBoundaries) and seeds the segment that computed it, so a chain of
+/// repeated structure is a few programs prepared once (docs/design.md,
+/// "Long backwards run in segments"). False, having changed nothing run()
+/// would not, where the graph is small or holds what segments do not
+/// handle (retained tensors, reads across a detach() of a written tensor,
+/// as_strided views, untracked writes, CUDA).
 bool backwardInSegments(TraceLock &lock, const Tensor &output,
                         const Tensor &gradient, bool retain,
                         std::vector<Target> &targets,
-                        std::vector<Tensor> &grads, const SourceLoc &loc) {
+                        std::vector<Tensor> &grads, const SourceLoc &loc,
+                        const std::unordered_set<const TensorImpl *> *only) {
+  const bool hooks = !only;
   const TensorImpl *o = output.impl().get();
   if (!o || !requiresGradOf(*o))
     return false;
@@ -563,6 +557,12 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   std::optional<Plan> plan = planSegments(std::move(ops), std::move(starts));
   if (!plan)
     return false;
+  // grad(): each leaf reached is asked for (else an op on a path to one
+  // not asked for, which PyTorch's leaves out, could raise).
+  for (size_t i = 0; only && i < plan->ops.size(); ++i)
+    for (const Operand &in : plan->ops[i]->gradIn())
+      if (auto leaf = leafOfEdge(in); leaf && !only->count(leaf.get()))
+        return false;
   // The forward, one segment at a time (what only a segment's own ops
   // read is recomputed by its gradient program). Only these evaluations:
   // what the segments evaluate later (a leaf's pending data, a seed) is
@@ -584,16 +584,16 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       }
     }
   }
-  SegmentRun segments(lock, *plan, retain, loc);
+  SegmentRun segments(lock, *plan, retain, hooks, loc);
   if (!segments.makeLeaves())
     return false;
   segments.run(output, gradient, targets, grads);
   if (runtime::settings::debugLevel() >= 1)
     fprintf(stderr,
-            "[strata] backward at %s ran in %zu segments: %zu ops, %zu "
+            "[strata] %s at %s ran in %zu segments: %zu ops, %zu "
             "boundaries\n",
-            formatLoc(loc).c_str(), plan->numSeg, plan->ops.size(),
-            plan->boundaries.size());
+            hooks ? "backward" : "grad", formatLoc(loc).c_str(), plan->numSeg,
+            plan->ops.size(), plan->boundaries.size());
   return true;
 }
 
