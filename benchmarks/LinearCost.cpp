@@ -1,6 +1,6 @@
 //===- LinearCost.cpp - cost against program length, beside PyTorch eager ===//
 //
-// `make bench`: six workloads of n ops, n = 10^2 .. 10^5, each timed
+// `make bench`: seven workloads of n ops, n = 10^2 .. 10^5, each timed
 // from the first recorded op to the checked result, compiles included
 // (the run starts with an empty disk cache unless STRATA_CACHE_DIR is set;
 // the sizes run in increasing order in one process, so a larger size may
@@ -11,7 +11,8 @@
 //   (d) backward y = x; n times y = y * c (c = 1 - 1/n), y.sum().backward();
 //   (e) backward_ h = x * 1; n times h.mul_(c) or h.add_(0.001), alternating
 //       (in-place writes with history), h.sum().backward();
-//   (f) read_    (e) with h read (and checked) every 100 writes.
+//   (f) read_    (e) with h read (and checked) every 100 writes;
+//   (g) grad_    (e) by grad({h.sum()}, {x}).
 // Every result is checked against the same recurrence computed in the
 // program (or its closed form), so speed never hides a wrong answer.
 // PyTorch eager (/usr/bin/python3 with torch) runs the same workloads in
@@ -176,6 +177,22 @@ void readInPlace(int64_t n) {
       wrong("read_", n, v, want);
 }
 
+/// (e) through grad({h.sum()}, {x}) instead of backward().
+void gradInPlace(int64_t n) {
+  const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
+  Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  for (int64_t i = 0; i < n; ++i)
+    (i % 2 == 0) ? h.mul_(c) : h.add_(d);
+  std::vector<Tensor> g = grad({h.sum()}, {x});
+  float want = 1.0f;
+  for (int64_t i = 0; i < n; i += 2)
+    want *= static_cast<float>(c);
+  for (float v : g[0].to_vector<float>())
+    if (!close(v, want, 1e-3))
+      wrong("grad_", n, v, want);
+}
+
 struct Workload {
   const char *name;
   const char *what;
@@ -188,6 +205,7 @@ const Workload kWorkloads[] = {
     {"backward", "(d) backward of an n-step chain", backward},
     {"backward_", "(e) backward through n in-place ops", backwardInPlace},
     {"read_", "(f) (e) read every 100 ops (--read-every)", readInPlace},
+    {"grad_", "(g) (e) by grad() instead of backward()", gradInPlace},
 };
 
 /// PyTorch's seconds per (workload, n): benchmarks/linear_cost_torch.py.

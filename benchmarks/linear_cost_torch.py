@@ -78,6 +78,20 @@ def read_inplace(n):
     assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
 
 
+def grad_inplace(n):
+    c = 1.0 - 1.0 / n
+    x = torch.ones(ELEMS, requires_grad=True)
+    h = x * 1.0
+    for i in range(n):
+        if i % 2 == 0:
+            h.mul_(c)
+        else:
+            h.add_(0.001)
+    g, = torch.autograd.grad([h.sum()], [x])
+    want = c ** ((n + 1) // 2)
+    assert abs(g[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+
+
 def main():
     arg = sys.argv[1] if len(sys.argv) > 1 else "100000"
     if "," in arg:
@@ -93,7 +107,7 @@ def main():
         READ_EVERY = int(sys.argv[3])
     work = [("chain", chain), ("add_", add_inplace), ("eval", wide_eval),
             ("backward", backward), ("backward_", backward_inplace),
-            ("read_", read_inplace)]
+            ("read_", read_inplace), ("grad_", grad_inplace)]
     for name, f in work:
         if only and name != only:
             continue
