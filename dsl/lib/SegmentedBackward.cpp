@@ -25,10 +25,8 @@ namespace strata::detail::engine {
 
 namespace {
 
-/// Ops requiring grad per segment of a long backward (128).
-/// `STRATA_SEGMENT_OPS` (docs/environment.md) sets it: a small value
-/// makes short graphs run in segments, which the fuzzers use to compare
-/// segments with PyTorch on every program.
+/// Ops requiring grad per segment of a long backward (128; a small
+/// `STRATA_SEGMENT_OPS` cuts every program: the fuzzers' segmented runs).
 size_t segmentOps() {
   return static_cast<size_t>(runtime::settings::segmentOps());
 }
@@ -40,16 +38,10 @@ size_t segmentOps() {
 constexpr int64_t kSegmentElements = 1 << 14;
 /// The most ops requiring grad of a graph run as one program when its
 /// structure was seen before. Past it, always segments: the one program's
-/// compile grows with the graph (~100 µs an op: 1.1 s at 10^4 ops, 10 s
-/// at 10^5, and a prepared program that large breaks the cache's memory
-/// bound), and the segments, found prepared, ran faster anyway on small
-/// tensors (an in-place chain's backward at 10^4 ops: 0.13 s against
-/// 0.16 s; 10^5: 1.2 s against 11 s for the second step).
+/// compile grows with the graph (~100 µs an op; a prepared program that
+/// large breaks the cache's memory bound), and the segments, found
+/// prepared, ran faster anyway on small tensors (design.md, "Tiers").
 constexpr size_t kOneProgramOps = 4096;
-
-} // namespace
-
-namespace {
 
 /// The graph run() would take from an output's edge, walked once as
 /// Graph::visit walks it (without its arguments): its ops requiring grad,
@@ -254,10 +246,17 @@ std::optional<Plan> planSegments(std::vector<Node *> ops,
     // (And a cumsum/cumprod to another dtype, whose backward runs in its
     // input's: cut after it, an f32 cumprod of f64 values overflowed
     // where the one program's did not — fuzz-torch-regressions-segmented.)
-    if (n->passHistory || n->device != kDevCPU ||
+    if (n->device != kDevCPU ||
         (n->rootNumel > kSegmentElements && p.starts.empty()) ||
         n->scanGradInSource)
       return std::nullopt;
+    // (An untracked write continues the history of what it wrote over,
+    // which a gradient program finds among its own ops.)
+    if (n->passHistory && n->gradIn().size() == 2)
+      for (const Node *h :
+           {n->gradIn()[1].node.get(), historyOf(n->gradIn()[1]).get()})
+        if (h && h->mark == epoch && h->index != n->index)
+          return std::nullopt;
     for (const Operand &in : n->gradIn()) {
       if (in.history || in.cutView || (in.view && in.view->anyAsStrided))
         return std::nullopt;
@@ -462,7 +461,7 @@ void SegmentRun::collect(const std::vector<Target> &segTargets,
 /// "Long backwards run in segments"). False, having changed nothing run()
 /// would not, where the graph is small or holds what segments do not
 /// handle (retained tensors, reads across a detach() of a written tensor,
-/// as_strided views, untracked writes, CUDA).
+/// as_strided views, CUDA).
 bool backwardInSegments(TraceLock &lock, const Tensor &output,
                         const Tensor &gradient, bool retain,
                         std::vector<Target> &targets,

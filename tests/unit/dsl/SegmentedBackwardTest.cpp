@@ -437,3 +437,49 @@ TEST(SegmentedBackward, WriteLocationsAreBounded) {
     EXPECT_NE(what.find(":" + std::to_string(line)), std::string::npos) << what;
   }
 }
+
+TEST(SegmentedBackward, UntrackedWritesInALongChain) {
+  // Writes through a detach() alias and under no_grad change h's values
+  // without history (an untracked write passes its gradient to the
+  // version it wrote over): the whole backward ran as one program (10^5
+  // writes after one such write: 3.2 s, segments 0.3 s). Closed forms:
+  // h_k = h_{k-1} c + d (+ the untracked additions), dh/dx = c^n,
+  // dh/dc = sum_k h_{k-1} c^(n-k), over the values the writes made.
+  const int n = 1200;
+  const double c0 = 0.999, d = 0.01;
+  std::vector<double> hs;
+  double v = 0.5;
+  for (int i = 0; i < n; ++i) {
+    if (i % 100 == 50)
+      v += 1.0; // h.detach().add_(1)
+    if (i % 150 == 70)
+      v += 0.5; // no_grad h.add_(0.5)
+    hs.push_back(v);
+    v = v * c0 + d;
+  }
+  double dc = 0;
+  for (int k = 1; k <= n; ++k)
+    dc += hs[k - 1] * std::pow(c0, n - k);
+  Tensor x = full({4}, 0.5, TensorOptions().requires_grad(true));
+  Tensor c = full({4}, c0, TensorOptions().requires_grad(true));
+  Tensor h = x * 1.0;
+  for (int i = 0; i < n; ++i) {
+    if (i % 100 == 50)
+      h.detach().add_(1.0);
+    if (i % 150 == 70) {
+      NoGradGuard guard;
+      h.add_(0.5);
+    }
+    h.mul_(c);
+    h.add_(d);
+  }
+  {
+    ExpectSegmented segmented;
+    h.sum().backward();
+  }
+  expectClose(h.to_vector<float>(), std::vector<double>(4, v), 1e-4, "h");
+  expectClose(x.grad().to_vector<float>(),
+              std::vector<double>(4, std::pow(c0, n)), 1e-4, "x.grad");
+  expectClose(c.grad().to_vector<float>(), std::vector<double>(4, dc), 1e-3,
+              "c.grad");
+}
