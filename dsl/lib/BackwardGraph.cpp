@@ -22,9 +22,11 @@ void Graph::versionError(const VersionRecord &root, int64_t expected,
                     torchType(root.dtype, saved ? saved.get() : op) + " " +
                     layout::formatList(sizes) + "]";
   std::string fn = gradFnName(saved);
+  // (PyTorch's text: "..., which is output 0 of XBackward0, is at ..."
+  // with a grad_fn, "...] is at ..." without.)
   if (!fn.empty())
-    msg += ", which is output 0 of " + fn;
-  msg += ", is at version " + std::to_string(root.version) +
+    msg += ", which is output 0 of " + fn + ",";
+  msg += " is at version " + std::to_string(root.version) +
          "; expected version " + std::to_string(expected) +
          " instead. Hint: enable anomaly detection to find the operation "
          "that failed to compute its gradient, with "

@@ -250,8 +250,7 @@ std::optional<Plan> planSegments(std::vector<Node *> ops,
         (n->rootNumel > kSegmentElements && p.starts.empty()) ||
         n->scanGradInSource)
       return std::nullopt;
-    // (An untracked write continues the history of what it wrote over,
-    // which a gradient program finds among its own ops.)
+    // (An untracked write continues its old version's history: same run.)
     if (n->passHistory && n->gradIn().size() == 2)
       for (const Node *h :
            {n->gradIn()[1].node.get(), historyOf(n->gradIn()[1]).get()})
@@ -280,31 +279,28 @@ std::optional<Plan> planSegments(std::vector<Node *> ops,
   return p;
 }
 
-/// The segments of a plan run from the last, each a gradient program (run())
-/// seeded by the gradients of the boundaries it computes; the leaves'
-/// gradients summed over the segments into `targets` and `grads`.
+/// A plan's segments run from the last, each a gradient program seeded by
+/// its boundaries' gradients; leaves' gradients summed into `grads`.
 class SegmentRun {
 public:
   SegmentRun(TraceLock &lock, const Plan &plan, bool retain, bool hooks,
              const SourceLoc &loc)
       : lock(lock), plan(plan), retain(retain), hooks(hooks), loc(loc) {}
-  /// Each boundary read with a gradient as a leaf; false where one's value
-  /// is gone and read (valueUnread).
+  /// Each boundary read with a gradient as a leaf (false: valueUnread).
   bool makeLeaves();
   bool valueUnread(const Plan::Boundary &boundary); // (by any program)
   void run(const Tensor &output, const Tensor &gradient,
            std::vector<Target> &targets, std::vector<Tensor> &grads);
 
 private:
-  /// Segment `s`'s gradients: a boundary's seed the segment below, a
-  /// leaf's into `targets` and `grads`.
+  /// A segment's gradients: boundaries' seeds below, leaves' to `grads`.
   void collect(const std::vector<Target> &segTargets,
                const std::vector<Tensor> &segGrads,
                std::vector<Target> &targets, std::vector<Tensor> &grads);
   /// The leaves with post-accumulate-grad hooks no segment below `s` adds
   /// to: accumulated and hooked now (their `grads` entries then undefined).
-  void finishHooked(size_t s, std::vector<Target> &targets,
-                    std::vector<Tensor> &grads);
+  void finishHooked(size_t s, const std::vector<Target> &segTargets,
+                    std::vector<Target> &targets, std::vector<Tensor> &grads);
 
   TraceLock &lock;
   const Plan &plan;
@@ -314,8 +310,7 @@ private:
   std::unordered_map<const TensorImpl *, Node *> boundaryOf;
   std::unordered_map<const Node *, Tensor> seedGrad;
   std::map<const TensorImpl *, size_t> leafIndex;
-  /// Leaves with post-accumulate-grad hooks: the lowest segment whose ops
-  /// read them (the last to add to their gradient).
+  /// Hooked leaves: the lowest segment reading each (the last to add).
   std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
   std::optional<bool> anySavedGone; // (a saved value gone: valueUnread)
 };
@@ -393,7 +388,7 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
     }
     bool top = s + 1 == plan.numSeg;
     if (!top && seeds.empty()) {
-      finishHooked(s, targets, grads);
+      finishHooked(s, {}, targets, grads);
       continue;
     }
     tBoundaries = &leaves;
@@ -406,23 +401,30 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
     tBoundaries = nullptr;
     ++gSegments;
     collect(segTargets, segGrads, targets, grads);
-    finishHooked(s, targets, grads);
+    finishHooked(s, segTargets, targets, grads);
   }
 }
 
-void SegmentRun::finishHooked(size_t s, std::vector<Target> &targets,
+void SegmentRun::finishHooked(size_t s, const std::vector<Target> &segTargets,
+                              std::vector<Target> &targets,
                               std::vector<Tensor> &grads) {
   if (lastSegmentOf.empty())
     return;
-  for (size_t index = 0; index < targets.size(); ++index) {
+  auto finish = [&](size_t index) {
     auto last = lastSegmentOf.find(targets[index].impl.get());
     if (last == lastSegmentOf.end() || last->second < s ||
         !grads[index].defined())
-      continue;
+      return;
     accumulateGrad(targets[index], grads[index], false, loc);
     grads[index] = Tensor();
     runPostAccumulateHooks(targets[index].impl, loc);
-  }
+  };
+  // In the order the segment's program made them, as one program would.
+  for (const Target &t : segTargets)
+    if (auto it = leafIndex.find(t.impl.get()); it != leafIndex.end())
+      finish(it->second);
+  for (size_t index = 0; index < targets.size(); ++index)
+    finish(index);
 }
 
 void SegmentRun::collect(const std::vector<Target> &segTargets,
@@ -556,8 +558,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   std::optional<Plan> plan = planSegments(std::move(ops), std::move(starts));
   if (!plan)
     return false;
-  // grad(): each leaf reached is asked for (else an op on a path to one
-  // not asked for, which PyTorch's leaves out, could raise).
+  // grad(): each leaf reached asked for (PyTorch's skips paths to others).
   for (size_t i = 0; only && i < plan->ops.size(); ++i)
     for (const Operand &in : plan->ops[i]->gradIn())
       if (auto leaf = leafOfEdge(in); leaf && !only->count(leaf.get()))

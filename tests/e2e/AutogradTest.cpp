@@ -357,6 +357,23 @@ TEST(AutogradErrors, LeafInPlace) {
             std::string::npos);
 }
 
+TEST(AutogradErrors, SavedLeafModifiedUnderNoGrad) {
+  // A leaf has no grad_fn: PyTorch's text has no ", which is output 0 of
+  // ..." clause, and no comma before "is at version".
+  Tensor x = tensor({1.0f}).requires_grad_();
+  Tensor w = tensor({2.0f}).requires_grad_();
+  Tensor y = x * w;
+  {
+    NoGradGuard guard;
+    w.add_(1.0);
+  }
+  std::string e = errorOf([&] { y.sum().backward(); });
+  EXPECT_NE(e.find("modified by an inplace operation: [torch.FloatTensor "
+                   "[1]] is at version 1; expected version 0 instead. Hint:"),
+            std::string::npos)
+      << e;
+}
+
 TEST(AutogradErrors, SavedTensorModified) {
   Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
   Tensor a = x * 1;

@@ -483,3 +483,25 @@ TEST(SegmentedBackward, UntrackedWritesInALongChain) {
   expectClose(c.grad().to_vector<float>(), std::vector<double>(4, dc), 1e-3,
               "c.grad");
 }
+
+TEST(SegmentedBackward, PostAccumulateHooksInOneProgramsOrder) {
+  // h = x * w * w * ...: PyTorch (AccumulateGrad hooks) and one program
+  // run x's hook first, which sees no w.grad, then w's, which sees x's.
+  // In segments w was hooked first: it had been seen in a higher segment.
+  for (int n : {100, 300, 1000}) {
+    Tensor x = tensor({1.0f}).requires_grad_();
+    Tensor w = tensor({0.5f}).requires_grad_();
+    std::string order;
+    w.register_post_accumulate_grad_hook(
+        [&](const Tensor &) { order += x.grad().defined() ? "w(x) " : "w "; });
+    x.register_post_accumulate_grad_hook(
+        [&](const Tensor &) { order += w.grad().defined() ? "x(w) " : "x "; });
+    Tensor h = x;
+    for (int i = 0; i < n; ++i)
+      h = h * w;
+    int64_t before = backward_segments();
+    h.sum().backward();
+    EXPECT_EQ(order, "x w(x) ") << "n=" << n;
+    EXPECT_EQ(backward_segments() > before, n > 128) << "n=" << n;
+  }
+}
