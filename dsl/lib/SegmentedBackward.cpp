@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "AutogradEngine.h"
 #include "Eval.h"
+#include "SegmentRun.h"
 #include "strata/Runtime/Settings.h"
 
 #include <algorithm>
@@ -184,36 +185,6 @@ bool offsetsVary(uint64_t shape, uint64_t offsets) {
   return history.vary(shape, offsets);
 }
 
-/// The segments of a graph's ops (sorted in recording order) and the
-/// versions a later segment reads (boundaries).
-struct Plan {
-  size_t numSeg = 0;
-  /// The ops requiring grad in recording order: op i is in segment
-  /// segAt(i).
-  std::vector<Node *> ops;
-  size_t perSegment = 1;
-  /// A plan cut at given ops: where each segment starts (else segments of
-  /// perSegment ops).
-  std::vector<size_t> starts;
-  size_t segAt(size_t i) const {
-    if (!starts.empty())
-      return std::upper_bound(starts.begin(), starts.end(), i) -
-             starts.begin() - 1;
-    return numSeg - 1 - (ops.size() - 1 - i) / perSegment;
-  }
-  /// A version a later segment reads, its segment, and whether it is read
-  /// with a gradient (or for its value only).
-  struct Boundary {
-    Node *node;
-    size_t seg;
-    bool withGrad;
-    /// Saved for a formula (Node::keepData before the plan kept it).
-    bool saved = false;
-  };
-  /// In recording order.
-  std::vector<Boundary> boundaries;
-};
-
 /// Segments of segmentOps() counted from the output, so that a loop whose
 /// step's ops divide segmentOps() gives segments of one structure (only
 /// the first one, at the leaves, is shorter). Null where an op is one
@@ -277,179 +248,6 @@ std::optional<Plan> planSegments(std::vector<Node *> ops,
               return a.node->seq < b.node->seq;
             });
   return p;
-}
-
-/// A plan's segments run from the last, each a gradient program seeded by
-/// its boundaries' gradients; leaves' gradients summed into `grads`.
-class SegmentRun {
-public:
-  SegmentRun(TraceLock &lock, const Plan &plan, bool retain, bool hooks,
-             const SourceLoc &loc)
-      : lock(lock), plan(plan), retain(retain), hooks(hooks), loc(loc) {}
-  /// Each boundary read with a gradient as a leaf (false: valueUnread).
-  bool makeLeaves();
-  bool valueUnread(const Plan::Boundary &boundary); // (by any program)
-  void run(const Tensor &output, const Tensor &gradient,
-           std::vector<Target> &targets, std::vector<Tensor> &grads);
-
-private:
-  /// A segment's gradients: boundaries' seeds below, leaves' to `grads`.
-  void collect(const std::vector<Target> &segTargets,
-               const std::vector<Tensor> &segGrads,
-               std::vector<Target> &targets, std::vector<Tensor> &grads);
-  /// The leaves with post-accumulate-grad hooks no segment below `s` adds
-  /// to: accumulated and hooked now (their `grads` entries then undefined).
-  void finishHooked(size_t s, const std::vector<Target> &segTargets,
-                    std::vector<Target> &targets, std::vector<Tensor> &grads);
-
-  TraceLock &lock;
-  const Plan &plan;
-  const bool retain, hooks; // (hooks: backward()'s, not grad()'s)
-  const SourceLoc &loc;
-  Boundaries leaves;
-  std::unordered_map<const TensorImpl *, Node *> boundaryOf;
-  std::unordered_map<const Node *, Tensor> seedGrad;
-  std::map<const TensorImpl *, size_t> leafIndex;
-  /// Hooked leaves: the lowest segment reading each (the last to add).
-  std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
-  std::optional<bool> anySavedGone; // (a saved value gone: valueUnread)
-};
-
-bool SegmentRun::valueUnread(const Plan::Boundary &boundary) {
-  // (A version read mid-loop, its home buffer taken over by later writes.)
-  // A gradient program reads a boundary's value only for a formula that
-  // saved it, or to recompute a saved op whose value is gone: neither here.
-  if (!boundary.withGrad || boundary.saved)
-    return false;
-  if (!anySavedGone) {
-    anySavedGone = false;
-    std::unordered_set<const Node *> isBoundary;
-    for (const Plan::Boundary &b : plan.boundaries)
-      if (isBoundary.insert(b.node); b.saved && !freshBuffer(*b.node))
-        anySavedGone = true;
-    for (const Node *n : plan.ops)
-      if (n->keepData && !freshBuffer(*n) && !isBoundary.count(n))
-        anySavedGone = true;
-  }
-  return !*anySavedGone;
-}
-
-bool SegmentRun::makeLeaves() {
-  for (size_t i = 0; i < plan.ops.size(); ++i)
-    for (const Operand &in : plan.ops[i]->gradIn())
-      if (auto leaf = leafOfEdge(in);
-          leaf && hooks && hasPostAccumulateHooks(*leaf)) {
-        size_t s = plan.segAt(i);
-        auto [it, first] = lastSegmentOf.emplace(leaf.get(), s);
-        it->second = std::min(it->second, s);
-      }
-  for (const Plan::Boundary &boundary : plan.boundaries) {
-    Node *b = boundary.node;
-    if (!freshBuffer(*b) && !valueUnread(boundary))
-      return false; // (evaluated, which changes nothing run() relies on)
-    if (!boundary.withGrad)
-      continue;
-    Tensor leaf =
-        makeLeaf(b->buffer, b->dtype, {b->rootNumel},
-                 TensorOptions(b->dtype).requires_grad(true), "backward", loc);
-    boundaryOf[leaf.impl().get()] = b;
-    leaves[b] = leaf.impl();
-  }
-  return true;
-}
-
-void SegmentRun::run(const Tensor &output, const Tensor &gradient,
-                     std::vector<Target> &targets, std::vector<Tensor> &grads) {
-  NoGradGuard noGrad;
-  struct Restore {
-    ~Restore() { tBoundaries = nullptr; }
-  } restore;
-  // Each segment's boundaries (the versions it computes), in order: one
-  // pass over them in all, not one per segment.
-  std::vector<std::vector<Node *>> boundariesOf(plan.numSeg);
-  for (const Plan::Boundary &b : plan.boundaries)
-    boundariesOf[b.seg].push_back(b.node);
-  for (size_t s = plan.numSeg; s-- > 0;) {
-    // A boundary of this segment is a version computed here, not a leaf.
-    std::vector<Operand> seeds;
-    std::vector<Tensor> seedGrads;
-    for (Node *b : boundariesOf[s]) {
-      leaves.erase(b);
-      auto it = seedGrad.find(b);
-      if (it == seedGrad.end())
-        continue;
-      Operand e;
-      e.node = b->shared_from_this();
-      e.layout = layout::contiguous(Shape{b->rootNumel});
-      e.noGrad = false;
-      seeds.push_back(std::move(e));
-      seedGrads.push_back(it->second);
-      seedGrad.erase(it);
-    }
-    bool top = s + 1 == plan.numSeg;
-    if (!top && seeds.empty()) {
-      finishHooked(s, {}, targets, grads);
-      continue;
-    }
-    tBoundaries = &leaves;
-    std::vector<Target> segTargets;
-    std::vector<Tensor> segGrads =
-        top ? engine::run(lock, {output}, {gradient}, segTargets, true, retain,
-                          false, loc)
-            : engine::run(lock, {}, seedGrads, segTargets, true, retain, false,
-                          loc, &seeds);
-    tBoundaries = nullptr;
-    ++gSegments;
-    collect(segTargets, segGrads, targets, grads);
-    finishHooked(s, segTargets, targets, grads);
-  }
-}
-
-void SegmentRun::finishHooked(size_t s, const std::vector<Target> &segTargets,
-                              std::vector<Target> &targets,
-                              std::vector<Tensor> &grads) {
-  if (lastSegmentOf.empty())
-    return;
-  auto finish = [&](size_t index) {
-    auto last = lastSegmentOf.find(targets[index].impl.get());
-    if (last == lastSegmentOf.end() || last->second < s ||
-        !grads[index].defined())
-      return;
-    accumulateGrad(targets[index], grads[index], false, loc);
-    grads[index] = Tensor();
-    runPostAccumulateHooks(targets[index].impl, loc);
-  };
-  // In the order the segment's program made them, as one program would.
-  for (const Target &t : segTargets)
-    if (auto it = leafIndex.find(t.impl.get()); it != leafIndex.end())
-      finish(it->second);
-  for (size_t index = 0; index < targets.size(); ++index)
-    finish(index);
-}
-
-void SegmentRun::collect(const std::vector<Target> &segTargets,
-                         const std::vector<Tensor> &segGrads,
-                         std::vector<Target> &targets,
-                         std::vector<Tensor> &grads) {
-  for (size_t i = 0; i < segTargets.size(); ++i) {
-    if (!segGrads[i].defined())
-      continue;
-    const TensorImpl *t = segTargets[i].impl.get();
-    if (auto b = boundaryOf.find(t); b != boundaryOf.end()) {
-      auto [it, first] = seedGrad.emplace(b->second, segGrads[i]);
-      if (!first)
-        it->second = it->second + segGrads[i];
-      continue;
-    }
-    auto [it, first] = leafIndex.emplace(t, targets.size());
-    if (first) {
-      targets.push_back(segTargets[i]);
-      grads.push_back(segGrads[i]);
-    } else {
-      Tensor &sum = grads[it->second]; // (undefined: hooked already)
-      sum = sum.defined() ? sum + segGrads[i] : segGrads[i];
-    }
-  }
 }
 
 } // namespace
@@ -558,11 +356,6 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
   std::optional<Plan> plan = planSegments(std::move(ops), std::move(starts));
   if (!plan)
     return false;
-  // grad(): each leaf reached asked for (PyTorch's skips paths to others).
-  for (size_t i = 0; only && i < plan->ops.size(); ++i)
-    for (const Operand &in : plan->ops[i]->gradIn())
-      if (auto leaf = leafOfEdge(in); leaf && !only->count(leaf.get()))
-        return false;
   // The forward, one segment at a time (what only a segment's own ops
   // read is recomputed by its gradient program). Only these evaluations:
   // what the segments evaluate later (a leaf's pending data, a seed) is
@@ -584,7 +377,7 @@ bool backwardInSegments(TraceLock &lock, const Tensor &output,
       }
     }
   }
-  SegmentRun segments(lock, *plan, retain, hooks, loc);
+  SegmentRun segments(lock, *plan, retain, only, loc);
   if (!segments.makeLeaves())
     return false;
   segments.run(output, gradient, targets, grads);
