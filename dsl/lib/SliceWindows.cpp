@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <unordered_set>
 
 using namespace strata;
 using namespace strata::detail;
@@ -25,34 +26,63 @@ bool strata::detail::evaluateDeepInPieces(const Slice &slice,
                                           const SourceLoc &loc) {
   // A pending chain requiring grad is not cut when recorded (cutDeepChain):
   // reading `h` after 10^5 `h.add_(1)` with grad would be one program of
-  // 10^5 ops (~30 µs an op to compile). Its nodes at each multiple of
-  // kMaxPendingDepth are evaluated first, level by level, as a segmented
-  // backward's boundaries are (each into a buffer of its own): a path
-  // between two levels holds at most that many ops (depths increase along
-  // it), and the levels of a loop are one op, so the pieces are one
-  // structure.
-  // (Not called within a boundary evaluation, a level's own included,
-  // evaluateProgram: a level is of bounded depth already, and computes an
-  // older version, so its program takes in no pending reader: it copies
+  // 10^5 ops (~30 µs an op to compile). It is evaluated in pieces first,
+  // in recording order, as a segmented backward's boundaries are (each
+  // into a buffer of its own): the cuts are the nodes at each multiple of
+  // kMaxPendingDepth deep along a longest path to the deepest node, and
+  // each piece evaluates what it computes that a later piece reads. A
+  // loop's cuts are one step apart, so the pieces are one structure; two
+  // chains growing at different depths per step (`a.mul_(c); b.add_(a)`)
+  // are cut at the same steps (by depth alone, one chain's levels each
+  // took in much of the other's, returning a version per step).
+  // (Not called within a boundary evaluation, a piece's own included,
+  // evaluateProgram: a piece is of bounded depth already, and computes
+  // older versions, so its program takes in no pending reader: it copies
   // the version it writes over, runSlice.)
-  int32_t deepest = 0;
-  for (const Node *n : slice.pending)
-    deepest = std::max(deepest, n->depth);
-  if (deepest <= 2 * kMaxPendingDepth)
-    return false;
-  std::vector<std::vector<NodePtr>> levels(
-      static_cast<size_t>(deepest / kMaxPendingDepth));
+  Node *deepest = nullptr;
   for (Node *n : slice.pending)
-    if (n->depth % kMaxPendingDepth == 0 &&
-        std::find(slice.roots.begin(), slice.roots.end(), n) ==
-            slice.roots.end())
-      levels[static_cast<size_t>(n->depth / kMaxPendingDepth) - 1].push_back(
-          n->shared_from_this());
+    if (!deepest || n->depth > deepest->depth)
+      deepest = n;
+  if (!deepest || deepest->depth <= 2 * kMaxPendingDepth)
+    return false;
+  std::vector<uint64_t> cuts; // (seqs, increasing once reversed)
+  for (Node *n = deepest; n;) {
+    if (n != deepest && n->depth % kMaxPendingDepth == 0)
+      cuts.push_back(n->seq);
+    Node *next = nullptr;
+    for (const Operand &in : n->inputs)
+      if (!in.node->buffer && in.node->depth == n->depth - 1) {
+        next = in.node.get();
+        break;
+      }
+    n = next;
+  }
+  std::reverse(cuts.begin(), cuts.end());
+  auto pieceOf = [&](const Node *n) {
+    return static_cast<size_t>(
+        std::lower_bound(cuts.begin(), cuts.end(), n->seq) - cuts.begin());
+  };
+  // (Not a root, and not a number: a number stays pending, a constant of
+  // each program that reads it.)
+  std::vector<std::vector<NodePtr>> pieces(cuts.size());
+  std::unordered_set<const Node *> taken;
+  for (Node *n : slice.pending)
+    for (const Operand &in : n->inputs) {
+      Node *m = in.node.get();
+      size_t p = pieceOf(m);
+      if (m->buffer || m->device == kDevAny || p >= pieceOf(n) ||
+          p >= cuts.size() ||
+          std::find(slice.roots.begin(), slice.roots.end(), m) !=
+              slice.roots.end() ||
+          !taken.insert(m).second)
+        continue;
+      pieces[p].push_back(m->shared_from_this());
+    }
   bool any = false;
   BoundaryEvaluation evaluation;
-  for (const std::vector<NodePtr> &level : levels)
-    if (!level.empty()) {
-      evaluateNodes(level, loc);
+  for (const std::vector<NodePtr> &piece : pieces)
+    if (!piece.empty()) {
+      evaluateNodes(piece, loc);
       any = true;
     }
   return any;

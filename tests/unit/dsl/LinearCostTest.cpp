@@ -291,6 +291,39 @@ TEST(LinearCost, DeepChainRequiringGradReadEveryTenThousandWrites) {
     EXPECT_EQ(v, 1.0f);
 }
 
+TEST(LinearCost, TwoInterleavedChainsReadInPieces) {
+  // a.mul_(c); b.add_(a * d) for 6,000 steps, both read together (eval)
+  // every 3,000: b's chain grows twice as deep a step as a's, so pieces
+  // cut by depth alone mixed steps of both; they are cut along the
+  // deepest path in recording order now. Values and gradients against the
+  // recurrence (double): a_k = a_{k-1} c, b_k = b_{k-1} + a_k d, so with
+  // x = 1: da_n/dx = c^n, db_n/dx = 2 + d sum_k c^k.
+  const int n = 6000;
+  const double c0 = 0.9999, d = 0.001;
+  reset();
+  Tensor x = ones({4}, TensorOptions().requires_grad(true));
+  Tensor a = x * 1.0, b = x * 2.0;
+  eval({a, b});
+  double av = 1, bv = 2, dbdx = 2;
+  for (int i = 0; i < n; ++i) {
+    a.mul_(c0);
+    b.add_(a * d);
+    av *= c0;
+    bv += av * d;
+    dbdx += std::pow(c0, i + 1) * d;
+    if ((i + 1) % 3000 == 0) {
+      eval({a, b});
+      ASSERT_NEAR(a.to_vector<float>()[0], av, 1e-4) << "step " << i;
+      // (6,000 float additions to ~6: a few 1e-4 of rounding.)
+      ASSERT_NEAR(b.to_vector<float>()[0], bv, 1e-3) << "step " << i;
+    }
+  }
+  (a + b).sum().backward();
+  for (float v : x.grad().to_vector<float>())
+    EXPECT_NEAR(v, std::pow(c0, n) + dbdx, 1e-3);
+  EXPECT_LE(eval_stats().compiles, 40);
+}
+
 TEST(LinearCost, DeepChainOverAVersionSavedForBackward) {
   // h's version in its home buffer is saved by h.mul_(w) (PyTorch saves the
   // original of an in-place op's destination for w's gradient), then
