@@ -144,7 +144,7 @@ struct KeyWriter {
 bool GradientRun::keyTemplate() {
   if (createGraph || !perturbs.empty() || !denseLeaves.empty() ||
       !denseChains.empty() || !readMask.empty() || !perturbChain.empty() ||
-      g.ops.size() > kMaxTemplateOps || !all)
+      g.ops.size() > kMaxTemplateOps)
     return false;
   chooseDevice();
   if (onCuda)
@@ -196,6 +196,13 @@ bool GradientRun::keyTemplate() {
   w.word(numOutputs | uint64_t(seeds != nullptr) << 32 | uint64_t(all) << 33 |
          uint64_t(hooks) << 34 | uint64_t(tBoundaries != nullptr) << 35);
   w.word(targets.size());
+  // (grad()'s targets, given: which leaves each is.)
+  for (size_t ti = 0; !all && ti < targets.size(); ++ti) {
+    w.word(~uint64_t(0));
+    for (size_t k = 0; k < g.leafArgs.size(); ++k)
+      if (g.leafArgs[k].leaf == targets[ti].impl)
+        w.word(k);
+  }
   for (const Graph::LeafArg &a : g.leafArgs) {
     const TensorImpl &leaf = *a.leaf;
     w.word(static_cast<uint64_t>(a.node->dtype) |

@@ -413,9 +413,12 @@ TEST(LinearCost, GradOfALongChainRunsInSegments) {
     h.mul_(c);
     h.add_(d);
   }
-  int64_t segments = backward_segments();
+  int64_t segments = backward_segments(), templates = backward_templates();
   std::vector<Tensor> g = grad({h.sum()}, {c, x});
   EXPECT_GE(backward_segments(), segments + 2) << "not run in segments";
+  // (Its segments of one structure found one template: grad()'s targets,
+  // given, are in the template's key.)
+  EXPECT_GE(backward_templates(), templates + 10);
   for (float v : g[0].to_vector<float>())
     EXPECT_NEAR(v, dc, 1e-3 * dc);
   for (float v : g[1].to_vector<float>())
