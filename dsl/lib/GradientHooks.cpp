@@ -18,6 +18,8 @@
 #include "GradientRun.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_map>
 #include <unordered_set>
 
 using namespace strata;
@@ -69,7 +71,32 @@ GradientRun::earlyHooks(std::vector<Tensor> &wrtGrads) {
                   [](size_t n) { return n == 0; }))
     return {};
   accumulatedEarly.assign(targets.size(), false);
-  return [this, &wrtGrads, needers, waiting](size_t k, const jit::JitValue &v) {
+  // PyTorch's order: a leaf's hooks run once the backward of the first
+  // op that read it has run, and its engine runs the ops created last
+  // first (ties: the earlier operand first). A leaf whose gradient is made
+  // waits for those before it in that order.
+  std::unordered_map<const TensorImpl *, size_t> hooked;
+  for (size_t ti = 0; ti < targets.size(); ++ti)
+    if ((*waiting)[ti] > 0)
+      hooked.emplace(targets[ti].impl.get(), ti);
+  std::vector<std::pair<uint64_t, size_t>> first(targets.size(),
+                                                 {UINT64_MAX, 0});
+  for (const NodePtr &n : g.ops)
+    for (size_t pos = 0; pos < n->gradIn().size(); ++pos)
+      if (auto leaf = leafOfEdge(n->gradIn()[pos]))
+        if (auto it = hooked.find(leaf.get()); it != hooked.end())
+          first[it->second] = std::min(first[it->second], {n->seq, pos});
+  auto order = std::make_shared<std::vector<size_t>>();
+  for (const auto &[impl, ti] : hooked)
+    order->push_back(ti);
+  std::sort(order->begin(), order->end(), [&first](size_t a, size_t b) {
+    return first[a].first != first[b].first ? first[a].first > first[b].first
+                                            : first[a].second < first[b].second;
+  });
+  auto made = std::make_shared<std::vector<Tensor>>(targets.size());
+  auto next = std::make_shared<size_t>(0);
+  return [this, &wrtGrads, needers, waiting, order, made,
+          next](size_t k, const jit::JitValue &v) {
     if (k < numOutputs || k - numOutputs >= needers->size() ||
         k - numOutputs >= wrtGrads.size() || (*needers)[k - numOutputs].empty())
       return true;
@@ -77,11 +104,15 @@ GradientRun::earlyHooks(std::vector<Tensor> &wrtGrads) {
     try {
       NoGradGuard noGrad;
       wrtGrads[j] = wrtGradient(j, v);
-      for (size_t ti : (*needers)[j]) {
-        if (--(*waiting)[ti] > 0)
-          continue;
-        Tensor grad = gradientOf(ti, wrtGrads);
-        accumulatedEarly[ti] = true;
+      for (size_t ti : (*needers)[j])
+        if (--(*waiting)[ti] == 0) {
+          (*made)[ti] = gradientOf(ti, wrtGrads);
+          accumulatedEarly[ti] = true;
+        }
+      for (; *next < order->size() && accumulatedEarly[(*order)[*next]];
+           ++*next) {
+        size_t ti = (*order)[*next];
+        Tensor grad = std::move((*made)[ti]);
         if (!grad.defined())
           continue;
         accumulateGrad(targets[ti], grad, false, loc);

@@ -10,6 +10,7 @@
 
 #include "Impl.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 using namespace strata;
@@ -37,13 +38,15 @@ bool SegmentRun::valueUnread(const Plan::Boundary &boundary) {
 }
 
 bool SegmentRun::makeLeaves() {
-  for (size_t i = 0; i < plan.ops.size(); ++i)
-    for (const Operand &in : plan.ops[i]->gradIn())
-      if (auto leaf = leafOfEdge(in);
-          leaf && hooks && hasPostAccumulateHooks(*leaf)) {
-        size_t s = plan.segAt(i);
-        auto [it, first] = lastSegmentOf.emplace(leaf.get(), s);
-        it->second = std::min(it->second, s);
+  for (size_t i = 0; hooks && i < plan.ops.size(); ++i)
+    for (size_t pos = 0; pos < plan.ops[i]->gradIn().size(); ++pos)
+      if (auto leaf = leafOfEdge(plan.ops[i]->gradIn()[pos]);
+          leaf && hasPostAccumulateHooks(*leaf)) {
+        FirstRead read{plan.segAt(i), plan.ops[i]->seq, pos};
+        auto [it, first] = firstRead.emplace(leaf.get(), read);
+        if (std::make_pair(read.seq, read.pos) <
+            std::make_pair(it->second.seq, it->second.pos))
+          it->second = read;
       }
   for (const Plan::Boundary &boundary : plan.boundaries) {
     Node *b = boundary.node;
@@ -118,7 +121,7 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
     }
     bool top = s + 1 == plan.numSeg;
     if (!top && seeds.empty()) {
-      finishHooked(s, {}, targets, grads);
+      finishHooked(s, targets, grads);
       continue;
     }
     tBoundaries = &leaves;
@@ -133,30 +136,30 @@ void SegmentRun::run(const Tensor &output, const Tensor &gradient,
     tBoundaries = nullptr;
     ++gSegments;
     collect(segTargets, segGrads, targets, grads);
-    finishHooked(s, segTargets, targets, grads);
+    finishHooked(s, targets, grads);
   }
 }
 
-void SegmentRun::finishHooked(size_t s, const std::vector<Target> &segTargets,
-                              std::vector<Target> &targets,
+void SegmentRun::finishHooked(size_t s, std::vector<Target> &targets,
                               std::vector<Tensor> &grads) {
-  if (lastSegmentOf.empty())
+  if (firstRead.empty())
     return;
-  auto finish = [&](size_t index) {
-    auto last = lastSegmentOf.find(targets[index].impl.get());
-    if (last == lastSegmentOf.end() || last->second < s ||
-        !grads[index].defined())
-      return;
+  std::vector<std::pair<const FirstRead *, size_t>> done;
+  for (size_t index = 0; index < targets.size(); ++index)
+    if (auto it = firstRead.find(targets[index].impl.get());
+        it != firstRead.end() && it->second.seg >= s && grads[index].defined())
+      done.push_back({&it->second, index});
+  // PyTorch's order (GradientHooks.cpp): by the first op reading each, the
+  // one created last first; ties by operand position.
+  std::sort(done.begin(), done.end(), [](const auto &a, const auto &b) {
+    return a.first->seq != b.first->seq ? a.first->seq > b.first->seq
+                                        : a.first->pos < b.first->pos;
+  });
+  for (const auto &[first, index] : done) {
     accumulateGrad(targets[index], grads[index], false, loc);
     grads[index] = Tensor();
     runPostAccumulateHooks(targets[index].impl, loc);
-  };
-  // In the order the segment's program made them, as one program would.
-  for (const Target &t : segTargets)
-    if (auto it = leafIndex.find(t.impl.get()); it != leafIndex.end())
-      finish(it->second);
-  for (size_t index = 0; index < targets.size(); ++index)
-    finish(index);
+  }
 }
 
 void SegmentRun::collect(const std::vector<Target> &segTargets,

@@ -73,8 +73,8 @@ private:
                std::vector<Target> &targets, std::vector<Tensor> &grads);
   /// The leaves with post-accumulate-grad hooks no segment below `s` adds
   /// to: accumulated and hooked now (their `grads` entries then undefined).
-  void finishHooked(size_t s, const std::vector<Target> &segTargets,
-                    std::vector<Target> &targets, std::vector<Tensor> &grads);
+  void finishHooked(size_t s, std::vector<Target> &targets,
+                    std::vector<Tensor> &grads);
 
   TraceLock &lock;
   const Plan &plan;
@@ -88,8 +88,14 @@ private:
   std::unordered_map<const TensorImpl *, Node *> boundaryOf;
   std::unordered_map<const Node *, Tensor> seedGrad;
   std::map<const TensorImpl *, size_t> leafIndex;
-  /// Hooked leaves: the lowest segment reading each (the last to add).
-  std::unordered_map<const TensorImpl *, size_t> lastSegmentOf;
+  /// Per hooked leaf, the first op reading it (recording order): its
+  /// segment (the last to add to its gradient), seq, operand position.
+  struct FirstRead {
+    size_t seg;
+    uint64_t seq;
+    size_t pos;
+  };
+  std::unordered_map<const TensorImpl *, FirstRead> firstRead;
   std::optional<bool> anySavedGone; // (a saved value gone: valueUnread)
 };
 

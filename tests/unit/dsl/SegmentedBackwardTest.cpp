@@ -505,3 +505,44 @@ TEST(SegmentedBackward, PostAccumulateHooksInOneProgramsOrder) {
     EXPECT_EQ(backward_segments() > before, n > 128) << "n=" << n;
   }
 }
+
+TEST(SegmentedBackward, PostAccumulateHooksInPyTorchsEngineOrder) {
+  // h = h * w for n steps, h + x_k.tanh() added at steps 0, n/3, 2n/3:
+  // PyTorch runs a leaf's hooks once the backward of the first op that
+  // read it ran, the op created last first: x2, x1, x0, then w (whose
+  // first reader, the first h * w, came before x0's tanh). Each hook sees
+  // the leaves hooked before it. Strata ran them as its kernels made the
+  // gradients (x1, x2, w, x0 at n = 30; w before x0 in segments), and a
+  // second backward after retain_graph in another order. Checked as one
+  // program and in segments, twice each.
+  for (int n : {3, 30, 300}) {
+    Tensor w = tensor({0.9f, 1.01f}).requires_grad_();
+    std::vector<Tensor> x;
+    for (int k = 0; k < 3; ++k)
+      x.push_back(tensor({0.1f * k, 0.2f}).requires_grad_());
+    Tensor h = ones({2});
+    for (int i = 0; i < n; ++i) {
+      h = h * w;
+      if (i % (n / 3) == 0 && i / (n / 3) < 3)
+        h = h + x[i / (n / 3)].tanh();
+    }
+    std::string order;
+    auto hook = [&](const std::string &name) {
+      order += name + "(";
+      for (int k = 0; k < 3; ++k)
+        order += x[k].grad().defined() ? "1" : "0";
+      order += w.grad().defined() ? "1) " : "0) ";
+    };
+    for (int k = 0; k < 3; ++k)
+      x[k].register_post_accumulate_grad_hook(
+          [&, k](const Tensor &) { hook("x" + std::to_string(k)); });
+    w.register_post_accumulate_grad_hook([&](const Tensor &) { hook("w"); });
+    Tensor out = h.sum();
+    out.backward(Tensor(), true);
+    EXPECT_EQ(order, "x2(0010) x1(0110) x0(1110) w(1111) ") << "n=" << n;
+    order.clear();
+    out.backward();
+    EXPECT_EQ(order, "x2(1111) x1(1111) x0(1111) w(1111) ")
+        << "n=" << n << ", second backward";
+  }
+}
