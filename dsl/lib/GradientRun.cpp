@@ -432,9 +432,24 @@ Tensor GradientRun::gradientOf(size_t ti, const std::vector<Tensor> &wrtGrads) {
     sum = sum.to(Device::cpu(), loc);
   // (create_graph: an empty input's gradient is a fill after folding;
   // it requires grad, as PyTorch's mostly does, so a second backward
-  // through it runs, and gives an empty gradient.)
+  // through it runs, and gives an empty gradient. So does one whose path
+  // runs through an empty op whose formula reads a saved operand
+  // requiring grad: PyTorch's double backward keeps that operand, strata
+  // folds the empty op's gradient away.)
+  auto savedThroughEmpty = [&] {
+    for (const NodePtr &n : g.ops)
+      if (n->resultLayout().numel() == 0)
+        for (const Node::Saved &sv : n->saved)
+          if (sv.input >= 0 &&
+              static_cast<size_t>(sv.input) < n->gradIn().size() &&
+              !n->gradIn()[sv.input].noGrad &&
+              (n->gradIn()[sv.input].node->requiresGrad ||
+               leafOfEdge(n->gradIn()[sv.input])))
+            return true;
+    return false;
+  };
   if (createGraph && sum.defined() && !sum.requires_grad() &&
-      sum.numel() == 0 && isFloatingPoint(sum.dtype()))
+      isFloatingPoint(sum.dtype()) && (sum.numel() == 0 || savedThroughEmpty()))
     sum = where(scalarTensor(Scalar(false), DType::Bool, loc),
                 Tensor(t.impl).sum(loc).to(sum.dtype(), loc), sum, loc);
   return sum;
