@@ -141,10 +141,19 @@ void GradientRun::checkSaved() {
     checkSavedOfGrad();
 }
 
+/// The ops to check in PyTorch's engine order (it runs the op created
+/// last first): its first error is the one reported (a tensor saved by
+/// two ops and written since: the later op's version).
+static std::vector<NodePtr> inEngineOrder(std::vector<NodePtr> ops) {
+  std::sort(ops.begin(), ops.end(),
+            [](const NodePtr &a, const NodePtr &b) { return a->seq > b->seq; });
+  return ops;
+}
+
 void GradientRun::checkSavedOfBackward() {
   // (Ops walked only for the value an edge without gradient reads are
   // not run by PyTorch's engine: not reached.)
-  for (const NodePtr &n : g.toCheck)
+  for (const NodePtr &n : inEngineOrder(g.toCheck))
     if (reached.count(n.get()))
       g.check(n);
   if (movedLeaf)
@@ -182,7 +191,7 @@ void GradientRun::checkSavedOfGrad() {
           needed.insert(n.get());
           break;
         }
-  for (const NodePtr &n : g.toCheck)
+  for (const NodePtr &n : inEngineOrder(g.toCheck))
     if (needed.count(n.get()))
       g.check(n);
   for (const NodePtr &n : g.ops)

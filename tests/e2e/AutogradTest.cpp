@@ -374,6 +374,28 @@ TEST(AutogradErrors, SavedLeafModifiedUnderNoGrad) {
       << e;
 }
 
+TEST(AutogradErrors, TheLaterOpsStaleSavedTensorIsReported) {
+  // a saved by three products, written after each: PyTorch's engine runs
+  // the op created last first, so it reports x2's saved version (2), not
+  // x1's (1); x3's is current.
+  Tensor p = tensor({1.0, 2.0}).requires_grad_();
+  Tensor d = tensor({3.0, 4.0}).requires_grad_();
+  Tensor a = p * 1.0;
+  a.mul_(2.0);
+  Tensor x1 = a * d;
+  a.mul_(2.0);
+  Tensor x2 = a * d;
+  a.mul_(2.0);
+  Tensor x3 = a * d;
+  Tensor s = x1 + x2;
+  Tensor s2 = s + x3;
+  std::string e = errorOf([&] { s2.sum().backward(); });
+  EXPECT_NE(e.find("which is output 0 of MulBackward0, is at version 3; "
+                   "expected version 2 instead."),
+            std::string::npos)
+      << e;
+}
+
 TEST(AutogradErrors, SavedTensorModified) {
   Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
   Tensor a = x * 1;
