@@ -16,12 +16,13 @@ using namespace strata::detail;
 namespace strata::detail::engine {
 
 void Graph::versionError(const VersionRecord &root, int64_t expected,
-                         const Shape &sizes, const Node *op, NodePtr saved) {
+                         const Shape &sizes, const Node *op, NodePtr saved,
+                         bool viewRead) {
   std::string msg = "one of the variables needed for gradient computation "
                     "has been modified by an inplace operation: [" +
                     torchType(root.dtype, saved ? saved.get() : op) + " " +
                     layout::formatList(sizes) + "]";
-  std::string fn = gradFnName(saved);
+  std::string fn = viewRead ? "AsStridedBackward0" : gradFnName(saved);
   // (PyTorch's text: "..., which is output 0 of XBackward0, is at ..."
   // with a grad_fn, "...] is at ..." without.)
   if (!fn.empty())
@@ -103,10 +104,14 @@ void Graph::check(const NodePtr &n) {
       int64_t now = root ? root->version : r ? r->version : s.version;
       if (s.version == Node::kSavedCopy || now == s.version || !r)
         continue;
+      bool viewRead = s.input >= 0 &&
+                      static_cast<size_t>(s.input) < m->gradIn().size() &&
+                      m->gradIn()[s.input].view != nullptr;
       versionError(*r, s.version, s.sizes, m,
                    !s.node.expired() ? s.node.lock()
                    : root            ? root->current
-                                     : r->current.lock());
+                                     : r->current.lock(),
+                   viewRead);
     }
   }
 }

@@ -71,9 +71,11 @@ struct Graph {
   void visit(const Operand &start);
 
 private:
+  /// `viewRead`: the op saved a differentiable view, whose grad_fn
+  /// PyTorch regenerates as AsStridedBackward0 once its base is written.
   [[noreturn]] void versionError(const VersionRecord &root, int64_t expected,
                                  const Shape &sizes, const Node *op,
-                                 NodePtr saved);
+                                 NodePtr saved, bool viewRead);
 };
 
 /// The incoming gradient `g` (undefined: ones) of an output of type

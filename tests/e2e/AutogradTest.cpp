@@ -396,6 +396,31 @@ TEST(AutogradErrors, TheLaterOpsStaleSavedTensorIsReported) {
       << e;
 }
 
+TEST(AutogradErrors, ASavedViewNamesAsStridedBackward) {
+  // t = a.select(0, 2) * e saves the view; a written (through another
+  // view, whole, or through the saved view itself) since: PyTorch names
+  // the view's regenerated grad_fn, AsStridedBackward0, not the base's.
+  for (int how = 0; how < 3; ++how) {
+    Tensor p = tensor({1.0, 2.0, 3.0}).requires_grad_();
+    Tensor e = tensor({4.0}).requires_grad_();
+    Tensor a = p * 1.0;
+    Tensor a2 = a.select(0, 2);
+    Tensor t = a2 * e;
+    if (how == 0)
+      a.narrow(0, 0, 2).mul_(2.0);
+    else if (how == 1)
+      a.mul_(2.0);
+    else
+      a2.mul_(2.0);
+    std::string err = errorOf([&] { t.sum().backward(); });
+    EXPECT_NE(err.find("[torch.FloatTensor []], which is output 0 of "
+                       "AsStridedBackward0, is at version 1; expected "
+                       "version 0 instead."),
+              std::string::npos)
+        << "how=" << how << ": " << err;
+  }
+}
+
 TEST(AutogradErrors, SavedTensorModified) {
   Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
   Tensor a = x * 1;
