@@ -10,7 +10,9 @@
 #include "GradientRun.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
+#include <numeric>
 
 using namespace strata;
 using namespace strata::detail;
@@ -144,18 +146,23 @@ void GradientRun::checkSaved() {
 /// The ops to check in PyTorch's engine order (it runs the op created
 /// last first): its first error is the one reported (a tensor saved by
 /// two ops and written since: the later op's version).
-static std::vector<NodePtr> inEngineOrder(std::vector<NodePtr> ops) {
-  std::sort(ops.begin(), ops.end(),
-            [](const NodePtr &a, const NodePtr &b) { return a->seq > b->seq; });
-  return ops;
+static std::vector<uint32_t> inEngineOrder(const std::vector<NodePtr> &ops) {
+  std::vector<uint32_t> order(ops.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto later = [&ops](uint32_t a, uint32_t b) {
+    return ops[a]->seq > ops[b]->seq;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), later))
+    std::sort(order.begin(), order.end(), later);
+  return order;
 }
 
 void GradientRun::checkSavedOfBackward() {
   // (Ops walked only for the value an edge without gradient reads are
   // not run by PyTorch's engine: not reached.)
-  for (const NodePtr &n : inEngineOrder(g.toCheck))
-    if (reached.count(n.get()))
-      g.check(n);
+  for (uint32_t i : inEngineOrder(g.toCheck))
+    if (reached.count(g.toCheck[i].get()))
+      g.check(g.toCheck[i]);
   if (movedLeaf)
     fail("leaf variable has been moved into the graph interior",
          "take the view after the in-place write to its base, or "
@@ -191,9 +198,9 @@ void GradientRun::checkSavedOfGrad() {
           needed.insert(n.get());
           break;
         }
-  for (const NodePtr &n : inEngineOrder(g.toCheck))
-    if (needed.count(n.get()))
-      g.check(n);
+  for (uint32_t i : inEngineOrder(g.toCheck))
+    if (needed.count(g.toCheck[i].get()))
+      g.check(g.toCheck[i]);
   for (const NodePtr &n : g.ops)
     if (needed.count(n.get()))
       executed.push_back(n.get());
