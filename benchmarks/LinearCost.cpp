@@ -134,28 +134,12 @@ void backward(int64_t n) {
 }
 
 /// h = x * 1; n times h.mul_(c) or h.add_(d) (alternating), with history,
-/// then h.sum().backward(): in-place writes inside the differentiated graph.
-void backwardInPlace(int64_t n) {
-  const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
-  Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
-  Tensor h = x * 1.0;
-  for (int64_t i = 0; i < n; ++i)
-    (i % 2 == 0) ? h.mul_(c) : h.add_(d);
-  h.sum().backward();
-  std::vector<float> got = x.grad().to_vector<float>();
-  float want = 1.0f;
-  for (int64_t i = 0; i < n; i += 2)
-    want *= static_cast<float>(c);
-  for (float v : got)
-    if (!close(v, want, 1e-3))
-      wrong("backward_", n, v, want);
-}
-
-/// (e) with h read every gReadEvery writes (a loop that logs its state),
-/// each read checked against the recurrence: the versions read are
-/// evaluated, then written over, before the backward.
-int64_t gReadEvery = 100; // --read-every
-void readInPlace(int64_t n) {
+/// then the gradient of h.sum() with respect to x: in-place writes inside
+/// the differentiated graph. With `readEvery`, h is read every that many
+/// writes (a loop that logs its state), each read checked against the
+/// recurrence: the versions read are evaluated, then written over; with
+/// `byGrad`, the gradient is grad({h.sum()}, {x}), else backward().
+void inPlaceChain(int64_t n, const char *name, int64_t readEvery, bool byGrad) {
   const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
   Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
   Tensor h = x * 1.0;
@@ -164,34 +148,29 @@ void readInPlace(int64_t n) {
     (i % 2 == 0) ? h.mul_(c) : h.add_(d);
     value = (i % 2 == 0) ? value * static_cast<float>(c)
                          : value + static_cast<float>(d);
-    if ((i + 1) % gReadEvery == 0)
+    if (readEvery > 0 && (i + 1) % readEvery == 0)
       if (float got = h.to_vector<float>()[0]; !close(got, value, 1e-3))
-        wrong("read_", n, got, value);
+        wrong(name, n, got, value);
   }
-  h.sum().backward();
+  Tensor g;
+  if (byGrad) {
+    g = grad({h.sum()}, {x})[0];
+  } else {
+    h.sum().backward();
+    g = x.grad();
+  }
   float want = 1.0f;
   for (int64_t i = 0; i < n; i += 2)
     want *= static_cast<float>(c);
-  for (float v : x.grad().to_vector<float>())
+  for (float v : g.to_vector<float>())
     if (!close(v, want, 1e-3))
-      wrong("read_", n, v, want);
+      wrong(name, n, v, want);
 }
 
-/// (e) through grad({h.sum()}, {x}) instead of backward().
-void gradInPlace(int64_t n) {
-  const double c = 1.0 - 1.0 / static_cast<double>(n), d = 0.001;
-  Tensor x = ones({kElems}, TensorOptions().requires_grad(true));
-  Tensor h = x * 1.0;
-  for (int64_t i = 0; i < n; ++i)
-    (i % 2 == 0) ? h.mul_(c) : h.add_(d);
-  std::vector<Tensor> g = grad({h.sum()}, {x});
-  float want = 1.0f;
-  for (int64_t i = 0; i < n; i += 2)
-    want *= static_cast<float>(c);
-  for (float v : g[0].to_vector<float>())
-    if (!close(v, want, 1e-3))
-      wrong("grad_", n, v, want);
-}
+int64_t gReadEvery = 100; // --read-every: (f)'s reads
+void backwardInPlace(int64_t n) { inPlaceChain(n, "backward_", 0, false); }
+void readInPlace(int64_t n) { inPlaceChain(n, "read_", gReadEvery, false); }
+void gradInPlace(int64_t n) { inPlaceChain(n, "grad_", 0, true); }
 
 struct Workload {
   const char *name;

@@ -48,7 +48,7 @@ def backward(n):
     assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
 
 
-def backward_inplace(n):
+def inplace_chain(n, read_every=0, by_grad=False):
     c = 1.0 - 1.0 / n
     x = torch.ones(ELEMS, requires_grad=True)
     h = x * 1.0
@@ -57,39 +57,27 @@ def backward_inplace(n):
             h.mul_(c)
         else:
             h.add_(0.001)
-    h.sum().backward()
+        if read_every and (i + 1) % read_every == 0:
+            h[0].item()
+    if by_grad:
+        g, = torch.autograd.grad([h.sum()], [x])
+    else:
+        h.sum().backward()
+        g = x.grad
     want = c ** ((n + 1) // 2)
-    assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+    assert abs(g[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+
+
+def backward_inplace(n):
+    inplace_chain(n)
 
 
 def read_inplace(n):
-    c = 1.0 - 1.0 / n
-    x = torch.ones(ELEMS, requires_grad=True)
-    h = x * 1.0
-    for i in range(n):
-        if i % 2 == 0:
-            h.mul_(c)
-        else:
-            h.add_(0.001)
-        if (i + 1) % READ_EVERY == 0:
-            h[0].item()
-    h.sum().backward()
-    want = c ** ((n + 1) // 2)
-    assert abs(x.grad[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+    inplace_chain(n, read_every=READ_EVERY)
 
 
 def grad_inplace(n):
-    c = 1.0 - 1.0 / n
-    x = torch.ones(ELEMS, requires_grad=True)
-    h = x * 1.0
-    for i in range(n):
-        if i % 2 == 0:
-            h.mul_(c)
-        else:
-            h.add_(0.001)
-    g, = torch.autograd.grad([h.sum()], [x])
-    want = c ** ((n + 1) // 2)
-    assert abs(g[0].item() - want) <= 1e-3 * max(1.0, abs(want))
+    inplace_chain(n, by_grad=True)
 
 
 def main():
