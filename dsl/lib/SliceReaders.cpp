@@ -33,10 +33,13 @@ void Slice::visitStaleReaders(StorageRoot &root, bool mayKeep) {
     // refers to it), an older pending one it does not compute never takes
     // the home buffer (runSlice), and an older version with a buffer of its
     // own is copied before a program writes over it.
+    auto readsHome = [&root](const Operand &in) {
+      return in.node->buffer && in.node->buffer == root.home &&
+             in.node != root.current && in.node->root.lock().get() == &root;
+    };
     bool stale = false, inHome = mayKeep && root.home;
     for (const Operand &in : r->inputs)
-      if (in.node->buffer && in.node->buffer == root.home &&
-          in.node != root.current && in.node->root.lock().get() == &root) {
+      if (readsHome(in)) {
         stale = true;
         // (Read by this slice: an argument, which runSlice copies.)
         inHome &= in.node->mark == epoch;
@@ -45,8 +48,7 @@ void Slice::visitStaleReaders(StorageRoot &root, bool mayKeep) {
       continue;
     if (inHome) {
       for (const Operand &in : r->inputs)
-        if (in.node->buffer && in.node->buffer == root.home &&
-            in.node != root.current && in.node->root.lock().get() == &root)
+        if (readsHome(in))
           in.node->keepData = true;
       continue;
     }
